@@ -1,0 +1,43 @@
+# The two commands of the README: `make run` and `make test`. Both install what
+# they need first (Debian 12 packages via apt-get; a no-op once installed).
+BUILD_DIR ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build run test unit sanitize format clean bench
+
+all: build
+
+deps:
+	@bash scripts/install-deps
+
+configure: deps
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# Serve on 127.0.0.1:8080 with the embedded database in ./var.
+run: build
+	$(BUILD_DIR)/chopar serve
+
+# Every test: pure unit tests and PostgreSQL tests against a throwaway cluster.
+test: build
+	@bash scripts/with-test-pg ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) --timeout 600
+
+# Only the tests that need no database.
+unit: build
+	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) -L '^test$$'
+
+# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer.
+sanitize:
+	@$(MAKE) test BUILD_DIR=build-asan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Debug -DCHOPAR_SANITIZE='address;undefined' -DCHOPAR_BUILD_BENCH=OFF"
+
+bench: build
+	@bash bench/run.sh
+
+format:
+	@find src tests bench -name '*.[ch]pp' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR) build-asan

@@ -1,0 +1,13 @@
+# Script mode: writes OUT, the list of sql/migrations/NNNN_name.sql in order.
+list(SORT FILES)
+set(body "// Generated from sql/migrations/*.sql — edit those files.\n#pragma once\n\n#include \"db/migration.hpp\"\n\nnamespace chopar::db {\n\ninline constexpr Migration kMigrations[] = {\n")
+foreach(file ${FILES})
+  get_filename_component(stem ${file} NAME_WE)
+  string(SUBSTRING ${stem} 0 4 version)
+  math(EXPR version "${version} + 0")
+  file(READ ${file} sql)
+  string(APPEND body "  {${version}, \"${stem}\", R\"chopar_sql(${sql})chopar_sql\"},\n")
+endforeach()
+string(APPEND body "};\n\n}  // namespace chopar::db\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,0 +1,29 @@
+#include "app/database_setup.hpp"
+
+#include "db/connection.hpp"
+#include "db/migrate.hpp"
+
+namespace chopar::app {
+
+DatabaseSetup::DatabaseSetup(const Config& config) {
+  if (!config.database.url.empty()) {
+    conninfo_ = config.database.url;
+    return;
+  }
+  cluster_ = db::EmbeddedCluster::Start(std::filesystem::path(config.server.data_dir) / "pg",
+                                        config.database.pg_bin_dir);
+  conninfo_ = cluster_->conninfo();
+}
+
+DatabaseSetup::~DatabaseSetup() {
+  if (cluster_) cluster_->StopIfUnused();
+}
+
+std::string DatabaseSetup::location() const { return cluster_ ? cluster_->folder().string() : ""; }
+
+int DatabaseSetup::MigrateNow() {
+  auto conn = db::Connection::Open(conninfo_);
+  return db::Migrate(conn);
+}
+
+}  // namespace chopar::app

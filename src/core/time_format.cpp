@@ -1,0 +1,106 @@
+#include "core/time_format.hpp"
+
+#include <date/date.h>
+#include <date/tz.h>
+
+#include <stdexcept>
+
+namespace chopar::core {
+
+std::string FormatRfc3339(TimePoint t) {
+  return date::format("%FT%TZ", std::chrono::floor<std::chrono::seconds>(t));
+}
+
+std::string FormatRfc3339Micros(TimePoint t) {
+  auto micros = std::chrono::floor<std::chrono::microseconds>(t);
+  if (micros == std::chrono::floor<std::chrono::seconds>(micros)) return FormatRfc3339(t);
+  return date::format("%FT%TZ", micros);
+}
+
+namespace {
+
+// Reads exactly `width` digits at `pos`; -1 if they are not all digits.
+int Digits(std::string_view text, std::size_t pos, std::size_t width) {
+  if (pos + width > text.size()) return -1;
+  int value = 0;
+  for (std::size_t i = pos; i < pos + width; ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
+// "YYYY-MM-DD?HH:MM:SS[.ffffff]" followed by an offset that `offset_of` reads.
+template <typename OffsetReader>
+std::optional<TimePoint> ParseTimestamp(std::string_view text, char separator, OffsetReader offset_of) {
+  const int year = Digits(text, 0, 4), month = Digits(text, 5, 2), day = Digits(text, 8, 2);
+  const int hour = Digits(text, 11, 2), minute = Digits(text, 14, 2), second = Digits(text, 17, 2);
+  if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0 || text[4] != '-' ||
+      text[7] != '-' || (text[10] != separator && text[10] != 't') || text[13] != ':' ||
+      text[16] != ':' || hour > 23 || minute > 59 || second > 60) {
+    return std::nullopt;
+  }
+  const date::year_month_day ymd{date::year(year), date::month(static_cast<unsigned>(month)),
+                                 date::day(static_cast<unsigned>(day))};
+  if (!ymd.ok()) return std::nullopt;
+  std::size_t pos = 19;
+  long long micros = 0;
+  if (pos < text.size() && text[pos] == '.') {
+    ++pos;
+    int scale = 100000;
+    const std::size_t first = pos;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+      micros += (text[pos] - '0') * scale;
+      scale /= 10;
+      ++pos;
+    }
+    if (pos == first) return std::nullopt;
+  }
+  const std::optional<int> offset_seconds = offset_of(text.substr(pos));
+  if (!offset_seconds) return std::nullopt;
+  const auto t = date::sys_days(ymd) + std::chrono::hours(hour) + std::chrono::minutes(minute) +
+                 std::chrono::seconds(second) + std::chrono::microseconds(micros) -
+                 std::chrono::seconds(*offset_seconds);
+  return std::chrono::time_point_cast<TimePoint::duration>(t);
+}
+
+}  // namespace
+
+std::optional<TimePoint> ParseRfc3339(std::string_view text) {
+  if (text.size() < 20) return std::nullopt;
+  return ParseTimestamp(text, 'T', [](std::string_view rest) -> std::optional<int> {
+    if (rest == "Z" || rest == "z") return 0;
+    if (rest.size() != 6 || (rest[0] != '+' && rest[0] != '-') || rest[3] != ':') return std::nullopt;
+    const int h = Digits(rest, 1, 2), m = Digits(rest, 4, 2);
+    if (h < 0 || m < 0 || h > 23 || m > 59) return std::nullopt;
+    return (rest[0] == '-' ? -1 : 1) * (h * 3600 + m * 60);
+  });
+}
+
+TimePoint ParsePgTimestamp(std::string_view text) {
+  auto parsed = ParseTimestamp(text, ' ', [](std::string_view rest) -> std::optional<int> {
+    if (rest == "+00") return 0;
+    return std::nullopt;
+  });
+  if (!parsed) throw std::runtime_error("unexpected timestamp from PostgreSQL: " + std::string(text));
+  return *parsed;
+}
+
+long long ToUnixMicros(TimePoint t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
+TimePoint FromUnixMicros(long long micros) {
+  return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::microseconds(micros)));
+}
+
+bool IsKnownTimeZone(std::string_view zone) {
+  if (zone.empty()) return false;
+  try {
+    return date::locate_zone(zone) != nullptr;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace chopar::core

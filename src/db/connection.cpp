@@ -1,0 +1,110 @@
+#include "db/connection.hpp"
+
+#include <poll.h>
+
+#include "db/errors.hpp"
+
+namespace chopar::db {
+namespace {
+
+std::string ErrorMessage(PGconn* conn) {
+  std::string message = PQerrorMessage(conn);
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  return message;
+}
+
+struct ParamPointers {
+  std::vector<const char*> values;
+  explicit ParamPointers(const Params& params) {
+    values.reserve(params.values().size());
+    for (const auto& value : params.values()) values.push_back(value ? value->c_str() : nullptr);
+  }
+};
+
+}  // namespace
+
+Connection Connection::Open(const std::string& conninfo) {
+  // Options go in the startup packet so they hold before the first statement.
+  const char* keys[] = {"dbname", "options", "application_name", "fallback_application_name", nullptr};
+  const char* values[] = {conninfo.c_str(), "-c TimeZone=UTC -c search_path=chopar,public -c client_min_messages=warning", "chopar",
+                          "chopar", nullptr};
+  PGconn* raw = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  if (raw == nullptr) throw ConnectionError("", "out of memory connecting to PostgreSQL");
+  Connection conn(raw);
+  if (PQstatus(raw) != CONNECTION_OK) {
+    throw ConnectionError("", "cannot connect to PostgreSQL: " + ErrorMessage(raw));
+  }
+  return conn;
+}
+
+Result Connection::Check(PGresult* raw_result) {
+  Result result(raw_result);
+  const auto status = raw_result == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(raw_result);
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY) {
+    return result;
+  }
+  const char* state = raw_result ? PQresultErrorField(raw_result, PG_DIAG_SQLSTATE) : nullptr;
+  const std::string message = raw_result && *PQresultErrorMessage(raw_result)
+                                  ? std::string(PQresultErrorMessage(raw_result))
+                                  : ErrorMessage(conn_.get());
+  if (state == nullptr && PQstatus(conn_.get()) != CONNECTION_OK) {
+    throw ConnectionError("", "connection to PostgreSQL lost: " + message);
+  }
+  ThrowForSqlState(state ? state : "", message);
+}
+
+Result Connection::Exec(const Query& query, const Params& params) {
+  if (!prepared_.contains(query.name)) {
+    Check(PQprepare(conn_.get(), query.name, query.sql, 0, nullptr));
+    prepared_.insert(query.name);
+  }
+  const ParamPointers pointers(params);
+  return Check(PQexecPrepared(conn_.get(), query.name, static_cast<int>(pointers.values.size()),
+                              pointers.values.data(), nullptr, nullptr, 0));
+}
+
+Result Connection::ExecText(std::string_view sql, const Params& params) {
+  const ParamPointers pointers(params);
+  const std::string text(sql);
+  return Check(PQexecParams(conn_.get(), text.c_str(), static_cast<int>(pointers.values.size()),
+                            nullptr, pointers.values.data(), nullptr, nullptr, 0));
+}
+
+void Connection::ExecScript(std::string_view sql) { Check(PQexec(conn_.get(), std::string(sql).c_str())); }
+
+void Connection::Listen(std::string_view channel) {
+  char* quoted = PQescapeIdentifier(conn_.get(), channel.data(), channel.size());
+  if (quoted == nullptr) throw DbError("", ErrorMessage(conn_.get()));
+  const std::string sql = std::string("LISTEN ") + quoted;
+  PQfreemem(quoted);
+  ExecScript(sql);
+}
+
+std::vector<Notification> Connection::DrainNotifications() {
+  std::vector<Notification> out;
+  while (PGnotify* notify = PQnotifies(conn_.get())) {
+    out.push_back({notify->relname, notify->extra ? notify->extra : ""});
+    PQfreemem(notify);
+  }
+  return out;
+}
+
+std::vector<Notification> Connection::WaitForNotifications(std::chrono::milliseconds timeout) {
+  if (PQconsumeInput(conn_.get()) == 0) {
+    throw ConnectionError("", "connection to PostgreSQL lost: " + ErrorMessage(conn_.get()));
+  }
+  auto pending = DrainNotifications();
+  if (!pending.empty()) return pending;
+  pollfd fd{PQsocket(conn_.get()), POLLIN, 0};
+  if (fd.fd < 0) throw ConnectionError("", "connection to PostgreSQL has no socket");
+  if (poll(&fd, 1, static_cast<int>(timeout.count())) > 0) {
+    if (PQconsumeInput(conn_.get()) == 0) {
+      throw ConnectionError("", "connection to PostgreSQL lost: " + ErrorMessage(conn_.get()));
+    }
+  }
+  return DrainNotifications();
+}
+
+bool Connection::IsBroken() const { return PQstatus(conn_.get()) != CONNECTION_OK; }
+
+}  // namespace chopar::db

@@ -1,0 +1,66 @@
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "db/params.hpp"
+#include "db/query.hpp"
+#include "db/result.hpp"
+
+namespace chopar::db {
+
+struct PgConnDeleter {
+  void operator()(PGconn* conn) const noexcept { PQfinish(conn); }
+};
+
+// A NOTIFY received on a LISTENing connection.
+struct Notification {
+  std::string channel;
+  std::string payload;
+};
+
+// One libpq connection; move-only, not thread-safe (one thread at a time).
+// Every session runs with TimeZone=UTC and search_path=chopar. Statement
+// failures throw the DbError subclass of their SQLSTATE; a lost connection
+// throws ConnectionError and leaves IsBroken() true.
+class Connection {
+ public:
+  // Connects to `conninfo` (URL or key=value). Throws ConnectionError.
+  static Connection Open(const std::string& conninfo);
+
+  // Runs a named query as a prepared statement, preparing it on first use.
+  Result Exec(const Query& query, const Params& params);
+  template <typename... Args>
+  Result Exec(const Query& query, const Args&... args) {
+    return Exec(query, Params(args...));
+  }
+  // Runs SQL text once with parameters (no prepare).
+  Result ExecText(std::string_view sql, const Params& params);
+  // Runs one or more statements without parameters (migrations, BEGIN, LISTEN).
+  void ExecScript(std::string_view sql);
+
+  // LISTEN on a channel (quoted as an identifier).
+  void Listen(std::string_view channel);
+  // Waits until the socket has data or `timeout` passes, then returns every
+  // notification received. Throws ConnectionError if the connection drops.
+  std::vector<Notification> WaitForNotifications(std::chrono::milliseconds timeout);
+
+  [[nodiscard]] bool IsBroken() const;
+  [[nodiscard]] PGconn* raw() const { return conn_.get(); }
+
+ private:
+  explicit Connection(PGconn* conn) : conn_(conn) {}
+  Result Check(PGresult* result);
+  std::vector<Notification> DrainNotifications();
+
+  std::unique_ptr<PGconn, PgConnDeleter> conn_;
+  std::unordered_set<std::string> prepared_;
+};
+
+}  // namespace chopar::db

@@ -1,0 +1,143 @@
+#include "db/embedded_cluster.hpp"
+
+#include <libpq-fe.h>
+#include <pwd.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+#include "core/process.hpp"
+#include "db/connection.hpp"
+
+namespace chopar::db {
+namespace fs = std::filesystem;
+namespace {
+
+bool RunningAsRoot() { return geteuid() == 0; }
+
+// Commands that touch the cluster's files run as its owner.
+std::vector<std::string> AsOwner(std::vector<std::string> argv) {
+  if (!RunningAsRoot()) return argv;
+  argv.insert(argv.begin(), {"runuser", "-u", "postgres", "--"});
+  return argv;
+}
+
+void Run(const std::vector<std::string>& argv, const std::string& what) {
+  const int status = core::RunProcess(AsOwner(argv));
+  if (status != 0) throw std::runtime_error(what + " failed (exit " + std::to_string(status) + ")");
+}
+
+bool Ping(const std::string& conninfo) { return PQping(conninfo.c_str()) == PQPING_OK; }
+
+void GiveToPostgres(const fs::path& path) {
+  if (!RunningAsRoot()) return;
+  const passwd* pw = getpwnam("postgres");
+  if (pw == nullptr) throw std::runtime_error("running as root needs a 'postgres' account for the embedded database");
+  if (chown(path.c_str(), pw->pw_uid, pw->pw_gid) != 0) {
+    throw std::runtime_error("cannot chown " + path.string() + " to postgres");
+  }
+}
+
+}  // namespace
+
+std::string FindPostgresBinDir() {
+  std::vector<fs::path> candidates;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/usr/lib/postgresql", ec)) {
+    if (fs::exists(entry.path() / "bin" / "initdb")) candidates.push_back(entry.path() / "bin");
+  }
+  if (candidates.empty()) {
+    throw std::runtime_error("no PostgreSQL server found under /usr/lib/postgresql; install postgresql-15 "
+                             "or set [database] url");
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const fs::path& a, const fs::path& b) {
+    return std::stoi(a.parent_path().filename()) < std::stoi(b.parent_path().filename());
+  });
+  return candidates.back().string();
+}
+
+EmbeddedCluster EmbeddedCluster::Start(const fs::path& folder_in, const std::string& bin_dir_in) {
+  EmbeddedCluster cluster;
+  cluster.folder_ = fs::absolute(folder_in).lexically_normal();
+  cluster.bin_dir_ = bin_dir_in.empty() ? FindPostgresBinDir() : bin_dir_in;
+  const fs::path& folder = cluster.folder_;
+  const fs::path data = folder / "data";
+  const std::string socket = (folder / ".s.PGSQL.5432").string();
+  if (socket.size() >= 107) {
+    throw std::runtime_error("data_dir path is too long for a Unix socket (" + socket +
+                             "); choose a shorter [server] data_dir");
+  }
+  const std::string server_conninfo = "host=" + folder.string() + " dbname=postgres user=postgres";
+  cluster.conninfo_ = "host=" + folder.string() + " dbname=chopar user=postgres";
+  const std::string log = (folder / "server.log").string();
+
+  if (!Ping(server_conninfo)) {
+    if (!fs::exists(data / "PG_VERSION")) {
+      spdlog::info("initialising the embedded PostgreSQL cluster in {}", data.string());
+      fs::create_directories(folder);
+      fs::permissions(folder, fs::perms::owner_all, fs::perm_options::replace);
+      GiveToPostgres(folder);
+      Run({cluster.bin_dir_ + "/initdb", "-D", data.string(), "-U", "postgres", "-A", "trust", "-E",
+           "UTF8", "--locale=C.UTF-8"},
+          "initdb");
+      std::ofstream conf(data / "postgresql.conf", std::ios::app);
+      conf << "\n# chopar embedded cluster: Unix socket in its own folder only\n"
+           << "listen_addresses = ''\n"
+           << "unix_socket_directories = '" << folder.string() << "'\n"
+           << "unix_socket_permissions = 0700\n"
+           << "max_connections = 200\n";
+    }
+    // pg_ctl start also copes with a stale postmaster.pid left by a crash.
+    spdlog::info("starting the embedded PostgreSQL cluster (log: {})", log);
+    const int status = core::RunProcess(
+        AsOwner({cluster.bin_dir_ + "/pg_ctl", "-D", data.string(), "-l", log, "-w", "-t", "60", "start"}),
+        /*new_session=*/true);
+    if (status == 0) {
+      cluster.started_here_ = true;
+    } else if (!Ping(server_conninfo)) {
+      // Another chopar may have started it at the same moment; give it time.
+      for (int i = 0; i < 100 && !Ping(server_conninfo); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      if (!Ping(server_conninfo)) throw std::runtime_error("the embedded PostgreSQL did not start; see " + log);
+    }
+  }
+
+  auto admin = Connection::Open(server_conninfo);
+  if (admin.ExecText("SELECT 1 FROM pg_database WHERE datname = 'chopar'", {}).Empty()) {
+    try {
+      admin.ExecScript("CREATE DATABASE chopar");
+    } catch (const std::exception&) {
+      // Created by a concurrent chopar in the meantime.
+      if (admin.ExecText("SELECT 1 FROM pg_database WHERE datname = 'chopar'", {}).Empty()) throw;
+    }
+  }
+  return cluster;
+}
+
+void EmbeddedCluster::StopIfUnused() {
+  if (!started_here_) return;
+  try {
+    auto conn = Connection::Open(conninfo_);
+    const auto others = conn.ExecText(
+        "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+        "AND pid <> pg_backend_pid()",
+        {});
+    if (others.Int(0, 0) > 0) {
+      spdlog::info("embedded PostgreSQL left running: other clients are connected");
+      return;
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("embedded PostgreSQL: {}", e.what());
+    return;
+  }
+  spdlog::info("stopping the embedded PostgreSQL cluster");
+  core::RunProcess(AsOwner({bin_dir_ + "/pg_ctl", "-D", (folder_ / "data").string(), "-m", "fast", "-w", "stop"}));
+  started_here_ = false;
+}
+
+}  // namespace chopar::db

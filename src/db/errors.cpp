@@ -1,0 +1,17 @@
+#include "db/errors.hpp"
+
+namespace chopar::db {
+
+void ThrowForSqlState(const std::string& sqlstate, const std::string& message) {
+  if (sqlstate == "23505") throw UniqueViolation(sqlstate, message);
+  if (sqlstate == "23514") throw CheckViolation(sqlstate, message);
+  if (sqlstate == "23503") throw ForeignKeyViolation(sqlstate, message);
+  if (sqlstate == "40001" || sqlstate == "40P01") throw SerializationFailure(sqlstate, message);
+  // Class 08 (connection exception), 57P01..57P03 (admin shutdown, crash, cannot connect now).
+  if (sqlstate.empty() || sqlstate.starts_with("08") || sqlstate.starts_with("57P")) {
+    throw ConnectionError(sqlstate, message);
+  }
+  throw DbError(sqlstate, message);
+}
+
+}  // namespace chopar::db

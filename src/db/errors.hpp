@@ -1,0 +1,54 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace chopar::db {
+
+// Any failure reported by PostgreSQL or libpq. `sqlstate` is the five-character
+// SQLSTATE code, empty when the connection itself failed.
+class DbError : public std::runtime_error {
+ public:
+  DbError(std::string sqlstate, const std::string& message)
+      : std::runtime_error(message), sqlstate_(std::move(sqlstate)) {}
+  [[nodiscard]] const std::string& sqlstate() const { return sqlstate_; }
+
+ private:
+  std::string sqlstate_;
+};
+
+// The connection is gone (server restart, network); the unit of work can be retried.
+class ConnectionError : public DbError {
+ public:
+  using DbError::DbError;
+};
+// 23505: a UNIQUE constraint refused the row.
+class UniqueViolation : public DbError {
+ public:
+  using DbError::DbError;
+};
+// 23514: a CHECK constraint refused the row.
+class CheckViolation : public DbError {
+ public:
+  using DbError::DbError;
+};
+// 23503: a FOREIGN KEY refused the row.
+class ForeignKeyViolation : public DbError {
+ public:
+  using DbError::DbError;
+};
+// 40001 / 40P01: the transaction lost a race and may be retried.
+class SerializationFailure : public DbError {
+ public:
+  using DbError::DbError;
+};
+// No pooled connection became free within the wait limit.
+class PoolTimeout : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws the DbError subclass that matches `sqlstate`.
+[[noreturn]] void ThrowForSqlState(const std::string& sqlstate, const std::string& message);
+
+}  // namespace chopar::db

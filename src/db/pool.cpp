@@ -1,0 +1,91 @@
+#include "db/pool.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "db/errors.hpp"
+
+namespace chopar::db {
+
+PooledConnection::~PooledConnection() {
+  if (pool_ != nullptr && conn_) pool_->Return(std::move(conn_));
+}
+
+Transaction::Transaction(PooledConnection conn, std::string_view name)
+    : conn_(std::move(conn)), name_(name) {
+  conn_->ExecScript("BEGIN");
+}
+
+Transaction::~Transaction() {
+  if (!open_) return;
+  try {
+    if (!conn_->IsBroken()) conn_->ExecScript("ROLLBACK");
+  } catch (const std::exception& e) {
+    spdlog::warn("rollback of transaction {} failed: {}", name_, e.what());
+  }
+}
+
+void Transaction::Commit() {
+  open_ = false;
+  try {
+    conn_->ExecScript("COMMIT");
+  } catch (const DbError& e) {
+    spdlog::warn("commit of transaction {} failed: {}", name_, e.what());
+    throw;
+  }
+}
+
+Pool::Pool(std::string conninfo, int size, std::chrono::milliseconds acquire_timeout)
+    : conninfo_(std::move(conninfo)), size_(size), acquire_timeout_(acquire_timeout) {}
+
+PooledConnection Pool::Acquire() {
+  std::unique_lock lock(mutex_);
+  if (!available_.wait_for(lock, acquire_timeout_,
+                           [&] { return !idle_.empty() || open_ < size_; })) {
+    throw PoolTimeout("no database connection became free within " +
+                      std::to_string(acquire_timeout_.count()) + " ms");
+  }
+  if (!idle_.empty()) {
+    Connection conn = std::move(idle_.back());
+    idle_.pop_back();
+    return PooledConnection(this, std::move(conn));
+  }
+  ++open_;
+  lock.unlock();
+  try {
+    return PooledConnection(this, Connection::Open(conninfo_));
+  } catch (...) {
+    lock.lock();
+    --open_;
+    available_.notify_one();
+    throw;
+  }
+}
+
+Transaction Pool::Begin(std::string_view name) {
+  for (int attempt = 0;; ++attempt) {
+    PooledConnection conn = Acquire();
+    try {
+      return Transaction(std::move(conn), name);
+    } catch (const ConnectionError&) {
+      // An idle connection that died with a server restart; nothing has run yet.
+      if (attempt > 0) throw;
+    }
+  }
+}
+
+int Pool::InUse() const {
+  std::lock_guard lock(mutex_);
+  return open_ - static_cast<int>(idle_.size());
+}
+
+void Pool::Return(std::optional<Connection> conn) {
+  std::lock_guard lock(mutex_);
+  if (conn && !conn->IsBroken()) {
+    idle_.push_back(std::move(*conn));
+  } else {
+    --open_;
+  }
+  available_.notify_one();
+}
+
+}  // namespace chopar::db

@@ -1,0 +1,102 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "db/connection.hpp"
+
+namespace chopar::db {
+
+class Pool;
+
+// A connection borrowed from a Pool; returned on destruction. A connection
+// that broke while borrowed is dropped instead of returned. Move-only.
+class PooledConnection {
+ public:
+  PooledConnection(Pool* pool, Connection conn) : pool_(pool), conn_(std::move(conn)) {}
+  PooledConnection(PooledConnection&& other) noexcept
+      : pool_(std::exchange(other.pool_, nullptr)), conn_(std::move(other.conn_)) {
+    other.conn_.reset();
+  }
+  PooledConnection& operator=(PooledConnection&&) = delete;
+  ~PooledConnection();
+
+  Connection& operator*() { return *conn_; }
+  Connection* operator->() { return &*conn_; }
+
+ private:
+  Pool* pool_;
+  std::optional<Connection> conn_;
+};
+
+// A transaction that rolls back unless Commit() is called. The name appears in
+// logs when it fails. Not thread-safe; move-only.
+class Transaction {
+ public:
+  Transaction(PooledConnection conn, std::string_view name);
+  Transaction(Transaction&& other) noexcept
+      : conn_(std::move(other.conn_)),
+        name_(std::move(other.name_)),
+        open_(std::exchange(other.open_, false)) {}
+  Transaction& operator=(Transaction&&) = delete;
+  ~Transaction();
+
+  template <typename... Args>
+  Result Exec(const Query& query, const Args&... args) {
+    return conn_->Exec(query, Params(args...));
+  }
+  Result Exec(const Query& query, const Params& params) { return conn_->Exec(query, params); }
+  Result ExecText(std::string_view sql, const Params& params = {}) {
+    return conn_->ExecText(sql, params);
+  }
+  // Commits; throws on failure (then nothing was written).
+  void Commit();
+  Connection& connection() { return *conn_; }
+  [[nodiscard]] const std::string& name() const { return name_; }
+
+ private:
+  PooledConnection conn_;
+  std::string name_;
+  bool open_ = true;
+};
+
+// A fixed-size pool of connections to one database, opened lazily and
+// re-opened after the server restarts. Thread-safe.
+class Pool {
+ public:
+  Pool(std::string conninfo, int size, std::chrono::milliseconds acquire_timeout = std::chrono::seconds(5));
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  // Borrows a connection, waiting up to the acquire timeout (then PoolTimeout).
+  // Throws ConnectionError if a new connection cannot be opened.
+  PooledConnection Acquire();
+  // BEGIN on a borrowed connection. If the borrowed connection turns out to be
+  // dead (the server restarted), it is replaced once before giving up.
+  Transaction Begin(std::string_view name);
+
+  [[nodiscard]] const std::string& conninfo() const { return conninfo_; }
+  [[nodiscard]] int size() const { return size_; }
+  // Connections borrowed right now (for metrics).
+  [[nodiscard]] int InUse() const;
+
+ private:
+  friend class PooledConnection;
+  void Return(std::optional<Connection> conn);
+
+  const std::string conninfo_;
+  const int size_;
+  const std::chrono::milliseconds acquire_timeout_;
+  mutable std::mutex mutex_;
+  std::condition_variable available_;
+  std::vector<Connection> idle_;
+  int open_ = 0;  // idle + borrowed
+};
+
+}  // namespace chopar::db
