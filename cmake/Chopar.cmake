@@ -14,7 +14,8 @@ function(chopar_embed_sql target area)
     COMMAND ${CMAKE_COMMAND} -DAREA=${area} -DOUT=${out} "-DFILES=${sql_files}"
             -P ${CMAKE_SOURCE_DIR}/cmake/embed_sql.cmake
     DEPENDS ${sql_files} ${CMAKE_SOURCE_DIR}/cmake/embed_sql.cmake
-    COMMENT "Embedding ${area} queries")
+    COMMENT "Embedding ${area} queries"
+    VERBATIM)
   target_sources(${target} PRIVATE ${out})
 endfunction()
 

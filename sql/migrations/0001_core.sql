@@ -104,3 +104,29 @@ CREATE TABLE chopar.sink_messages (
   created_at  timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX sink_messages_delivery ON chopar.sink_messages (delivery_id);
+
+-- The API's JSON shapes, rendered next to the data. Plain views: the planner
+-- inlines them, so the indexes above still serve every query through them.
+CREATE FUNCTION chopar.api_time(t timestamptz) RETURNS text
+  LANGUAGE sql STABLE PARALLEL SAFE
+  RETURN to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+
+CREATE VIEW chopar.notifications_api AS
+SELECT n.id, n.user_id, n.created_at, n.read_at,
+       json_build_object('id', n.id, 'user_id', n.user_id, 'type', n.type, 'title', n.title,
+                         'body', n.body, 'link', n.link, 'data', n.data,
+                         'critical', n.critical, 'dedup_key', n.dedup_key,
+                         'created_at', chopar.api_time(n.created_at),
+                         'read_at', chopar.api_time(n.read_at)) AS doc
+FROM chopar.notifications n;
+
+CREATE VIEW chopar.deliveries_api AS
+SELECT d.id, d.notification_id, d.user_id, d.channel, d.status,
+       json_build_object('id', d.id, 'notification_id', d.notification_id, 'user_id', d.user_id,
+                         'channel', d.channel, 'status', d.status, 'attempts', d.attempts,
+                         'last_error', d.last_error, 'provider_message_id', d.provider_message_id,
+                         'next_attempt_at', chopar.api_time(d.next_attempt_at),
+                         'created_at', chopar.api_time(d.created_at),
+                         'updated_at', chopar.api_time(d.updated_at),
+                         'sent_at', chopar.api_time(d.sent_at)) AS doc
+FROM chopar.deliveries d;

@@ -1,0 +1,96 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/channel_kind.hpp"
+
+namespace chopar::channels {
+
+// One Web Push subscription of the recipient (a user may have several).
+struct PushTarget {
+  std::int64_t subscription_id = 0;
+  std::string endpoint;
+  std::string p256dh;  // base64url
+  std::string auth;    // base64url
+};
+
+// Everything a provider needs to send one delivery. Built by the worker from
+// the claimed row; no database access is needed to send it.
+struct Message {
+  std::int64_t delivery_id = 0;
+  std::int64_t notification_id = 0;
+  std::int64_t user_id = 0;
+  core::ChannelKind channel = core::ChannelKind::kEmail;
+  int attempt = 1;  // 1 for the first try
+
+  std::string type;
+  std::string title;
+  std::string body;
+  std::optional<std::string> link;  // internal path, e.g. "/tasks/1"
+  nlohmann::json data = nlohmann::json::object();
+  std::string locale = "en";
+  bool critical = false;
+
+  // The address for this channel (only the one for `channel` is set).
+  std::optional<std::string> email;
+  std::optional<std::string> phone;  // E.164
+  std::optional<std::int64_t> telegram_chat_id;
+  std::vector<PushTarget> push_targets;
+};
+
+enum class OutcomeKind {
+  kSent,         // accepted by the provider
+  kRetry,        // try again later (429, 5xx, timeout, SMTP 4xx)
+  kPermanent,    // will never succeed as it is (other 4xx, SMTP 5xx)
+  kAddressGone,  // the address no longer exists (Telegram 403, push 404/410)
+};
+
+// What happened to one message. The worker routes on `kind`; `detail` is the
+// human-readable reason stored in deliveries.last_error.
+struct [[nodiscard]] Outcome {
+  OutcomeKind kind = OutcomeKind::kSent;
+  std::string detail;
+  std::optional<std::string> provider_message_id;
+  // The provider's own delay (Retry-After, retry_after); wins over backoff.
+  std::optional<std::chrono::seconds> retry_after;
+  // Push subscriptions the push service reported gone (404/410), whatever
+  // the overall kind: with two subscriptions, one gone and one delivered,
+  // the outcome is kSent and the gone one is listed here.
+  std::vector<std::int64_t> gone_push_subscriptions;
+
+  static Outcome Sent(std::optional<std::string> provider_id = std::nullopt) {
+    return {OutcomeKind::kSent, "", std::move(provider_id), std::nullopt, {}};
+  }
+  static Outcome Retry(std::string reason, std::optional<std::chrono::seconds> after = std::nullopt) {
+    return {OutcomeKind::kRetry, std::move(reason), std::nullopt, after, {}};
+  }
+  static Outcome Permanent(std::string reason) {
+    return {OutcomeKind::kPermanent, std::move(reason), std::nullopt, std::nullopt, {}};
+  }
+  static Outcome AddressGone(std::string reason) {
+    return {OutcomeKind::kAddressGone, std::move(reason), std::nullopt, std::nullopt, {}};
+  }
+};
+
+// A provider for one channel. Send() takes a batch (all of the same channel)
+// and returns exactly one outcome per message, in order. It must not throw
+// for provider failures (those are outcomes); an exception means a bug or a
+// lost database and makes the worker retry the whole batch later. It is never
+// called while a database transaction or row lock is held. Implementations
+// must be safe to call from several worker threads at once.
+class Channel {
+ public:
+  virtual ~Channel() = default;
+  virtual std::vector<Outcome> Send(std::span<const Message> messages) = 0;
+  // "sink", "smtp", "telegram", "webpush", "eskiz": for logs and metrics.
+  [[nodiscard]] virtual std::string_view ProviderName() const = 0;
+};
+
+}  // namespace chopar::channels

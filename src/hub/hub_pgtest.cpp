@@ -1,0 +1,200 @@
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "core/api_error.hpp"
+#include "hub/inbox_service.hpp"
+#include "hub/notify_service.hpp"
+#include "hub/user_service.hpp"
+#include "testing/test_database.hpp"
+
+namespace chopar::hub {
+namespace {
+
+using core::ChannelKind;
+using Kinds = std::vector<ChannelKind>;
+
+constexpr const char* kP256dh =
+    "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4";
+constexpr const char* kAuth = "BTBZMqHH6r4Tts7J_aSIgg";
+
+class HubTest : public testing::PgTest {
+ protected:
+  void SetUp() override {
+    PgTest::SetUp();
+    if (IsSkipped()) return;
+    users_ = std::make_unique<UserService>(*pool_, UserService::Options{});
+    notify_ = std::make_unique<NotifyService>(*pool_, clock_);
+    inbox_ = std::make_unique<InboxService>(*pool_);
+  }
+
+  NotificationRequest Request(std::int64_t user, std::optional<std::string> dedup = std::nullopt) {
+    NotificationRequest r;
+    r.user_id = user;
+    r.type = "task.due";
+    r.title = "Muddat yaqin";
+    r.body = "Non olish — 18:00";
+    r.link = "/tasks/1";
+    r.dedup_key = std::move(dedup);
+    return r;
+  }
+
+  core::SystemClock clock_;
+  std::unique_ptr<UserService> users_;
+  std::unique_ptr<NotifyService> notify_;
+  std::unique_ptr<InboxService> inbox_;
+};
+
+// SEEDS §000 canon 1: preference + address + default, no SMS.
+TEST_F(HubTest, ChannelChoiceForTheFourUsersOfTheSourceDocument) {
+  users_->PutUser(1, {{"email", "aziz@example.uz"}, {"phone", "+998901111111"},
+                      {"preferences", {{"email", true}, {"telegram", true}}}});
+  users_->PutTelegram(1, {{"chat_id", 900000001}});
+  users_->PutUser(2, {{"email", "dilnoza@example.uz"}, {"preferences", {{"email", false}}}});
+  users_->PutUser(3, {{"email", "sardor@example.uz"}});
+  users_->PutUser(4, {{"email", "gulnora@example.uz"}, {"preferences", {{"email", true}, {"telegram", false}}}});
+  users_->AddPushSubscription(4, {{"endpoint", "https://push.example/abc"}, {"keys", {{"p256dh", kP256dh}, {"auth", kAuth}}}});
+
+  EXPECT_EQ(notify_->Notify(Request(1)).channels, (Kinds{ChannelKind::kEmail, ChannelKind::kTelegram}));
+  EXPECT_EQ(notify_->Notify(Request(2)).channels, Kinds{});
+  EXPECT_EQ(notify_->Notify(Request(3)).channels, (Kinds{ChannelKind::kEmail}));
+  EXPECT_EQ(notify_->Notify(Request(4)).channels, (Kinds{ChannelKind::kEmail, ChannelKind::kPush}));
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries"), 5);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries WHERE channel = 'sms'"), 0);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 4);  // in-app for everyone
+}
+
+// SEEDS §000 canon 2: the cron finds the 18:00 task at 17:05 and 17:10.
+TEST_F(HubTest, RepeatedDedupKeyCreatesNothing) {
+  users_->PutUser(1, {{"email", "aziz@example.uz"}});
+  const auto first = notify_->Notify(Request(1, "vazifa:1:muddat:2026-10-28"));
+  const auto again = notify_->Notify(Request(1, "vazifa:1:muddat:2026-10-28"));
+  EXPECT_TRUE(first.created);
+  EXPECT_FALSE(again.created);
+  EXPECT_EQ(again.id, first.id);
+  EXPECT_TRUE(again.channels.empty());
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 1);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries"), 1);
+  // A null key never deduplicates.
+  notify_->Notify(Request(1));
+  notify_->Notify(Request(1));
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 3);
+}
+
+TEST_F(HubTest, ConcurrentRepeatsOfOneKeyCreateOneRow) {
+  users_->PutUser(1, {{"email", "aziz@example.uz"}});
+  std::vector<std::thread> threads;
+  std::atomic<int> created{0};
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&] { created += notify_->Notify(Request(1, "same")).created ? 1 : 0; });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(created.load(), 1);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries"), 1);
+}
+
+TEST_F(HubTest, BatchItemsStandOnTheirOwn) {
+  users_->PutUser(1, {{"email", "aziz@example.uz"}});
+  users_->PutUser(2, {{"email", "dilnoza@example.uz"}});
+  notify_->Notify(Request(2, "old"));
+  const auto results = notify_->NotifyBatch({Request(1, "k"), Request(99), Request(1, "k"), Request(2, "old"), Request(2)});
+  ASSERT_EQ(results.size(), 5u);
+  const auto& a = std::get<NotifyResult>(results[0]);
+  EXPECT_TRUE(a.created);
+  EXPECT_EQ(std::get<core::ApiError>(results[1]).code(), "user_not_found");
+  const auto& dup_in_batch = std::get<NotifyResult>(results[2]);
+  EXPECT_FALSE(dup_in_batch.created);
+  EXPECT_EQ(dup_in_batch.id, a.id);
+  EXPECT_FALSE(std::get<NotifyResult>(results[3]).created);
+  EXPECT_TRUE(std::get<NotifyResult>(results[4]).created);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 3);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries"), 3);
+}
+
+TEST_F(HubTest, UnknownUserIsNotFoundAndNothingIsWritten) {
+  try {
+    notify_->Notify(Request(42));
+    FAIL() << "expected user_not_found";
+  } catch (const core::ApiError& e) {
+    EXPECT_EQ(e.status(), 404);
+    EXPECT_EQ(e.code(), "user_not_found");
+  }
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 0);
+}
+
+// SEEDS §000 canon 7: unread count, keyset list, mark read.
+TEST_F(HubTest, InboxCountsListsAndMarksRead) {
+  users_->PutUser(1, {{"email", "aziz@example.uz"}});
+  users_->PutUser(2, {{"email", "dilnoza@example.uz"}});
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(notify_->Notify(Request(1)).id);
+  const auto other = notify_->Notify(Request(2)).id;
+  EXPECT_EQ(inbox_->UnreadCount(1), 5);
+
+  auto page1 = inbox_->List(1, {.limit = 2});
+  ASSERT_EQ(page1["items"].size(), 2u);
+  EXPECT_EQ(page1["items"][0]["id"], ids[4]);  // newest first
+  EXPECT_EQ(page1["items"][1]["id"], ids[3]);
+  auto page2 = inbox_->List(1, {.limit = 2, .cursor = page1["next_cursor"].get<std::string>()});
+  EXPECT_EQ(page2["items"][0]["id"], ids[2]);
+  auto page3 = inbox_->List(1, {.limit = 2, .cursor = page2["next_cursor"].get<std::string>()});
+  ASSERT_EQ(page3["items"].size(), 1u);
+  EXPECT_EQ(page3["items"][0]["id"], ids[0]);
+  EXPECT_TRUE(page3["next_cursor"].is_null());
+
+  // Another user's id is ignored; a repeat reports 0.
+  EXPECT_EQ(inbox_->MarkRead(1, {{"ids", {ids[0], ids[1], other}}}), 2);
+  EXPECT_EQ(inbox_->MarkRead(1, {{"ids", {ids[0], ids[1], other}}}), 0);
+  EXPECT_EQ(inbox_->UnreadCount(1), 3);
+  EXPECT_EQ(inbox_->UnreadCount(2), 1);
+  auto unread = inbox_->List(1, {.limit = 10, .unread_only = true});
+  EXPECT_EQ(unread["items"].size(), 3u);
+  EXPECT_EQ(inbox_->MarkRead(1, {{"all", true}}), 3);
+  EXPECT_EQ(inbox_->MarkRead(1, {{"all", true}}), 0);
+  EXPECT_EQ(inbox_->UnreadCount(1), 0);
+  EXPECT_THROW(inbox_->List(1, {.limit = 2, .cursor = "garbage!"}), core::ApiError);
+}
+
+TEST_F(HubTest, UserPutMergesAndNullClears) {
+  users_->PutUser(7, {{"email", "a@example.uz"}, {"phone", "+998 90 123-45-67"}, {"timezone", "Asia/Tashkent"},
+                      {"preferences", {{"email", true}, {"sms", true}}}, {"quiet_hours", {{"start", "22:00"}, {"end", "08:00"}}}});
+  auto user = users_->PutUser(7, {{"phone", nullptr}, {"preferences", {{"sms", nullptr}, {"push", false}}}});
+  EXPECT_EQ(user["email"], "a@example.uz");
+  EXPECT_TRUE(user["phone"].is_null());
+  EXPECT_EQ(user["timezone"], "Asia/Tashkent");
+  EXPECT_EQ(user["preferences"], (nlohmann::json{{"email", true}, {"push", false}}));
+  EXPECT_EQ(user["quiet_hours"]["start"], "22:00");
+  EXPECT_EQ(user["channels"]["sms"], false);
+  EXPECT_EQ(user["channels"]["email"], true);
+  EXPECT_THROW(users_->PutUser(7, {{"timezone", "Mars/Olympus"}}), core::ApiError);
+  EXPECT_EQ(users_->GetUser(7)["timezone"], "Asia/Tashkent");
+}
+
+TEST_F(HubTest, PushSubscriptionSameEndpointKeepsItsId) {
+  users_->PutUser(1, {{"email", "a@example.uz"}});
+  const nlohmann::json sub = {{"endpoint", "https://push.example/1"}, {"keys", {{"p256dh", kP256dh}, {"auth", kAuth}}}};
+  const auto first = users_->AddPushSubscription(1, sub);
+  const auto again = users_->AddPushSubscription(1, sub);
+  EXPECT_TRUE(first.created);
+  EXPECT_FALSE(again.created);
+  EXPECT_EQ(first.id, again.id);
+  EXPECT_THROW(users_->DeletePushSubscription(2, first.id), core::ApiError);
+  users_->DeletePushSubscription(1, first.id);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.push_subscriptions"), 0);
+}
+
+TEST_F(HubTest, NotificationShowsItsDeliveries) {
+  users_->PutUser(1, {{"email", "a@example.uz"}, {"phone", "+998901234567"}, {"preferences", {{"sms", true}}}});
+  const auto id = notify_->Notify(Request(1)).id;
+  const auto doc = inbox_->GetNotification(id);
+  EXPECT_EQ(doc["title"], "Muddat yaqin");
+  ASSERT_EQ(doc["deliveries"].size(), 2u);
+  EXPECT_EQ(doc["deliveries"][0]["channel"], "email");
+  EXPECT_EQ(doc["deliveries"][0]["status"], "queued");
+  const auto listed = inbox_->ListDeliveries({.channel = "sms", .limit = 10});
+  ASSERT_EQ(listed["items"].size(), 1u);
+  EXPECT_EQ(listed["items"][0]["notification_id"], id);
+}
+
+}  // namespace
+}  // namespace chopar::hub

@@ -1,0 +1,154 @@
+#include "hub/inbox_service.hpp"
+
+#include <charconv>
+#include <limits>
+
+#include "core/api_error.hpp"
+#include "core/channel_kind.hpp"
+#include "core/encoding.hpp"
+#include "core/time_format.hpp"
+#include "hub/queries.hpp"
+
+namespace chopar::hub {
+namespace {
+
+constexpr std::int64_t kMaxId = std::numeric_limits<std::int64_t>::max();
+
+std::optional<std::int64_t> ParseInt(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+core::ApiError BadCursor() { return core::InvalidField("cursor", "cursor is malformed; pass next_cursor as returned"); }
+
+// Inbox cursor: base64url("<created_at micros>:<id>") of the last item shown.
+std::string EncodeCursor(std::int64_t created_micros, std::int64_t id) {
+  return core::Base64UrlEncode(std::to_string(created_micros) + ":" + std::to_string(id));
+}
+
+std::pair<std::int64_t, std::int64_t> DecodeCursor(const std::string& cursor) {
+  const auto text = core::Base64UrlDecode(cursor);
+  if (!text) throw BadCursor();
+  const auto colon = text->find(':');
+  if (colon == std::string::npos) throw BadCursor();
+  const auto micros = ParseInt(std::string_view(*text).substr(0, colon));
+  const auto id = ParseInt(std::string_view(*text).substr(colon + 1));
+  if (!micros || !id) throw BadCursor();
+  return {*micros, *id};
+}
+
+int CheckLimit(int limit, int max) {
+  if (limit < 1 || limit > max) {
+    throw core::InvalidField("limit", "limit must be between 1 and " + std::to_string(max));
+  }
+  return limit;
+}
+
+nlohmann::json ParseDocs(const db::Result& rows, int count) {
+  nlohmann::json items = nlohmann::json::array();
+  for (int i = 0; i < count; ++i) items.push_back(nlohmann::json::parse(rows.Text(i, "doc")));
+  return items;
+}
+
+}  // namespace
+
+nlohmann::json InboxService::List(std::int64_t user_id, const ListOptions& options) {
+  const int limit = CheckLimit(options.limit, 100);
+  // "No cursor" is a cursor past every row: the far future and the largest id.
+  std::pair<std::int64_t, std::int64_t> after{std::numeric_limits<std::int64_t>::max() / 2, kMaxId};
+  if (options.cursor) after = DecodeCursor(*options.cursor);
+  auto conn = pool_.Acquire();
+  const auto& query = options.unread_only ? queries::kListUnreadNotifications : queries::kListNotifications;
+  const auto rows = conn->Exec(query, user_id, after.first, after.second, limit + 1);
+  const bool more = rows.Rows() > limit;
+  const int shown = more ? limit : rows.Rows();
+  nlohmann::json next = nullptr;
+  if (more) next = EncodeCursor(rows.Int(shown - 1, "created_micros"), rows.Int(shown - 1, "id"));
+  return {{"items", ParseDocs(rows, shown)}, {"next_cursor", next}};
+}
+
+std::int64_t InboxService::UnreadCount(std::int64_t user_id) {
+  auto conn = pool_.Acquire();
+  return conn->Exec(queries::kUnreadCount, user_id).Int(0, 0);
+}
+
+std::int64_t InboxService::MarkRead(std::int64_t user_id, const nlohmann::json& body) {
+  if (!body.is_object()) throw core::ApiError(400, "invalid_json", "the body must be a JSON object");
+  const auto all = body.find("all");
+  const auto ids = body.find("ids");
+  const bool read_all = all != body.end() && all->is_boolean() && all->get<bool>();
+  if (all != body.end() && !all->is_boolean()) throw core::InvalidField("all", "all must be true or false");
+  std::vector<std::int64_t> id_list;
+  if (!read_all) {
+    if (ids == body.end() || !ids->is_array()) {
+      throw core::InvalidField("ids", "send {\"ids\": [1, 2]} or {\"all\": true}");
+    }
+    if (ids->size() > 1000) throw core::InvalidField("ids", "at most 1000 ids at once");
+    for (const auto& id : *ids) {
+      if (!id.is_number_integer()) throw core::InvalidField("ids", "ids must be integers");
+      id_list.push_back(id.get<std::int64_t>());
+    }
+  }
+  const std::string now = core::FormatRfc3339Micros(std::chrono::system_clock::now());
+  auto tx = pool_.Begin("mark_read");
+  const auto result = read_all ? tx.Exec(queries::kMarkReadAll, user_id, now)
+                               : tx.Exec(queries::kMarkReadIds, user_id, db::ArrayLiteral(id_list), now);
+  const std::int64_t updated = result.AffectedRows();
+  if (updated > 0) tx.Exec(queries::kWakeInbox, std::to_string(user_id));
+  tx.Commit();
+  return updated;
+}
+
+std::vector<nlohmann::json> InboxService::ListSince(std::int64_t user_id, std::int64_t after_id, int limit) {
+  auto conn = pool_.Acquire();
+  const auto rows = conn->Exec(queries::kListNotificationsSince, user_id, after_id, limit);
+  std::vector<nlohmann::json> out;
+  for (int i = 0; i < rows.Rows(); ++i) out.push_back(nlohmann::json::parse(rows.Text(i, "doc")));
+  return out;
+}
+
+std::int64_t InboxService::LatestId(std::int64_t user_id) {
+  auto conn = pool_.Acquire();
+  return conn->Exec(queries::kLatestNotificationId, user_id).Int(0, 0);
+}
+
+nlohmann::json InboxService::GetNotification(std::int64_t notification_id) {
+  auto conn = pool_.Acquire();
+  const auto rows = conn->Exec(queries::kGetNotification, notification_id);
+  if (rows.Empty()) throw core::NotFound("notification " + std::to_string(notification_id) + " does not exist");
+  return nlohmann::json::parse(rows.Text(0, "doc"));
+}
+
+nlohmann::json InboxService::ListDeliveries(const DeliveryFilter& filter) {
+  const int limit = CheckLimit(filter.limit, 500);
+  if (filter.status && *filter.status != "queued" && *filter.status != "sending" && *filter.status != "sent" &&
+      *filter.status != "failed" && *filter.status != "skipped") {
+    throw core::InvalidField("status", "status must be queued, sending, sent, failed or skipped");
+  }
+  if (filter.channel && !core::ParseChannel(*filter.channel)) {
+    throw core::InvalidField("channel", "channel must be email, telegram, push or sms");
+  }
+  std::int64_t before = kMaxId;
+  if (filter.cursor) {
+    const auto decoded = core::Base64UrlDecode(*filter.cursor);
+    const auto id = decoded ? ParseInt(*decoded) : std::nullopt;
+    if (!id) throw BadCursor();
+    before = *id;
+  }
+  auto conn = pool_.Acquire();
+  const auto rows = conn->Exec(queries::kListDeliveries, filter.status, filter.channel, filter.user_id, limit + 1, before);
+  const bool more = rows.Rows() > limit;
+  const int shown = more ? limit : rows.Rows();
+  nlohmann::json next = nullptr;
+  if (more) next = core::Base64UrlEncode(std::to_string(rows.Int(shown - 1, "id")));
+  return {{"items", ParseDocs(rows, shown)}, {"next_cursor", next}};
+}
+
+bool InboxService::UserExists(std::int64_t user_id) {
+  auto conn = pool_.Acquire();
+  return !conn->Exec(queries::kUserExists, user_id).Empty();
+}
+
+}  // namespace chopar::hub

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/pool.hpp"
+
+namespace chopar::hub {
+
+// The in-app bell of one user (API.md "Notifications" list/count/read and the
+// inbox endpoints). Every query is scoped by user id. Thread-safe.
+class InboxService {
+ public:
+  explicit InboxService(db::Pool& pool) : pool_(pool) {}
+
+  struct ListOptions {
+    int limit = 20;                     // 1..100
+    std::optional<std::string> cursor{};  // opaque, from next_cursor
+    bool unread_only = false;
+  };
+  // {"items": [...], "next_cursor": "..."|null}, newest first, keyset-paginated.
+  // Throws core::ApiError 400 for a malformed cursor or limit.
+  nlohmann::json List(std::int64_t user_id, const ListOptions& options);
+
+  std::int64_t UnreadCount(std::int64_t user_id);
+
+  // Body {"ids": [..]} or {"all": true}. Returns how many became read (ids of
+  // other users are ignored; a repeat gives 0). Wakes the user's streams.
+  std::int64_t MarkRead(std::int64_t user_id, const nlohmann::json& body);
+
+  // Notifications of the user with id > after_id, oldest first, at most
+  // `limit`: what an SSE stream has not sent yet.
+  std::vector<nlohmann::json> ListSince(std::int64_t user_id, std::int64_t after_id, int limit = 100);
+  // The user's newest notification id (0 if none): where a new stream starts.
+  std::int64_t LatestId(std::int64_t user_id);
+
+  // GET /v1/notifications/{id}: the notification with its deliveries.
+  nlohmann::json GetNotification(std::int64_t notification_id);
+
+  // GET /v1/deliveries with optional filters status/channel/user_id, limit,
+  // cursor; newest first.
+  struct DeliveryFilter {
+    std::optional<std::string> status{};
+    std::optional<std::string> channel{};
+    std::optional<std::int64_t> user_id{};
+    int limit = 50;
+    std::optional<std::string> cursor{};
+  };
+  nlohmann::json ListDeliveries(const DeliveryFilter& filter);
+
+  // Whether the user exists (for 404 user_not_found on user-scoped routes).
+  bool UserExists(std::int64_t user_id);
+
+ private:
+  db::Pool& pool_;
+};
+
+// The notification JSON of the API: {id, user_id, type, title, body, link, data,
+// created_at, read_at}.
+// (Rows are rendered by the queries; this name documents the shape.)
+
+}  // namespace chopar::hub

@@ -1,0 +1,54 @@
+#include <algorithm>
+
+#include "hub/notify_service.hpp"
+#include "hub/validation.hpp"
+
+namespace chopar::hub {
+
+NotificationRequest ParseNotificationRequest(const nlohmann::json& body) {
+  if (!body.is_object()) throw core::ApiError(400, "invalid_json", "the body must be a JSON object");
+  NotificationRequest r;
+  r.user_id = RequireId(body, "user_id");
+  r.type = RequireString(body, "type", 1, 100);
+  if (!IsValidType(r.type)) {
+    throw core::InvalidField("type", "type must match ^[a-z]+(\\.[a-z_]+)*$, e.g. task.due");
+  }
+  r.title = RequireString(body, "title", 1, 500);
+  r.body = OptionalString(body, "body", 0, 10000).value_or("");
+  r.link = OptionalString(body, "link", 1, 2000);
+  if (r.link && !IsInternalLink(*r.link)) {
+    throw core::InvalidField("link", "link must be an internal path such as /tasks/1 (no scheme, not //host)");
+  }
+  if (const auto it = body.find("data"); it != body.end() && !it->is_null()) {
+    if (!it->is_object()) throw core::InvalidField("data", "data must be a JSON object");
+    r.data = *it;
+  }
+  r.dedup_key = OptionalString(body, "dedup_key", 1, 255);
+  if (const auto it = body.find("channels"); it != body.end() && !it->is_null()) {
+    if (!it->is_array()) throw core::InvalidField("channels", "channels must be an array of channel names");
+    r.channels.clear();
+    for (const auto& name : *it) {
+      const auto kind = name.is_string() ? core::ParseChannel(name.get<std::string>()) : std::nullopt;
+      if (!kind) {
+        throw core::InvalidField("channels", "unknown channel " + name.dump() +
+                                                 "; expected email, telegram, push or sms");
+      }
+      if (std::find(r.channels.begin(), r.channels.end(), *kind) == r.channels.end()) {
+        r.channels.push_back(*kind);
+      }
+    }
+  }
+  if (const auto it = body.find("critical"); it != body.end() && !it->is_null()) {
+    if (!it->is_boolean()) throw core::InvalidField("critical", "critical must be true or false");
+    r.critical = it->get<bool>();
+  }
+  return r;
+}
+
+nlohmann::json NotifyResult::ToJson() const {
+  nlohmann::json names = nlohmann::json::array();
+  for (core::ChannelKind kind : channels) names.push_back(core::ChannelName(kind));
+  return {{"id", id}, {"created", created}, {"channels", names}};
+}
+
+}  // namespace chopar::hub

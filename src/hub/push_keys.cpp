@@ -1,0 +1,45 @@
+#include "hub/push_keys.hpp"
+
+#include <openssl/ec.h>
+#include <openssl/obj_mac.h>
+
+#include <memory>
+
+#include "core/encoding.hpp"
+
+namespace chopar::hub {
+namespace {
+
+struct EcGroupDeleter {
+  void operator()(EC_GROUP* group) const noexcept { EC_GROUP_free(group); }
+};
+struct EcPointDeleter {
+  void operator()(EC_POINT* point) const noexcept { EC_POINT_free(point); }
+};
+
+bool IsOnP256(const std::string& point) {
+  const std::unique_ptr<EC_GROUP, EcGroupDeleter> group(EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1));
+  if (!group) return false;
+  const std::unique_ptr<EC_POINT, EcPointDeleter> decoded(EC_POINT_new(group.get()));
+  if (!decoded) return false;
+  // oct2point rejects encodings that are not a point on the curve.
+  return EC_POINT_oct2point(group.get(), decoded.get(),
+                            reinterpret_cast<const unsigned char*>(point.data()), point.size(),
+                            nullptr) == 1;
+}
+
+}  // namespace
+
+std::optional<std::string> NormalizeP256dh(std::string_view base64url) {
+  const auto bytes = core::Base64UrlDecode(base64url);
+  if (!bytes || bytes->size() != 65 || (*bytes)[0] != 0x04 || !IsOnP256(*bytes)) return std::nullopt;
+  return core::Base64UrlEncode(*bytes);
+}
+
+std::optional<std::string> NormalizeAuthSecret(std::string_view base64url) {
+  const auto bytes = core::Base64UrlDecode(base64url);
+  if (!bytes || bytes->size() != 16) return std::nullopt;
+  return core::Base64UrlEncode(*bytes);
+}
+
+}  // namespace chopar::hub

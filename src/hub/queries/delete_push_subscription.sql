@@ -1,0 +1,1 @@
+DELETE FROM push_subscriptions WHERE id = $2 AND user_id = $1

@@ -1,0 +1,1 @@
+DELETE FROM telegram_connections WHERE user_id = $1

@@ -1,0 +1,1 @@
+SELECT count(*) AS count FROM notifications WHERE user_id = $1 AND read_at IS NULL

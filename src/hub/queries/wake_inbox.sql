@@ -1,0 +1,1 @@
+SELECT pg_notify('chopar_inbox', $1)

@@ -1,0 +1,120 @@
+#include "hub/validation.hpp"
+
+#include "core/api_error.hpp"
+
+namespace chopar::hub {
+namespace {
+
+std::size_t CodePoints(std::string_view text) {
+  std::size_t count = 0;
+  for (unsigned char c : text) count += (c & 0xC0) != 0x80;
+  return count;
+}
+
+}  // namespace
+
+std::int64_t RequireId(const nlohmann::json& body, const char* field) {
+  const auto it = body.find(field);
+  if (it == body.end() || it->is_null()) throw core::InvalidField(field, std::string(field) + " is required");
+  if (!it->is_number_integer() || it->get<std::int64_t>() <= 0) {
+    throw core::InvalidField(field, std::string(field) + " must be a positive integer");
+  }
+  return it->get<std::int64_t>();
+}
+
+std::optional<std::string> OptionalString(const nlohmann::json& body, const char* field,
+                                          std::size_t min_length, std::size_t max_length) {
+  const auto it = body.find(field);
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  if (!it->is_string()) throw core::InvalidField(field, std::string(field) + " must be a string");
+  std::string value = it->get<std::string>();
+  const std::size_t length = CodePoints(value);
+  if (length < min_length || length > max_length) {
+    throw core::InvalidField(field, std::string(field) + " must be " + std::to_string(min_length) +
+                                        " to " + std::to_string(max_length) + " characters");
+  }
+  return value;
+}
+
+std::string RequireString(const nlohmann::json& body, const char* field, std::size_t min_length,
+                          std::size_t max_length) {
+  auto value = OptionalString(body, field, min_length, max_length);
+  if (!value) throw core::InvalidField(field, std::string(field) + " is required");
+  return *value;
+}
+
+bool IsValidType(std::string_view type) {
+  // ^[a-z]+(\.[a-z_]+)*$
+  if (type.empty() || type.size() > 100) return false;
+  bool first_segment = true;
+  std::size_t segment_length = 0;
+  for (char c : type) {
+    if (c == '.') {
+      if (segment_length == 0) return false;
+      first_segment = false;
+      segment_length = 0;
+    } else if ((c >= 'a' && c <= 'z') || (!first_segment && c == '_')) {
+      ++segment_length;
+    } else {
+      return false;
+    }
+  }
+  return segment_length > 0;
+}
+
+bool IsInternalLink(std::string_view link) {
+  if (link.size() < 2 || link[0] != '/' || link[1] == '/' || link[1] == '\\') return false;
+  for (unsigned char c : link) {
+    if (c <= 0x20 || c == 0x7F) return false;
+  }
+  return true;
+}
+
+bool IsValidEmail(std::string_view email) {
+  if (email.size() > 254) return false;
+  const auto at = email.find('@');
+  if (at == std::string_view::npos || at == 0 || email.find('@', at + 1) != std::string_view::npos) {
+    return false;
+  }
+  const std::string_view domain = email.substr(at + 1);
+  const auto dot = domain.rfind('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == domain.size()) return false;
+  for (unsigned char c : email) {
+    if (c <= 0x20 || c == 0x7F) return false;
+  }
+  return true;
+}
+
+std::optional<std::string> NormalizePhone(std::string_view phone) {
+  std::string digits;
+  bool plus = false;
+  for (std::size_t i = 0; i < phone.size(); ++i) {
+    const char c = phone[i];
+    if (c >= '0' && c <= '9') {
+      digits += c;
+    } else if (c == '+' && digits.empty() && !plus) {
+      plus = true;
+    } else if (c != ' ' && c != '-' && c != '(' && c != ')' && c != '.') {
+      return std::nullopt;
+    }
+  }
+  if (!plus) {
+    if (!digits.starts_with("00")) return std::nullopt;  // no country code
+    digits.erase(0, 2);
+  }
+  if (digits.size() < 7 || digits.size() > 15 || digits[0] == '0') return std::nullopt;
+  return "+" + digits;
+}
+
+std::optional<int> ParseClockTime(std::string_view text) {
+  if (text.size() != 5 || text[2] != ':') return std::nullopt;
+  for (std::size_t i : {0u, 1u, 3u, 4u}) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+  }
+  const int hours = (text[0] - '0') * 10 + (text[1] - '0');
+  const int minutes = (text[3] - '0') * 10 + (text[4] - '0');
+  if (hours > 23 || minutes > 59) return std::nullopt;
+  return hours * 60 + minutes;
+}
+
+}  // namespace chopar::hub

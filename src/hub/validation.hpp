@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace chopar::hub {
+
+// Field readers for request bodies. Each throws core::ApiError 400
+// invalid_field naming the field when it is missing (Require…) or has the
+// wrong type or length. Lengths count UTF-8 code points.
+std::int64_t RequireId(const nlohmann::json& body, const char* field);
+std::string RequireString(const nlohmann::json& body, const char* field, std::size_t min_length,
+                          std::size_t max_length);
+// nullopt when absent or null.
+std::optional<std::string> OptionalString(const nlohmann::json& body, const char* field,
+                                          std::size_t min_length, std::size_t max_length);
+
+// ^[a-z]+(\.[a-z_]+)*$ — the notification type grammar.
+bool IsValidType(std::string_view type);
+// An internal path: starts with "/", the second character is neither "/" nor
+// "\", and no whitespace or control characters. Mirrors the database CHECK.
+bool IsInternalLink(std::string_view link);
+// A plausible address: one "@", non-empty local part, a dotted domain, no spaces.
+bool IsValidEmail(std::string_view email);
+// Normalises common phone input ("+998 90 123-45-67", "00998901234567") to
+// E.164 ("+998901234567"); nullopt if it is not a phone number with a country code.
+std::optional<std::string> NormalizePhone(std::string_view phone);
+// "HH:MM" (00:00–23:59) to minutes after midnight; nullopt if malformed.
+std::optional<int> ParseClockTime(std::string_view text);
+
+}  // namespace chopar::hub
