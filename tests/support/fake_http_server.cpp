@@ -1,0 +1,114 @@
+#include "testing/fake_http_server.hpp"
+
+#include <utility>  // before Boost 1.74 asio, whose awaitable.hpp needs std::exchange
+
+#include <boost/asio.hpp>
+#include <boost/beast.hpp>
+
+namespace chopar::testing {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+struct FakeHttpServer::Impl {
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  std::thread accept_thread;
+  mutable std::mutex mutex;
+  Handler handler;
+  std::vector<Request> requests;
+  std::vector<std::thread> connections;
+  std::atomic<bool> stopping{false};
+
+  void Serve(tcp::socket socket) {
+    beast::flat_buffer buffer;
+    beast::error_code ec;
+    for (;;) {
+      http::request<http::string_body> req;
+      http::read(socket, buffer, req, ec);
+      if (ec) return;
+      Request recorded{std::string(req.method_string()), std::string(req.target()), {}, req.body()};
+      for (const auto& field : req) {
+        std::string name(field.name_string());
+        for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        recorded.headers[name] = std::string(field.value());
+      }
+      Handler current;
+      {
+        std::lock_guard lock(mutex);
+        requests.push_back(recorded);
+        current = handler;
+      }
+      const Response answer = current(recorded);
+      http::response<http::string_body> res{static_cast<http::status>(answer.status), req.version()};
+      res.set(http::field::content_type, answer.content_type);
+      for (const auto& [name, value] : answer.headers) res.set(name, value);
+      res.body() = answer.body;
+      res.keep_alive(req.keep_alive());
+      res.prepare_payload();
+      http::write(socket, res, ec);
+      if (ec || !res.keep_alive()) return;
+    }
+  }
+};
+
+FakeHttpServer::FakeHttpServer(Handler handler) : impl_(std::make_unique<Impl>()) {
+  impl_->handler = std::move(handler);
+  tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), 0);
+  impl_->acceptor.open(endpoint.protocol());
+  impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
+  impl_->acceptor.bind(endpoint);
+  impl_->acceptor.listen();
+  port_ = impl_->acceptor.local_endpoint().port();
+  impl_->accept_thread = std::thread([impl = impl_.get()] {
+    for (;;) {
+      tcp::socket socket(impl->io);
+      beast::error_code ec;
+      impl->acceptor.accept(socket, ec);
+      if (ec || impl->stopping) return;
+      std::lock_guard lock(impl->mutex);
+      impl->connections.emplace_back([impl, s = std::move(socket)]() mutable { impl->Serve(std::move(s)); });
+    }
+  });
+}
+
+FakeHttpServer::~FakeHttpServer() {
+  impl_->stopping = true;
+  beast::error_code ec;
+  // Wake the blocking accept with a connection of our own.
+  {
+    tcp::socket poke(impl_->io);
+    poke.connect(impl_->acceptor.local_endpoint(), ec);
+  }
+  impl_->accept_thread.join();
+  impl_->acceptor.close(ec);
+  std::vector<std::thread> connections;
+  {
+    std::lock_guard lock(impl_->mutex);
+    connections.swap(impl_->connections);
+  }
+  // Clients close their keep-alive connections when they are destroyed;
+  // connection threads end at EOF.
+  for (auto& t : connections) t.detach();
+}
+
+std::string FakeHttpServer::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+std::vector<FakeHttpServer::Request> FakeHttpServer::requests() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->requests;
+}
+
+std::size_t FakeHttpServer::request_count() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->requests.size();
+}
+
+void FakeHttpServer::SetHandler(Handler handler) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->handler = std::move(handler);
+}
+
+}  // namespace chopar::testing
