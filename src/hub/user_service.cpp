@@ -93,8 +93,12 @@ nlohmann::json UserService::PutUser(std::int64_t user_id, const nlohmann::json& 
   RequireObject(body);
   const db::Params params = UpsertParams(user_id, body);
   auto tx = pool_.Begin("put_user");
+  const auto before = tx.Exec(queries::kLockUserTimezone, user_id);
   tx.Exec(queries::kUpsertUser, params);
   const auto rows = tx.Exec(queries::kGetUser, user_id);
+  if (!before.Empty() && before.Text(0, 0) != rows.Text(0, "timezone") && options_.timezone_changed) {
+    options_.timezone_changed(tx, user_id);
+  }
   tx.Commit();
   return UserJson(rows, 0);
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "db/pool.hpp"
@@ -14,8 +15,12 @@ class UserService {
  public:
   struct Options {
     bool allow_http_push_endpoints = false;  // tests against a local push service
+    // Called inside PutUser's transaction after a user's time zone changed
+    // (not on creation), so whatever follows the zone (schedules) moves
+    // atomically with it. May throw to abort the update.
+    std::function<void(db::Transaction&, std::int64_t user_id)> timezone_changed;
   };
-  UserService(db::Pool& pool, Options options) : pool_(pool), options_(options) {}
+  UserService(db::Pool& pool, Options options) : pool_(pool), options_(std::move(options)) {}
 
   // PUT /v1/users/{id}: create or merge. Absent fields are kept, null clears;
   // `preferences` is merged key by key (a null value removes the key).
