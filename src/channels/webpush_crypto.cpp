@@ -95,6 +95,16 @@ EvpPkey FromData(const P256KeyPair& pair, int selection) {
   return EvpPkey(raw);
 }
 
+// The uncompressed public point of an EC key.
+std::string PublicPoint(EVP_PKEY* key) {
+  std::string point(kP256PublicKeySize, '\0');
+  std::size_t length = 0;
+  Check(EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_PUB_KEY, Bytes(point), point.size(), &length),
+        "get public key");
+  if (length != kP256PublicKeySize) throw std::runtime_error("openssl: public key is not an uncompressed point");
+  return point;
+}
+
 std::string Concat(std::initializer_list<std::string_view> parts) {
   std::string out;
   for (auto p : parts) out.append(p);
@@ -107,12 +117,7 @@ P256KeyPair GenerateP256KeyPair() {
   EvpPkey key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
   if (!key) Fail("EVP_PKEY_Q_keygen");
   P256KeyPair pair;
-  pair.public_key.resize(kP256PublicKeySize);
-  std::size_t length = 0;
-  Check(EVP_PKEY_get_octet_string_param(key.get(), OSSL_PKEY_PARAM_PUB_KEY, Bytes(pair.public_key),
-                                        pair.public_key.size(), &length),
-        "get public key");
-  if (length != kP256PublicKeySize) throw std::runtime_error("openssl: public key is not an uncompressed point");
+  pair.public_key = PublicPoint(key.get());
   BIGNUM* raw_priv = nullptr;
   Check(EVP_PKEY_get_bn_param(key.get(), OSSL_PKEY_PARAM_PRIV_KEY, &raw_priv), "get private key");
   const Bignum priv(raw_priv);
@@ -232,15 +237,16 @@ PushKeySchedule DerivePushKeys(std::string_view ecdh_secret, std::string_view au
   return keys;
 }
 
-std::string EncryptPushPayload(std::string_view plaintext, std::string_view ua_public, std::string_view auth_secret,
-                               const P256KeyPair& sender, std::string_view salt) {
+namespace {
+
+std::string Encrypt(std::string_view plaintext, std::string_view ua_public, std::string_view auth_secret,
+                    EVP_PKEY* sender, std::string_view sender_public, std::string_view salt) {
   if (plaintext.size() > kPushMaxPlaintext) throw std::invalid_argument("push payload too large for one record");
   if (auth_secret.size() != kPushAuthSecretSize) throw std::invalid_argument("the auth secret is 16 bytes");
   if (salt.size() != kPushSaltSize) throw std::invalid_argument("the salt is 16 bytes");
   const EvpPkey peer = P256PublicKey(ua_public);
-  const EvpPkey mine = P256PrivateKey(sender);
-  const std::string secret = EcdhSharedSecret(mine.get(), peer.get());
-  const PushKeySchedule keys = DerivePushKeys(secret, auth_secret, ua_public, sender.public_key, salt);
+  const std::string secret = EcdhSharedSecret(sender, peer.get());
+  const PushKeySchedule keys = DerivePushKeys(secret, auth_secret, ua_public, sender_public, salt);
 
   std::string record(plaintext);
   record.push_back('\x02');  // the delimiter of the last (only) record; no padding after it
@@ -253,15 +259,26 @@ std::string EncryptPushPayload(std::string_view plaintext, std::string_view ua_p
   body.push_back(static_cast<char>((kPushRecordSize >> 8) & 0xFF));
   body.push_back(static_cast<char>(kPushRecordSize & 0xFF));
   body.push_back(static_cast<char>(kP256PublicKeySize));
-  body.append(sender.public_key);
+  body.append(sender_public);
   body.append(Aes128GcmSeal(keys.cek, keys.nonce, record));
   return body;
+}
+
+}  // namespace
+
+std::string EncryptPushPayload(std::string_view plaintext, std::string_view ua_public, std::string_view auth_secret,
+                               const P256KeyPair& sender, std::string_view salt) {
+  const EvpPkey mine = P256PrivateKey(sender);
+  return Encrypt(plaintext, ua_public, auth_secret, mine.get(), sender.public_key, salt);
 }
 
 std::string EncryptPushPayload(std::string_view plaintext, std::string_view ua_public, std::string_view auth_secret) {
   std::string salt(kPushSaltSize, '\0');
   Check(RAND_bytes(Bytes(salt), static_cast<int>(salt.size())), "RAND_bytes");
-  return EncryptPushPayload(plaintext, ua_public, auth_secret, GenerateP256KeyPair(), salt);
+  // The ephemeral key is used as generated; no round trip through raw bytes.
+  const EvpPkey ephemeral(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
+  if (!ephemeral) Fail("EVP_PKEY_Q_keygen");
+  return Encrypt(plaintext, ua_public, auth_secret, ephemeral.get(), PublicPoint(ephemeral.get()), salt);
 }
 
 std::optional<std::string> DecryptPushPayload(std::string_view body, const P256KeyPair& ua, std::string_view auth_secret) {
