@@ -1,0 +1,164 @@
+#include "delivery/claim.hpp"
+
+#include <unordered_map>
+
+#include "core/rate_limit.hpp"
+#include "core/time_format.hpp"
+#include "delivery/claim_plan.hpp"
+#include "delivery/queries.hpp"
+
+namespace chopar::delivery {
+namespace {
+
+struct Row {
+  Candidate candidate;
+  channels::Message message;
+  core::TimePoint created_at;
+};
+
+nlohmann::json ParseJsonOr(const std::optional<std::string>& text, nlohmann::json fallback) {
+  if (!text) return fallback;
+  auto parsed = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  return parsed.is_discarded() ? fallback : parsed;
+}
+
+Row ReadRow(const db::Result& r, int i) {
+  Row row;
+  const std::string channel_name = r.String(i, "channel");
+  const auto channel = core::ParseChannel(channel_name);
+  if (!channel) throw std::runtime_error("delivery has unknown channel " + channel_name);
+
+  Candidate& c = row.candidate;
+  c.id = r.Int(i, "id");
+  c.user_id = r.Int(i, "user_id");
+  c.channel = *channel;
+  c.attempts = static_cast<int>(r.Int(i, "attempts"));
+  c.reclaimed = r.Bool(i, "reclaimed");
+  c.critical = r.Bool(i, "critical");
+  c.timezone = r.String(i, "timezone");
+  if (auto start = r.OptString(i, "quiet_start")) c.quiet_start = core::ParseTimeOfDay(*start);
+  if (auto end = r.OptString(i, "quiet_end")) c.quiet_end = core::ParseTimeOfDay(*end);
+
+  channels::Message& m = row.message;
+  m.delivery_id = c.id;
+  m.notification_id = r.Int(i, "notification_id");
+  m.user_id = c.user_id;
+  m.channel = c.channel;
+  m.type = r.String(i, "type");
+  m.title = r.String(i, "title");
+  m.body = r.String(i, "body");
+  m.link = r.OptString(i, "link");
+  m.data = ParseJsonOr(r.OptString(i, "data"), nlohmann::json::object());
+  m.locale = r.String(i, "locale");
+  m.critical = c.critical;
+  switch (c.channel) {
+    case core::ChannelKind::kEmail: m.email = r.OptString(i, "email"); break;
+    case core::ChannelKind::kSms: m.phone = r.OptString(i, "phone"); break;
+    case core::ChannelKind::kTelegram: m.telegram_chat_id = r.OptInt(i, "telegram_chat_id"); break;
+    case core::ChannelKind::kPush:
+      for (const auto& t : ParseJsonOr(r.OptString(i, "push_targets"), nlohmann::json::array())) {
+        m.push_targets.push_back({t.value("id", std::int64_t{0}), t.value("endpoint", ""),
+                                  t.value("p256dh", ""), t.value("auth", "")});
+      }
+      break;
+  }
+  row.created_at = core::ParsePgTimestamp(r.Text(i, "created_at"));
+  return row;
+}
+
+std::string_view ActionName(ClaimAction action) {
+  switch (action) {
+    case ClaimAction::kSend: return "send";
+    case ClaimAction::kDefer: return "defer";
+    case ClaimAction::kSkip: return "skip";
+    case ClaimAction::kFail: return "fail";
+  }
+  return "";
+}
+
+RateCounts CountWindow(db::Transaction& tx, const std::vector<Row>& rows,
+                       const std::vector<RateKey>& keys, core::TimePoint now) {
+  std::vector<std::int64_t> users;
+  std::vector<std::string> channels;
+  for (const RateKey& key : keys) {
+    users.push_back(key.user_id);
+    channels.emplace_back(core::ChannelName(key.channel));
+  }
+  std::vector<std::int64_t> reclaimed;
+  for (const Row& row : rows) {
+    if (row.candidate.reclaimed) reclaimed.push_back(row.candidate.id);
+  }
+  const std::string user_array = db::ArrayLiteral(users), channel_array = db::ArrayLiteral(channels);
+  tx.Exec(queries::kLockRateKeys, user_array, channel_array);
+  // A separate statement: its snapshot is taken after the locks were granted.
+  const auto counts = tx.Exec(queries::kCountRateWindow, user_array, channel_array,
+                              SqlTime(now - core::kRateWindow), db::ArrayLiteral(reclaimed));
+  RateCounts in_window;
+  for (int i = 0; i < counts.Rows(); ++i) {
+    const auto channel = core::ParseChannel(counts.Text(i, "channel"));
+    if (channel) in_window[{counts.Int(i, "user_id"), *channel}] = static_cast<int>(counts.Int(i, "in_window"));
+  }
+  return in_window;
+}
+
+}  // namespace
+
+std::string SqlTime(core::TimePoint t) { return core::FormatRfc3339Micros(t); }
+
+ClaimResult ClaimBatch(db::Pool& pool, core::TimePoint now, const WorkerSettings& settings) {
+  ClaimResult result;
+  auto tx = pool.Begin("claim_deliveries");
+  const auto locked = tx.Exec(queries::kClaimCandidates, SqlTime(now), settings.batch);
+  if (locked.Empty()) {
+    tx.Commit();
+    return result;
+  }
+  std::vector<Row> rows;
+  rows.reserve(static_cast<std::size_t>(locked.Rows()));
+  for (int i = 0; i < locked.Rows(); ++i) rows.push_back(ReadRow(locked, i));
+  std::vector<Candidate> candidates;
+  candidates.reserve(rows.size());
+  for (const Row& row : rows) candidates.push_back(row.candidate);
+
+  const auto keys = RateKeysToCheck(candidates, now, settings);
+  const RateCounts in_window = keys.empty() ? RateCounts{} : CountWindow(tx, rows, keys, now);
+  const auto decisions = PlanClaim(candidates, now, settings, in_window);
+
+  nlohmann::json actions = nlohmann::json::array();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ClaimDecision& d = decisions[i];
+    actions.push_back({{"id", rows[i].candidate.id},
+                       {"action", ActionName(d.action)},
+                       {"until", d.until ? nlohmann::json(SqlTime(*d.until)) : nlohmann::json()},
+                       {"reason", d.reason ? nlohmann::json(*d.reason) : nlohmann::json()}});
+  }
+  const auto applied = tx.Exec(queries::kApplyClaim, actions.dump(), SqlTime(now),
+                               SqlTime(now + settings.Lease()));
+  tx.Commit();
+
+  std::unordered_map<std::int64_t, int> sending;  // id → row of `applied`
+  for (int i = 0; i < applied.Rows(); ++i) {
+    if (applied.Text(i, "status") == "sending") sending[applied.Int(i, "id")] = i;
+  }
+  result.locked = static_cast<int>(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto channel = core::ChannelIndex(rows[i].candidate.channel);
+    switch (decisions[i].action) {
+      case ClaimAction::kDefer: ++result.deferred; break;
+      case ClaimAction::kSkip: ++result.skipped[channel]; break;
+      case ClaimAction::kFail: ++result.failed[channel]; break;
+      case ClaimAction::kSend: {
+        const auto found = sending.find(rows[i].candidate.id);
+        if (found == sending.end()) break;  // cannot happen: the row was locked
+        ClaimedDelivery claimed{std::move(rows[i].message), applied.String(found->second, "claim_token"),
+                                rows[i].created_at};
+        claimed.message.attempt = static_cast<int>(applied.Int(found->second, "attempts"));
+        result.to_send.push_back(std::move(claimed));
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace chopar::delivery

@@ -1,0 +1,76 @@
+#include "delivery/claim_plan.hpp"
+
+#include <algorithm>
+
+#include "core/rate_limit.hpp"
+#include "core/time_format.hpp"
+
+namespace chopar::delivery {
+
+std::optional<ClaimDecision> PreDecide(const Candidate& candidate, core::TimePoint now,
+                                       const WorkerSettings& settings) {
+  if (candidate.reclaimed && candidate.attempts >= settings.max_attempts) {
+    return ClaimDecision{ClaimAction::kFail, std::nullopt,
+                         "lease expired on attempt " + std::to_string(candidate.attempts) + " of " +
+                             std::to_string(settings.max_attempts) + "; giving up"};
+  }
+  if (!candidate.critical && candidate.quiet_start && candidate.quiet_end) {
+    if (auto until = core::QuietUntil(now, candidate.timezone, *candidate.quiet_start, *candidate.quiet_end);
+        until && *until > now) {
+      return ClaimDecision{ClaimAction::kDefer, until,
+                           "quiet hours until " + core::FormatRfc3339(*until)};
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<RateKey> RateKeysToCheck(std::span<const Candidate> candidates, core::TimePoint now,
+                                     const WorkerSettings& settings) {
+  std::vector<RateKey> keys;
+  for (const Candidate& c : candidates) {
+    if (!PreDecide(c, now, settings)) keys.push_back({c.user_id, c.channel});
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+std::vector<ClaimDecision> PlanClaim(std::span<const Candidate> candidates, core::TimePoint now,
+                                     const WorkerSettings& settings, const RateCounts& in_window) {
+  std::vector<ClaimDecision> decisions(candidates.size());
+  std::map<RateKey, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (auto decided = PreDecide(candidates[i], now, settings)) {
+      decisions[i] = std::move(*decided);
+    } else {
+      groups[{candidates[i].user_id, candidates[i].channel}].push_back(i);
+    }
+  }
+  for (auto& [key, members] : groups) {
+    std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
+      if (candidates[a].critical != candidates[b].critical) return candidates[a].critical;
+      return candidates[a].id < candidates[b].id;
+    });
+    const int limit = settings.HourlyLimit(key.channel);
+    const auto found = in_window.find(key);
+    const core::RateDecision split =
+        core::DecideRateLimit(found == in_window.end() ? 0 : found->second,
+                              static_cast<int>(members.size()), limit);
+    for (std::size_t rank = 0; rank < members.size(); ++rank) {
+      const Candidate& c = candidates[members[rank]];
+      ClaimDecision& decision = decisions[members[rank]];
+      if (static_cast<int>(rank) < split.pass) {
+        decision.action = ClaimAction::kSend;
+        if (c.reclaimed) {
+          decision.reason = "lease expired on attempt " + std::to_string(c.attempts) + "; taken back";
+        }
+      } else {
+        decision.action = ClaimAction::kSkip;
+        decision.reason = core::RateLimitReason(limit);
+      }
+    }
+  }
+  return decisions;
+}
+
+}  // namespace chopar::delivery

@@ -1,0 +1,42 @@
+-- Locks up to $2 deliveries due at $1 for one claim: first `sending` rows
+-- whose lease ran out (their worker died or stalled), then `queued` rows by
+-- due time. Rows another claim holds are skipped, never waited for. Each row
+-- comes with what the claim decides on (quiet hours, critical, attempts) and
+-- what its message needs (content and the address for its channel).
+-- The delivery columns come from the locking CTEs, so they are the locked
+-- (newest) row versions.
+WITH expired AS MATERIALIZED (
+  SELECT id, notification_id, user_id, channel, attempts, created_at, true AS reclaimed
+  FROM deliveries
+  WHERE status = 'sending' AND lease_until < $1::timestamptz
+  ORDER BY lease_until
+  LIMIT $2::int
+  FOR UPDATE SKIP LOCKED
+), due AS MATERIALIZED (
+  SELECT id, notification_id, user_id, channel, attempts, created_at, false AS reclaimed
+  FROM deliveries
+  WHERE status = 'queued' AND next_attempt_at <= $1::timestamptz
+  ORDER BY next_attempt_at
+  LIMIT greatest($2::int - (SELECT count(*) FROM expired), 0)
+  FOR UPDATE SKIP LOCKED
+), claimed AS (
+  SELECT * FROM expired
+  UNION ALL
+  SELECT * FROM due
+)
+SELECT c.id, c.notification_id, c.user_id, c.channel, c.attempts, c.reclaimed,
+       c.created_at::text AS created_at,
+       n.type, n.title, n.body, n.link, n.data::text AS data, n.critical,
+       u.email, u.phone, u.locale, u.timezone,
+       u.quiet_start::text AS quiet_start, u.quiet_end::text AS quiet_end,
+       t.chat_id AS telegram_chat_id,
+       CASE WHEN c.channel = 'push' THEN
+         (SELECT json_agg(json_build_object('id', p.id, 'endpoint', p.endpoint,
+                                            'p256dh', p.p256dh, 'auth', p.auth) ORDER BY p.id)
+          FROM push_subscriptions p WHERE p.user_id = c.user_id)::text
+       END AS push_targets
+FROM claimed c
+JOIN notifications n ON n.id = c.notification_id
+JOIN users u ON u.id = c.user_id
+LEFT JOIN telegram_connections t
+  ON c.channel = 'telegram' AND t.user_id = c.user_id AND t.active

@@ -1,0 +1,127 @@
+#include "delivery/record.hpp"
+
+#include <nlohmann/json.hpp>
+#include <unordered_set>
+
+#include "core/time_format.hpp"
+#include "delivery/queries.hpp"
+
+namespace chopar::delivery {
+namespace {
+
+std::string DetailOr(const channels::Outcome& outcome, const char* fallback) {
+  return outcome.detail.empty() ? std::string(fallback) : outcome.detail;
+}
+
+nlohmann::json OptJson(const auto& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json();
+}
+
+}  // namespace
+
+OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcome& outcome,
+                          core::TimePoint now, const WorkerSettings& settings, core::Random& random) {
+  const channels::Message& m = claimed.message;
+  OutcomeUpdate update;
+  update.gone_push = outcome.gone_push_subscriptions;
+  switch (outcome.kind) {
+    case channels::OutcomeKind::kSent:
+      update.status = "sent";
+      update.provider_message_id = outcome.provider_message_id;
+      break;
+    case channels::OutcomeKind::kRetry: {
+      const std::string detail = DetailOr(outcome, "provider asked to retry");
+      if (m.attempt >= settings.max_attempts) {
+        update.status = "failed";
+        update.reason = "gave up after " + std::to_string(m.attempt) + " attempts: " + detail;
+        break;
+      }
+      const auto delay = core::BackoffDelay(settings.Backoff(), m.attempt, random, outcome.retry_after);
+      update.status = "queued";
+      update.next_attempt_at = now + delay;
+      update.reason = "attempt " + std::to_string(m.attempt) + " of " + std::to_string(settings.max_attempts) +
+                      ": " + detail + "; retry at " + core::FormatRfc3339(*update.next_attempt_at);
+      break;
+    }
+    case channels::OutcomeKind::kPermanent:
+      update.status = "failed";
+      update.reason = DetailOr(outcome, "permanent failure");
+      break;
+    case channels::OutcomeKind::kAddressGone:
+      update.status = "failed";
+      update.reason = DetailOr(outcome, "address gone");
+      if (m.channel == core::ChannelKind::kTelegram) update.telegram_chat_gone = m.telegram_chat_id;
+      if (m.channel == core::ChannelKind::kPush && update.gone_push.empty()) {
+        for (const auto& target : m.push_targets) update.gone_push.push_back(target.subscription_id);
+      }
+      break;
+  }
+  return update;
+}
+
+RecordResult RecordOutcomes(db::Pool& pool, core::TimePoint now, std::span<const ClaimedDelivery> claimed,
+                            std::span<const channels::Outcome> outcomes, const WorkerSettings& settings,
+                            core::Random& random) {
+  RecordResult result;
+  if (claimed.empty()) return result;
+  std::vector<OutcomeUpdate> updates;
+  updates.reserve(claimed.size());
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < claimed.size(); ++i) {
+    OutcomeUpdate u = PlanOutcome(claimed[i], outcomes[i], now, settings, random);
+    rows.push_back({{"id", claimed[i].message.delivery_id},
+                    {"token", claimed[i].claim_token},
+                    {"status", u.status},
+                    {"next_attempt_at", u.next_attempt_at ? nlohmann::json(SqlTime(*u.next_attempt_at))
+                                                          : nlohmann::json()},
+                    {"reason", OptJson(u.reason)},
+                    {"provider_message_id", OptJson(u.provider_message_id)},
+                    {"telegram_chat_gone", OptJson(u.telegram_chat_gone)},
+                    {"gone_push", u.gone_push}});
+    updates.push_back(std::move(u));
+  }
+
+  auto tx = pool.Begin("record_deliveries");
+  const auto applied = tx.Exec(queries::kRecordOutcomes, rows.dump(), SqlTime(now));
+  tx.Commit();
+
+  std::unordered_set<std::int64_t> applied_ids;
+  for (int i = 0; i < applied.Rows(); ++i) applied_ids.insert(applied.Int(i, "id"));
+  for (std::size_t i = 0; i < claimed.size(); ++i) {
+    const channels::Message& m = claimed[i].message;
+    if (!applied_ids.contains(m.delivery_id)) {
+      ++result.ignored;
+      continue;
+    }
+    ++result.applied;
+    const auto channel = core::ChannelIndex(m.channel);
+    if (updates[i].status == "sent") {
+      ++result.sent[channel];
+      result.sent_latency.emplace_back(
+          m.channel, std::chrono::duration<double>(now - claimed[i].created_at).count());
+    } else if (updates[i].status == "failed") {
+      ++result.failed[channel];
+    } else {
+      ++result.retried;
+    }
+  }
+  return result;
+}
+
+int ReleaseClaims(db::Pool& pool, core::TimePoint now,
+                  std::span<const std::pair<std::int64_t, std::string>> claims, const std::string& reason) {
+  if (claims.empty()) return 0;
+  std::vector<std::int64_t> ids;
+  std::vector<std::string> tokens;
+  for (const auto& [id, token] : claims) {
+    ids.push_back(id);
+    tokens.push_back(token);
+  }
+  auto tx = pool.Begin("release_deliveries");
+  const auto released = tx.Exec(queries::kReleaseClaims, db::ArrayLiteral(ids), db::ArrayLiteral(tokens),
+                                SqlTime(now), reason);
+  tx.Commit();
+  return static_cast<int>(released.AffectedRows());
+}
+
+}  // namespace chopar::delivery
