@@ -1,0 +1,12 @@
+#include "http/api.hpp"
+
+namespace chopar::http {
+
+void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret) {
+  RegisterUserRoutes(router, deps, inbox_secret);
+  RegisterNotificationRoutes(router, deps);
+  RegisterInboxRoutes(router, deps);
+  RegisterSystemRoutes(router, deps);
+}
+
+}  // namespace chopar::http

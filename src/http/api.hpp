@@ -1,0 +1,50 @@
+#pragma once
+
+#include <string>
+
+#include "db/pool.hpp"
+#include "http/router.hpp"
+#include "hub/inbox_service.hpp"
+#include "hub/notify_service.hpp"
+#include "hub/user_service.hpp"
+
+namespace chopar::http {
+
+// What the endpoints work with. The referenced objects must outlive the
+// Server (and any Router) they are given to; all of them are thread-safe.
+struct Dependencies {
+  db::Pool& pool;  // /healthz
+  hub::NotifyService& notify;
+  hub::UserService& users;
+  hub::InboxService& inbox;
+};
+
+// Registers the endpoints of API.md served by this layer, one function object
+// per endpoint:
+//   users:         PUT/GET /v1/users/{id}, PUT/DELETE /v1/users/{id}/telegram,
+//                  POST /v1/users/{id}/push-subscriptions,
+//                  DELETE /v1/users/{id}/push-subscriptions/{sub_id},
+//                  GET /v1/users/{id}/token
+//   notifications: POST /v1/notifications, POST /v1/notifications/batch,
+//                  GET /v1/notifications/{id}, GET /v1/users/{id}/notifications,
+//                  GET /v1/users/{id}/notifications/unread-count,
+//                  POST /v1/users/{id}/notifications/read, GET /v1/deliveries
+//   inbox:         GET /v1/inbox/notifications, GET /v1/inbox/unread-count,
+//                  POST /v1/inbox/read, GET /v1/inbox/stream (SSE)
+//   system:        GET /healthz, GET /metrics
+void RegisterUserRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret);
+void RegisterNotificationRoutes(Router& router, const Dependencies& deps);
+void RegisterInboxRoutes(Router& router, const Dependencies& deps);
+void RegisterSystemRoutes(Router& router, const Dependencies& deps);
+
+// All of the above.
+void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret);
+
+// limit (1..100), cursor and unread of a list request; ApiError 400 naming
+// the parameter for a bad value.
+hub::InboxService::ListOptions InboxListOptions(const QueryParams& query);
+
+// The most notifications one POST /v1/notifications/batch may carry.
+inline constexpr std::size_t kMaxBatchSize = 1000;
+
+}  // namespace chopar::http

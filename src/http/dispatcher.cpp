@@ -1,0 +1,169 @@
+#include "http/dispatcher.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "core/api_error.hpp"
+#include "core/encoding.hpp"
+#include "core/metrics.hpp"
+#include "http/error_response.hpp"
+#include "http/subscriber_token.hpp"
+
+namespace chopar::http {
+namespace {
+
+constexpr std::string_view kInboxPrefix = "/v1/inbox/";
+
+bool IsInboxPath(std::string_view path) { return path.starts_with(kInboxPrefix); }
+
+void AddCorsHeaders(Response& response) {
+  response.headers.emplace_back("Access-Control-Allow-Origin", "*");
+}
+
+std::string Join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
+  return out;
+}
+
+core::ApiError Unauthorized(std::string message) {
+  return core::ApiError(401, "unauthorized", std::move(message));
+}
+
+void CheckServerKey(const Request& request, const std::string& api_key) {
+  const auto header = request.Header("authorization");
+  if (!header) throw Unauthorized("missing Authorization: Bearer <api key>");
+  const std::string_view token = BearerToken(*header);
+  if (api_key.empty() || token.empty() || !core::ConstantTimeEquals(token, api_key)) {
+    throw Unauthorized("invalid API key");
+  }
+}
+
+std::int64_t CheckSubscriber(const Request& request, const std::string& secret) {
+  std::optional<std::string> query_token;
+  std::string_view token;
+  if (const auto header = request.Header("authorization")) {
+    token = BearerToken(*header);
+  } else {
+    query_token = request.query.Get("token");
+    if (query_token) token = *query_token;
+  }
+  if (token.empty()) throw Unauthorized("missing subscriber token (Authorization: Bearer or ?token=)");
+  const auto user_id = VerifySubscriberToken(secret, token);
+  if (!user_id) throw Unauthorized("invalid subscriber token");
+  return *user_id;
+}
+
+void BindParams(const Route& route, const std::vector<std::string>& raw, Request& request) {
+  std::size_t next = 0;
+  for (const auto& segment : route.segments) {
+    if (segment.kind == Route::Segment::Kind::kLiteral) continue;
+    const std::string& text = raw.at(next++);
+    if (segment.kind == Route::Segment::Kind::kId) {
+      std::int64_t value = 0;
+      const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0) {
+        throw core::InvalidField(segment.text, segment.text + " must be a positive 64-bit integer");
+      }
+      request.ids[segment.text] = value;
+    } else {
+      auto decoded = PercentDecode(text, /*plus_is_space=*/false);
+      if (!decoded || decoded->empty()) {
+        throw core::InvalidField(segment.text, "malformed percent-encoding in " + segment.text);
+      }
+      request.strings[segment.text] = std::move(*decoded);
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view BearerToken(std::string_view authorization) {
+  constexpr std::string_view kScheme = "bearer ";
+  if (authorization.size() <= kScheme.size()) return {};
+  for (std::size_t i = 0; i < kScheme.size(); ++i) {
+    const char c = authorization[i];
+    const char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    if (lower != kScheme[i]) return {};
+  }
+  std::string_view token = authorization.substr(kScheme.size());
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  return token;
+}
+
+void RecordHttpMetrics(const std::string& route, int status, double seconds) {
+  auto& registry = core::MetricsRegistry::Global();
+  registry
+      .GetCounter("chopar_http_requests_total", "HTTP requests by route and status",
+                  {{"route", route}, {"status", std::to_string(status)}})
+      .Inc();
+  registry
+      .GetHistogram("chopar_http_request_duration_seconds",
+                    "Time from a request's arrival to its response, by route", {{"route", route}})
+      .Observe(seconds);
+}
+
+Response Dispatcher::Dispatch(Request& request) const noexcept {
+  std::string route_label = kUnmatchedRoute;
+  Response response;
+  try {
+    response = Route(request, route_label);
+  } catch (...) {
+    response = MapException(std::current_exception(), request.method + " " + route_label)
+                   .ToResponse();
+  }
+  if (IsInboxPath(request.path)) AddCorsHeaders(response);
+  try {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - request.received_at)
+            .count();
+    RecordHttpMetrics(route_label, response.status, seconds);
+  } catch (const std::exception& e) {
+    spdlog::warn("recording HTTP metrics failed: {}", e.what());
+  }
+  return response;
+}
+
+Response Dispatcher::Route(Request& request, std::string& route_label) const {
+  auto match = router_.Find(request.method, request.path);
+  if (match.outcome == Router::Match::Outcome::kNotFound) {
+    throw core::NotFound("no route for " + request.method + " " + request.path);
+  }
+  if (match.outcome == Router::Match::Outcome::kMethodNotAllowed) {
+    if (request.method == "OPTIONS" && IsInboxPath(request.path)) {
+      // Preflight of a browser calling an inbox route from another origin.
+      Response preflight = NoContentResponse();
+      preflight.headers.emplace_back("Access-Control-Allow-Methods",
+                                     Join(match.allowed_methods, ", ") + ", OPTIONS");
+      preflight.headers.emplace_back("Access-Control-Allow-Headers",
+                                     "Authorization, Content-Type, Last-Event-ID");
+      preflight.headers.emplace_back("Access-Control-Max-Age", "86400");
+      return preflight;
+    }
+    Response response = ErrorInfo{405, "method_not_allowed",
+                                  request.method + " is not allowed on " + request.path +
+                                      "; allowed: " + Join(match.allowed_methods, ", "),
+                                  std::nullopt}
+                            .ToResponse();
+    response.headers.emplace_back("Allow", Join(match.allowed_methods, ", "));
+    return response;
+  }
+  const auto& route = *match.route;
+  route_label = route.pattern;
+  request.query = QueryParams::Parse(request.raw_query);
+  switch (route.auth) {
+    case Auth::kNone: break;
+    case Auth::kServerKey: CheckServerKey(request, keys_.api_key); break;
+    case Auth::kSubscriber: request.subscriber = CheckSubscriber(request, keys_.inbox_secret); break;
+  }
+  BindParams(route, match.raw_params, request);
+  return route.handler(request);
+}
+
+}  // namespace chopar::http

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <string>
+
+#include "http/message.hpp"
+#include "http/router.hpp"
+
+namespace chopar::http {
+
+struct AuthKeys {
+  std::string api_key;       // server endpoints; empty: every server call is refused
+  std::string inbox_secret;  // subscriber tokens; empty: every token is refused
+};
+
+// Turns a parsed request into a response: finds the route (404 not_found,
+// 405 with Allow), converts path ids (400 invalid_field), checks
+// authentication (401 unauthorized), runs the handler, maps any exception
+// through MapException, adds CORS headers for the browser-facing inbox
+// routes (and answers their OPTIONS preflight), and records
+// chopar_http_requests_total{route,status} and
+// chopar_http_request_duration_seconds{route}.
+//
+// Runs on handler threads: it calls handlers, which block. Thread-safe (the
+// router is read-only once serving). Never throws.
+class Dispatcher {
+ public:
+  Dispatcher(const Router& router, AuthKeys keys) : router_(router), keys_(std::move(keys)) {}
+
+  Response Dispatch(Request& request) const noexcept;
+
+  // The metrics label for requests that matched no route.
+  static constexpr const char* kUnmatchedRoute = "unmatched";
+
+ private:
+  Response Route(Request& request, std::string& route_label) const;
+
+  const Router& router_;
+  AuthKeys keys_;
+};
+
+// Records one request in the HTTP metrics (also used by the connection for
+// requests refused before dispatch, such as 413).
+void RecordHttpMetrics(const std::string& route, int status, double seconds);
+
+// The bearer credential of an Authorization header ("Bearer <x>", scheme
+// case-insensitive), or empty.
+std::string_view BearerToken(std::string_view authorization);
+
+}  // namespace chopar::http

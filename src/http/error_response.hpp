@@ -1,0 +1,35 @@
+#pragma once
+
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "http/message.hpp"
+
+namespace chopar::http {
+
+// An error as the API reports it (API.md "Conventions").
+struct ErrorInfo {
+  int status = 500;
+  std::string code = "internal";
+  std::string message;
+  std::optional<std::string> field;
+
+  // {"error": {"code", "message", "field"}}
+  [[nodiscard]] nlohmann::json ToJson() const;
+  [[nodiscard]] Response ToResponse() const;
+};
+
+// THE mapping from exceptions to API errors; nothing else decides a status
+// for an exception:
+//   core::ApiError                       → its status, code, message, field
+//   nlohmann::json::parse_error          → 400 invalid_json
+//   db::CheckViolation                   → 400 invalid_field
+//   db::PoolTimeout, db::ConnectionError → 503 unavailable
+//   anything else                        → 500 internal (logged with `context`)
+// 5xx are logged; the message of a 500 never reveals internals.
+ErrorInfo MapException(std::exception_ptr error, std::string_view context);
+
+}  // namespace chopar::http

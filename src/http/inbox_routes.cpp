@@ -1,0 +1,72 @@
+// The inbox of the subscriber token's user, called from browsers (API.md
+// "Inbox").
+#include <charconv>
+
+#include "http/api.hpp"
+
+namespace chopar::http {
+namespace {
+
+struct ListInbox {
+  hub::InboxService& inbox;
+  Response operator()(const Request& request) const {
+    return JsonResponse(200, inbox.List(*request.subscriber, InboxListOptions(request.query)));
+  }
+};
+
+struct InboxUnreadCount {
+  hub::InboxService& inbox;
+  Response operator()(const Request& request) const {
+    return JsonResponse(200, {{"count", inbox.UnreadCount(*request.subscriber)}});
+  }
+};
+
+struct MarkInboxRead {
+  hub::InboxService& inbox;
+  Response operator()(const Request& request) const {
+    return JsonResponse(200,
+                        {{"updated", inbox.MarkRead(*request.subscriber, ParseJsonObject(request))}});
+  }
+};
+
+// A positive Last-Event-ID: the browser reconnects and wants what it missed.
+std::optional<std::int64_t> LastEventId(const Request& request) {
+  const auto header = request.Header("last-event-id");
+  if (!header) return std::nullopt;
+  std::int64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(header->data(), header->data() + header->size(), value);
+  if (ec != std::errc() || ptr != header->data() + header->size() || value <= 0) return std::nullopt;
+  return value;
+}
+
+// Turns the connection into a Server-Sent Events stream; the connection
+// carries it on from here (see Session).
+struct OpenInboxStream {
+  hub::InboxService& inbox;
+  Response operator()(const Request& request) const {
+    StreamStart start;
+    start.user_id = *request.subscriber;
+    if (const auto last_event_id = LastEventId(request)) {
+      start.last_id = *last_event_id;
+      start.catch_up = true;
+    } else {
+      start.last_id = inbox.LatestId(start.user_id);
+    }
+    start.unread_count = inbox.UnreadCount(start.user_id);
+    Response response;
+    response.content_type = "text/event-stream";
+    response.stream = start;
+    return response;
+  }
+};
+
+}  // namespace
+
+void RegisterInboxRoutes(Router& router, const Dependencies& deps) {
+  router.Add("GET", "/v1/inbox/notifications", Auth::kSubscriber, ListInbox{deps.inbox});
+  router.Add("GET", "/v1/inbox/unread-count", Auth::kSubscriber, InboxUnreadCount{deps.inbox});
+  router.Add("POST", "/v1/inbox/read", Auth::kSubscriber, MarkInboxRead{deps.inbox});
+  router.Add("GET", "/v1/inbox/stream", Auth::kSubscriber, OpenInboxStream{deps.inbox});
+}
+
+}  // namespace chopar::http

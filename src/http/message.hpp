@@ -1,0 +1,76 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "http/query_string.hpp"
+
+namespace chopar::http {
+
+// One HTTP request as handlers see it: parsed, size-checked, independent of
+// the transport. Handlers get it const; the dispatcher fills `query`, the
+// path parameters and `subscriber` before calling them.
+struct Request {
+  std::string method;  // as sent, e.g. "GET"
+  std::string path;       // the target without the query string, not decoded
+  std::string raw_query;  // after '?', not decoded
+  QueryParams query;      // raw_query parsed by the dispatcher
+  std::map<std::string, std::string> headers;  // names in lower case
+  std::string body;
+  std::chrono::steady_clock::time_point received_at = std::chrono::steady_clock::now();
+
+  // Path parameters of the matched route: `{id}` as a positive int64 in
+  // `ids`, `{name:str}` decoded in `strings`.
+  std::map<std::string, std::int64_t, std::less<>> ids;
+  std::map<std::string, std::string, std::less<>> strings;
+  // The user of a valid subscriber token (inbox routes only).
+  std::optional<std::int64_t> subscriber;
+
+  // A header by lower-case name.
+  [[nodiscard]] std::optional<std::string_view> Header(std::string_view lower_name) const;
+  // A path parameter; throws std::out_of_range if the route has no such
+  // parameter (a programming error, reported as 500).
+  [[nodiscard]] std::int64_t Id(std::string_view name) const;
+  [[nodiscard]] const std::string& String(std::string_view name) const;
+};
+
+// What a Server-Sent Events route asks the connection to become instead of
+// an ordinary response (GET /v1/inbox/stream).
+struct StreamStart {
+  std::int64_t user_id = 0;
+  std::int64_t last_id = 0;       // notifications up to this id are not sent
+  std::int64_t unread_count = 0;  // sent as the first event
+  bool catch_up = false;          // fetch after last_id at once (Last-Event-ID)
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+  std::optional<StreamStart> stream;  // set: switch to text/event-stream
+};
+
+// JSON serialisation used for every response body: compact, invalid UTF-8
+// replaced rather than thrown on.
+std::string DumpJson(const nlohmann::json& value);
+
+// A JSON response with `status`.
+Response JsonResponse(int status, const nlohmann::json& body);
+// 204 with no body.
+Response NoContentResponse();
+
+// The request body as a JSON object. Throws core::ApiError 400 invalid_json
+// for an empty body or a value that is not an object, and
+// nlohmann::json::parse_error for malformed JSON (mapped to 400 invalid_json
+// by the dispatcher).
+nlohmann::json ParseJsonObject(const Request& request);
+
+}  // namespace chopar::http

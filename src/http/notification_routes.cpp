@@ -1,0 +1,142 @@
+// Creating and reading notifications with the server key (API.md
+// "Notifications", "Deliveries").
+#include <variant>
+
+#include "core/api_error.hpp"
+#include "http/api.hpp"
+#include "http/error_response.hpp"
+
+namespace chopar::http {
+namespace {
+
+struct CreateNotification {
+  hub::NotifyService& notify;
+  Response operator()(const Request& request) const {
+    const auto parsed = hub::ParseNotificationRequest(ParseJsonObject(request));
+    const auto result = notify.Notify(parsed);
+    return JsonResponse(result.created ? 201 : 200, result.ToJson());
+  }
+};
+
+// Each item is validated and created on its own; one bad item never fails
+// the others. Results come back in input order.
+struct CreateNotificationBatch {
+  hub::NotifyService& notify;
+  Response operator()(const Request& request) const {
+    const auto body = ParseJsonObject(request);
+    const auto items = body.find("notifications");
+    if (items == body.end() || !items->is_array()) {
+      throw core::InvalidField("notifications", "notifications must be an array");
+    }
+    if (items->size() > kMaxBatchSize) {
+      throw core::InvalidField("notifications", "at most " + std::to_string(kMaxBatchSize) +
+                                                    " notifications per batch");
+    }
+    std::vector<nlohmann::json> results(items->size());
+    std::vector<hub::NotificationRequest> valid;
+    std::vector<std::size_t> valid_index;
+    for (std::size_t i = 0; i < items->size(); ++i) {
+      try {
+        if (!(*items)[i].is_object()) {
+          throw core::ApiError(400, "invalid_json", "each notification must be a JSON object");
+        }
+        valid.push_back(hub::ParseNotificationRequest((*items)[i]));
+        valid_index.push_back(i);
+      } catch (const core::ApiError&) {
+        results[i] = MapException(std::current_exception(), "batch item").ToJson();
+      }
+    }
+    const auto created = notify.NotifyBatch(valid);
+    for (std::size_t k = 0; k < created.size() && k < valid_index.size(); ++k) {
+      if (const auto* result = std::get_if<hub::NotifyResult>(&created[k])) {
+        results[valid_index[k]] = result->ToJson();
+      } else {
+        const auto& error = std::get<core::ApiError>(created[k]);
+        results[valid_index[k]] =
+            ErrorInfo{error.status(), error.code(), error.what(), error.field()}.ToJson();
+      }
+    }
+    return JsonResponse(200, {{"results", results}});
+  }
+};
+
+struct GetNotification {
+  hub::InboxService& inbox;
+  Response operator()(const Request& request) const {
+    return JsonResponse(200, inbox.GetNotification(request.Id("id")));
+  }
+};
+
+void RequireUser(hub::InboxService& inbox, std::int64_t user_id) {
+  if (!inbox.UserExists(user_id)) throw core::UserNotFound(user_id);
+}
+
+struct ListUserNotifications {
+  hub::InboxService& inbox;
+  Response operator()(const Request& request) const {
+    const std::int64_t user_id = request.Id("id");
+    const auto options = InboxListOptions(request.query);
+    RequireUser(inbox, user_id);
+    return JsonResponse(200, inbox.List(user_id, options));
+  }
+};
+
+struct UserUnreadCount {
+  hub::InboxService& inbox;
+  Response operator()(const Request& request) const {
+    const std::int64_t user_id = request.Id("id");
+    RequireUser(inbox, user_id);
+    return JsonResponse(200, {{"count", inbox.UnreadCount(user_id)}});
+  }
+};
+
+struct MarkUserNotificationsRead {
+  hub::InboxService& inbox;
+  Response operator()(const Request& request) const {
+    const std::int64_t user_id = request.Id("id");
+    const auto body = ParseJsonObject(request);
+    RequireUser(inbox, user_id);
+    return JsonResponse(200, {{"updated", inbox.MarkRead(user_id, body)}});
+  }
+};
+
+struct ListDeliveries {
+  hub::InboxService& inbox;
+  Response operator()(const Request& request) const {
+    hub::InboxService::DeliveryFilter filter;
+    filter.status = request.query.Get("status");    // validated by the service
+    filter.channel = request.query.Get("channel");  // likewise
+    filter.user_id = request.query.GetInt("user_id", 1, INT64_MAX);
+    if (const auto limit = request.query.GetInt("limit", 1, 500)) {
+      filter.limit = static_cast<int>(*limit);
+    }
+    filter.cursor = request.query.Get("cursor");
+    return JsonResponse(200, inbox.ListDeliveries(filter));
+  }
+};
+
+}  // namespace
+
+hub::InboxService::ListOptions InboxListOptions(const QueryParams& query) {
+  hub::InboxService::ListOptions options;
+  if (const auto limit = query.GetInt("limit", 1, 100)) options.limit = static_cast<int>(*limit);
+  options.cursor = query.Get("cursor");
+  options.unread_only = query.GetBool("unread").value_or(false);
+  return options;
+}
+
+void RegisterNotificationRoutes(Router& router, const Dependencies& deps) {
+  router.Add("POST", "/v1/notifications", Auth::kServerKey, CreateNotification{deps.notify});
+  router.Add("POST", "/v1/notifications/batch", Auth::kServerKey,
+             CreateNotificationBatch{deps.notify});
+  router.Add("GET", "/v1/notifications/{id}", Auth::kServerKey, GetNotification{deps.inbox});
+  router.Add("GET", "/v1/users/{id}/notifications", Auth::kServerKey,
+             ListUserNotifications{deps.inbox});
+  router.Add("GET", "/v1/users/{id}/notifications/unread-count", Auth::kServerKey,
+             UserUnreadCount{deps.inbox});
+  router.Add("POST", "/v1/users/{id}/notifications/read", Auth::kServerKey,
+             MarkUserNotificationsRead{deps.inbox});
+  router.Add("GET", "/v1/deliveries", Auth::kServerKey, ListDeliveries{deps.inbox});
+}
+
+}  // namespace chopar::http

@@ -1,0 +1,93 @@
+#include "http/query_string.hpp"
+
+#include <charconv>
+
+#include "core/api_error.hpp"
+
+namespace chopar::http {
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string Decoded(std::string_view text) {
+  auto decoded = PercentDecode(text, /*plus_is_space=*/true);
+  if (!decoded) throw core::InvalidField("query", "malformed percent-encoding in the query string");
+  return std::move(*decoded);
+}
+
+}  // namespace
+
+std::optional<std::string> PercentDecode(std::string_view text, bool plus_is_space) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '%') {
+      if (i + 2 >= text.size()) return std::nullopt;
+      const int high = HexValue(text[i + 1]);
+      const int low = HexValue(text[i + 2]);
+      if (high < 0 || low < 0) return std::nullopt;
+      out += static_cast<char>(high * 16 + low);
+      i += 2;
+    } else if (c == '+' && plus_is_space) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+QueryParams QueryParams::Parse(std::string_view query) {
+  QueryParams params;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view piece = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (piece.empty()) continue;
+    const auto eq = piece.find('=');
+    if (eq == std::string_view::npos) {
+      params.items_.emplace_back(Decoded(piece), std::string());
+    } else {
+      params.items_.emplace_back(Decoded(piece.substr(0, eq)), Decoded(piece.substr(eq + 1)));
+    }
+  }
+  return params;
+}
+
+std::optional<std::string> QueryParams::Get(std::string_view name) const {
+  for (const auto& [key, value] : items_) {
+    if (key == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> QueryParams::GetInt(std::string_view name, std::int64_t min,
+                                                std::int64_t max) const {
+  const auto text = Get(name);
+  if (!text) return std::nullopt;
+  std::int64_t value = 0;
+  const char* end = text->data() + text->size();
+  const auto [ptr, ec] = std::from_chars(text->data(), end, value);
+  if (text->empty() || ec != std::errc() || ptr != end || value < min || value > max) {
+    throw core::InvalidField(std::string(name), std::string(name) + " must be an integer from " +
+                                                    std::to_string(min) + " to " +
+                                                    std::to_string(max));
+  }
+  return value;
+}
+
+std::optional<bool> QueryParams::GetBool(std::string_view name) const {
+  const auto text = Get(name);
+  if (!text) return std::nullopt;
+  if (*text == "true" || *text == "1") return true;
+  if (*text == "false" || *text == "0") return false;
+  throw core::InvalidField(std::string(name), std::string(name) + " must be true or false");
+}
+
+}  // namespace chopar::http

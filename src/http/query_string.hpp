@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace chopar::http {
+
+// Decodes %XX escapes; with `plus_is_space` (query strings, RFC 1866 forms) a
+// '+' becomes a space. nullopt for a '%' not followed by two hex digits.
+// Pure; thread-safe.
+std::optional<std::string> PercentDecode(std::string_view text, bool plus_is_space);
+
+// The parameters of a query string ("a=1&b=x%20y"), decoded, in order. A name
+// without '=' has the empty value; empty pieces ("a=1&&b=2") are skipped.
+// Value type; accessors never modify it.
+class QueryParams {
+ public:
+  QueryParams() = default;
+
+  // Parses the part after '?' (without it). Throws core::ApiError 400
+  // invalid_field (field "query") for a malformed percent escape.
+  static QueryParams Parse(std::string_view query);
+
+  // The first value of `name`, if present.
+  [[nodiscard]] std::optional<std::string> Get(std::string_view name) const;
+  [[nodiscard]] bool Has(std::string_view name) const { return Get(name).has_value(); }
+
+  // The first value of `name` as an integer in [min, max]; nullopt when the
+  // parameter is absent. Throws core::ApiError 400 invalid_field naming the
+  // parameter for anything else (empty, not a decimal integer, out of range).
+  [[nodiscard]] std::optional<std::int64_t> GetInt(std::string_view name, std::int64_t min,
+                                                   std::int64_t max) const;
+  // "true"/"1" or "false"/"0"; nullopt when absent; else ApiError 400 invalid_field.
+  [[nodiscard]] std::optional<bool> GetBool(std::string_view name) const;
+
+  [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& items() const {
+    return items_;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> items_;
+};
+
+}  // namespace chopar::http

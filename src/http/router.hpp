@@ -1,0 +1,70 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/message.hpp"
+
+namespace chopar::http {
+
+// Who may call a route (API.md "Conventions").
+enum class Auth {
+  kNone,        // /healthz, /metrics, webhooks that check their own secret
+  kServerKey,   // Authorization: Bearer <api key>
+  kSubscriber,  // a subscriber token as Bearer or ?token=; sets Request::subscriber
+};
+
+// One endpoint. It runs on a handler thread and may block (database work).
+// It reports a bad request by throwing core::ApiError; every exception is
+// mapped to a status and an error body by the dispatcher, in one place.
+using Handler = std::function<Response(const Request&)>;
+
+struct Route {
+  std::string method;
+  std::string pattern;  // e.g. "/v1/users/{id}/telegram"; also the metrics label
+  Auth auth = Auth::kServerKey;
+  Handler handler;
+
+  struct Segment {
+    enum class Kind { kLiteral, kId, kString } kind;
+    std::string text;  // the literal, or the parameter's name
+  };
+  std::vector<Segment> segments;
+};
+
+// Method + path pattern → handler. Patterns are '/'-separated segments:
+// a literal, `{name}` — an id, matching a segment of decimal digits that must
+// be a positive int64 (else 400 invalid_field naming the parameter) — or
+// `{name:str}`, any non-empty segment, percent-decoded. A literal segment
+// wins over a parameter at the same place, so "/v1/notifications/batch" and
+// "/v1/notifications/{id}" coexist.
+//
+// Add() is not thread-safe and must happen before serving; Match() is const
+// and may run on any number of threads.
+class Router {
+ public:
+  // Throws std::invalid_argument for a malformed pattern or a route that is
+  // already there (same method and pattern).
+  void Add(std::string method, std::string pattern, Auth auth, Handler handler);
+
+  struct Match {
+    enum class Outcome { kFound, kNotFound, kMethodNotAllowed } outcome = Outcome::kNotFound;
+    const Route* route = nullptr;              // kFound
+    std::vector<std::string> raw_params;       // kFound: the parameter segments, raw
+    std::vector<std::string> allowed_methods;  // kMethodNotAllowed: for the Allow header
+  };
+  [[nodiscard]] Match Find(std::string_view method, std::string_view path) const;
+
+  [[nodiscard]] const std::vector<Route>& routes() const { return routes_; }
+
+ private:
+  std::vector<Route> routes_;
+};
+
+// Splits a path into its '/'-separated segments ("/a/b" → {"a", "b"}); a
+// trailing slash gives a last empty segment, which matches nothing.
+std::vector<std::string_view> SplitPath(std::string_view path);
+
+}  // namespace chopar::http

@@ -1,0 +1,420 @@
+#include "http/session.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http.hpp>
+
+#include "core/metrics.hpp"
+#include "http/blocking_call.hpp"
+
+namespace chopar::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using boost::system::error_code;
+
+namespace {
+
+constexpr std::size_t kReadChunk = 16 * 1024;
+constexpr std::uint32_t kHeaderLimit = 16 * 1024;
+// After refusing a request, how much of the unread rest is drained (and for
+// how long) so that closing does not reset the connection under the answer.
+constexpr std::size_t kLingerBytes = 8 * 1024 * 1024;
+constexpr std::chrono::seconds kLingerTime{2};
+constexpr int kStreamBatch = 100;
+
+auto Redirect(error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
+
+core::Gauge& ConnectionsGauge() {
+  static core::Gauge& gauge = core::MetricsRegistry::Global().GetGauge(
+      "chopar_http_connections", "Open HTTP connections, streams included");
+  return gauge;
+}
+
+core::Gauge& StreamsGauge() {
+  static core::Gauge& gauge = core::MetricsRegistry::Global().GetGauge(
+      "chopar_http_streams", "Open Server-Sent Events streams");
+  return gauge;
+}
+
+std::string LowerCase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::string Event(std::string_view name, const std::string& data,
+                  std::optional<std::int64_t> id = std::nullopt) {
+  std::string text = "event: ";
+  text += name;
+  text += '\n';
+  if (id) text += "id: " + std::to_string(*id) + "\n";
+  text += "data: ";
+  text += data;
+  text += "\n\n";
+  return text;
+}
+
+std::string UnreadCountEvent(std::int64_t count) {
+  return Event("unread_count", DumpJson({{"count", count}}));
+}
+
+// What a woken stream reads on the handler pool.
+struct Fetched {
+  bool ok = false;
+  std::vector<nlohmann::json> items;
+  std::int64_t unread_count = 0;
+};
+
+}  // namespace
+
+// ---- SessionRegistry -------------------------------------------------------
+
+bool SessionRegistry::Add(const std::shared_ptr<Session>& session) {
+  std::lock_guard lock(mutex_);
+  if (closing_) return false;
+  sessions_.emplace(session.get(), session);
+  return true;
+}
+
+void SessionRegistry::Remove(const Session* session) {
+  std::lock_guard lock(mutex_);
+  sessions_.erase(session);
+  if (sessions_.empty()) empty_.notify_all();
+}
+
+std::vector<std::shared_ptr<Session>> SessionRegistry::BeginClosing() {
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+  }
+  return Live();
+}
+
+std::vector<std::shared_ptr<Session>> SessionRegistry::Live() {
+  std::vector<std::shared_ptr<Session>> live;
+  std::lock_guard lock(mutex_);
+  for (const auto& [address, weak] : sessions_) {
+    if (auto session = weak.lock()) live.push_back(std::move(session));
+  }
+  return live;
+}
+
+bool SessionRegistry::WaitEmpty(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  return empty_.wait_until(lock, deadline, [this] { return sessions_.empty(); });
+}
+
+std::size_t SessionRegistry::size() const {
+  std::lock_guard lock(mutex_);
+  return sessions_.size();
+}
+
+// ---- Session ---------------------------------------------------------------
+
+struct Session::Incoming {
+  Request request;
+  unsigned version = 11;
+  bool keep_alive = true;
+};
+
+Session::Session(const ServerContext& context, asio::ip::tcp::socket socket)
+    : context_(context),
+      stream_(std::move(socket)),
+      executor_(stream_.get_executor()),
+      wake_timer_(executor_) {
+  ConnectionsGauge().Add(1);
+}
+
+Session::~Session() {
+  if (stream_user_) {
+    context_.streams.Remove(*stream_user_, this);
+    StreamsGauge().Add(-1);
+  }
+  context_.sessions.Remove(this);
+  ConnectionsGauge().Add(-1);
+}
+
+void Session::Start() {
+  asio::co_spawn(executor_, [self = shared_from_this()] { return self->Run(); }, asio::detached);
+}
+
+void Session::Shutdown() {
+  asio::post(executor_, [self = shared_from_this()] {
+    self->stopping_ = true;
+    switch (self->state_) {
+      case State::kIdle: self->stream_.cancel(); break;
+      case State::kStreaming: self->wake_timer_.cancel(); break;
+      case State::kReading:   // finishes within the header/body timeouts
+      case State::kHandling:  // answers with Connection: close
+        break;
+    }
+  });
+}
+
+void Session::ForceClose() {
+  asio::post(executor_, [self = shared_from_this()] {
+    self->stopping_ = true;
+    self->wake_timer_.cancel();
+    self->Close();
+  });
+}
+
+void Session::Wake() {
+  asio::post(executor_, [self = shared_from_this()] {
+    self->woken_ = true;
+    self->wake_timer_.cancel();
+  });
+}
+
+void Session::Close() {
+  error_code ignored;
+  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  stream_.socket().close(ignored);
+}
+
+asio::awaitable<void> Session::Run() {
+  try {
+    bool first = true;
+    while (!stopping_) {
+      auto incoming = co_await ReadRequest(first);
+      first = false;
+      if (!incoming) break;
+      state_ = State::kHandling;
+      const Dispatcher& dispatcher = context_.dispatcher;
+      Request& request = incoming->request;
+      Response response = co_await RunBlocking(
+          context_.handlers, [&dispatcher, &request] { return dispatcher.Dispatch(request); });
+      if (response.stream) {
+        co_await Stream(*response.stream, incoming->version);
+        break;
+      }
+      const bool keep_alive = incoming->keep_alive && !stopping_;
+      const bool written = co_await Write(response, incoming->version, keep_alive);
+      if (!written || !keep_alive) break;
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("http connection: {}", e.what());
+  }
+  Close();
+}
+
+asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool first) {
+  const Settings& settings = context_.settings;
+  error_code ec;
+  state_ = State::kIdle;
+  if (buffer_.size() == 0) {
+    // Waiting for the next request: the idle timeout, not the header timeout.
+    stream_.expires_after(first ? settings.header_timeout : settings.idle_timeout);
+    const std::size_t n = co_await stream_.async_read_some(buffer_.prepare(kReadChunk), Redirect(ec));
+    if (ec) co_return std::nullopt;
+    buffer_.commit(n);
+  }
+  state_ = State::kReading;
+
+  bhttp::request_parser<bhttp::string_body> parser;
+  parser.header_limit(kHeaderLimit);
+  parser.body_limit(settings.body_limit);
+  stream_.expires_after(settings.header_timeout);
+  co_await bhttp::async_read_header(stream_, buffer_, parser, Redirect(ec));
+  if (!ec && !parser.is_done()) {
+    if (beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      stream_.expires_after(settings.write_timeout);
+      co_await asio::async_write(stream_, asio::buffer(kContinue), Redirect(ec));
+    }
+    if (!ec) {
+      stream_.expires_after(settings.body_timeout);
+      co_await bhttp::async_read(stream_, buffer_, parser, Redirect(ec));
+    }
+  }
+  const unsigned version = parser.is_header_done() ? parser.get().version() : 11;
+  if (ec == bhttp::error::body_limit) {
+    co_await RefuseAndClose({413, "payload_too_large",
+                             "the request body exceeds " + std::to_string(settings.body_limit) +
+                                 " bytes",
+                             std::nullopt},
+                            version);
+    co_return std::nullopt;
+  }
+  if (ec == bhttp::error::header_limit) {
+    co_await RefuseAndClose({431, "headers_too_large", "the request headers are too large",
+                             std::nullopt},
+                            version);
+    co_return std::nullopt;
+  }
+  if (ec) {
+    // A malformed request gets an answer; a timeout or a closed socket none.
+    if (ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category() &&
+        ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
+      co_await RefuseAndClose({400, "bad_request", "malformed HTTP request: " + ec.message(),
+                               std::nullopt},
+                              version);
+    }
+    co_return std::nullopt;
+  }
+  stream_.expires_never();
+
+  auto message = parser.release();
+  Incoming incoming;
+  incoming.version = message.version();
+  incoming.keep_alive = message.keep_alive();
+  Request& request = incoming.request;
+  request.received_at = std::chrono::steady_clock::now();
+  request.method = std::string(message.method_string().data(), message.method_string().size());
+  const std::string_view target(message.target().data(), message.target().size());
+  const auto question = target.find('?');
+  request.path = std::string(target.substr(0, question));
+  if (question != std::string_view::npos) request.raw_query = std::string(target.substr(question + 1));
+  for (const auto& field : message) {
+    auto [it, inserted] = request.headers.emplace(LowerCase({field.name_string().data(), field.name_string().size()}),
+                                                  std::string(field.value().data(), field.value().size()));
+    if (!inserted) {
+      it->second += ", ";
+      it->second.append(field.value().data(), field.value().size());
+    }
+  }
+  request.body = std::move(message.body());
+  co_return incoming;
+}
+
+asio::awaitable<bool> Session::Write(const Response& response, unsigned version, bool keep_alive) {
+  bhttp::response<bhttp::string_body> message{static_cast<bhttp::status>(response.status), version};
+  message.set(bhttp::field::server, "chopar");
+  if (!response.content_type.empty()) message.set(bhttp::field::content_type, response.content_type);
+  for (const auto& [name, value] : response.headers) message.set(name, value);
+  message.body() = response.body;
+  message.keep_alive(keep_alive);
+  message.prepare_payload();
+  error_code ec;
+  stream_.expires_after(context_.settings.write_timeout);
+  co_await bhttp::async_write(stream_, message, Redirect(ec));
+  stream_.expires_never();
+  co_return !ec;
+}
+
+asio::awaitable<void> Session::RefuseAndClose(const ErrorInfo& error, unsigned version) {
+  RecordHttpMetrics(Dispatcher::kUnmatchedRoute, error.status, 0);
+  if (!co_await Write(error.ToResponse(), version, /*keep_alive=*/false)) co_return;
+  error_code ec;
+  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+  stream_.expires_after(kLingerTime);
+  std::array<char, 16 * 1024> scratch;
+  std::size_t drained = 0;
+  while (!ec && drained < kLingerBytes) {
+    drained += co_await stream_.async_read_some(asio::buffer(scratch), Redirect(ec));
+  }
+}
+
+asio::awaitable<bool> Session::WriteStreamText(const std::string& text) {
+  error_code ec;
+  if (chunked_) {
+    co_await asio::async_write(stream_, bhttp::make_chunk(asio::buffer(text)), Redirect(ec));
+  } else {
+    co_await asio::async_write(stream_, asio::buffer(text), Redirect(ec));
+  }
+  co_return !ec;
+}
+
+asio::awaitable<void> Session::WatchForClose() {
+  // Streams are one-way; reading only notices the client going away, so its
+  // stream ends at once rather than at the next heartbeat.
+  std::array<char, 512> scratch;
+  error_code ec;
+  while (!ec) co_await stream_.async_read_some(asio::buffer(scratch), Redirect(ec));
+  peer_closed_ = true;
+  wake_timer_.cancel();
+}
+
+asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
+  state_ = State::kStreaming;
+  stream_.expires_never();
+  chunked_ = version >= 11;
+  bhttp::response<bhttp::empty_body> header{bhttp::status::ok, version};
+  header.set(bhttp::field::server, "chopar");
+  header.set(bhttp::field::content_type, "text/event-stream");
+  header.set(bhttp::field::cache_control, "no-cache");
+  header.set("X-Accel-Buffering", "no");
+  header.set(bhttp::field::access_control_allow_origin, "*");
+  header.keep_alive(chunked_);
+  if (chunked_) header.chunked(true);
+  bhttp::response_serializer<bhttp::empty_body> serializer{header};
+  error_code ec;
+  co_await bhttp::async_write_header(stream_, serializer, Redirect(ec));
+  if (ec) co_return;
+
+  const std::int64_t user_id = start.user_id;
+  stream_user_ = user_id;
+  last_id_ = start.last_id;
+  last_count_ = start.unread_count;
+  woken_ = woken_ || start.catch_up;
+  context_.streams.Add(user_id, shared_from_this());
+  StreamsGauge().Add(1);
+  asio::co_spawn(
+      executor_, [self = shared_from_this()] { return self->WatchForClose(); }, asio::detached);
+
+  bool healthy = co_await WriteStreamText(UnreadCountEvent(last_count_));
+  bool retry_on_tick = false;
+  while (healthy && !stopping_ && !peer_closed_) {
+    if (!woken_) {
+      wake_timer_.expires_after(context_.settings.sse_heartbeat);
+      co_await wake_timer_.async_wait(Redirect(ec));
+      if (stopping_ || peer_closed_) break;
+      const bool heartbeat_due = !ec && !woken_;
+      if (heartbeat_due && !retry_on_tick) {
+        healthy = co_await WriteStreamText(": ping\n\n");
+        continue;
+      }
+      if (!heartbeat_due && !woken_) continue;
+    }
+    woken_ = false;
+    hub::InboxService& inbox = context_.inbox;
+    const std::int64_t after = last_id_;
+    Fetched fetched = co_await RunBlocking(context_.handlers, [&inbox, user_id, after] {
+      Fetched result;
+      try {
+        result.items = inbox.ListSince(user_id, after, kStreamBatch);
+        result.unread_count = inbox.UnreadCount(user_id);
+        result.ok = true;
+      } catch (const std::exception& e) {
+        spdlog::warn("inbox stream of user {}: {}", user_id, e.what());
+      }
+      return result;
+    });
+    // A failed fetch is tried again at the next heartbeat tick.
+    retry_on_tick = !fetched.ok;
+    if (!fetched.ok) continue;
+    std::string text;
+    for (const auto& item : fetched.items) {
+      const std::int64_t id = item.value("id", std::int64_t{0});
+      text += Event("notification", DumpJson(item), id);
+      last_id_ = std::max(last_id_, id);
+    }
+    if (fetched.unread_count != last_count_) {
+      last_count_ = fetched.unread_count;
+      text += UnreadCountEvent(last_count_);
+    }
+    if (fetched.items.size() >= static_cast<std::size_t>(kStreamBatch)) woken_ = true;
+    if (!text.empty()) healthy = co_await WriteStreamText(text);
+  }
+
+  context_.streams.Remove(user_id, this);
+  StreamsGauge().Add(-1);
+  stream_user_.reset();
+  if (healthy && !peer_closed_ && chunked_) {
+    co_await asio::async_write(stream_, bhttp::make_chunk_last(), Redirect(ec));
+  }
+}
+
+}  // namespace chopar::http

@@ -1,0 +1,70 @@
+#include "http/stream_hub.hpp"
+
+#include <algorithm>
+
+namespace chopar::http {
+namespace {
+
+// Locks the live streams of one list and forgets the dead ones.
+template <typename Entry>
+void Collect(std::vector<Entry>& list, std::vector<std::shared_ptr<Wakeable>>& out) {
+  std::erase_if(list, [&out](const Entry& entry) {
+    auto stream = entry.stream.lock();
+    if (!stream) return true;
+    out.push_back(std::move(stream));
+    return false;
+  });
+}
+
+}  // namespace
+
+void StreamHub::Add(std::int64_t user_id, const std::shared_ptr<Wakeable>& stream) {
+  std::lock_guard lock(mutex_);
+  streams_[user_id].push_back({stream.get(), stream});
+}
+
+void StreamHub::Remove(std::int64_t user_id, const Wakeable* stream) {
+  std::lock_guard lock(mutex_);
+  const auto it = streams_.find(user_id);
+  if (it == streams_.end()) return;
+  // By address, not by locking: the stream may be in its destructor.
+  std::erase_if(it->second, [stream](const Entry& entry) { return entry.address == stream; });
+  if (it->second.empty()) streams_.erase(it);
+}
+
+void StreamHub::WakeUsers(const std::vector<std::int64_t>& user_ids) {
+  // Woken outside the lock: dropping the last reference to a stream runs its
+  // destructor, which calls Remove().
+  std::vector<std::shared_ptr<Wakeable>> woken;
+  {
+    std::lock_guard lock(mutex_);
+    for (const std::int64_t user_id : user_ids) {
+      const auto it = streams_.find(user_id);
+      if (it == streams_.end()) continue;
+      Collect(it->second, woken);
+      if (it->second.empty()) streams_.erase(it);
+    }
+  }
+  for (const auto& stream : woken) stream->Wake();
+}
+
+void StreamHub::WakeAll() {
+  std::vector<std::shared_ptr<Wakeable>> woken;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = streams_.begin(); it != streams_.end();) {
+      Collect(it->second, woken);
+      it = it->second.empty() ? streams_.erase(it) : std::next(it);
+    }
+  }
+  for (const auto& stream : woken) stream->Wake();
+}
+
+std::size_t StreamHub::size() const {
+  std::lock_guard lock(mutex_);
+  std::size_t total = 0;
+  for (const auto& [user_id, list] : streams_) total += list.size();
+  return total;
+}
+
+}  // namespace chopar::http

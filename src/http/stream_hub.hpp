@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace chopar::http {
+
+// Something that can be told "there may be news for you" from any thread.
+class Wakeable {
+ public:
+  virtual ~Wakeable() = default;
+  // Must not block. Called without the hub's lock held.
+  virtual void Wake() = 0;
+};
+
+// The open Server-Sent Events streams of this process by user, so one LISTEN
+// connection can fan wake-ups out to them. Holds weak references only: a
+// stream that is gone is skipped (and forgotten). Thread-safe.
+class StreamHub {
+ public:
+  // Registers `stream` (only a weak reference is kept).
+  void Add(std::int64_t user_id, const std::shared_ptr<Wakeable>& stream);
+  // Removes `stream` from the user's list; a no-op if it is not there.
+  void Remove(std::int64_t user_id, const Wakeable* stream);
+
+  // Wakes every live stream of these users.
+  void WakeUsers(const std::vector<std::int64_t>& user_ids);
+  // Wakes every live stream (a NOTIFY with "*", or the listener reconnected
+  // and may have missed notifications).
+  void WakeAll();
+
+  // Streams registered now (live or not yet forgotten).
+  [[nodiscard]] std::size_t size() const;
+
+ private:
+  mutable std::mutex mutex_;
+  struct Entry {
+    const Wakeable* address;  // identifies the stream even after it expired
+    std::weak_ptr<Wakeable> stream;
+  };
+  std::unordered_map<std::int64_t, std::vector<Entry>> streams_;
+};
+
+}  // namespace chopar::http

@@ -1,0 +1,96 @@
+#include "http/stream_hub.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "http/inbox_listener.hpp"
+
+namespace chopar::http {
+namespace {
+
+class CountingStream final : public Wakeable {
+ public:
+  void Wake() override { wakes.fetch_add(1); }
+  std::atomic<int> wakes{0};
+};
+
+TEST(StreamHubTest, WakesOnlyTheNamedUsers) {
+  StreamHub hub;
+  auto a1 = std::make_shared<CountingStream>();
+  auto a2 = std::make_shared<CountingStream>();
+  auto b = std::make_shared<CountingStream>();
+  hub.Add(1, a1);
+  hub.Add(1, a2);
+  hub.Add(2, b);
+  hub.WakeUsers({1, 3});
+  EXPECT_EQ(a1->wakes, 1);
+  EXPECT_EQ(a2->wakes, 1);
+  EXPECT_EQ(b->wakes, 0);
+  hub.WakeAll();
+  EXPECT_EQ(a1->wakes, 2);
+  EXPECT_EQ(b->wakes, 1);
+}
+
+TEST(StreamHubTest, RemovedAndExpiredStreamsAreNotWoken) {
+  StreamHub hub;
+  auto kept = std::make_shared<CountingStream>();
+  auto removed = std::make_shared<CountingStream>();
+  auto expired = std::make_shared<CountingStream>();
+  hub.Add(1, kept);
+  hub.Add(1, removed);
+  hub.Add(1, expired);
+  hub.Remove(1, removed.get());
+  expired.reset();
+  hub.WakeUsers({1});
+  EXPECT_EQ(kept->wakes, 1);
+  EXPECT_EQ(removed->wakes, 0);
+  EXPECT_EQ(hub.size(), 1u) << "the expired stream is forgotten";
+  hub.Remove(1, kept.get());
+  EXPECT_EQ(hub.size(), 0u);
+  hub.Remove(5, kept.get());  // unknown user: no-op
+}
+
+// A stream whose last owner is the hub's wake-up list is destroyed outside
+// the hub's lock, so its destructor may call Remove().
+class SelfRemovingStream final : public Wakeable {
+ public:
+  explicit SelfRemovingStream(StreamHub& hub) : hub_(hub) {}
+  ~SelfRemovingStream() override { hub_.Remove(1, this); }
+  void Wake() override {}
+
+ private:
+  StreamHub& hub_;
+};
+
+TEST(StreamHubTest, StreamMayRemoveItselfWhileBeingWoken) {
+  StreamHub hub;
+  std::atomic<bool> done{false};
+  std::thread waker([&] {
+    while (!done) hub.WakeAll();
+  });
+  for (int i = 0; i < 2000; ++i) {
+    auto stream = std::make_shared<SelfRemovingStream>(hub);
+    hub.Add(1, stream);
+  }
+  done = true;
+  waker.join();
+  EXPECT_EQ(hub.size(), 0u);
+}
+
+TEST(InboxPayloadTest, ParsesUserIdsAndStar) {
+  auto wake = ParseInboxPayload("1,22, 333");
+  EXPECT_FALSE(wake.all);
+  EXPECT_EQ(wake.user_ids, (std::vector<std::int64_t>{1, 22, 333}));
+  wake = ParseInboxPayload("*");
+  EXPECT_TRUE(wake.all);
+  wake = ParseInboxPayload("");
+  EXPECT_FALSE(wake.all);
+  EXPECT_TRUE(wake.user_ids.empty());
+  wake = ParseInboxPayload("x,0,-4,5,,7x");
+  EXPECT_EQ(wake.user_ids, (std::vector<std::int64_t>{5}));
+}
+
+}  // namespace
+}  // namespace chopar::http

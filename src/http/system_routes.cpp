@@ -1,0 +1,43 @@
+// Unauthenticated operational endpoints (API.md "Health and metrics").
+#include <spdlog/spdlog.h>
+
+#include "core/metrics.hpp"
+#include "http/api.hpp"
+#include "http/error_response.hpp"
+
+namespace chopar::http {
+namespace {
+
+struct Healthz {
+  db::Pool& pool;
+  Response operator()(const Request&) const {
+    try {
+      auto conn = pool.Acquire();
+      conn->ExecText("SELECT 1", {});
+      return JsonResponse(200, {{"status", "ok"}});
+    } catch (const std::exception& e) {
+      spdlog::warn("health check: the database does not answer: {}", e.what());
+      auto body = ErrorInfo{503, "unavailable", "the database does not answer", std::nullopt}.ToJson();
+      body["status"] = "unavailable";
+      return JsonResponse(503, body);
+    }
+  }
+};
+
+struct Metrics {
+  Response operator()(const Request&) const {
+    Response response;
+    response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    response.body = core::MetricsRegistry::Global().Render();
+    return response;
+  }
+};
+
+}  // namespace
+
+void RegisterSystemRoutes(Router& router, const Dependencies& deps) {
+  router.Add("GET", "/healthz", Auth::kNone, Healthz{deps.pool});
+  router.Add("GET", "/metrics", Auth::kNone, Metrics{});
+}
+
+}  // namespace chopar::http
