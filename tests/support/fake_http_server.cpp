@@ -20,9 +20,10 @@ struct FakeHttpServer::Impl {
   Handler handler;
   std::vector<Request> requests;
   std::vector<std::thread> connections;
+  std::vector<std::shared_ptr<tcp::socket>> sockets;
   std::atomic<bool> stopping{false};
 
-  void Serve(tcp::socket socket) {
+  void Serve(tcp::socket& socket) {
     beast::flat_buffer buffer;
     beast::error_code ec;
     for (;;) {
@@ -64,12 +65,13 @@ FakeHttpServer::FakeHttpServer(Handler handler) : impl_(std::make_unique<Impl>()
   port_ = impl_->acceptor.local_endpoint().port();
   impl_->accept_thread = std::thread([impl = impl_.get()] {
     for (;;) {
-      tcp::socket socket(impl->io);
+      auto socket = std::make_shared<tcp::socket>(impl->io);
       beast::error_code ec;
-      impl->acceptor.accept(socket, ec);
+      impl->acceptor.accept(*socket, ec);
       if (ec || impl->stopping) return;
       std::lock_guard lock(impl->mutex);
-      impl->connections.emplace_back([impl, s = std::move(socket)]() mutable { impl->Serve(std::move(s)); });
+      impl->sockets.push_back(socket);
+      impl->connections.emplace_back([impl, socket] { impl->Serve(*socket); });
     }
   });
 }
@@ -88,10 +90,11 @@ FakeHttpServer::~FakeHttpServer() {
   {
     std::lock_guard lock(impl_->mutex);
     connections.swap(impl_->connections);
+    // Unblocks reads on keep-alive connections; a handler still busy
+    // (a deliberately slow fake) finishes first, then its write fails.
+    for (auto& socket : impl_->sockets) socket->shutdown(tcp::socket::shutdown_both, ec);
   }
-  // Clients close their keep-alive connections when they are destroyed;
-  // connection threads end at EOF.
-  for (auto& t : connections) t.detach();
+  for (auto& t : connections) t.join();
 }
 
 std::string FakeHttpServer::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
