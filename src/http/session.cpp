@@ -15,6 +15,10 @@
 #include "core/metrics.hpp"
 #include "http/blocking_call.hpp"
 
+// GCC 12 mishandles temporaries with destructors inside co_await
+// expressions (they may be destroyed twice), so every argument of a co_await
+// below is a named local.
+
 namespace chopar::http {
 
 namespace asio = boost::asio;
@@ -31,6 +35,7 @@ constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 constexpr std::size_t kLingerBytes = 8 * 1024 * 1024;
 constexpr std::chrono::seconds kLingerTime{2};
 constexpr int kStreamBatch = 100;
+const std::string kHeartbeat = ": ping\n\n";
 
 auto Redirect(error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
 
@@ -241,26 +246,25 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   }
   const unsigned version = parser.is_header_done() ? parser.get().version() : 11;
   if (ec == bhttp::error::body_limit) {
-    co_await RefuseAndClose({413, "payload_too_large",
-                             "the request body exceeds " + std::to_string(settings.body_limit) +
-                                 " bytes",
-                             std::nullopt},
-                            version);
+    const ErrorInfo error{413, "payload_too_large",
+                          "the request body exceeds " + std::to_string(settings.body_limit) + " bytes",
+                          std::nullopt};
+    co_await RefuseAndClose(error, version);
     co_return std::nullopt;
   }
   if (ec == bhttp::error::header_limit) {
-    co_await RefuseAndClose({431, "headers_too_large", "the request headers are too large",
-                             std::nullopt},
-                            version);
+    const ErrorInfo error{431, "headers_too_large", "the request headers are too large",
+                          std::nullopt};
+    co_await RefuseAndClose(error, version);
     co_return std::nullopt;
   }
   if (ec) {
     // A malformed request gets an answer; a timeout or a closed socket none.
     if (ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category() &&
         ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
-      co_await RefuseAndClose({400, "bad_request", "malformed HTTP request: " + ec.message(),
-                               std::nullopt},
-                              version);
+      const ErrorInfo error{400, "bad_request", "malformed HTTP request: " + ec.message(),
+                            std::nullopt};
+      co_await RefuseAndClose(error, version);
     }
     co_return std::nullopt;
   }
@@ -306,7 +310,9 @@ asio::awaitable<bool> Session::Write(const Response& response, unsigned version,
 
 asio::awaitable<void> Session::RefuseAndClose(const ErrorInfo& error, unsigned version) {
   RecordHttpMetrics(Dispatcher::kUnmatchedRoute, error.status, 0);
-  if (!co_await Write(error.ToResponse(), version, /*keep_alive=*/false)) co_return;
+  const Response response = error.ToResponse();
+  const bool written = co_await Write(response, version, /*keep_alive=*/false);
+  if (!written) co_return;
   error_code ec;
   stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
   stream_.expires_after(kLingerTime);
@@ -320,7 +326,8 @@ asio::awaitable<void> Session::RefuseAndClose(const ErrorInfo& error, unsigned v
 asio::awaitable<bool> Session::WriteStreamText(const std::string& text) {
   error_code ec;
   if (chunked_) {
-    co_await asio::async_write(stream_, bhttp::make_chunk(asio::buffer(text)), Redirect(ec));
+    const auto chunk = bhttp::make_chunk(asio::buffer(text));
+    co_await asio::async_write(stream_, chunk, Redirect(ec));
   } else {
     co_await asio::async_write(stream_, asio::buffer(text), Redirect(ec));
   }
@@ -364,7 +371,8 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   asio::co_spawn(
       executor_, [self = shared_from_this()] { return self->WatchForClose(); }, asio::detached);
 
-  bool healthy = co_await WriteStreamText(UnreadCountEvent(last_count_));
+  const std::string first_event = UnreadCountEvent(last_count_);
+  bool healthy = co_await WriteStreamText(first_event);
   bool retry_on_tick = false;
   while (healthy && !stopping_ && !peer_closed_) {
     if (!woken_) {
@@ -373,7 +381,7 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
       if (stopping_ || peer_closed_) break;
       const bool heartbeat_due = !ec && !woken_;
       if (heartbeat_due && !retry_on_tick) {
-        healthy = co_await WriteStreamText(": ping\n\n");
+        healthy = co_await WriteStreamText(kHeartbeat);
         continue;
       }
       if (!heartbeat_due && !woken_) continue;
@@ -413,7 +421,8 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   StreamsGauge().Add(-1);
   stream_user_.reset();
   if (healthy && !peer_closed_ && chunked_) {
-    co_await asio::async_write(stream_, bhttp::make_chunk_last(), Redirect(ec));
+    const auto last_chunk = bhttp::make_chunk_last();
+    co_await asio::async_write(stream_, last_chunk, Redirect(ec));
   }
 }
 
