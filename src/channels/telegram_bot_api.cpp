@@ -20,7 +20,8 @@ BotApiReply ParseBotApiReply(const HttpResponse& response) {
     return reply;
   }
   reply.error_code = static_cast<int>(response.status);
-  if (const auto header = response.Header("retry-after")) reply.retry_after = ParseRetryAfter(*header);
+  if (const auto header = response.Header("retry-after"))
+    reply.retry_after = ParseRetryAfter(*header);
 
   const auto body = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
   if (!body.is_object() || !body.contains("ok") || !body["ok"].is_boolean()) {
@@ -42,7 +43,8 @@ BotApiReply ParseBotApiReply(const HttpResponse& response) {
     reply.description = "HTTP " + std::to_string(response.status);
   }
   if (const auto params = body.find("parameters"); params != body.end() && params->is_object()) {
-    if (const auto it = params->find("retry_after"); it != params->end() && it->is_number_integer()) {
+    if (const auto it = params->find("retry_after");
+        it != params->end() && it->is_number_integer()) {
       reply.retry_after = std::chrono::seconds(std::max<std::int64_t>(0, it->get<std::int64_t>()));
     }
   }
@@ -73,7 +75,8 @@ HttpRequest TelegramBotApi::GetUpdates(std::int64_t offset, std::chrono::seconds
                          {"allowed_updates", nlohmann::json::array({"message", "my_chat_member"})}};
   if (offset > 0) body["offset"] = offset;
   // The server holds the request for up to `long_poll`: leave room for the answer.
-  return Post("getUpdates", body, std::chrono::duration_cast<std::chrono::milliseconds>(long_poll) + timeout_);
+  return Post("getUpdates", body,
+              std::chrono::duration_cast<std::chrono::milliseconds>(long_poll) + timeout_);
 }
 
 HttpRequest TelegramBotApi::Post(std::string_view method, const nlohmann::json& body,

@@ -40,8 +40,9 @@ class TelegramBotApi {
 
   // sendMessage with parse_mode HTML and link previews off, started no
   // earlier than `not_before`.
-  [[nodiscard]] HttpRequest SendMessage(std::int64_t chat_id, std::string_view html,
-                                        std::chrono::steady_clock::time_point not_before = {}) const;
+  [[nodiscard]] HttpRequest SendMessage(
+      std::int64_t chat_id, std::string_view html,
+      std::chrono::steady_clock::time_point not_before = {}) const;
   // getUpdates from `offset` (0: the earliest unconfirmed update), waiting up
   // to `long_poll` for one; only the update kinds chopar handles.
   [[nodiscard]] HttpRequest GetUpdates(std::int64_t offset, std::chrono::seconds long_poll) const;

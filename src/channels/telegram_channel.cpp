@@ -59,7 +59,8 @@ std::chrono::seconds CeilSeconds(steady_clock::duration d) {
 }  // namespace
 
 std::string TelegramMessageText(const Message& message, std::string_view public_url) {
-  const std::size_t budget = kMaxTextUnits - kReservedUnits - std::min(Utf16Units(message.title), kMaxTextUnits / 2);
+  const std::size_t budget =
+      kMaxTextUnits - kReservedUnits - std::min(Utf16Units(message.title), kMaxTextUnits / 2);
   if (Utf16Units(message.body) <= budget) return RenderTelegramHtml(message, public_url);
   Message shortened = message;
   shortened.body = CutUtf16(message.body, budget);
@@ -75,8 +76,9 @@ Outcome TelegramSendOutcome(const BotApiReply& reply) {
     return Outcome::Sent();
   }
   if (reply.error_code == 0) {
-    return Outcome::Retry(reply.timed_out ? "telegram: no answer in time (" + reply.description + ")"
-                                          : "telegram: " + reply.description);
+    return Outcome::Retry(reply.timed_out
+                              ? "telegram: no answer in time (" + reply.description + ")"
+                              : "telegram: " + reply.description);
   }
   const int code = reply.error_code;
   const std::string detail = "telegram " + std::to_string(code) + ": " + reply.description;
@@ -86,7 +88,8 @@ Outcome TelegramSendOutcome(const BotApiReply& reply) {
     if (ContainsNoCase(reply.description, "chat not found")) return Outcome::AddressGone(detail);
     return Outcome::Permanent(detail);
   }
-  if (code == 401 || code == 404) return Outcome::Retry(detail + " (check [channels.telegram] bot_token)");
+  if (code == 401 || code == 404)
+    return Outcome::Retry(detail + " (check [channels.telegram] bot_token)");
   if (code >= 500 || code < 400) return Outcome::Retry(detail, reply.retry_after);
   return Outcome::Permanent(detail);
 }
@@ -126,8 +129,9 @@ std::vector<Outcome> TelegramChannel::SendTexts(std::span<const TelegramText> te
   for (std::size_t i = 0; i < texts.size(); ++i) {
     const auto turn = limiter_.Reserve(texts[i].chat_id, now, deadline);
     if (!turn.reserved) {
-      outcomes[i] = Outcome::Retry("telegram: waiting for our rate limit (max_per_second, one per chat per interval)",
-                                   CeilSeconds(turn.at - now));
+      outcomes[i] = Outcome::Retry(
+          "telegram: waiting for our rate limit (max_per_second, one per chat per interval)",
+          CeilSeconds(turn.at - now));
       continue;
     }
     requests.push_back(api_.SendMessage(texts[i].chat_id, texts[i].html, turn.at));

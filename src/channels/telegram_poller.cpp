@@ -16,14 +16,18 @@ constexpr std::chrono::milliseconds kMaxBackoff{30000};
 
 std::string ValidBotId(const TelegramSettings& settings) {
   std::string id = TelegramBotId(settings.bot_token);
-  if (id.empty()) throw std::invalid_argument("telegram bot_token must look like <bot id>:<secret>");
+  if (id.empty())
+    throw std::invalid_argument("telegram bot_token must look like <bot id>:<secret>");
   return id;
 }
 
 }  // namespace
 
 TelegramPoller::TelegramPoller(TelegramUpdates& updates, db::Pool& pool, HttpClient& http)
-    : updates_(updates), pool_(pool), http_(http), bot_id_(ValidBotId(updates.channel().settings())) {}
+    : updates_(updates),
+      pool_(pool),
+      http_(http),
+      bot_id_(ValidBotId(updates.channel().settings())) {}
 
 TelegramPoller::~TelegramPoller() { Stop(); }
 
@@ -36,14 +40,16 @@ TelegramPoller::RunResult TelegramPoller::RunOnce() {
   }
 
   const TelegramChannel& channel = updates_.channel();
-  const HttpResponse response = http_.Perform(channel.api().GetUpdates(offset, channel.settings().long_poll));
+  const HttpResponse response =
+      http_.Perform(channel.api().GetUpdates(offset, channel.settings().long_poll));
   const BotApiReply reply = ParseBotApiReply(response);
   RunResult result;
   if (!reply.ok || !reply.result.is_array()) {
     result.failed = true;
     result.retry_after = reply.retry_after;
-    result.error = reply.ok ? "getUpdates answered without an array"
-                            : "getUpdates: " + std::to_string(reply.error_code) + " " + reply.description;
+    result.error =
+        reply.ok ? "getUpdates answered without an array"
+                 : "getUpdates: " + std::to_string(reply.error_code) + " " + reply.description;
     return result;
   }
   result.received = reply.result.size();

@@ -11,7 +11,8 @@ std::chrono::nanoseconds SlotLength(double max_per_second) {
   if (!(max_per_second > 0) || !std::isfinite(max_per_second)) {
     throw std::invalid_argument("telegram max_per_second must be a positive number");
   }
-  const auto slot = std::chrono::nanoseconds(static_cast<std::int64_t>(std::ceil(1e9 / max_per_second)));
+  const auto slot =
+      std::chrono::nanoseconds(static_cast<std::int64_t>(std::ceil(1e9 / max_per_second)));
   return std::max(slot, std::chrono::nanoseconds(1));
 }
 

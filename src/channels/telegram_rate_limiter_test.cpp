@@ -62,7 +62,8 @@ TEST(TelegramRateLimiterTest, FreeTurnBeforeAWaitingMessageIsUsedByTheNextChat) 
   const auto a2 = limiter.Reserve(1, kStart, kFarAway);
   // Fill every turn between a1 and a2, then one more: it lands right after a2.
   std::vector<TimePoint> others;
-  for (int chat = 100; chat < 110; ++chat) others.push_back(limiter.Reserve(chat, kStart, kFarAway).at);
+  for (int chat = 100; chat < 110; ++chat)
+    others.push_back(limiter.Reserve(chat, kStart, kFarAway).at);
   std::set<TimePoint> all(others.begin(), others.end());
   all.insert(a1.at);
   all.insert(a2.at);

@@ -8,11 +8,11 @@ namespace chopar::channels {
 // else falls back to English, as channels::WordsFor does). Plain text, safe
 // for parse_mode HTML as it is.
 struct TelegramTexts {
-  std::string_view connected;        // /start <token> bound this chat
-  std::string_view link_expired;     // the token's time ran out
-  std::string_view link_invalid;     // no such token
-  std::string_view link_used;        // the token already bound another chat
-  std::string_view how_to_connect;   // a bare /start
+  std::string_view connected;       // /start <token> bound this chat
+  std::string_view link_expired;    // the token's time ran out
+  std::string_view link_invalid;    // no such token
+  std::string_view link_used;       // the token already bound another chat
+  std::string_view how_to_connect;  // a bare /start
 };
 const TelegramTexts& TelegramTextsFor(std::string_view locale);
 

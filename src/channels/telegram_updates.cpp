@@ -39,7 +39,8 @@ bool IsTokenShape(std::string_view text) {
 
 bool EqualsNoCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
          });
 }
 
@@ -51,11 +52,13 @@ std::optional<std::string_view> StartPayload(std::string_view text, std::string_
   text.remove_prefix(kStart.size());
   if (text.starts_with('@')) {
     const auto end = text.find_first_of(" \t\n");
-    const std::string_view mention = text.substr(1, end == std::string_view::npos ? text.npos : end - 1);
+    const std::string_view mention =
+        text.substr(1, end == std::string_view::npos ? text.npos : end - 1);
     if (!EqualsNoCase(mention, bot_username)) return std::nullopt;
     text.remove_prefix(end == std::string_view::npos ? text.size() : end);
   }
-  if (!text.empty() && text.front() != ' ' && text.front() != '\t' && text.front() != '\n') return std::nullopt;
+  if (!text.empty() && text.front() != ' ' && text.front() != '\t' && text.front() != '\n')
+    return std::nullopt;
   const auto first = text.find_first_not_of(" \t\n");
   if (first == std::string_view::npos) return std::string_view();
   text.remove_prefix(first);
@@ -87,15 +90,24 @@ TelegramUpdateResult Reply(TelegramUpdateEffect effect, std::optional<std::int64
 
 std::string_view TelegramUpdateEffectName(TelegramUpdateEffect effect) {
   switch (effect) {
-    case TelegramUpdateEffect::kIgnored: return "ignored";
-    case TelegramUpdateEffect::kConnected: return "connected";
-    case TelegramUpdateEffect::kReplayed: return "replayed";
-    case TelegramUpdateEffect::kLinkExpired: return "link_expired";
-    case TelegramUpdateEffect::kLinkInvalid: return "link_invalid";
-    case TelegramUpdateEffect::kLinkUsed: return "link_used";
-    case TelegramUpdateEffect::kHowToConnect: return "how_to_connect";
-    case TelegramUpdateEffect::kDeactivated: return "deactivated";
-    case TelegramUpdateEffect::kReactivated: return "reactivated";
+    case TelegramUpdateEffect::kIgnored:
+      return "ignored";
+    case TelegramUpdateEffect::kConnected:
+      return "connected";
+    case TelegramUpdateEffect::kReplayed:
+      return "replayed";
+    case TelegramUpdateEffect::kLinkExpired:
+      return "link_expired";
+    case TelegramUpdateEffect::kLinkInvalid:
+      return "link_invalid";
+    case TelegramUpdateEffect::kLinkUsed:
+      return "link_used";
+    case TelegramUpdateEffect::kHowToConnect:
+      return "how_to_connect";
+    case TelegramUpdateEffect::kDeactivated:
+      return "deactivated";
+    case TelegramUpdateEffect::kReactivated:
+      return "reactivated";
   }
   return "unknown";
 }
@@ -135,7 +147,8 @@ json TelegramUpdates::HandleWebhook(std::string_view secret_header, std::string_
     throw core::ApiError(401, "unauthorized", "wrong or missing X-Telegram-Bot-Api-Secret-Token");
   }
   const json update = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!update.is_object()) throw core::ApiError(400, "invalid_json", "the body must be a Telegram Update object");
+  if (!update.is_object())
+    throw core::ApiError(400, "invalid_json", "the body must be a Telegram Update object");
   HandleUpdate(update);
   return {{"ok", true}};
 }
@@ -159,7 +172,8 @@ TelegramUpdateResult TelegramUpdates::Apply(db::Transaction& tx, const json& upd
     if (!payload) return {};
     return ApplyStart(tx, *message, *payload);
   }
-  if (const json* member = ObjectAt(update, "my_chat_member")) return ApplyMyChatMember(tx, *member);
+  if (const json* member = ObjectAt(update, "my_chat_member"))
+    return ApplyMyChatMember(tx, *member);
   return {};
 }
 
@@ -190,7 +204,8 @@ TelegramUpdateResult TelegramUpdates::ApplyStart(db::Transaction& tx, const json
     if (*used_by == chat_id) return {TelegramUpdateEffect::kReplayed, user_id, std::nullopt};
     return Reply(TelegramUpdateEffect::kLinkUsed, user_id, chat_id, texts.link_used);
   }
-  if (token.Bool(0, "expired")) return Reply(TelegramUpdateEffect::kLinkExpired, user_id, chat_id, texts.link_expired);
+  if (token.Bool(0, "expired"))
+    return Reply(TelegramUpdateEffect::kLinkExpired, user_id, chat_id, texts.link_expired);
 
   tx.Exec(queries::kTelegramUseLinkToken, payload, now, chat_id);
   spdlog::info("telegram: user {} connected a chat", user_id);
@@ -221,7 +236,8 @@ void TelegramUpdates::SendReplies(std::span<const TelegramText> replies) {
   if (replies.empty()) return;
   const std::vector<Outcome> outcomes = channel_.SendTexts(replies, kReplyMaxWait);
   for (const Outcome& outcome : outcomes) {
-    if (outcome.kind != OutcomeKind::kSent) spdlog::warn("telegram: reply not sent: {}", outcome.detail);
+    if (outcome.kind != OutcomeKind::kSent)
+      spdlog::warn("telegram: reply not sent: {}", outcome.detail);
   }
 }
 

@@ -89,7 +89,8 @@ class FakeBotApi {
     if (get_updates_answer_) return *get_updates_answer_;
     const std::int64_t offset = body.value("offset", std::int64_t{0});
     if (!ignore_offset_) {
-      std::erase_if(queued_, [&](const json& u) { return u["update_id"].get<std::int64_t>() < offset; });
+      std::erase_if(queued_,
+                    [&](const json& u) { return u["update_id"].get<std::int64_t>() < offset; });
     }
     return {200, json{{"ok", true}, {"result", queued_}}.dump(), {}};
   }
@@ -113,19 +114,22 @@ json StartUpdate(std::int64_t update_id, std::int64_t chat_id, const std::string
                  const std::string& language = "en", const std::string& chat_type = "private") {
   json chat = PrivateChat(chat_id);
   chat["type"] = chat_type;
-  return {{"update_id", update_id},
-          {"message",
-           {{"message_id", update_id},
-            {"date", 1793192700},
-            {"chat", chat},
-            {"from", {{"id", chat_id}, {"is_bot", false}, {"first_name", "Aziz"}, {"language_code", language}}},
-            {"text", text},
-            {"entities", json::array({{{"offset", 0}, {"length", 6}, {"type", "bot_command"}}})}}}};
+  return {
+      {"update_id", update_id},
+      {"message",
+       {{"message_id", update_id},
+        {"date", 1793192700},
+        {"chat", chat},
+        {"from",
+         {{"id", chat_id}, {"is_bot", false}, {"first_name", "Aziz"}, {"language_code", language}}},
+        {"text", text},
+        {"entities", json::array({{{"offset", 0}, {"length", 6}, {"type", "bot_command"}}})}}}};
 }
 
 json MemberUpdate(std::int64_t update_id, std::int64_t chat_id, const std::string& old_status,
                   const std::string& new_status) {
-  const json bot = {{"id", 123456}, {"is_bot", true}, {"first_name", "chopar"}, {"username", "chopar_test_bot"}};
+  const json bot = {
+      {"id", 123456}, {"is_bot", true}, {"first_name", "chopar"}, {"username", "chopar_test_bot"}};
   return {{"update_id", update_id},
           {"my_chat_member",
            {{"chat", PrivateChat(chat_id)},
@@ -177,8 +181,9 @@ class TelegramConnectTest : public testing::PgTest {
   }
 
   std::string Connection(std::int64_t user_id) {
-    return db_->Scalar("SELECT chat_id || ':' || active FROM chopar.telegram_connections WHERE user_id = " +
-                       std::to_string(user_id));
+    return db_->Scalar(
+        "SELECT chat_id || ':' || active FROM chopar.telegram_connections WHERE user_id = " +
+        std::to_string(user_id));
   }
   std::int64_t StoredOffset() {
     return db_->Count("SELECT coalesce(max(update_offset), 0) FROM chopar.telegram_poll_state");
@@ -198,10 +203,13 @@ TEST_F(TelegramConnectTest, CreateLinkGivesAOneTimeDeepLinkThatExpiresInADay) {
   ASSERT_TRUE(url.starts_with("https://t.me/chopar_test_bot?start=")) << url;
   const std::string token = url.substr(url.find("?start=") + 7);
   EXPECT_EQ(token.size(), 32u);
-  EXPECT_EQ(token.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"),
-            std::string::npos);
+  EXPECT_EQ(
+      token.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"),
+      std::string::npos);
   EXPECT_EQ(link["expires_at"], "2026-10-29T13:05:00Z");
-  EXPECT_EQ(db_->Scalar("SELECT user_id FROM chopar.telegram_link_tokens WHERE token = '" + token + "'"), "1");
+  EXPECT_EQ(
+      db_->Scalar("SELECT user_id FROM chopar.telegram_link_tokens WHERE token = '" + token + "'"),
+      "1");
   EXPECT_NE(NewToken(1), token) << "every link has its own token";
 }
 
@@ -255,7 +263,8 @@ TEST_F(TelegramConnectTest, WebhookWithAWrongOrMissingSecretIsRefusedAndChangesN
   }
   EXPECT_EQ(Connection(1), "");
   EXPECT_TRUE(bot_.sent().empty());
-  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.telegram_link_tokens WHERE used_at IS NOT NULL"), 0);
+  EXPECT_EQ(
+      db_->Count("SELECT count(*) FROM chopar.telegram_link_tokens WHERE used_at IS NOT NULL"), 0);
 }
 
 TEST_F(TelegramConnectTest, WebhookIsRefusedWhenNoSecretIsConfigured) {
@@ -263,7 +272,8 @@ TEST_F(TelegramConnectTest, WebhookIsRefusedWhenNoSecretIsConfigured) {
   settings.webhook_secret.clear();
   TelegramChannel channel(settings, *http_);
   TelegramUpdates updates(channel, *pool_, clock_);
-  EXPECT_THROW((void)updates.HandleWebhook("", StartUpdate(1, kChat, "/start x").dump()), core::ApiError);
+  EXPECT_THROW((void)updates.HandleWebhook("", StartUpdate(1, kChat, "/start x").dump()),
+               core::ApiError);
 }
 
 TEST_F(TelegramConnectTest, WebhookBodyThatIsNotAnUpdateIsInvalidJson) {
@@ -317,11 +327,14 @@ TEST_F(TelegramConnectTest, LinkUsedByAnotherChatIsRefusedAndTheFirstChatKeepsIt
 }
 
 TEST_F(TelegramConnectTest, UnknownTokenAndBareStartGetHelpInTheSendersLanguage) {
-  EXPECT_EQ(updates_->HandleUpdate(StartUpdate(1, kChat, "/start AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "uz")).effect,
-            TelegramUpdateEffect::kLinkInvalid);
+  EXPECT_EQ(
+      updates_->HandleUpdate(StartUpdate(1, kChat, "/start AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "uz"))
+          .effect,
+      TelegramUpdateEffect::kLinkInvalid);
   // Other chats: three replies to one chat would wait a second each.
-  EXPECT_EQ(updates_->HandleUpdate(StartUpdate(2, kOtherChat, "/start '; DROP TABLE x", "en")).effect,
-            TelegramUpdateEffect::kLinkInvalid);
+  EXPECT_EQ(
+      updates_->HandleUpdate(StartUpdate(2, kOtherChat, "/start '; DROP TABLE x", "en")).effect,
+      TelegramUpdateEffect::kLinkInvalid);
   EXPECT_EQ(updates_->HandleUpdate(StartUpdate(3, kOtherChat + 1, "/start", "uz")).effect,
             TelegramUpdateEffect::kHowToConnect);
   const auto sent = bot_.sent();
@@ -334,10 +347,12 @@ TEST_F(TelegramConnectTest, UnknownTokenAndBareStartGetHelpInTheSendersLanguage)
 
 TEST_F(TelegramConnectTest, StartAddressedToTheBotByNameBindsAndOtherTextIsIgnored) {
   const std::string token = NewToken(2);
-  EXPECT_EQ(updates_->HandleUpdate(StartUpdate(1, kChat, "hello")).effect, TelegramUpdateEffect::kIgnored);
+  EXPECT_EQ(updates_->HandleUpdate(StartUpdate(1, kChat, "hello")).effect,
+            TelegramUpdateEffect::kIgnored);
   EXPECT_EQ(updates_->HandleUpdate(StartUpdate(2, kChat, "/start@other_bot " + token)).effect,
             TelegramUpdateEffect::kIgnored);
-  EXPECT_EQ(updates_->HandleUpdate(StartUpdate(3, kChat, "/start@Chopar_Test_Bot  " + token + " ")).effect,
+  EXPECT_EQ(updates_->HandleUpdate(StartUpdate(3, kChat, "/start@Chopar_Test_Bot  " + token + " "))
+                .effect,
             TelegramUpdateEffect::kConnected);
   EXPECT_EQ(Connection(2), std::to_string(kChat) + ":true");
   ASSERT_EQ(bot_.sent().size(), 1u);
@@ -346,8 +361,9 @@ TEST_F(TelegramConnectTest, StartAddressedToTheBotByNameBindsAndOtherTextIsIgnor
 
 TEST_F(TelegramConnectTest, GroupChatIsNeverBound) {
   const std::string token = NewToken(1);
-  EXPECT_EQ(updates_->HandleUpdate(StartUpdate(1, -100123, "/start " + token, "en", "supergroup")).effect,
-            TelegramUpdateEffect::kIgnored);
+  EXPECT_EQ(
+      updates_->HandleUpdate(StartUpdate(1, -100123, "/start " + token, "en", "supergroup")).effect,
+      TelegramUpdateEffect::kIgnored);
   EXPECT_EQ(Connection(1), "");
   EXPECT_TRUE(bot_.sent().empty());
 }
@@ -430,8 +446,9 @@ TEST_F(TelegramConnectTest, BatchAppliedByAnotherPollerMeanwhileIsNotAppliedTwic
   // Another process polls the same bot and commits offset 101 while our
   // getUpdates is in flight.
   bot_.OnGetUpdates([this] {
-    db_->Scalar("INSERT INTO chopar.telegram_poll_state (bot, update_offset) VALUES ('123456', 101) "
-                "ON CONFLICT (bot) DO UPDATE SET update_offset = 101");
+    db_->Scalar(
+        "INSERT INTO chopar.telegram_poll_state (bot, update_offset) VALUES ('123456', 101) "
+        "ON CONFLICT (bot) DO UPDATE SET update_offset = 101");
   });
   const auto result = poller_->RunOnce();
   EXPECT_EQ(result.received, 1u);
@@ -446,7 +463,8 @@ TEST_F(TelegramConnectTest, FailedGetUpdatesKeepsTheOffsetAndReportsTelegramsWai
   (void)poller_->RunOnce();
 
   bot_.AnswerGetUpdatesWith(FakeHttpServer::Response{
-      429, R"({"ok":false,"error_code":429,"description":"Too Many Requests: retry after 3","parameters":{"retry_after":3}})",
+      429,
+      R"({"ok":false,"error_code":429,"description":"Too Many Requests: retry after 3","parameters":{"retry_after":3}})",
       {}});
   auto result = poller_->RunOnce();
   EXPECT_TRUE(result.failed);
@@ -454,7 +472,8 @@ TEST_F(TelegramConnectTest, FailedGetUpdatesKeepsTheOffsetAndReportsTelegramsWai
   EXPECT_EQ(StoredOffset(), 101);
 
   bot_.AnswerGetUpdatesWith(FakeHttpServer::Response{
-      409, R"({"ok":false,"error_code":409,"description":"Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"})",
+      409,
+      R"({"ok":false,"error_code":409,"description":"Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"})",
       {}});
   result = poller_->RunOnce();
   EXPECT_TRUE(result.failed);
