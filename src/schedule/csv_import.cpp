@@ -1,0 +1,285 @@
+#include "schedule/csv_import.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <span>
+
+#include "core/api_error.hpp"
+#include "hub/validation.hpp"
+#include "schedule/schedule_store.hpp"
+
+namespace chopar::schedule {
+namespace {
+
+std::string Trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// RFC 4180 records, one at a time, with the line each starts on.
+class CsvReader {
+ public:
+  explicit CsvReader(std::istream& in) : in_(in) {}
+
+  // The next record into `fields`; false at the end of input.
+  bool Next(std::vector<std::string>& fields, std::size_t& start_line) {
+    std::string line;
+    if (!ReadLine(line)) return false;
+    start_line = line_;
+    fields.clear();
+    std::string field;
+    std::size_t i = 0;
+    bool quoted = false;      // inside a quoted field
+    bool was_quoted = false;  // the current field was quoted (only a separator may follow)
+    for (;;) {
+      if (i == line.size()) {
+        if (!quoted) break;
+        // A quoted field spans lines: the line break is part of it.
+        std::string more;
+        if (!ReadLine(more)) throw CsvImportError(start_line, "a quoted field is not closed");
+        field += '\n';
+        line = std::move(more);
+        i = 0;
+        continue;
+      }
+      const char c = line[i++];
+      if (quoted) {
+        if (c != '"') {
+          field += c;
+        } else if (i < line.size() && line[i] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          quoted = false;
+          was_quoted = true;
+        }
+      } else if (c == ',') {
+        fields.push_back(std::move(field));
+        field.clear();
+        was_quoted = false;
+      } else if (was_quoted) {
+        throw CsvImportError(line_, "only a comma may follow a closing quote");
+      } else if (c == '"' && field.empty()) {
+        quoted = true;
+      } else {
+        field += c;
+      }
+    }
+    fields.push_back(std::move(field));
+    return true;
+  }
+
+ private:
+  bool ReadLine(std::string& line) {
+    if (!std::getline(in_, line)) return false;
+    ++line_;
+    if (line_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
+  }
+
+  std::istream& in_;
+  std::size_t line_ = 0;
+};
+
+enum class Column {
+  kKey, kUserId, kCron, kTimezone, kType, kTitle, kBody, kLink, kChannels, kCatchupPolicy, kCatchupWindow
+};
+
+const std::map<std::string, Column>& ColumnNames() {
+  static const std::map<std::string, Column> names = {
+      {"key", Column::kKey},
+      {"user_id", Column::kUserId},
+      {"cron", Column::kCron},
+      {"time", Column::kCron},
+      {"timezone", Column::kTimezone},
+      {"type", Column::kType},
+      {"title", Column::kTitle},
+      {"body", Column::kBody},
+      {"link", Column::kLink},
+      {"channels", Column::kChannels},
+      {"catchup_policy", Column::kCatchupPolicy},
+      {"catchup_window_seconds", Column::kCatchupWindow},
+  };
+  return names;
+}
+
+std::vector<Column> HeaderColumns(const std::vector<std::string>& fields) {
+  std::vector<Column> columns;
+  for (const auto& field : fields) {
+    const std::string name = Lower(Trim(field));
+    const auto it = ColumnNames().find(name);
+    if (it == ColumnNames().end()) {
+      throw CsvImportError(1, "unknown column \"" + name + "\"; known: key, user_id, cron, timezone, type, title, "
+                                  "body, link, channels, catchup_policy, catchup_window_seconds");
+    }
+    if (std::find(columns.begin(), columns.end(), it->second) != columns.end()) {
+      throw CsvImportError(1, "column \"" + name + "\" appears twice");
+    }
+    columns.push_back(it->second);
+  }
+  for (Column required : {Column::kKey, Column::kUserId, Column::kCron}) {
+    if (std::find(columns.begin(), columns.end(), required) == columns.end()) {
+      throw CsvImportError(1, "the header must name the columns key, user_id and cron");
+    }
+  }
+  return columns;
+}
+
+// "18:05" or "8:05" → "5 18 * * *"; other text is taken as a cron pattern.
+std::string CronOrDailyTime(const std::string& text, std::size_t line) {
+  const auto colon = text.find(':');
+  const bool looks_like_time = colon != std::string::npos && text.find(' ') == std::string::npos &&
+                               std::all_of(text.begin(), text.end(), [](char c) { return c == ':' || (c >= '0' && c <= '9'); });
+  if (!looks_like_time) return text;
+  const std::string padded = colon == 1 ? "0" + text : text;
+  const auto minutes = hub::ParseClockTime(padded);
+  if (!minutes) throw CsvImportError(line, "\"" + text + "\" is not a time of day (HH:MM, 00:00-23:59)");
+  return std::to_string(*minutes % 60) + " " + std::to_string(*minutes / 60) + " * * *";
+}
+
+nlohmann::json Channels(const std::string& text) {
+  nlohmann::json names = nlohmann::json::array();
+  std::string name;
+  for (char c : text + ";") {
+    if (c == ';' || c == ' ' || c == '\t') {
+      if (!name.empty()) names.push_back(name);
+      name.clear();
+    } else {
+      name += c;
+    }
+  }
+  return names;
+}
+
+ScheduleSpec RowSpec(const std::vector<Column>& columns, const std::vector<std::string>& fields,
+                     std::size_t line, const CsvImportOptions& options) {
+  if (fields.size() != columns.size()) {
+    throw CsvImportError(line, "expected " + std::to_string(columns.size()) + " fields, found " +
+                                   std::to_string(fields.size()));
+  }
+  std::string key;
+  nlohmann::json body = {{"notification", options.notification}};
+  if (!options.catchup.is_null()) body["catchup"] = options.catchup;
+  nlohmann::json& notification = body["notification"];
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    const std::string value = Trim(fields[i]);
+    switch (columns[i]) {
+      case Column::kKey: key = value; break;
+      case Column::kUserId: {
+        std::int64_t id = 0;
+        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), id);
+        if (value.empty() || error != std::errc() || end != value.data() + value.size() || id <= 0) {
+          throw CsvImportError(line, "user_id \"" + value + "\" is not a positive integer");
+        }
+        body["user_id"] = id;
+        break;
+      }
+      case Column::kCron: body["cron"] = CronOrDailyTime(value, line); break;
+      case Column::kTimezone:
+        if (!value.empty()) body["timezone"] = value;
+        break;
+      case Column::kType: if (!value.empty()) notification["type"] = value; break;
+      case Column::kTitle: if (!value.empty()) notification["title"] = value; break;
+      case Column::kBody: if (!value.empty()) notification["body"] = fields[i]; break;
+      case Column::kLink: if (!value.empty()) notification["link"] = value; break;
+      case Column::kChannels: if (!value.empty()) notification["channels"] = Channels(value); break;
+      case Column::kCatchupPolicy: if (!value.empty()) body["catchup"]["policy"] = value; break;
+      case Column::kCatchupWindow:
+        if (!value.empty()) {
+          std::int64_t seconds = 0;
+          const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+          if (error != std::errc() || end != value.data() + value.size()) {
+            throw CsvImportError(line, "catchup_window_seconds \"" + value + "\" is not an integer");
+          }
+          body["catchup"]["window_seconds"] = seconds;
+        }
+        break;
+    }
+  }
+  if (key.empty()) throw CsvImportError(line, "the key is empty");
+  try {
+    return ParseScheduleSpec(key, body);
+  } catch (const core::ApiError& e) {
+    throw CsvImportError(line, std::string(e.what()));
+  }
+}
+
+}  // namespace
+
+CsvSchedules ParseScheduleCsv(std::istream& in, const CsvImportOptions& options) {
+  static const std::vector<Column> kPositional = {Column::kKey, Column::kUserId, Column::kCron, Column::kTimezone};
+  CsvSchedules out;
+  CsvReader reader(in);
+  std::vector<std::string> fields;
+  std::size_t line = 0;
+  std::optional<std::vector<Column>> header;
+  std::map<std::string, std::size_t, std::less<>> key_lines;
+  while (reader.Next(fields, line)) {
+    if (fields.size() == 1 && Trim(fields[0]).empty()) continue;
+    if (!fields[0].empty() && fields[0][0] == '#') continue;
+    const bool names_key =
+        std::any_of(fields.begin(), fields.end(), [](const std::string& f) { return Lower(Trim(f)) == "key"; });
+    if (!header && out.specs.empty() && names_key) {
+      header = HeaderColumns(fields);
+      continue;
+    }
+    std::vector<Column> columns;
+    if (header) {
+      columns = *header;
+    } else if (fields.size() == 3 || fields.size() == 4) {
+      columns.assign(kPositional.begin(), kPositional.begin() + static_cast<std::ptrdiff_t>(fields.size()));
+    } else {
+      throw CsvImportError(line, "expected key,user_id,cron or HH:MM[,timezone], found " +
+                                     std::to_string(fields.size()) + " fields (a header row names more columns)");
+    }
+    ScheduleSpec spec = RowSpec(columns, fields, line, options);
+    const auto [it, inserted] = key_lines.emplace(spec.key, line);
+    if (!inserted) {
+      throw CsvImportError(line, "key " + spec.key + " repeats line " + std::to_string(it->second));
+    }
+    out.specs.push_back(std::move(spec));
+    out.lines.push_back(line);
+  }
+  return out;
+}
+
+std::size_t ImportCsv(db::Pool& pool, std::istream& in, const core::Clock& clock, const ImportProgress& progress,
+                      const CsvImportOptions& options) {
+  const CsvSchedules parsed = ParseScheduleCsv(in, options);
+  const std::size_t total = parsed.specs.size();
+  const std::size_t batch = std::max<std::size_t>(options.batch, 1);
+  if (progress) progress(0, total);
+  if (total == 0) return 0;
+
+  auto tx = pool.Begin("import_schedules");
+  const core::TimePoint now = clock.Now();
+  const std::span<const ScheduleSpec> specs(parsed.specs);
+  for (std::size_t done = 0; done < total;) {
+    const std::size_t n = std::min(batch, total - done);
+    const UpsertOutcome outcome = UpsertSchedules(tx, specs.subspan(done, n), now);
+    if (outcome.unknown_user) {
+      const std::size_t index = done + *outcome.unknown_user;
+      throw CsvImportError(parsed.lines[index],
+                           "user " + std::to_string(parsed.specs[index].user_id) + " does not exist");
+    }
+    done += n;
+    if (progress) progress(done, total);
+  }
+  WakeSchedulers(tx);
+  tx.Commit();
+  return total;
+}
+
+}  // namespace chopar::schedule

@@ -1,0 +1,106 @@
+#include "schedule/csv_import.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace chopar::schedule {
+namespace {
+
+CsvSchedules Parse(const std::string& text, const CsvImportOptions& options = {}) {
+  std::istringstream in(text);
+  return ParseScheduleCsv(in, options);
+}
+
+// The line a CSV is refused at, with its message; a failure if accepted.
+CsvImportError ErrorFor(const std::string& text) {
+  try {
+    (void)Parse(text);
+  } catch (const CsvImportError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "accepted:\n" << text;
+  return CsvImportError(0, "");
+}
+
+TEST(CsvImportTest, PositionalRowsWithDailyTimesAndOptionalZone) {
+  const CsvSchedules s = Parse(
+      "pill-1,1,18:05,Asia/Tashkent\n"
+      "pill-2,2,8:30,\r\n"
+      "pill-3,3,*/15 9-17 * * MON-FRI\n");
+  ASSERT_EQ(s.specs.size(), 3u);
+  EXPECT_EQ(s.specs[0].key, "pill-1");
+  EXPECT_EQ(s.specs[0].user_id, 1);
+  EXPECT_EQ(s.specs[0].cron, "5 18 * * *");
+  EXPECT_EQ(s.specs[0].timezone, "Asia/Tashkent");
+  EXPECT_EQ(s.specs[1].cron, "30 8 * * *");
+  EXPECT_EQ(s.specs[1].timezone, std::nullopt);
+  EXPECT_EQ(s.specs[2].cron, "*/15 9-17 * * MON-FRI");
+  EXPECT_EQ(s.specs[2].notification.type, "reminder");
+  EXPECT_EQ(s.specs[2].notification.title, "Reminder");
+  EXPECT_EQ(s.lines, (std::vector<std::size_t>{1, 2, 3}));
+}
+
+TEST(CsvImportTest, HeaderNamesColumnsInAnyOrderWithTemplateFields) {
+  CsvImportOptions options;
+  options.catchup = {{"policy", "all"}};
+  const CsvSchedules s = Parse(
+      "\xEF\xBB\xBFuser_id,key,time,title,body,channels,catchup_window_seconds,timezone\n"
+      "# comment lines and blank lines are skipped\n"
+      "\n"
+      "7,pill-7,18:05,Sitramon,\"Dori vaqti, 18:00\",push;telegram,600,Europe/Berlin\n",
+      options);
+  ASSERT_EQ(s.specs.size(), 1u);
+  const ScheduleSpec& spec = s.specs[0];
+  EXPECT_EQ(spec.key, "pill-7");
+  EXPECT_EQ(spec.user_id, 7);
+  EXPECT_EQ(spec.cron, "5 18 * * *");
+  EXPECT_EQ(spec.timezone, "Europe/Berlin");
+  EXPECT_EQ(spec.notification.title, "Sitramon");
+  EXPECT_EQ(spec.notification.body, "Dori vaqti, 18:00");
+  EXPECT_EQ(spec.notification.channels,
+            (std::vector<core::ChannelKind>{core::ChannelKind::kPush, core::ChannelKind::kTelegram}));
+  EXPECT_EQ(spec.catchup_policy, CatchupPolicy::kAll);
+  EXPECT_EQ(spec.catchup_window, std::chrono::seconds(600));
+  EXPECT_EQ(s.lines, std::vector<std::size_t>{4});
+}
+
+TEST(CsvImportTest, QuotedFieldSpanningLinesKeepsLaterLineNumbersRight) {
+  const CsvImportError e = ErrorFor(
+      "key,user_id,cron,body\n"
+      "a,1,18:05,\"two\n"
+      "lines and a \"\"quote\"\"\"\n"
+      "b,2,61 * * * *,x\n");
+  EXPECT_EQ(e.line(), 4u);
+  const CsvSchedules s = Parse(
+      "key,user_id,cron,body\n"
+      "a,1,18:05,\"two\n"
+      "lines and a \"\"quote\"\"\"\n");
+  EXPECT_EQ(s.specs[0].notification.body, "two\nlines and a \"quote\"");
+  EXPECT_EQ(s.lines, std::vector<std::size_t>{2});
+}
+
+TEST(CsvImportTest, ErrorsNameTheLine) {
+  const CsvImportError cron = ErrorFor("a,1,18:05\nb,2,5 24 * * *\n");
+  EXPECT_EQ(cron.line(), 2u);
+  EXPECT_EQ(std::string(cron.what()).rfind("line 2: ", 0), 0u) << cron.what();
+  EXPECT_NE(std::string(cron.what()).find("position"), std::string::npos) << cron.what();
+
+  EXPECT_EQ(ErrorFor("a,1,25:00\n").line(), 1u);
+  EXPECT_EQ(ErrorFor("a,1,18:05\n\nb,x,18:05\n").line(), 3u);
+  EXPECT_EQ(ErrorFor("a,1,18:05,Mars/Olympus\n").line(), 1u);
+  EXPECT_EQ(ErrorFor("a,1\n").line(), 1u);
+  EXPECT_EQ(ErrorFor("a,1,18:05\n,2,18:05\n").line(), 2u);
+  EXPECT_EQ(ErrorFor("a,1,\"18:05\n").line(), 1u);
+  EXPECT_EQ(ErrorFor("key,user_id,when\n").line(), 1u);
+  EXPECT_EQ(ErrorFor("key,user_id,cron\na,1,18:05,extra\n").line(), 2u);
+}
+
+TEST(CsvImportTest, RepeatedKeyNamesBothLines) {
+  const CsvImportError e = ErrorFor("a,1,18:05\nb,1,18:05\na,2,19:00\n");
+  EXPECT_EQ(e.line(), 3u);
+  EXPECT_NE(std::string(e.what()).find("repeats line 1"), std::string::npos) << e.what();
+}
+
+}  // namespace
+}  // namespace chopar::schedule

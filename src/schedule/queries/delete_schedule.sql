@@ -1,0 +1,1 @@
+DELETE FROM schedules WHERE key = $1

@@ -1,0 +1,93 @@
+#pragma once
+
+#include <date/tz.h>
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/api_error.hpp"
+#include "core/channel_kind.hpp"
+#include "schedule/cron.hpp"
+
+namespace chopar::schedule {
+
+// What the scheduler does with occurrences it finds already past when it
+// gets to them (after downtime). See catchup.hpp for the exact rule.
+enum class CatchupPolicy { kLatest, kAll, kNone };
+
+// "latest", "all", "none" — the names used in the API and the database.
+std::string_view CatchupPolicyName(CatchupPolicy policy);
+// nullopt for any other text.
+std::optional<CatchupPolicy> ParseCatchupPolicy(std::string_view name);
+
+inline constexpr std::chrono::seconds kDefaultCatchupWindow{86400};
+// The API's upper bound on window_seconds: bounds the occurrences one
+// catch-up decision may have to walk.
+inline constexpr std::chrono::seconds kMaxCatchupWindow{366 * 86400};
+
+// The notification each firing creates; the fields of POST /v1/notifications
+// without user_id (the schedule's) and dedup_key (set per occurrence).
+struct NotificationTemplate {
+  std::string type;
+  std::string title;
+  std::string body;
+  std::optional<std::string> link;
+  nlohmann::json data = nlohmann::json::object();
+  std::optional<std::vector<core::ChannelKind>> channels;  // nullopt: every channel
+  bool critical = false;
+
+  friend bool operator==(const NotificationTemplate&, const NotificationTemplate&) = default;
+};
+
+// One validated schedule (API.md PUT /v1/schedules/{key}).
+struct ScheduleSpec {
+  std::string key;
+  std::int64_t user_id = 0;
+  std::string cron;  // the text as given, blanks trimmed
+  CronPattern pattern;
+  std::optional<std::string> timezone;  // nullopt: follow the user's zone
+  NotificationTemplate notification;
+  CatchupPolicy catchup_policy = CatchupPolicy::kLatest;
+  std::chrono::seconds catchup_window = kDefaultCatchupWindow;
+  bool enabled = true;
+};
+
+// 1 to 200 characters of [A-Za-z0-9_.:-], starting with a letter or digit
+// (the database CHECK says the same).
+bool IsValidScheduleKey(std::string_view key);
+
+// Parses and validates a schedule body:
+//   {"user_id": 8, "cron": "5 18 * * *", "timezone": "Asia/Tashkent" | null,
+//    "notification": {"type", "title", "body", "link", "data", "channels",
+//                     "critical"},
+//    "catchup": {"policy": "latest" | "all" | "none", "window_seconds": n},
+//    "enabled": true}
+// `key` is the path's key; a "key" member in the body, if present, must equal
+// it. Absent timezone, catchup and enabled take their defaults (follow the
+// user, latest, 86400 s, true). The notification is validated exactly as
+// POST /v1/notifications validates (hub::ParseNotificationRequest); a
+// dedup_key there is refused because each firing sets its own.
+//
+// Throws core::ApiError 400 (invalid_json / invalid_field) naming the field;
+// a bad cron pattern's message carries the field and character position
+// ("cron: hour field: value 24 out of range 0-23 at position 3"), an unknown
+// zone names it. Pure; thread-safe.
+ScheduleSpec ParseScheduleSpec(std::string_view key, const nlohmann::json& body);
+
+// The cron pattern of request field `field`, or core::ApiError 400 naming
+// the field with CronError's message (field and position).
+CronPattern ParseCronField(std::string_view text, const char* field);
+// The zone of request field `field`, or core::ApiError 400 naming it.
+const date::time_zone* ParseZoneField(std::string_view name, const char* field);
+
+// The same error with `prefix` in front of its field ("schedules[3]." →
+// "schedules[3].cron") and `label` in front of its message ("schedules[3]: …"),
+// so a bulk request's error says which item is wrong.
+core::ApiError PrefixError(const core::ApiError& error, std::string_view prefix, std::string_view label);
+
+}  // namespace chopar::schedule

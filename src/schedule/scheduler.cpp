@@ -1,0 +1,277 @@
+#include "schedule/scheduler.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <map>
+#include <variant>
+
+#include "core/backoff.hpp"
+#include "core/metrics.hpp"
+#include "core/time_format.hpp"
+#include "hub/notify_service.hpp"
+#include "schedule/catchup.hpp"
+#include "schedule/next_fire.hpp"
+#include "schedule/queries.hpp"
+#include "schedule/schedule_store.hpp"
+#include "schedule/time_zone.hpp"
+
+namespace chopar::schedule {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kListenTick{100};  // how soon the listener notices Stop()
+const core::BackoffPolicy kErrorBackoff{milliseconds(100), milliseconds(5000)};
+
+struct SchedulerMetrics {
+  core::Histogram& lag;
+  core::Gauge& due;
+  core::Counter& fired;
+  core::Counter& skipped;
+
+  static SchedulerMetrics& Global() {
+    static SchedulerMetrics metrics{
+        core::MetricsRegistry::Global().GetHistogram(
+            "chopar_schedule_lag_seconds", "Seconds from an occurrence's due instant to its firing", {},
+            {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400}),
+        core::MetricsRegistry::Global().GetGauge("chopar_schedules_due",
+                                                 "Enabled schedules whose next_fire_at has passed"),
+        core::MetricsRegistry::Global().GetCounter("chopar_schedule_fired_total",
+                                                   "Schedule occurrences fired (notifications created)"),
+        core::MetricsRegistry::Global().GetCounter(
+            "chopar_schedule_skipped_total", "Schedule occurrences skipped by their catch-up policy"),
+    };
+    return metrics;
+  }
+};
+
+// PostgreSQL's text form of a text[] of channel names: "{push,telegram}".
+std::vector<core::ChannelKind> ParseChannelArray(std::string_view text) {
+  std::vector<core::ChannelKind> kinds;
+  if (text.size() >= 2 && text.front() == '{' && text.back() == '}') text = text.substr(1, text.size() - 2);
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    if (const auto kind = core::ParseChannel(text.substr(0, comma))) kinds.push_back(*kind);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return kinds;
+}
+
+std::int64_t UnixSeconds(core::TimePoint t) {
+  return std::chrono::floor<std::chrono::seconds>(t).time_since_epoch().count();
+}
+
+nlohmann::json TimeOrNull(const std::optional<core::TimePoint>& t) {
+  return t ? nlohmann::json(core::FormatRfc3339Micros(*t)) : nlohmann::json();
+}
+
+}  // namespace
+
+Scheduler::Scheduler(db::Pool& pool, const core::Clock& clock, SchedulerSettings settings)
+    : pool_(pool), clock_(clock), settings_(settings) {
+  SchedulerMetrics::Global();  // registers the metric families up front
+}
+
+Scheduler::~Scheduler() { Stop(); }
+
+SchedulerRunStats Scheduler::RunOnce() {
+  SchedulerRunStats total;
+  while (!stopping_) {
+    const SchedulerRunStats batch = FireBatch(clock_.Now());
+    total.batches += batch.batches;
+    total.claimed += batch.claimed;
+    total.fired += batch.fired;
+    total.duplicates += batch.duplicates;
+    total.skipped += batch.skipped;
+    total.failed += batch.failed;
+    if (batch.claimed < settings_.batch) break;
+  }
+  return total;
+}
+
+SchedulerRunStats Scheduler::FireBatch(core::TimePoint now) {
+  SchedulerRunStats stats;
+  const std::string now_text = core::FormatRfc3339Micros(now);
+  auto tx = pool_.Begin("fire_schedules");
+  const auto rows = tx.Exec(queries::kClaimDueSchedules, now_text, settings_.batch);
+  if (rows.Empty()) return stats;
+  stats.claimed = rows.Rows();
+
+  std::map<std::string, CronPattern, std::less<>> patterns;
+  std::vector<hub::NotificationRequest> requests;
+  std::vector<core::TimePoint> request_due;
+  nlohmann::json updates = nlohmann::json::array();
+  for (int i = 0; i < rows.Rows(); ++i) {
+    const std::string key = rows.String(i, "key");
+    CatchupDecision decision;
+    try {
+      const std::string cron = rows.String(i, "cron");
+      auto pattern = patterns.find(cron);
+      if (pattern == patterns.end()) pattern = patterns.emplace(cron, ParseCron(cron)).first;
+      const date::time_zone* zone = FindTimeZone(rows.Text(i, "zone"));
+      const CatchupRule rule{ParseCatchupPolicy(rows.Text(i, "catchup_policy")).value_or(CatchupPolicy::kLatest),
+                             std::chrono::seconds(rows.Int(i, "catchup_window_seconds"))};
+      decision = DecideCatchup(pattern->second, zone, core::ParsePgTimestamp(rows.Text(i, "next_fire_at")), now,
+                               rule);
+    } catch (const std::exception& e) {
+      // A pattern or zone this process cannot evaluate (tzdata changed under
+      // us): park the schedule with the reason rather than fail the batch.
+      spdlog::error("schedule {}: cannot compute its firings: {}", key, e.what());
+      ++stats.failed;
+      updates.push_back({{"key", key}, {"next_fire_at", nullptr}, {"last_due_at", nullptr}, {"skipped", 0},
+                         {"last_skipped_at", nullptr}, {"last_error", e.what()}});
+      continue;
+    }
+
+    if (!decision.fire.empty()) {
+      hub::NotificationRequest base;
+      base.user_id = rows.Int(i, "user_id");
+      base.type = rows.String(i, "type");
+      base.title = rows.String(i, "title");
+      base.body = rows.String(i, "body");
+      base.link = rows.OptString(i, "link");
+      base.data = nlohmann::json::parse(rows.Text(i, "data"));
+      if (!rows.IsNull(i, "channels")) base.channels = ParseChannelArray(rows.Text(i, "channels"));
+      base.critical = rows.Bool(i, "critical");
+      for (core::TimePoint due : decision.fire) {
+        hub::NotificationRequest request = base;
+        request.dedup_key = "schedule:" + key + ":" + std::to_string(UnixSeconds(due));
+        request.data["due_at"] = core::FormatRfc3339(due);
+        request.data["schedule"] = key;
+        requests.push_back(std::move(request));
+        request_due.push_back(due);
+      }
+    }
+    stats.skipped += static_cast<int>(decision.skipped);
+    updates.push_back({{"key", key},
+                       {"next_fire_at", TimeOrNull(decision.next_fire_at)},
+                       {"last_due_at", decision.fire.empty() ? nlohmann::json() : TimeOrNull(decision.fire.back())},
+                       {"skipped", decision.skipped},
+                       {"last_skipped_at", TimeOrNull(decision.newest_skipped)},
+                       {"last_error", nullptr}});
+  }
+
+  const std::vector<hub::BatchItemResult> results = hub::NotifyService::NotifyIn(tx, requests, now);
+  tx.Exec(queries::kRecordFirings, updates.dump(), now_text);
+  tx.Commit();
+  stats.batches = 1;
+
+  auto& metrics = SchedulerMetrics::Global();
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (const auto* result = std::get_if<hub::NotifyResult>(&results[i])) {
+      if (!result->created) {
+        ++stats.duplicates;
+        continue;
+      }
+      ++stats.fired;
+      metrics.lag.Observe(std::chrono::duration<double>(now - request_due[i]).count());
+    } else {
+      // The user row is share-locked by the claim, so it cannot vanish.
+      spdlog::error("schedule firing refused: {}", std::get<core::ApiError>(results[i]).what());
+    }
+  }
+  metrics.fired.Inc(stats.fired);
+  metrics.skipped.Inc(stats.skipped);
+  return stats;
+}
+
+DueState Scheduler::LookUpDue() {
+  DueState state;
+  {
+    auto conn = pool_.Acquire();
+    const auto row = conn->Exec(queries::kNextDue, core::FormatRfc3339Micros(clock_.Now()));
+    if (!row.IsNull(0, 0)) state.next_fire_at = core::ParsePgTimestamp(row.Text(0, 0));
+    state.due = row.Int(0, 1);
+  }
+  SchedulerMetrics::Global().due.Set(static_cast<double>(state.due));
+  return state;
+}
+
+void Scheduler::Start() {
+  std::lock_guard lock(mutex_);
+  if (started_) return;
+  started_ = true;
+  listener_ = std::thread([this] { Listen(); });
+  loop_ = std::thread([this] { Loop(); });
+}
+
+void Scheduler::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_cv_.notify_all();
+  if (loop_.joinable()) loop_.join();
+  if (listener_.joinable()) listener_.join();
+}
+
+milliseconds Scheduler::IdleWait(const SchedulerRunStats& last) {
+  const DueState due = LookUpDue();
+  if (!due.next_fire_at) return settings_.MaxSleep();
+  const auto until = std::chrono::ceil<milliseconds>(*due.next_fire_at - clock_.Now());
+  if (until > milliseconds(0)) return std::min(until, settings_.MaxSleep());
+  // Still due: became due while we worked (go again), or held by other
+  // schedulers or a user update (look again shortly, or on NOTIFY).
+  return last.claimed > 0 ? milliseconds(0) : settings_.BusyRetry();
+}
+
+void Scheduler::Loop() {
+  int failures = 0;
+  while (!stopping_) {
+    std::uint64_t seen;
+    {
+      std::lock_guard lock(mutex_);
+      seen = wake_generation_;
+    }
+    try {
+      const SchedulerRunStats stats = RunOnce();
+      failures = 0;
+      const milliseconds wait = IdleWait(stats);
+      if (wait > milliseconds(0)) WaitFor(wait, seen, /*wake_on_notify=*/true);
+    } catch (const std::exception& e) {
+      ++failures;
+      const auto pause = core::BackoffDelay(kErrorBackoff, failures, core::ThreadLocalRandom::Instance());
+      spdlog::warn("scheduler loop: {} (retrying in {} ms)", e.what(), pause.count());
+      WaitFor(pause, seen, /*wake_on_notify=*/false);
+    }
+  }
+}
+
+void Scheduler::WaitFor(milliseconds timeout, std::uint64_t seen, bool wake_on_notify) {
+  std::unique_lock lock(mutex_);
+  wake_cv_.wait_for(lock, timeout,
+                    [&] { return stopping_.load() || (wake_on_notify && wake_generation_ != seen); });
+}
+
+void Scheduler::Wake() {
+  {
+    std::lock_guard lock(mutex_);
+    ++wake_generation_;
+  }
+  wake_cv_.notify_all();
+}
+
+void Scheduler::Listen() {
+  int failures = 0;
+  while (!stopping_) {
+    try {
+      auto conn = db::Connection::Open(pool_.conninfo());
+      conn.Listen(kSchedulesChannel);
+      // Changes made while we were not listening sent their NOTIFY already.
+      Wake();
+      failures = 0;
+      while (!stopping_) {
+        if (!conn.WaitForNotifications(kListenTick).empty()) Wake();
+      }
+    } catch (const std::exception& e) {
+      ++failures;
+      const auto pause = core::BackoffDelay(kErrorBackoff, failures, core::ThreadLocalRandom::Instance());
+      spdlog::warn("scheduler listener: {} (reconnecting in {} ms)", e.what(), pause.count());
+      WaitFor(pause, 0, /*wake_on_notify=*/false);
+    }
+  }
+}
+
+}  // namespace chopar::schedule

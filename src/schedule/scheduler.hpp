@@ -1,0 +1,114 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "core/clock.hpp"
+#include "db/pool.hpp"
+
+namespace chopar::schedule {
+
+// How a Scheduler behaves; a value, set once at construction.
+struct SchedulerSettings {
+  int batch = 500;                  // schedules claimed per firing transaction
+  double max_sleep_seconds = 60;    // idle wake-up when no NOTIFY arrives
+  double busy_retry_seconds = 0.5;  // due schedules all held by other schedulers: look again after this
+
+  [[nodiscard]] std::chrono::milliseconds MaxSleep() const { return Millis(max_sleep_seconds); }
+  [[nodiscard]] std::chrono::milliseconds BusyRetry() const { return Millis(busy_retry_seconds); }
+
+ private:
+  static std::chrono::milliseconds Millis(double seconds) {
+    return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+  }
+};
+
+// What one RunOnce() did.
+struct SchedulerRunStats {
+  int batches = 0;    // firing transactions committed
+  int claimed = 0;    // schedules decided on
+  int fired = 0;      // occurrences that created their notification
+  int duplicates = 0; // occurrences whose notification existed already (dedup key)
+  int skipped = 0;    // occurrences skipped by the catch-up policy
+  int failed = 0;     // schedules whose next firing could not be computed (last_error set)
+};
+
+// The earliest next_fire_at of enabled schedules and how many are due.
+struct DueState {
+  std::optional<core::TimePoint> next_fire_at;  // nullopt: no enabled schedule will fire
+  std::int64_t due = 0;
+};
+
+// Fires schedules (DESIGN §3 "Schedules"). Each batch is one transaction:
+// claim due schedules (next_fire_at <= now) with FOR UPDATE SKIP LOCKED,
+// decide per schedule which occurrences fire (catchup.hpp), create their
+// notifications through hub::NotifyService::NotifyIn with dedup_key
+// "schedule:<key>:<unix due seconds>" and data.due_at / data.schedule, and
+// advance next_fire_at past now — all committed together. Any number of
+// Schedulers, in any number of processes, may run against one database: an
+// occurrence can never fire twice (the claim lock, the advanced next_fire_at
+// and the dedup key), and a crash before COMMIT loses nothing (the schedule
+// is still due).
+//
+// Time comes from `clock`. The pool and clock must outlive the Scheduler.
+class Scheduler {
+ public:
+  Scheduler(db::Pool& pool, const core::Clock& clock, SchedulerSettings settings = {});
+  // Stops if running and joins the threads.
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Fires everything due at the clock's now, batch after batch, until a
+  // batch claims fewer than settings.batch (the rest, if any, is held by
+  // other schedulers) or Stop() is called. Throws db::DbError /
+  // db::PoolTimeout when the database fails; the batch in progress is rolled
+  // back and stays due. Thread-safe: may run concurrently with itself and the
+  // loop started by Start().
+  SchedulerRunStats RunOnce();
+
+  // The idle lookup (an indexed min and a count of due entries, never a scan
+  // of all schedules); also sets the chopar_schedules_due gauge. Throws
+  // db::DbError.
+  DueState LookUpDue();
+
+  // Starts the loop thread (RunOnce, then sleep until the earliest
+  // next_fire_at, woken early by NOTIFY chopar_schedules on one dedicated
+  // listening connection, at most settings.max_sleep_seconds) and the
+  // listener thread. Database failures are logged and retried with backoff;
+  // they never end the loop. Call once.
+  void Start();
+
+  // Stops claiming; the batch in progress commits (or rolls back on error)
+  // and the threads are joined. Idempotent.
+  void Stop();
+
+  [[nodiscard]] const SchedulerSettings& settings() const { return settings_; }
+
+ private:
+  SchedulerRunStats FireBatch(core::TimePoint now);
+  void Loop();
+  void Listen();
+  std::chrono::milliseconds IdleWait(const SchedulerRunStats& last);
+  void WaitFor(std::chrono::milliseconds timeout, std::uint64_t seen, bool wake_on_notify);
+  void Wake();
+
+  db::Pool& pool_;
+  const core::Clock& clock_;
+  const SchedulerSettings settings_;
+
+  std::mutex mutex_;  // guards the fields below
+  std::condition_variable wake_cv_;
+  std::atomic<bool> stopping_{false};
+  bool started_ = false;
+  std::uint64_t wake_generation_ = 0;
+  std::thread loop_;
+  std::thread listener_;
+};
+
+}  // namespace chopar::schedule
