@@ -228,6 +228,7 @@ void Worker::Stop(milliseconds deadline) {
 
 void Worker::Loop() {
   int failures = 0;
+  int empty_claims = 0;
   while (!stopping_) {
     std::uint64_t seen;
     {
@@ -237,8 +238,11 @@ void Worker::Loop() {
     try {
       const RunStats stats = RunOnce();
       failures = 0;
-      if (stats.claimed > 0) continue;
-      WaitFor(IdleWait(), seen, /*wake_on_notify=*/true);
+      if (stats.claimed > 0) {
+        empty_claims = 0;
+        continue;
+      }
+      WaitFor(IdleWait(++empty_claims), seen, /*wake_on_notify=*/true);
     } catch (const std::exception& e) {
       ++failures;
       const auto pause = core::BackoffDelay(kErrorBackoff, failures, random_);
@@ -251,16 +255,20 @@ void Worker::Loop() {
   idle_cv_.notify_all();
 }
 
-milliseconds Worker::IdleWait() {
-  const milliseconds poll = settings_.PollInterval();
+milliseconds Worker::IdleWait(int empty_claims) {
+  const milliseconds poll = std::max(settings_.PollInterval(), kMinIdleWait);
+  // Rows that are due but cannot be claimed are held by another claim (a
+  // moment) or by some long transaction: back off from re-asking at once.
+  const milliseconds floor =
+      std::min(poll, core::BackoffCeiling({kMinIdleWait, poll}, std::max(empty_claims, 1)));
   std::optional<std::string> next;
   {
     auto conn = pool_.Acquire();
     next = conn->Exec(queries::kNextWakeup).OptString(0, 0);
   }
-  if (!next) return std::max(poll, kMinIdleWait);
+  if (!next) return poll;
   const auto until = std::chrono::duration_cast<milliseconds>(core::ParsePgTimestamp(*next) - clock_.Now());
-  return std::max(std::min(until, poll), kMinIdleWait);
+  return std::clamp(until, floor, poll);
 }
 
 void Worker::WaitFor(milliseconds timeout, std::uint64_t seen, bool wake_on_notify) {

@@ -91,7 +91,10 @@ class Worker {
 
   void Loop();
   void Listen();
-  std::chrono::milliseconds IdleWait();
+  // How long an idle loop sleeps after its `empty_claims`-th claim in a row
+  // that found nothing: until the next due row or lease expiry, at most the
+  // poll interval.
+  std::chrono::milliseconds IdleWait(int empty_claims);
   // Waits up to `timeout` for Stop() or, if `wake_on_notify`, a wake-up
   // newer than `seen`.
   void WaitFor(std::chrono::milliseconds timeout, std::uint64_t seen, bool wake_on_notify);
