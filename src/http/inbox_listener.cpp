@@ -59,8 +59,10 @@ void InboxListener::Run() {
     try {
       auto conn = db::Connection::Open(conninfo_);
       conn.Listen(hub::kInboxChannel);
-      if (connections_.fetch_add(1) > 0) spdlog::info("inbox listener: reconnected");
       hub_.WakeAll();
+      // Counted after the wake-up: a caller that sees the count knows every
+      // stream registered before it has been woken.
+      if (connections_.fetch_add(1) > 0) spdlog::info("inbox listener: reconnected");
       while (!stopping_) {
         for (const auto& note : conn.WaitForNotifications(options_.poll_interval)) {
           const auto wake = ParseInboxPayload(note.payload);

@@ -47,7 +47,8 @@ class InboxListener {
   // Stops and joins the thread; idempotent.
   void Stop();
 
-  // How many times LISTEN has succeeded (1 after the first connection).
+  // How many times LISTEN has succeeded (1 after the first connection),
+  // counted after the wake-up that follows it.
   [[nodiscard]] std::uint64_t connections() const { return connections_.load(); }
 
  private:
