@@ -6,7 +6,7 @@ namespace chopar::hub {
 
 nlohmann::json TimestampJson(const db::Result& rows, int row, const char* column) {
   if (rows.IsNull(row, column)) return nullptr;
-  return core::FormatRfc3339Micros(core::ParsePgTimestamp(rows.Text(row, column)));
+  return core::FormatRfc3339(core::ParsePgTimestamp(rows.Text(row, column)));
 }
 
 nlohmann::json UserJson(const db::Result& rows, int row) {

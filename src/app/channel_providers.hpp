@@ -1,0 +1,41 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app/config.hpp"
+#include "channels/channel.hpp"
+#include "channels/http_client.hpp"
+#include "channels/sink_channel.hpp"
+#include "core/clock.hpp"
+#include "db/pool.hpp"
+#include "delivery/channel_set.hpp"
+
+namespace chopar::app {
+
+// The provider of each channel, built from the configuration: the real one
+// when its credentials are set (or its provider is named), else the sink.
+// Owns the providers and the shared HTTP client; lives as long as the workers
+// that use set(). Throws std::runtime_error for a provider that is named but
+// cannot be configured (bad keys, missing URL), naming the config key.
+class ChannelProviders {
+ public:
+  ChannelProviders(const Config& config, db::Pool& pool, const core::Clock& clock);
+  ~ChannelProviders();
+  ChannelProviders(const ChannelProviders&) = delete;
+  ChannelProviders& operator=(const ChannelProviders&) = delete;
+
+  [[nodiscard]] delivery::ChannelSet set();
+  // "sink", "smtp", … for each channel, for the start-up banner.
+  [[nodiscard]] std::string Describe() const;
+
+ private:
+  channels::HttpClient http_;
+  channels::SinkChannel sink_;
+  std::unique_ptr<channels::Channel> email_;
+  std::unique_ptr<channels::Channel> telegram_;
+  std::unique_ptr<channels::Channel> push_;
+  std::unique_ptr<channels::Channel> sms_;
+};
+
+}  // namespace chopar::app

@@ -1,0 +1,94 @@
+#include "app/service.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "app/channel_providers.hpp"
+#include "app/database_setup.hpp"
+#include "app/secrets.hpp"
+#include "app/shutdown_signal.hpp"
+#include "core/clock.hpp"
+#include "db/pool.hpp"
+#include "delivery/delivery_metrics.hpp"
+#include "delivery/worker.hpp"
+#include "http/server.hpp"
+#include "hub/inbox_service.hpp"
+#include "hub/notify_service.hpp"
+#include "hub/user_service.hpp"
+
+namespace chopar::app {
+namespace {
+
+delivery::WorkerSettings WorkerSettingsFrom(const Config& config) {
+  delivery::WorkerSettings s;
+  s.batch = config.delivery.batch;
+  s.lease_seconds = config.delivery.lease_seconds;
+  s.max_attempts = config.delivery.max_attempts;
+  s.backoff_initial_seconds = config.delivery.backoff_initial_seconds;
+  s.backoff_max_seconds = config.delivery.backoff_max_seconds;
+  s.concurrency = config.delivery.concurrency;
+  s.poll_seconds = config.delivery.poll_seconds;
+  s.drain_seconds = config.delivery.drain_seconds;
+  s.hourly_limits = config.hourly_limits;
+  return s;
+}
+
+std::string SecretOrStored(const std::string& configured, const Config& config, const char* name,
+                           bool announce) {
+  if (!configured.empty()) return configured;
+  const StoredSecret secret = LoadOrCreateSecret(config.server.data_dir, name);
+  if (announce) {
+    if (secret.generated) {
+      std::cout << "  API key:   " << secret.value << "  (new; stored in " << secret.path.string() << ")\n";
+    } else {
+      std::cout << "  API key:   stored in " << secret.path.string() << "\n";
+    }
+  }
+  return secret.value;
+}
+
+}  // namespace
+
+int RunService(const Config& config, Role role) {
+  DatabaseSetup database(config);
+  database.MigrateNow();
+  db::Pool pool(database.conninfo(), config.database.pool_size);
+  core::SystemClock clock;
+
+  ChannelProviders providers(config, pool, clock);
+  delivery::Worker worker(pool, providers.set(), clock, WorkerSettingsFrom(config));
+  delivery::RegisterQueueDepthCollector(database.conninfo());
+
+  hub::NotifyService notify(pool, clock);
+  hub::UserService users(pool, {.allow_http_push_endpoints = config.push.allow_http_endpoints,
+                                .timezone_changed = nullptr});
+  hub::InboxService inbox(pool);
+  std::unique_ptr<http::Server> server;
+
+  std::cout << "chopar " << CHOPAR_VERSION << (role == Role::kServe ? " serving" : " worker") << "\n";
+  if (role == Role::kServe) {
+    http::Settings settings;
+    http::ApplyListenAddress(config.server.listen, settings);
+    settings.io_threads = config.server.io_threads;
+    settings.handler_threads = config.server.handler_threads;
+    settings.api_key = SecretOrStored(config.server.api_key, config, "api_key", true);
+    settings.inbox_secret = SecretOrStored(config.server.inbox_secret, config, "inbox_secret", false);
+    server = std::make_unique<http::Server>(settings, http::Dependencies{pool, notify, users, inbox});
+    server->Start();
+    std::cout << "  listening: http://" << settings.host << ":" << server->port() << "\n";
+  }
+  std::cout << "  database:  "
+            << (database.embedded() ? "embedded PostgreSQL in " + database.location() : "configured [database] url")
+            << "\n  channels:  " << providers.Describe() << std::endl;
+
+  worker.Start();
+  const int signal = WaitForShutdownSignal();
+  spdlog::info("signal {} received: draining", signal);
+  if (server) server->Stop();
+  worker.Stop();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace chopar::app

@@ -1,0 +1,12 @@
+#pragma once
+
+namespace chopar::app {
+
+// Blocks SIGTERM and SIGINT in the calling thread and every thread it starts
+// afterwards; call first thing in main, before any thread exists.
+void BlockShutdownSignals();
+
+// Waits until SIGTERM or SIGINT arrives; returns the signal number.
+int WaitForShutdownSignal();
+
+}  // namespace chopar::app
