@@ -1,0 +1,71 @@
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/clock.hpp"
+#include "core/time_format.hpp"
+#include "hub/user_service.hpp"
+#include "schedule/schedule_service.hpp"
+#include "schedule/scheduler.hpp"
+#include "testing/test_database.hpp"
+
+namespace chopar::schedule {
+
+inline core::TimePoint At(const char* rfc3339) { return *core::ParseRfc3339(rfc3339); }
+
+// A migrated database, a simulated clock, the schedule service, a user
+// service whose zone changes move schedules (as the app wires it), and one
+// scheduler stepped by RunOnce().
+class SchedulePgTest : public testing::PgTest {
+ protected:
+  void SetUp() override {
+    PgTest::SetUp();
+    if (IsSkipped()) return;
+    service_ = std::make_unique<ScheduleService>(*pool_, clock_);
+    hub::UserService::Options options;
+    options.timezone_changed = [this](db::Transaction& tx, std::int64_t user_id) {
+      service_->RecomputeForUser(tx, user_id);
+    };
+    users_ = std::make_unique<hub::UserService>(*pool_, std::move(options));
+    scheduler_ = std::make_unique<Scheduler>(*pool_, clock_, SchedulerSettings{});
+  }
+
+  void AddUser(std::int64_t id, const std::string& zone) {
+    users_->PutUser(id, {{"timezone", zone}, {"email", "user" + std::to_string(id) + "@example.uz"}});
+  }
+
+  static nlohmann::json Body(std::int64_t user_id, const std::string& cron,
+                             nlohmann::json timezone = nullptr, const std::string& policy = "latest",
+                             int window_seconds = 86400) {
+    return {{"user_id", user_id},
+            {"cron", cron},
+            {"timezone", std::move(timezone)},
+            {"notification", {{"type", "pill.reminder"}, {"title", "Sitramon"}, {"body", "18:00 dori vaqti"},
+                              {"link", "/pills/17"}, {"data", {{"pill_id", 17}}}}},
+            {"catchup", {{"policy", policy}, {"window_seconds", window_seconds}}}};
+  }
+
+  // A column of one schedule as text ("" for NULL).
+  std::string Column(const std::string& key, const std::string& expression) {
+    return db_->Scalar("SELECT " + expression + " FROM chopar.schedules WHERE key = '" + key + "'");
+  }
+  std::string NextFire(const std::string& key) { return Column(key, "chopar.api_time(next_fire_at)"); }
+
+  // The due_at of every notification the schedule created, oldest first.
+  std::string FiredDueAts(const std::string& key) {
+    return db_->Scalar("SELECT string_agg(data->>'due_at', ',' ORDER BY data->>'due_at') FROM chopar.notifications "
+                       "WHERE data->>'schedule' = '" + key + "'");
+  }
+  std::int64_t Notifications() { return db_->Count("SELECT count(*) FROM chopar.notifications"); }
+
+  core::SimulatedClock clock_{At("2026-10-20T10:00:00Z")};
+  std::unique_ptr<ScheduleService> service_;
+  std::unique_ptr<hub::UserService> users_;
+  std::unique_ptr<Scheduler> scheduler_;
+};
+
+}  // namespace chopar::schedule

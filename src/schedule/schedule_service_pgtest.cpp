@@ -1,0 +1,254 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "core/api_error.hpp"
+#include "schedule/csv_import.hpp"
+#include "schedule/schedule_pgtest_fixture.hpp"
+
+namespace chopar::schedule {
+namespace {
+
+using nlohmann::json;
+
+class ScheduleServiceTest : public SchedulePgTest {
+ protected:
+  // The ApiError `call` throws, or a failure if it returns.
+  template <typename Call>
+  core::ApiError ErrorOf(Call call) {
+    try {
+      call();
+    } catch (const core::ApiError& e) {
+      return e;
+    }
+    ADD_FAILURE() << "no error";
+    return core::ApiError(0, "", "");
+  }
+  std::int64_t Schedules() { return db_->Count("SELECT count(*) FROM chopar.schedules"); }
+};
+
+TEST_F(ScheduleServiceTest, PutGetDelete) {
+  AddUser(8, "Asia/Tashkent");
+  json body = Body(8, "5 18 * * *");
+  body["notification"]["channels"] = {"push", "telegram"};
+  EXPECT_EQ(service_->Put("pill-17", body), (json{{"key", "pill-17"}, {"next_fire_at", "2026-10-20T13:05:00Z"}}));
+
+  const json got = service_->Get("pill-17");
+  EXPECT_EQ(got["key"], "pill-17");
+  EXPECT_EQ(got["user_id"], 8);
+  EXPECT_EQ(got["cron"], "5 18 * * *");
+  EXPECT_EQ(got["timezone"], nullptr);
+  EXPECT_EQ(got["effective_timezone"], "Asia/Tashkent");
+  EXPECT_EQ(got["notification"], (json{{"type", "pill.reminder"},
+                                       {"title", "Sitramon"},
+                                       {"body", "18:00 dori vaqti"},
+                                       {"link", "/pills/17"},
+                                       {"data", {{"pill_id", 17}}},
+                                       {"channels", {"push", "telegram"}},
+                                       {"critical", false}}));
+  EXPECT_EQ(got["catchup"], (json{{"policy", "latest"}, {"window_seconds", 86400}}));
+  EXPECT_EQ(got["enabled"], true);
+  EXPECT_EQ(got["next_fire_at"], "2026-10-20T13:05:00Z");
+  EXPECT_EQ(got["last_fired_at"], nullptr);
+  EXPECT_EQ(got["skipped_count"], 0);
+  EXPECT_EQ(got["created_at"], "2026-10-20T10:00:00Z");
+
+  service_->Delete("pill-17");
+  EXPECT_EQ(ErrorOf([&] { service_->Get("pill-17"); }).code(), "not_found");
+  EXPECT_EQ(ErrorOf([&] { service_->Delete("pill-17"); }).status(), 404);
+  EXPECT_EQ(ErrorOf([&] { service_->Get("no/such key"); }).status(), 404);
+}
+
+TEST_F(ScheduleServiceTest, UnknownUserWritesNothing) {
+  const core::ApiError e = ErrorOf([&] { service_->Put("pill-1", Body(99, "5 18 * * *")); });
+  EXPECT_EQ(e.status(), 404);
+  EXPECT_EQ(e.code(), "user_not_found");
+  EXPECT_EQ(Schedules(), 0);
+}
+
+TEST_F(ScheduleServiceTest, BadCronIsRefusedWithItsPosition) {
+  AddUser(1, "UTC");
+  const core::ApiError e = ErrorOf([&] { service_->Put("pill-1", Body(1, "5 18 * * MON-XYZ")); });
+  EXPECT_EQ(e.status(), 400);
+  EXPECT_EQ(e.field(), "cron");
+  EXPECT_NE(std::string(e.what()).find("position"), std::string::npos) << e.what();
+  EXPECT_EQ(Schedules(), 0);
+}
+
+TEST_F(ScheduleServiceTest, ResendingAnUnchangedScheduleKeepsAnOccurrenceThatIsDue) {
+  AddUser(1, "UTC");
+  service_->Put("pill-1", Body(1, "0 11 * * *"));
+  clock_.Set(At("2026-10-20T11:30:00Z"));  // 11:00 passed, not fired yet
+  // A rebuild from the application's tables re-sends the same schedule.
+  EXPECT_EQ(service_->Put("pill-1", Body(1, "0 11 * * *"))["next_fire_at"], "2026-10-20T11:00:00Z");
+  EXPECT_EQ(scheduler_->RunOnce().fired, 1);
+  EXPECT_EQ(FiredDueAts("pill-1"), "2026-10-20T11:00:00Z");
+
+  // A changed pattern starts from now.
+  EXPECT_EQ(service_->Put("pill-1", Body(1, "0 12 * * *"))["next_fire_at"], "2026-10-20T12:00:00Z");
+  // So does a changed template? No: only pattern, zone, user and enabled move it.
+  json retitled = Body(1, "0 12 * * *");
+  retitled["notification"]["title"] = "Yangi";
+  EXPECT_EQ(service_->Put("pill-1", retitled)["next_fire_at"], "2026-10-20T12:00:00Z");
+  EXPECT_EQ(service_->Get("pill-1")["notification"]["title"], "Yangi");
+}
+
+TEST_F(ScheduleServiceTest, DisabledScheduleIsNeverDue) {
+  AddUser(1, "UTC");
+  json body = Body(1, "0 11 * * *");
+  body["enabled"] = false;
+  EXPECT_EQ(service_->Put("pill-1", body)["next_fire_at"], nullptr);
+  clock_.Set(At("2026-10-21T11:00:00Z"));
+  EXPECT_EQ(scheduler_->RunOnce().claimed, 0);
+  body["enabled"] = true;
+  EXPECT_EQ(service_->Put("pill-1", body)["next_fire_at"], "2026-10-22T11:00:00Z");
+}
+
+TEST_F(ScheduleServiceTest, PatternThatNeverFiresIsStoredWithoutANextInstant) {
+  AddUser(1, "UTC");
+  EXPECT_EQ(service_->Put("feb-30", Body(1, "0 0 30 2 *"))["next_fire_at"], nullptr);
+  EXPECT_EQ(scheduler_->LookUpDue().next_fire_at, std::nullopt);
+}
+
+TEST_F(ScheduleServiceTest, BulkPutOfTenThousandInOneCall) {
+  db_->Scalar(
+      "INSERT INTO chopar.users (id, timezone) SELECT i, (ARRAY['Asia/Tashkent', 'Europe/Berlin', "
+      "'America/St_Johns', 'Asia/Kathmandu'])[1 + i % 4] FROM generate_series(1, 1000) i");
+  json items = json::array();
+  for (int i = 0; i < 10'000; ++i) {
+    json item = Body(1 + i % 1000, "5 18 * * *", i % 5 == 0 ? json("UTC") : json());
+    item["key"] = "pill-" + std::to_string(i);
+    items.push_back(std::move(item));
+  }
+  EXPECT_EQ(service_->BulkPut({{"schedules", items}}), (json{{"upserted", 10'000}}));
+  EXPECT_EQ(Schedules(), 10'000);
+  // pill-i belongs to user 1 + i; pill-0 has its own zone, UTC.
+  EXPECT_EQ(NextFire("pill-0"), "2026-10-20T18:05:00Z");
+  EXPECT_EQ(NextFire("pill-1"), "2026-10-20T20:35:00Z");  // America/St_Johns, -2:30 in summer
+  EXPECT_EQ(NextFire("pill-2"), "2026-10-20T12:20:00Z");  // Asia/Kathmandu, +5:45
+  EXPECT_EQ(NextFire("pill-3"), "2026-10-20T13:05:00Z");  // Asia/Tashkent
+  EXPECT_EQ(NextFire("pill-4"), "2026-10-20T16:05:00Z");  // Europe/Berlin, summer time
+  // The same again replaces, idempotently.
+  EXPECT_EQ(service_->BulkPut({{"schedules", items}}), (json{{"upserted", 10'000}}));
+  EXPECT_EQ(Schedules(), 10'000);
+
+  items.push_back(items[0]);
+  EXPECT_EQ(ErrorOf([&] { service_->BulkPut({{"schedules", items}}); }).field(), "schedules");
+}
+
+TEST_F(ScheduleServiceTest, BulkPutIsAllOrNothingAndNamesTheBadItem) {
+  AddUser(1, "UTC");
+  json items = json::array();
+  for (int i = 0; i < 10; ++i) {
+    json item = Body(1, "0 9 * * *");
+    item["key"] = "k" + std::to_string(i);
+    items.push_back(item);
+  }
+  json bad = items;
+  bad[7]["cron"] = "0 9 * * 8";
+  core::ApiError e = ErrorOf([&] { service_->BulkPut({{"schedules", bad}}); });
+  EXPECT_EQ(e.field(), "schedules[7].cron");
+  EXPECT_EQ(std::string(e.what()).rfind("schedules[7]: ", 0), 0u) << e.what();
+
+  bad = items;
+  bad[3]["user_id"] = 99;
+  e = ErrorOf([&] { service_->BulkPut({{"schedules", bad}}); });
+  EXPECT_EQ(e.code(), "user_not_found");
+  EXPECT_EQ(e.field(), "schedules[3].user_id");
+
+  bad = items;
+  bad[5]["key"] = "k2";
+  e = ErrorOf([&] { service_->BulkPut({{"schedules", bad}}); });
+  EXPECT_EQ(e.field(), "schedules[5].key");
+  EXPECT_NE(std::string(e.what()).find("schedules[2]"), std::string::npos) << e.what();
+
+  bad = items;
+  bad[4].erase("key");
+  EXPECT_EQ(ErrorOf([&] { service_->BulkPut({{"schedules", bad}}); }).field(), "schedules[4].key");
+  EXPECT_EQ(ErrorOf([&] { service_->BulkPut({{"schedule", items}}); }).field(), "schedules");
+
+  EXPECT_EQ(Schedules(), 0);
+}
+
+TEST_F(ScheduleServiceTest, PreviewMatchesTheApiExample) {
+  const json preview = service_->Preview(
+      {{"cron", "30 2 * * *"}, {"timezone", "Europe/Berlin"}, {"after", "2027-03-27T00:00:00Z"}, {"count", 5}});
+  ASSERT_EQ(preview["fire_at"].size(), 5u);
+  EXPECT_EQ(preview["fire_at"][0], "2027-03-27T01:30:00Z");
+  EXPECT_EQ(preview["fire_at"][1], "2027-03-28T01:00:00Z");  // 02:30 is skipped by summer time: right after the gap
+  EXPECT_EQ(preview["fire_at"][2], "2027-03-29T00:30:00Z");
+
+  // Defaults: UTC, after now, ten instants.
+  const json defaults = service_->Preview({{"cron", "@hourly"}});
+  ASSERT_EQ(defaults["fire_at"].size(), 10u);
+  EXPECT_EQ(defaults["fire_at"][0], "2026-10-20T11:00:00Z");
+
+  core::ApiError e = ErrorOf([&] { service_->Preview({{"cron", "61 * * * *"}}); });
+  EXPECT_EQ(e.field(), "cron");
+  EXPECT_NE(std::string(e.what()).find("position 1"), std::string::npos) << e.what();
+  EXPECT_EQ(ErrorOf([&] { service_->Preview({{"cron", "@daily"}, {"timezone", "Nowhere"}}); }).field(), "timezone");
+  EXPECT_EQ(ErrorOf([&] { service_->Preview({{"cron", "@daily"}, {"count", 1001}}); }).field(), "count");
+  EXPECT_EQ(ErrorOf([&] { service_->Preview({{"cron", "@daily"}, {"after", "yesterday"}}); }).field(), "after");
+}
+
+TEST_F(ScheduleServiceTest, WritesWakeSchedulers) {
+  AddUser(1, "UTC");
+  auto listener = db_->Connect();
+  listener.Listen("chopar_schedules");
+  service_->Put("pill-1", Body(1, "0 9 * * *"));
+  const auto woken = listener.WaitForNotifications(std::chrono::seconds(10));
+  ASSERT_FALSE(woken.empty());
+  EXPECT_EQ(woken[0].channel, "chopar_schedules");
+}
+
+TEST_F(ScheduleServiceTest, ImportCsvWritesEveryRowWithProgress) {
+  AddUser(1, "Asia/Tashkent");
+  AddUser(2, "Europe/Berlin");
+  std::ostringstream csv;
+  for (int i = 0; i < 12; ++i) csv << "pill-" << i << "," << 1 + i % 2 << ",18:05," << (i == 0 ? "UTC" : "") << "\n";
+  std::istringstream in(csv.str());
+  std::vector<std::pair<std::size_t, std::size_t>> progress;
+  CsvImportOptions options;
+  options.batch = 5;
+  const std::size_t rows = ImportCsv(*pool_, in, clock_,
+                                     [&](std::size_t done, std::size_t total) { progress.emplace_back(done, total); },
+                                     options);
+  EXPECT_EQ(rows, 12u);
+  EXPECT_EQ(progress, (std::vector<std::pair<std::size_t, std::size_t>>{{0, 12}, {5, 12}, {10, 12}, {12, 12}}));
+  EXPECT_EQ(Schedules(), 12);
+  EXPECT_EQ(NextFire("pill-0"), "2026-10-20T18:05:00Z");
+  EXPECT_EQ(NextFire("pill-1"), "2026-10-20T16:05:00Z");
+  EXPECT_EQ(NextFire("pill-2"), "2026-10-20T13:05:00Z");
+  EXPECT_EQ(Column("pill-2", "cron"), "5 18 * * *");
+}
+
+TEST_F(ScheduleServiceTest, ImportCsvWithABadLineNamesItAndWritesNothing) {
+  AddUser(1, "UTC");
+  std::istringstream bad_cron("a,1,18:05\nb,1,18:05\nc,1,18:65\nd,1,19:00\n");
+  try {
+    ImportCsv(*pool_, bad_cron, clock_, nullptr);
+    ADD_FAILURE() << "imported";
+  } catch (const CsvImportError& e) {
+    EXPECT_EQ(e.line(), 3u);
+  }
+  EXPECT_EQ(Schedules(), 0);
+
+  // A user that does not exist is only found by the database, after earlier
+  // statements of the same import were written: they are rolled back.
+  std::ostringstream csv;
+  for (int i = 1; i <= 7; ++i) csv << "k" << i << "," << (i == 6 ? 42 : 1) << ",09:00\n";
+  std::istringstream unknown_user(csv.str());
+  CsvImportOptions options;
+  options.batch = 2;
+  try {
+    ImportCsv(*pool_, unknown_user, clock_, nullptr, options);
+    ADD_FAILURE() << "imported";
+  } catch (const CsvImportError& e) {
+    EXPECT_EQ(e.line(), 6u);
+    EXPECT_NE(std::string(e.what()).find("user 42"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(Schedules(), 0);
+}
+
+}  // namespace
+}  // namespace chopar::schedule
