@@ -434,7 +434,8 @@ TEST_F(EmailChannelTest, ManyMessagesInFlightAtOnce) {
   for (const auto& outcome : outcomes) ASSERT_EQ(outcome.kind, OutcomeKind::kSent) << outcome.detail;
   EXPECT_EQ(server_.message_count(), static_cast<std::size_t>(kMessages));
   EXPECT_LE(server_.peak_connections(), 64);
-  std::cout << "[ measured ] " << kMessages << " emails, server answering after 50 ms, max_in_flight 64: "
+  std::cout << "[ measured ] " << kMessages << " emails, server answering after 50 ms, max_in_flight "
+            << settings.max_in_flight << ": "
             << elapsed.count() << " ms, " << server_.connections() << " connections, peak "
             << server_.peak_connections() << " at once\n";
 }

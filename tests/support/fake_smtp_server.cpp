@@ -276,6 +276,10 @@ FakeSmtpServer::FakeSmtpServer(Script script) : impl_(std::make_shared<Impl>()) 
       const int fd = ::accept4(impl->listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
       if (fd < 0) continue;
       std::lock_guard lock(impl->mutex);
+      if (impl->stopping) {  // the destructor already woke the sessions it knew of
+        ::close(fd);
+        return;
+      }
       const int number = ++impl->accepted;
       impl->open_fds.insert(fd);
       impl->peak = std::max(impl->peak, static_cast<int>(impl->open_fds.size()));
