@@ -81,6 +81,11 @@ EmbeddedCluster EmbeddedCluster::Start(const fs::path& folder_in, const std::str
       fs::create_directories(folder);
       fs::permissions(folder, fs::perms::owner_all, fs::perm_options::replace);
       GiveToPostgres(folder);
+      if (RunningAsRoot() && core::RunProcess({"runuser", "-u", "postgres", "--", "test", "-w", folder.string()}) != 0) {
+        throw std::runtime_error("the postgres account cannot reach " + folder.string() +
+                                 " (a parent folder is private); choose a [server] data_dir it can reach, "
+                                 "such as /var/lib/chopar, or run chopar as a regular user");
+      }
       Run({cluster.bin_dir_ + "/initdb", "-D", data.string(), "-U", "postgres", "-A", "trust", "-E",
            "UTF8", "--locale=C.UTF-8"},
           "initdb");

@@ -1,0 +1,172 @@
+// Black-box tests: the built `chopar` binary as a user runs it, over HTTP.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "channels/http_client.hpp"
+#include "core/process.hpp"
+#include "db/embedded_cluster.hpp"
+#include "testing/child_process.hpp"
+#include "testing/test_database.hpp"
+
+namespace chopar {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ChildProcess;
+using testing::WaitUntil;
+using namespace std::chrono_literals;
+
+// A port that was free a moment ago.
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+class Api {
+ public:
+  Api(int port, std::string key) : base_("http://127.0.0.1:" + std::to_string(port)), key_(std::move(key)) {}
+
+  channels::HttpResponse Call(const std::string& method, const std::string& path, const nlohmann::json& body = nullptr) {
+    channels::HttpRequest request;
+    request.method = method;
+    request.url = base_ + path;
+    request.headers = {"Authorization: Bearer " + key_, "Content-Type: application/json"};
+    if (!body.is_null()) request.body = body.dump();
+    request.timeout = 10s;
+    return client_.Perform(request);
+  }
+  bool Healthy() { return Call("GET", "/healthz").status == 200; }
+
+ private:
+  channels::HttpClient client_;
+  std::string base_;
+  std::string key_;
+};
+
+std::string ReadFirstLine(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+class BlackBox : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Parents must be reachable by the postgres account when tests run as root.
+    dir_ = fs::temp_directory_path() / ("chopar-bb-" + std::to_string(getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  }
+  void TearDown() override {
+    // A cluster left running on purpose (reused after kill -9) is stopped here.
+    const fs::path data = dir_ / "var" / "pg" / "data";
+    if (fs::exists(data / "postmaster.pid")) {
+      std::vector<std::string> stop = {db::FindPostgresBinDir() + "/pg_ctl", "-D", data.string(), "-m", "immediate", "stop"};
+      if (geteuid() == 0) stop.insert(stop.begin(), {"runuser", "-u", "postgres", "--"});
+      core::RunProcess(stop);
+    }
+    fs::remove_all(dir_);
+  }
+
+  std::unique_ptr<ChildProcess> Start(const std::string& role, int port, std::map<std::string, std::string> env,
+                                      const std::string& log) {
+    env["CHOPAR_SERVER_LISTEN"] = "127.0.0.1:" + std::to_string(port);
+    env["CHOPAR_SERVER_DATA_DIR"] = (dir_ / "var").string();
+    return std::make_unique<ChildProcess>(std::vector<std::string>{CHOPAR_BINARY, role}, env, dir_ / log, dir_);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(BlackBox, EmbeddedDatabaseServesAndSurvivesKill9) {
+  const int port = FreePort();
+  auto first = Start("serve", port, {}, "first.log");
+  ASSERT_TRUE(WaitUntil([&] { return fs::exists(dir_ / "var" / "api_key"); }, 120s)) << first->Output();
+  Api api(port, ReadFirstLine(dir_ / "var" / "api_key"));
+  ASSERT_TRUE(WaitUntil([&] { return api.Healthy(); }, 60s)) << first->Output();
+  EXPECT_NE(first->Output().find("API key:"), std::string::npos);
+  EXPECT_NE(first->Output().find("embedded PostgreSQL in"), std::string::npos);
+
+  ASSERT_EQ(api.Call("PUT", "/v1/users/1", {{"email", "aziz@example.uz"}}).status, 200);
+  const auto created = api.Call("POST", "/v1/notifications", {{"user_id", 1}, {"type", "task.due"}, {"title", "Muddat yaqin"}});
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_TRUE(WaitUntil([&] {
+    return nlohmann::json::parse(api.Call("GET", "/v1/notifications/1").body)["deliveries"][0]["status"] == "sent";
+  }, 30s));
+
+  // kill -9 leaves the postmaster running; the next start must reuse it.
+  first->Signal(SIGKILL);
+  first->Wait(10s);
+  auto second = Start("serve", port, {}, "second.log");
+  ASSERT_TRUE(WaitUntil([&] { return api.Healthy(); }, 60s)) << second->Output();
+  const auto kept = nlohmann::json::parse(api.Call("GET", "/v1/notifications/1").body);
+  EXPECT_EQ(kept["title"], "Muddat yaqin");
+
+  // A second process on the same data_dir shares the running cluster.
+  auto worker = Start("worker", FreePort(), {}, "worker.log");
+  EXPECT_TRUE(WaitUntil([&] { return worker->Output().find("channels:") != std::string::npos; }, 60s)) << worker->Output();
+  EXPECT_TRUE(worker->Running()) << worker->Output();
+
+  worker->Signal(SIGTERM);
+  EXPECT_EQ(worker->Wait(30s), 0) << worker->Output();
+  second->Signal(SIGTERM);
+  EXPECT_EQ(second->Wait(30s), 0) << second->Output();
+}
+
+TEST_F(BlackBox, ConfiguredDatabaseDeliversABatchAndDrainsOnSigterm) {
+  if (!testing::TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
+  testing::TestDatabase db;
+  const int port = FreePort();
+  auto serve = Start("serve", port, {{"CHOPAR_DATABASE_URL", db.url()}, {"CHOPAR_SERVER_API_KEY", "test-key"}}, "serve.log");
+  Api api(port, "test-key");
+  ASSERT_TRUE(WaitUntil([&] { return api.Healthy(); }, 60s)) << serve->Output();
+
+  for (int user = 1; user <= 10; ++user) {
+    ASSERT_EQ(api.Call("PUT", "/v1/users/" + std::to_string(user), {{"email", "u" + std::to_string(user) + "@example.uz"}}).status, 200);
+  }
+  nlohmann::json batch = nlohmann::json::array();
+  for (int i = 0; i < 200; ++i) batch.push_back({{"user_id", 1 + i % 10}, {"type", "bench.ping"}, {"title", "t"}});
+  const auto response = api.Call("POST", "/v1/notifications/batch", {{"notifications", batch}});
+  ASSERT_EQ(response.status, 200) << response.body;
+  // 20 per user and the default email limit is 20 an hour: every one is sent.
+  EXPECT_TRUE(WaitUntil([&] { return db.Count("SELECT count(*) FROM chopar.deliveries WHERE status = 'sent'") == 200; }, 30s));
+  EXPECT_EQ(db.Count("SELECT count(DISTINCT delivery_id) FROM chopar.sink_messages"), 200);
+  EXPECT_EQ(api.Call("GET", "/v1/users/1/notifications").status, 200);
+
+  serve->Signal(SIGTERM);
+  EXPECT_EQ(serve->Wait(30s), 0) << serve->Output();
+}
+
+TEST_F(BlackBox, WrongApiKeyIsRefused) {
+  if (!testing::TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
+  testing::TestDatabase db;
+  const int port = FreePort();
+  auto serve = Start("serve", port, {{"CHOPAR_DATABASE_URL", db.url()}, {"CHOPAR_SERVER_API_KEY", "right"}}, "serve.log");
+  Api wrong(port, "wrong");
+  ASSERT_TRUE(WaitUntil([&] { return wrong.Healthy(); }, 60s)) << serve->Output();
+  const auto refused = wrong.Call("PUT", "/v1/users/1", {{"email", "a@example.uz"}});
+  EXPECT_EQ(refused.status, 401);
+  EXPECT_EQ(nlohmann::json::parse(refused.body)["error"]["code"], "unauthorized");
+  EXPECT_EQ(db.Count("SELECT count(*) FROM chopar.users"), 0);
+}
+
+}  // namespace
+}  // namespace chopar
