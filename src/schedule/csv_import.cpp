@@ -163,52 +163,87 @@ nlohmann::json Channels(const std::string& text) {
   return names;
 }
 
+// The template and catch-up from the options, validated once: rows without
+// their own template columns copy it instead of re-validating the same JSON.
+ScheduleSpec SharedSpec(const CsvImportOptions& options) {
+  try {
+    return ParseScheduleSpec("template", {{"user_id", 1},
+                                          {"cron", "@daily"},
+                                          {"notification", options.notification},
+                                          {"catchup", options.catchup}});
+  } catch (const core::ApiError& e) {
+    throw std::invalid_argument(std::string("import options: ") + e.what());
+  }
+}
+
 ScheduleSpec RowSpec(const std::vector<Column>& columns, const std::vector<std::string>& fields,
-                     std::size_t line, const CsvImportOptions& options) {
+                     std::size_t line, const CsvImportOptions& options, const ScheduleSpec& shared) {
   if (fields.size() != columns.size()) {
     throw CsvImportError(line, "expected " + std::to_string(columns.size()) + " fields, found " +
                                    std::to_string(fields.size()));
   }
-  std::string key;
-  nlohmann::json body = {{"notification", options.notification}};
-  if (!options.catchup.is_null()) body["catchup"] = options.catchup;
-  nlohmann::json& notification = body["notification"];
+  std::string key, cron, timezone;
+  std::int64_t user_id = 0;
+  nlohmann::json notification = nlohmann::json::object();  // per-row template members
+  nlohmann::json catchup = nlohmann::json::object();       // per-row catch-up members
   for (std::size_t i = 0; i < columns.size(); ++i) {
     const std::string value = Trim(fields[i]);
+    if (value.empty()) continue;
     switch (columns[i]) {
       case Column::kKey: key = value; break;
       case Column::kUserId: {
-        std::int64_t id = 0;
-        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), id);
-        if (value.empty() || error != std::errc() || end != value.data() + value.size() || id <= 0) {
+        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), user_id);
+        if (error != std::errc() || end != value.data() + value.size() || user_id <= 0) {
           throw CsvImportError(line, "user_id \"" + value + "\" is not a positive integer");
         }
-        body["user_id"] = id;
         break;
       }
-      case Column::kCron: body["cron"] = CronOrDailyTime(value, line); break;
-      case Column::kTimezone:
-        if (!value.empty()) body["timezone"] = value;
-        break;
-      case Column::kType: if (!value.empty()) notification["type"] = value; break;
-      case Column::kTitle: if (!value.empty()) notification["title"] = value; break;
-      case Column::kBody: if (!value.empty()) notification["body"] = fields[i]; break;
-      case Column::kLink: if (!value.empty()) notification["link"] = value; break;
-      case Column::kChannels: if (!value.empty()) notification["channels"] = Channels(value); break;
-      case Column::kCatchupPolicy: if (!value.empty()) body["catchup"]["policy"] = value; break;
-      case Column::kCatchupWindow:
-        if (!value.empty()) {
-          std::int64_t seconds = 0;
-          const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-          if (error != std::errc() || end != value.data() + value.size()) {
-            throw CsvImportError(line, "catchup_window_seconds \"" + value + "\" is not an integer");
-          }
-          body["catchup"]["window_seconds"] = seconds;
+      case Column::kCron: cron = CronOrDailyTime(value, line); break;
+      case Column::kTimezone: timezone = value; break;
+      case Column::kType: notification["type"] = value; break;
+      case Column::kTitle: notification["title"] = value; break;
+      case Column::kBody: notification["body"] = fields[i]; break;
+      case Column::kLink: notification["link"] = value; break;
+      case Column::kChannels: notification["channels"] = Channels(value); break;
+      case Column::kCatchupPolicy: catchup["policy"] = value; break;
+      case Column::kCatchupWindow: {
+        std::int64_t seconds = 0;
+        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+        if (error != std::errc() || end != value.data() + value.size()) {
+          throw CsvImportError(line, "catchup_window_seconds \"" + value + "\" is not an integer");
         }
+        catchup["window_seconds"] = seconds;
         break;
+      }
     }
   }
   if (key.empty()) throw CsvImportError(line, "the key is empty");
+  if (user_id == 0) throw CsvImportError(line, "the user_id is empty");
+
+  if (notification.empty() && catchup.empty() && IsValidScheduleKey(key) && !cron.empty() && cron.size() <= 200) {
+    ScheduleSpec spec = shared;
+    spec.key = std::move(key);
+    spec.user_id = user_id;
+    try {
+      spec.pattern = ParseCronField(cron, "cron");
+      spec.cron = std::move(cron);
+      if (!timezone.empty()) {
+        (void)ParseZoneField(timezone, "timezone");
+        spec.timezone = std::move(timezone);
+      }
+    } catch (const core::ApiError& e) {
+      throw CsvImportError(line, std::string(e.what()));
+    }
+    return spec;
+  }
+
+  nlohmann::json body = {{"user_id", user_id}, {"cron", cron}, {"notification", options.notification}};
+  if (!timezone.empty()) body["timezone"] = timezone;
+  for (const auto& [name, value] : notification.items()) body["notification"][name] = value;
+  if (!options.catchup.is_null() || !catchup.empty()) {
+    body["catchup"] = options.catchup.is_null() ? nlohmann::json::object() : options.catchup;
+    for (const auto& [name, value] : catchup.items()) body["catchup"][name] = value;
+  }
   try {
     return ParseScheduleSpec(key, body);
   } catch (const core::ApiError& e) {
@@ -226,6 +261,7 @@ CsvSchedules ParseScheduleCsv(std::istream& in, const CsvImportOptions& options)
   std::size_t line = 0;
   std::optional<std::vector<Column>> header;
   std::map<std::string, std::size_t, std::less<>> key_lines;
+  const ScheduleSpec shared = SharedSpec(options);
   while (reader.Next(fields, line)) {
     if (fields.size() == 1 && Trim(fields[0]).empty()) continue;
     if (!fields[0].empty() && fields[0][0] == '#') continue;
@@ -244,7 +280,7 @@ CsvSchedules ParseScheduleCsv(std::istream& in, const CsvImportOptions& options)
       throw CsvImportError(line, "expected key,user_id,cron or HH:MM[,timezone], found " +
                                      std::to_string(fields.size()) + " fields (a header row names more columns)");
     }
-    ScheduleSpec spec = RowSpec(columns, fields, line, options);
+    ScheduleSpec spec = RowSpec(columns, fields, line, options, shared);
     const auto [it, inserted] = key_lines.emplace(spec.key, line);
     if (!inserted) {
       throw CsvImportError(line, "key " + spec.key + " repeats line " + std::to_string(it->second));

@@ -55,7 +55,8 @@ struct CsvSchedules {
 };
 
 // Reads and validates every row (cron, zone, template exactly as the API
-// does; keys distinct). Throws CsvImportError naming the first bad line.
+// does; keys distinct). Throws CsvImportError naming the first bad line, or
+// std::invalid_argument if the options' template or catch-up is invalid.
 // Pure apart from reading `in`.
 CsvSchedules ParseScheduleCsv(std::istream& in, const CsvImportOptions& options = {});
 
@@ -67,7 +68,8 @@ using ImportProgress = std::function<void(std::size_t done, std::size_t total)>;
 // the bulk path (UpsertSchedules, options.batch rows per statement), waking
 // the schedulers at commit: all or nothing. Returns how many rows were
 // written. Throws CsvImportError for a bad row (before anything is written)
-// or a user that does not exist (rolled back), db::DbError from the database.
+// or a user that does not exist (rolled back), std::invalid_argument for
+// invalid options, db::DbError from the database.
 std::size_t ImportCsv(db::Pool& pool, std::istream& in, const core::Clock& clock, const ImportProgress& progress,
                       const CsvImportOptions& options = {});
 

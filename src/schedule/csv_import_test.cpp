@@ -96,6 +96,30 @@ TEST(CsvImportTest, ErrorsNameTheLine) {
   EXPECT_EQ(ErrorFor("key,user_id,cron\na,1,18:05,extra\n").line(), 2u);
 }
 
+TEST(CsvImportTest, RowsWithAndWithoutTheirOwnTemplateAgree) {
+  CsvImportOptions options;
+  options.notification = {{"type", "pill.reminder"}, {"title", "Sitramon"}, {"channels", {"push"}}};
+  options.catchup = {{"policy", "none"}, {"window_seconds", 120}};
+  const CsvSchedules s = Parse(
+      "key,user_id,cron,timezone,title\n"
+      "shared,5,18:05,Asia/Tashkent,\n"
+      "own,5,18:05,Asia/Tashkent,Sitramon\n",
+      options);
+  ASSERT_EQ(s.specs.size(), 2u);
+  EXPECT_EQ(s.specs[0].notification, s.specs[1].notification);
+  EXPECT_EQ(s.specs[0].pattern, s.specs[1].pattern);
+  EXPECT_EQ(s.specs[0].timezone, s.specs[1].timezone);
+  EXPECT_EQ(s.specs[0].catchup_policy, CatchupPolicy::kNone);
+  EXPECT_EQ(s.specs[1].catchup_policy, CatchupPolicy::kNone);
+  EXPECT_EQ(s.specs[1].catchup_window, std::chrono::seconds(120));
+  EXPECT_EQ(ErrorFor("a b,1,18:05\n").line(), 1u);
+
+  CsvImportOptions bad;
+  bad.notification = {{"type", "Not A Type"}, {"title", "x"}};
+  std::istringstream in("a,1,18:05\n");
+  EXPECT_THROW(ParseScheduleCsv(in, bad), std::invalid_argument);
+}
+
 TEST(CsvImportTest, RepeatedKeyNamesBothLines) {
   const CsvImportError e = ErrorFor("a,1,18:05\nb,1,18:05\na,2,19:00\n");
   EXPECT_EQ(e.line(), 3u);

@@ -59,6 +59,22 @@ TEST_F(ScheduleServiceTest, PutGetDelete) {
   EXPECT_EQ(ErrorOf([&] { service_->Get("no/such key"); }).status(), 404);
 }
 
+TEST_F(ScheduleServiceTest, TemplateTextAndDataRoundTrip) {
+  AddUser(1, "UTC");
+  json body = Body(1, "0 9 * * *");
+  body["notification"]["title"] = "Dori \"Sitramon\" \\ vaqti\t✓";
+  body["notification"]["body"] = "ikki\nqator \u0001";
+  body["notification"]["data"] = {{"nested", {{"a", json::array({1, "b", nullptr})}}}, {"emoji", "💊"}};
+  body["notification"]["critical"] = true;
+  service_->Put("pill-1", body);
+  const json got = service_->Get("pill-1")["notification"];
+  EXPECT_EQ(got["title"], body["notification"]["title"]);
+  EXPECT_EQ(got["body"], body["notification"]["body"]);
+  EXPECT_EQ(got["data"], body["notification"]["data"]);
+  EXPECT_EQ(got["critical"], true);
+  EXPECT_EQ(got["channels"], nullptr);
+}
+
 TEST_F(ScheduleServiceTest, UnknownUserWritesNothing) {
   const core::ApiError e = ErrorOf([&] { service_->Put("pill-1", Body(99, "5 18 * * *")); });
   EXPECT_EQ(e.status(), 404);

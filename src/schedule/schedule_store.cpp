@@ -16,11 +16,78 @@ nlohmann::json OptionalJson(const std::optional<std::string>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json();
 }
 
-nlohmann::json ChannelsJson(const std::optional<std::vector<core::ChannelKind>>& channels) {
-  if (!channels) return nullptr;
-  nlohmann::json names = nlohmann::json::array();
-  for (core::ChannelKind kind : *channels) names.push_back(core::ChannelName(kind));
-  return names;
+// Appends `text` as a JSON string. Rows are written by hand because building
+// a nlohmann object per row costs more than the rest of the client work.
+void AppendString(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (byte < 0x20) {
+      out += "\\u00";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xF];
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+void AppendOptional(std::string& out, const std::optional<std::string>& text) {
+  if (text) {
+    AppendString(out, *text);
+  } else {
+    out += "null";
+  }
+}
+
+// One element of upsert_schedules.sql's $1.
+void AppendRow(std::string& out, const ScheduleSpec& spec, const std::optional<std::string>& next_fire_at,
+               const std::optional<std::string>& last_error) {
+  const NotificationTemplate& t = spec.notification;
+  out += "{\"key\":";
+  AppendString(out, spec.key);
+  out += ",\"user_id\":" + std::to_string(spec.user_id) + ",\"cron\":";
+  AppendString(out, spec.cron);
+  out += ",\"timezone\":";
+  AppendOptional(out, spec.timezone);
+  out += ",\"type\":";
+  AppendString(out, t.type);
+  out += ",\"title\":";
+  AppendString(out, t.title);
+  out += ",\"body\":";
+  AppendString(out, t.body);
+  out += ",\"link\":";
+  AppendOptional(out, t.link);
+  out += ",\"data\":";
+  out += t.data.empty() ? "{}" : t.data.dump();
+  out += ",\"channels\":";
+  if (t.channels) {
+    out += '[';
+    for (std::size_t i = 0; i < t.channels->size(); ++i) {
+      if (i > 0) out += ',';
+      AppendString(out, core::ChannelName((*t.channels)[i]));
+    }
+    out += ']';
+  } else {
+    out += "null";
+  }
+  out += ",\"critical\":";
+  out += t.critical ? "true" : "false";
+  out += ",\"catchup_policy\":";
+  AppendString(out, CatchupPolicyName(spec.catchup_policy));
+  out += ",\"catchup_window_seconds\":" + std::to_string(spec.catchup_window.count());
+  out += ",\"enabled\":";
+  out += spec.enabled ? "true" : "false";
+  out += ",\"next_fire_at\":";
+  AppendOptional(out, next_fire_at);
+  out += ",\"last_error\":";
+  AppendOptional(out, last_error);
+  out += '}';
 }
 
 // The first firing after `now`, or why there is none to compute.
@@ -63,7 +130,8 @@ UpsertOutcome UpsertSchedules(db::Transaction& tx, std::span<const ScheduleSpec>
   zones.reserve(static_cast<std::size_t>(users.Rows()));
   for (int i = 0; i < users.Rows(); ++i) zones.emplace(users.Int(i, 0), users.String(i, 1));
 
-  nlohmann::json rows = nlohmann::json::array();
+  std::string rows = "[";
+  rows.reserve(specs.size() * 320);
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const ScheduleSpec& spec = specs[i];
     const auto user = zones.find(spec.user_id);
@@ -73,25 +141,11 @@ UpsertOutcome UpsertSchedules(db::Transaction& tx, std::span<const ScheduleSpec>
     }
     NextFire next;
     if (spec.enabled) next = ComputeNext(spec.pattern, spec.timezone.value_or(user->second), now);
-    const NotificationTemplate& t = spec.notification;
-    rows.push_back({{"key", spec.key},
-                    {"user_id", spec.user_id},
-                    {"cron", spec.cron},
-                    {"timezone", OptionalJson(spec.timezone)},
-                    {"type", t.type},
-                    {"title", t.title},
-                    {"body", t.body},
-                    {"link", OptionalJson(t.link)},
-                    {"data", t.data},
-                    {"channels", ChannelsJson(t.channels)},
-                    {"critical", t.critical},
-                    {"catchup_policy", CatchupPolicyName(spec.catchup_policy)},
-                    {"catchup_window_seconds", spec.catchup_window.count()},
-                    {"enabled", spec.enabled},
-                    {"next_fire_at", next.at ? nlohmann::json(core::FormatRfc3339(*next.at)) : nlohmann::json()},
-                    {"last_error", OptionalJson(next.error)}});
+    if (i > 0) rows += ',';
+    AppendRow(rows, spec, next.at ? std::optional(core::FormatRfc3339(*next.at)) : std::nullopt, next.error);
   }
-  const auto stored = tx.Exec(queries::kUpsertSchedules, rows.dump(), core::FormatRfc3339Micros(now));
+  rows += ']';
+  const auto stored = tx.Exec(queries::kUpsertSchedules, rows, core::FormatRfc3339Micros(now));
   outcome.stored.reserve(static_cast<std::size_t>(stored.Rows()));
   for (int i = 0; i < stored.Rows(); ++i) outcome.stored.emplace_back(stored.String(i, 0), stored.OptString(i, 1));
   return outcome;
