@@ -14,6 +14,7 @@ namespace chopar::schedule {
 namespace {
 
 constexpr int kDefaultPreviewCount = 10;
+constexpr int kMaxPreviewCount = 1000;
 
 void RequireKey(std::string_view key) {
   if (!IsValidScheduleKey(key)) throw core::NotFound("schedule " + std::string(key) + " does not exist");
@@ -90,13 +91,13 @@ nlohmann::json ScheduleService::BulkPut(const nlohmann::json& body) {
   return {{"upserted", outcome.stored.size()}};
 }
 
-nlohmann::json ScheduleService::Preview(const nlohmann::json& body) const {
+nlohmann::json PreviewFireTimes(const nlohmann::json& body, core::TimePoint now) {
   if (!body.is_object()) throw core::ApiError(400, "invalid_json", "the body must be a JSON object");
   const std::string cron = hub::RequireString(body, "cron", 1, 200);
   const CronPattern pattern = ParseCronField(cron, "cron");
   const std::string zone_name = hub::OptionalString(body, "timezone", 1, 64).value_or("UTC");
   const date::time_zone* zone = ParseZoneField(zone_name, "timezone");
-  core::TimePoint after = clock_.Now();
+  core::TimePoint after = now;
   if (const auto text = hub::OptionalString(body, "after", 1, 64)) {
     const auto parsed = core::ParseRfc3339(*text);
     if (!parsed) throw core::InvalidField("after", "after must be an RFC 3339 time such as 2027-03-27T00:00:00Z");

@@ -10,6 +10,14 @@
 
 namespace chopar::schedule {
 
+// POST /v1/schedules/preview and `chopar cron PATTERN --timezone Z --after T
+// --count N` (no database needed): body {"cron", "timezone" (default "UTC"),
+// "after" (RFC 3339, default `now`), "count" (1..1000, default 10)} →
+// {"fire_at": [RFC 3339…]}, the next instants strictly after `after` exactly
+// as the scheduler fires them. Throws core::ApiError 400 naming the field (a
+// bad cron pattern's message carries the character position). Pure.
+nlohmann::json PreviewFireTimes(const nlohmann::json& body, core::TimePoint now);
+
 // The schedules API (API.md "Schedules"): JSON in, JSON out. Every method
 // validates first and throws core::ApiError (400 invalid_json /
 // invalid_field, 404 not_found / user_not_found) before writing anything;
@@ -18,9 +26,8 @@ namespace chopar::schedule {
 // service. Thread-safe (each call borrows its own connection).
 class ScheduleService {
  public:
-  // Largest `schedules` array BulkPut accepts; largest preview count.
+  // Largest `schedules` array BulkPut accepts.
   static constexpr std::size_t kMaxBulk = 10'000;
-  static constexpr int kMaxPreviewCount = 1000;
 
   ScheduleService(db::Pool& pool, const core::Clock& clock) : pool_(pool), clock_(clock) {}
 
@@ -47,11 +54,8 @@ class ScheduleService {
   // unknown user, also names the index. Returns {"upserted": n}.
   nlohmann::json BulkPut(const nlohmann::json& body);
 
-  // POST /v1/schedules/preview {"cron", "timezone" (default "UTC"), "after"
-  // (RFC 3339, default now), "count" (1..1000, default 10)} →
-  // {"fire_at": [RFC 3339…]}: the next instants strictly after `after`,
-  // exactly as the scheduler fires them. Writes nothing.
-  nlohmann::json Preview(const nlohmann::json& body) const;
+  // POST /v1/schedules/preview: PreviewFireTimes at the clock's now.
+  nlohmann::json Preview(const nlohmann::json& body) const { return PreviewFireTimes(body, clock_.Now()); }
 
   // For hub::UserService::Options::timezone_changed: inside the transaction
   // that changed users.timezone, moves that user's zone-following schedules

@@ -22,6 +22,10 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kListenTick{100};  // how soon the listener notices Stop()
+// A batch stops taking on schedules once this many notifications are queued
+// for it (catch-up under policy `all` can fire many per schedule); the rest of
+// the claimed rows are left unchanged, still due, for the next batch.
+constexpr std::size_t kMaxFiresPerBatch = 5000;
 const core::BackoffPolicy kErrorBackoff{milliseconds(100), milliseconds(5000)};
 
 struct SchedulerMetrics {
@@ -79,31 +83,38 @@ Scheduler::~Scheduler() { Stop(); }
 SchedulerRunStats Scheduler::RunOnce() {
   SchedulerRunStats total;
   while (!stopping_) {
-    const SchedulerRunStats batch = FireBatch(clock_.Now());
+    const BatchResult result = FireBatch(clock_.Now());
+    const SchedulerRunStats& batch = result.stats;
     total.batches += batch.batches;
     total.claimed += batch.claimed;
     total.fired += batch.fired;
     total.duplicates += batch.duplicates;
     total.skipped += batch.skipped;
     total.failed += batch.failed;
-    if (batch.claimed < settings_.batch) break;
+    if (!result.more) break;
   }
   return total;
 }
 
-SchedulerRunStats Scheduler::FireBatch(core::TimePoint now) {
-  SchedulerRunStats stats;
+Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
+  BatchResult result;
+  SchedulerRunStats& stats = result.stats;
   const std::string now_text = core::FormatRfc3339Micros(now);
   auto tx = pool_.Begin("fire_schedules");
   const auto rows = tx.Exec(queries::kClaimDueSchedules, now_text, settings_.batch);
-  if (rows.Empty()) return stats;
-  stats.claimed = rows.Rows();
+  if (rows.Empty()) return result;
+  result.more = rows.Rows() >= settings_.batch;
 
   std::map<std::string, CronPattern, std::less<>> patterns;
   std::vector<hub::NotificationRequest> requests;
   std::vector<core::TimePoint> request_due;
   nlohmann::json updates = nlohmann::json::array();
   for (int i = 0; i < rows.Rows(); ++i) {
+    if (requests.size() >= kMaxFiresPerBatch) {
+      result.more = true;
+      break;
+    }
+    ++stats.claimed;
     const std::string key = rows.String(i, "key");
     CatchupDecision decision;
     try {
@@ -153,15 +164,15 @@ SchedulerRunStats Scheduler::FireBatch(core::TimePoint now) {
                        {"last_error", nullptr}});
   }
 
-  const std::vector<hub::BatchItemResult> results = hub::NotifyService::NotifyIn(tx, requests, now);
+  const std::vector<hub::BatchItemResult> notified = hub::NotifyService::NotifyIn(tx, requests, now);
   tx.Exec(queries::kRecordFirings, updates.dump(), now_text);
   tx.Commit();
   stats.batches = 1;
 
   auto& metrics = SchedulerMetrics::Global();
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    if (const auto* result = std::get_if<hub::NotifyResult>(&results[i])) {
-      if (!result->created) {
+  for (std::size_t i = 0; i < notified.size(); ++i) {
+    if (const auto* created = std::get_if<hub::NotifyResult>(&notified[i])) {
+      if (!created->created) {
         ++stats.duplicates;
         continue;
       }
@@ -169,12 +180,12 @@ SchedulerRunStats Scheduler::FireBatch(core::TimePoint now) {
       metrics.lag.Observe(std::chrono::duration<double>(now - request_due[i]).count());
     } else {
       // The user row is share-locked by the claim, so it cannot vanish.
-      spdlog::error("schedule firing refused: {}", std::get<core::ApiError>(results[i]).what());
+      spdlog::error("schedule firing refused: {}", std::get<core::ApiError>(notified[i]).what());
     }
   }
   metrics.fired.Inc(stats.fired);
   metrics.skipped.Inc(stats.skipped);
-  return stats;
+  return result;
 }
 
 DueState Scheduler::LookUpDue() {

@@ -91,7 +91,11 @@ class Scheduler {
   [[nodiscard]] const SchedulerSettings& settings() const { return settings_; }
 
  private:
-  SchedulerRunStats FireBatch(core::TimePoint now);
+  struct BatchResult {
+    SchedulerRunStats stats;
+    bool more = false;  // the claim was full or rows were left for the next batch: look again
+  };
+  BatchResult FireBatch(core::TimePoint now);
   void Loop();
   void Listen();
   std::chrono::milliseconds IdleWait(const SchedulerRunStats& last);

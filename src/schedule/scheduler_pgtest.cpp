@@ -191,6 +191,21 @@ TEST_F(SchedulerTest, BerlinFollowsTheEndOfSummerTime) {
   EXPECT_EQ(FiredDueAts("tashkent"), "2026-10-24T13:05:00Z,2026-10-25T13:05:00Z,2026-10-26T13:05:00Z");
 }
 
+TEST_F(SchedulerTest, LongCatchUpIsSpreadOverBatchesAndFiresEachOccurrenceOnce) {
+  AddUser(1, "UTC");
+  for (int i = 0; i < 7; ++i) service_->Put("m" + std::to_string(i), Body(1, "* * * * *", nullptr, "all", 86400));
+  clock_.Advance(hours(20));  // 1200 missed minutes each; `all` fires the newest 1000
+  const SchedulerRunStats stats = scheduler_->RunOnce();
+  EXPECT_GE(stats.batches, 2);  // at most 5000 notifications per transaction
+  EXPECT_EQ(stats.claimed, 7);
+  EXPECT_EQ(stats.fired, 7000);
+  EXPECT_EQ(stats.skipped, 7 * 200);
+  EXPECT_EQ(stats.duplicates, 0);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 7000);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.schedules WHERE next_fire_at = '2026-10-21T06:01:00Z'"), 7);
+  EXPECT_EQ(scheduler_->RunOnce().claimed, 0);
+}
+
 TEST_F(SchedulerTest, DeletingAUserDeletesTheirSchedules) {
   AddUser(1, "UTC");
   AddUser(2, "UTC");
