@@ -13,16 +13,17 @@ std::chrono::seconds EffectiveWindow(const CatchupRule& rule) {
 
 }  // namespace
 
-CatchupDecision DecideCatchup(std::span<const core::TimePoint> due, std::optional<core::TimePoint> next,
-                              core::TimePoint now, const CatchupRule& rule) {
+CatchupDecision DecideCatchup(std::span<const core::TimePoint> due,
+                              std::optional<core::TimePoint> next, core::TimePoint now,
+                              const CatchupRule& rule) {
   CatchupDecision decision;
   decision.next_fire_at = next;
   const core::TimePoint eligible_from = now - EffectiveWindow(rule);
   const auto first_eligible = std::lower_bound(due.begin(), due.end(), eligible_from);
   const auto eligible = static_cast<std::size_t>(due.end() - first_eligible);
-  const std::size_t keep =
-      rule.policy == CatchupPolicy::kLatest ? std::min<std::size_t>(eligible, 1)
-                                            : std::min(eligible, kMaxFiresPerDecision);
+  const std::size_t keep = rule.policy == CatchupPolicy::kLatest
+                               ? std::min<std::size_t>(eligible, 1)
+                               : std::min(eligible, kMaxFiresPerDecision);
   const auto fire_begin = due.end() - static_cast<std::ptrdiff_t>(keep);
   decision.fire.assign(fire_begin, due.end());
   decision.skipped = fire_begin - due.begin();
@@ -30,8 +31,8 @@ CatchupDecision DecideCatchup(std::span<const core::TimePoint> due, std::optiona
   return decision;
 }
 
-CatchupDecision DecideCatchup(const CronPattern& pattern, const date::time_zone* zone, core::TimePoint first,
-                              core::TimePoint now, const CatchupRule& rule) {
+CatchupDecision DecideCatchup(const CronPattern& pattern, const date::time_zone* zone,
+                              core::TimePoint first, core::TimePoint now, const CatchupRule& rule) {
   if (first > now) {
     CatchupDecision decision;
     decision.next_fire_at = first;

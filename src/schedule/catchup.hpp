@@ -32,10 +32,10 @@ struct CatchupRule {
 
 // What to do with a schedule's occurrences that are due at `now`.
 struct CatchupDecision {
-  std::vector<core::TimePoint> fire;               // due instants to fire now, oldest first
-  std::int64_t skipped = 0;                        // due occurrences that will never fire
-  std::optional<core::TimePoint> newest_skipped;   // the due instant of the newest of them
-  std::optional<core::TimePoint> next_fire_at;     // the first occurrence after now; nullopt: none
+  std::vector<core::TimePoint> fire;              // due instants to fire now, oldest first
+  std::int64_t skipped = 0;                       // due occurrences that will never fire
+  std::optional<core::TimePoint> newest_skipped;  // the due instant of the newest of them
+  std::optional<core::TimePoint> next_fire_at;    // the first occurrence after now; nullopt: none
 
   friend bool operator==(const CatchupDecision&, const CatchupDecision&) = default;
 };
@@ -48,8 +48,9 @@ struct CatchupDecision {
 //   all:    every eligible occurrence fires (the newest kMaxFiresPerDecision);
 //   none:   every eligible occurrence fires (normally zero or one);
 // every other due occurrence is skipped. Pure.
-CatchupDecision DecideCatchup(std::span<const core::TimePoint> due, std::optional<core::TimePoint> next,
-                              core::TimePoint now, const CatchupRule& rule);
+CatchupDecision DecideCatchup(std::span<const core::TimePoint> due,
+                              std::optional<core::TimePoint> next, core::TimePoint now,
+                              const CatchupRule& rule);
 
 // The same for a schedule whose first unhandled occurrence is `first` (its
 // stored next_fire_at, which counts as an occurrence even if the zone has
@@ -61,7 +62,7 @@ CatchupDecision DecideCatchup(std::span<const core::TimePoint> due, std::optiona
 // for a minutely schedule stopped for years). Pure; thread-safe; throws what
 // NextFireTimes throws.
 inline constexpr std::int64_t kMaxCountedSkips = 1'000'000;
-CatchupDecision DecideCatchup(const CronPattern& pattern, const date::time_zone* zone, core::TimePoint first,
-                              core::TimePoint now, const CatchupRule& rule);
+CatchupDecision DecideCatchup(const CronPattern& pattern, const date::time_zone* zone,
+                              core::TimePoint first, core::TimePoint now, const CatchupRule& rule);
 
 }  // namespace chopar::schedule

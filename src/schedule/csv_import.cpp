@@ -94,7 +94,17 @@ class CsvReader {
 };
 
 enum class Column {
-  kKey, kUserId, kCron, kTimezone, kType, kTitle, kBody, kLink, kChannels, kCatchupPolicy, kCatchupWindow
+  kKey,
+  kUserId,
+  kCron,
+  kTimezone,
+  kType,
+  kTitle,
+  kBody,
+  kLink,
+  kChannels,
+  kCatchupPolicy,
+  kCatchupWindow
 };
 
 const std::map<std::string, Column>& ColumnNames() {
@@ -121,7 +131,8 @@ std::vector<Column> HeaderColumns(const std::vector<std::string>& fields) {
     const std::string name = Lower(Trim(field));
     const auto it = ColumnNames().find(name);
     if (it == ColumnNames().end()) {
-      throw CsvImportError(1, "unknown column \"" + name + "\"; known: key, user_id, cron, timezone, type, title, "
+      throw CsvImportError(1, "unknown column \"" + name +
+                                  "\"; known: key, user_id, cron, timezone, type, title, "
                                   "body, link, channels, catchup_policy, catchup_window_seconds");
     }
     if (std::find(columns.begin(), columns.end(), it->second) != columns.end()) {
@@ -141,11 +152,14 @@ std::vector<Column> HeaderColumns(const std::vector<std::string>& fields) {
 std::string CronOrDailyTime(const std::string& text, std::size_t line) {
   const auto colon = text.find(':');
   const bool looks_like_time = colon != std::string::npos && text.find(' ') == std::string::npos &&
-                               std::all_of(text.begin(), text.end(), [](char c) { return c == ':' || (c >= '0' && c <= '9'); });
+                               std::all_of(text.begin(), text.end(), [](char c) {
+                                 return c == ':' || (c >= '0' && c <= '9');
+                               });
   if (!looks_like_time) return text;
   const std::string padded = colon == 1 ? "0" + text : text;
   const auto minutes = hub::ParseClockTime(padded);
-  if (!minutes) throw CsvImportError(line, "\"" + text + "\" is not a time of day (HH:MM, 00:00-23:59)");
+  if (!minutes)
+    throw CsvImportError(line, "\"" + text + "\" is not a time of day (HH:MM, 00:00-23:59)");
   return std::to_string(*minutes % 60) + " " + std::to_string(*minutes / 60) + " * * *";
 }
 
@@ -177,7 +191,8 @@ ScheduleSpec SharedSpec(const CsvImportOptions& options) {
 }
 
 ScheduleSpec RowSpec(const std::vector<Column>& columns, const std::vector<std::string>& fields,
-                     std::size_t line, const CsvImportOptions& options, const ScheduleSpec& shared) {
+                     std::size_t line, const CsvImportOptions& options,
+                     const ScheduleSpec& shared) {
   if (fields.size() != columns.size()) {
     throw CsvImportError(line, "expected " + std::to_string(columns.size()) + " fields, found " +
                                    std::to_string(fields.size()));
@@ -190,25 +205,45 @@ ScheduleSpec RowSpec(const std::vector<Column>& columns, const std::vector<std::
     const std::string value = Trim(fields[i]);
     if (value.empty()) continue;
     switch (columns[i]) {
-      case Column::kKey: key = value; break;
+      case Column::kKey:
+        key = value;
+        break;
       case Column::kUserId: {
-        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), user_id);
+        const auto [end, error] =
+            std::from_chars(value.data(), value.data() + value.size(), user_id);
         if (error != std::errc() || end != value.data() + value.size() || user_id <= 0) {
           throw CsvImportError(line, "user_id \"" + value + "\" is not a positive integer");
         }
         break;
       }
-      case Column::kCron: cron = CronOrDailyTime(value, line); break;
-      case Column::kTimezone: timezone = value; break;
-      case Column::kType: notification["type"] = value; break;
-      case Column::kTitle: notification["title"] = value; break;
-      case Column::kBody: notification["body"] = fields[i]; break;
-      case Column::kLink: notification["link"] = value; break;
-      case Column::kChannels: notification["channels"] = Channels(value); break;
-      case Column::kCatchupPolicy: catchup["policy"] = value; break;
+      case Column::kCron:
+        cron = CronOrDailyTime(value, line);
+        break;
+      case Column::kTimezone:
+        timezone = value;
+        break;
+      case Column::kType:
+        notification["type"] = value;
+        break;
+      case Column::kTitle:
+        notification["title"] = value;
+        break;
+      case Column::kBody:
+        notification["body"] = fields[i];
+        break;
+      case Column::kLink:
+        notification["link"] = value;
+        break;
+      case Column::kChannels:
+        notification["channels"] = Channels(value);
+        break;
+      case Column::kCatchupPolicy:
+        catchup["policy"] = value;
+        break;
       case Column::kCatchupWindow: {
         std::int64_t seconds = 0;
-        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+        const auto [end, error] =
+            std::from_chars(value.data(), value.data() + value.size(), seconds);
         if (error != std::errc() || end != value.data() + value.size()) {
           throw CsvImportError(line, "catchup_window_seconds \"" + value + "\" is not an integer");
         }
@@ -220,7 +255,8 @@ ScheduleSpec RowSpec(const std::vector<Column>& columns, const std::vector<std::
   if (key.empty()) throw CsvImportError(line, "the key is empty");
   if (user_id == 0) throw CsvImportError(line, "the user_id is empty");
 
-  if (notification.empty() && catchup.empty() && IsValidScheduleKey(key) && !cron.empty() && cron.size() <= 200) {
+  if (notification.empty() && catchup.empty() && IsValidScheduleKey(key) && !cron.empty() &&
+      cron.size() <= 200) {
     ScheduleSpec spec = shared;
     spec.key = std::move(key);
     spec.user_id = user_id;
@@ -237,7 +273,8 @@ ScheduleSpec RowSpec(const std::vector<Column>& columns, const std::vector<std::
     return spec;
   }
 
-  nlohmann::json body = {{"user_id", user_id}, {"cron", cron}, {"notification", options.notification}};
+  nlohmann::json body = {
+      {"user_id", user_id}, {"cron", cron}, {"notification", options.notification}};
   if (!timezone.empty()) body["timezone"] = timezone;
   for (const auto& [name, value] : notification.items()) body["notification"][name] = value;
   if (!options.catchup.is_null() || !catchup.empty()) {
@@ -254,7 +291,8 @@ ScheduleSpec RowSpec(const std::vector<Column>& columns, const std::vector<std::
 }  // namespace
 
 CsvSchedules ParseScheduleCsv(std::istream& in, const CsvImportOptions& options) {
-  static const std::vector<Column> kPositional = {Column::kKey, Column::kUserId, Column::kCron, Column::kTimezone};
+  static const std::vector<Column> kPositional = {Column::kKey, Column::kUserId, Column::kCron,
+                                                  Column::kTimezone};
   CsvSchedules out;
   CsvReader reader(in);
   std::vector<std::string> fields;
@@ -265,8 +303,8 @@ CsvSchedules ParseScheduleCsv(std::istream& in, const CsvImportOptions& options)
   while (reader.Next(fields, line)) {
     if (fields.size() == 1 && Trim(fields[0]).empty()) continue;
     if (!fields[0].empty() && fields[0][0] == '#') continue;
-    const bool names_key =
-        std::any_of(fields.begin(), fields.end(), [](const std::string& f) { return Lower(Trim(f)) == "key"; });
+    const bool names_key = std::any_of(
+        fields.begin(), fields.end(), [](const std::string& f) { return Lower(Trim(f)) == "key"; });
     if (!header && out.specs.empty() && names_key) {
       header = HeaderColumns(fields);
       continue;
@@ -275,10 +313,12 @@ CsvSchedules ParseScheduleCsv(std::istream& in, const CsvImportOptions& options)
     if (header) {
       columns = *header;
     } else if (fields.size() == 3 || fields.size() == 4) {
-      columns.assign(kPositional.begin(), kPositional.begin() + static_cast<std::ptrdiff_t>(fields.size()));
+      columns.assign(kPositional.begin(),
+                     kPositional.begin() + static_cast<std::ptrdiff_t>(fields.size()));
     } else {
       throw CsvImportError(line, "expected key,user_id,cron or HH:MM[,timezone], found " +
-                                     std::to_string(fields.size()) + " fields (a header row names more columns)");
+                                     std::to_string(fields.size()) +
+                                     " fields (a header row names more columns)");
     }
     ScheduleSpec spec = RowSpec(columns, fields, line, options, shared);
     const auto [it, inserted] = key_lines.emplace(spec.key, line);
@@ -291,8 +331,8 @@ CsvSchedules ParseScheduleCsv(std::istream& in, const CsvImportOptions& options)
   return out;
 }
 
-std::size_t ImportCsv(db::Pool& pool, std::istream& in, const core::Clock& clock, const ImportProgress& progress,
-                      const CsvImportOptions& options) {
+std::size_t ImportCsv(db::Pool& pool, std::istream& in, const core::Clock& clock,
+                      const ImportProgress& progress, const CsvImportOptions& options) {
   const CsvSchedules parsed = ParseScheduleCsv(in, options);
   const std::size_t total = parsed.specs.size();
   const std::size_t batch = std::max<std::size_t>(options.batch, 1);
@@ -307,8 +347,9 @@ std::size_t ImportCsv(db::Pool& pool, std::istream& in, const core::Clock& clock
     const UpsertOutcome outcome = UpsertSchedules(tx, specs.subspan(done, n), now);
     if (outcome.unknown_user) {
       const std::size_t index = done + *outcome.unknown_user;
-      throw CsvImportError(parsed.lines[index],
-                           "user " + std::to_string(parsed.specs[index].user_id) + " does not exist");
+      throw CsvImportError(
+          parsed.lines[index],
+          "user " + std::to_string(parsed.specs[index].user_id) + " does not exist");
     }
     done += n;
     if (progress) progress(done, total);

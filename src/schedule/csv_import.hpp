@@ -70,7 +70,7 @@ using ImportProgress = std::function<void(std::size_t done, std::size_t total)>;
 // written. Throws CsvImportError for a bad row (before anything is written)
 // or a user that does not exist (rolled back), std::invalid_argument for
 // invalid options, db::DbError from the database.
-std::size_t ImportCsv(db::Pool& pool, std::istream& in, const core::Clock& clock, const ImportProgress& progress,
-                      const CsvImportOptions& options = {});
+std::size_t ImportCsv(db::Pool& pool, std::istream& in, const core::Clock& clock,
+                      const ImportProgress& progress, const CsvImportOptions& options = {});
 
 }  // namespace chopar::schedule

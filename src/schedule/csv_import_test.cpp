@@ -58,8 +58,9 @@ TEST(CsvImportTest, HeaderNamesColumnsInAnyOrderWithTemplateFields) {
   EXPECT_EQ(spec.timezone, "Europe/Berlin");
   EXPECT_EQ(spec.notification.title, "Sitramon");
   EXPECT_EQ(spec.notification.body, "Dori vaqti, 18:00");
-  EXPECT_EQ(spec.notification.channels,
-            (std::vector<core::ChannelKind>{core::ChannelKind::kPush, core::ChannelKind::kTelegram}));
+  EXPECT_EQ(
+      spec.notification.channels,
+      (std::vector<core::ChannelKind>{core::ChannelKind::kPush, core::ChannelKind::kTelegram}));
   EXPECT_EQ(spec.catchup_policy, CatchupPolicy::kAll);
   EXPECT_EQ(spec.catchup_window, std::chrono::seconds(600));
   EXPECT_EQ(s.lines, std::vector<std::size_t>{4});

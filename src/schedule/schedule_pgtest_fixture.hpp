@@ -35,17 +35,22 @@ class SchedulePgTest : public testing::PgTest {
   }
 
   void AddUser(std::int64_t id, const std::string& zone) {
-    users_->PutUser(id, {{"timezone", zone}, {"email", "user" + std::to_string(id) + "@example.uz"}});
+    users_->PutUser(id,
+                    {{"timezone", zone}, {"email", "user" + std::to_string(id) + "@example.uz"}});
   }
 
   static nlohmann::json Body(std::int64_t user_id, const std::string& cron,
-                             nlohmann::json timezone = nullptr, const std::string& policy = "latest",
-                             int window_seconds = 86400) {
+                             nlohmann::json timezone = nullptr,
+                             const std::string& policy = "latest", int window_seconds = 86400) {
     return {{"user_id", user_id},
             {"cron", cron},
             {"timezone", std::move(timezone)},
-            {"notification", {{"type", "pill.reminder"}, {"title", "Sitramon"}, {"body", "18:00 dori vaqti"},
-                              {"link", "/pills/17"}, {"data", {{"pill_id", 17}}}}},
+            {"notification",
+             {{"type", "pill.reminder"},
+              {"title", "Sitramon"},
+              {"body", "18:00 dori vaqti"},
+              {"link", "/pills/17"},
+              {"data", {{"pill_id", 17}}}}},
             {"catchup", {{"policy", policy}, {"window_seconds", window_seconds}}}};
   }
 
@@ -53,12 +58,17 @@ class SchedulePgTest : public testing::PgTest {
   std::string Column(const std::string& key, const std::string& expression) {
     return db_->Scalar("SELECT " + expression + " FROM chopar.schedules WHERE key = '" + key + "'");
   }
-  std::string NextFire(const std::string& key) { return Column(key, "chopar.api_time(next_fire_at)"); }
+  std::string NextFire(const std::string& key) {
+    return Column(key, "chopar.api_time(next_fire_at)");
+  }
 
   // The due_at of every notification the schedule created, oldest first.
   std::string FiredDueAts(const std::string& key) {
-    return db_->Scalar("SELECT string_agg(data->>'due_at', ',' ORDER BY data->>'due_at') FROM chopar.notifications "
-                       "WHERE data->>'schedule' = '" + key + "'");
+    return db_->Scalar(
+        "SELECT string_agg(data->>'due_at', ',' ORDER BY data->>'due_at') FROM "
+        "chopar.notifications "
+        "WHERE data->>'schedule' = '" +
+        key + "'");
   }
   std::int64_t Notifications() { return db_->Count("SELECT count(*) FROM chopar.notifications"); }
 

@@ -17,7 +17,8 @@ constexpr int kDefaultPreviewCount = 10;
 constexpr int kMaxPreviewCount = 1000;
 
 void RequireKey(std::string_view key) {
-  if (!IsValidScheduleKey(key)) throw core::NotFound("schedule " + std::string(key) + " does not exist");
+  if (!IsValidScheduleKey(key))
+    throw core::NotFound("schedule " + std::string(key) + " does not exist");
 }
 
 }  // namespace
@@ -52,13 +53,15 @@ void ScheduleService::Delete(std::string_view key) {
 }
 
 nlohmann::json ScheduleService::BulkPut(const nlohmann::json& body) {
-  if (!body.is_object()) throw core::ApiError(400, "invalid_json", "the body must be a JSON object");
+  if (!body.is_object())
+    throw core::ApiError(400, "invalid_json", "the body must be a JSON object");
   const auto items = body.find("schedules");
   if (items == body.end() || !items->is_array()) {
     throw core::InvalidField("schedules", "schedules must be an array of schedules");
   }
   if (items->size() > kMaxBulk) {
-    throw core::InvalidField("schedules", "at most " + std::to_string(kMaxBulk) + " schedules per request, got " +
+    throw core::InvalidField("schedules", "at most " + std::to_string(kMaxBulk) +
+                                              " schedules per request, got " +
                                               std::to_string(items->size()));
   }
   std::vector<ScheduleSpec> specs;
@@ -66,10 +69,12 @@ nlohmann::json ScheduleService::BulkPut(const nlohmann::json& body) {
   for (std::size_t i = 0; i < items->size(); ++i) {
     const std::string label = "schedules[" + std::to_string(i) + "]";
     const nlohmann::json& item = (*items)[i];
-    if (!item.is_object()) throw core::InvalidField(label, label + ": each schedule must be a JSON object");
+    if (!item.is_object())
+      throw core::InvalidField(label, label + ": each schedule must be a JSON object");
     try {
       const auto key = item.find("key");
-      if (key == item.end() || !key->is_string()) throw core::InvalidField("key", "key is required");
+      if (key == item.end() || !key->is_string())
+        throw core::InvalidField("key", "key is required");
       specs.push_back(ParseScheduleSpec(key->get<std::string>(), item));
     } catch (const core::ApiError& e) {
       throw PrefixError(e, label + ".", label);
@@ -78,7 +83,8 @@ nlohmann::json ScheduleService::BulkPut(const nlohmann::json& body) {
   if (const auto duplicate = FindDuplicateKey(specs)) {
     const std::string label = "schedules[" + std::to_string(duplicate->second) + "]";
     throw core::InvalidField(label + ".key", label + ": key " + specs[duplicate->second].key +
-                                                 " repeats schedules[" + std::to_string(duplicate->first) + "]");
+                                                 " repeats schedules[" +
+                                                 std::to_string(duplicate->first) + "]");
   }
   auto tx = pool_.Begin("bulk_put_schedules");
   const UpsertOutcome outcome = UpsertSchedules(tx, specs, clock_.Now());
@@ -92,7 +98,8 @@ nlohmann::json ScheduleService::BulkPut(const nlohmann::json& body) {
 }
 
 nlohmann::json PreviewFireTimes(const nlohmann::json& body, core::TimePoint now) {
-  if (!body.is_object()) throw core::ApiError(400, "invalid_json", "the body must be a JSON object");
+  if (!body.is_object())
+    throw core::ApiError(400, "invalid_json", "the body must be a JSON object");
   const std::string cron = hub::RequireString(body, "cron", 1, 200);
   const CronPattern pattern = ParseCronField(cron, "cron");
   const std::string zone_name = hub::OptionalString(body, "timezone", 1, 64).value_or("UTC");
@@ -100,18 +107,23 @@ nlohmann::json PreviewFireTimes(const nlohmann::json& body, core::TimePoint now)
   core::TimePoint after = now;
   if (const auto text = hub::OptionalString(body, "after", 1, 64)) {
     const auto parsed = core::ParseRfc3339(*text);
-    if (!parsed) throw core::InvalidField("after", "after must be an RFC 3339 time such as 2027-03-27T00:00:00Z");
+    if (!parsed)
+      throw core::InvalidField("after",
+                               "after must be an RFC 3339 time such as 2027-03-27T00:00:00Z");
     after = *parsed;
   }
   int count = kDefaultPreviewCount;
   if (const auto it = body.find("count"); it != body.end() && !it->is_null()) {
-    if (!it->is_number_integer() || it->get<std::int64_t>() < 1 || it->get<std::int64_t>() > kMaxPreviewCount) {
-      throw core::InvalidField("count", "count must be an integer from 1 to " + std::to_string(kMaxPreviewCount));
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 1 ||
+        it->get<std::int64_t>() > kMaxPreviewCount) {
+      throw core::InvalidField(
+          "count", "count must be an integer from 1 to " + std::to_string(kMaxPreviewCount));
     }
     count = it->get<int>();
   }
   nlohmann::json fire_at = nlohmann::json::array();
-  for (core::TimePoint t : NextFireTimes(pattern, zone, after, count)) fire_at.push_back(core::FormatRfc3339(t));
+  for (core::TimePoint t : NextFireTimes(pattern, zone, after, count))
+    fire_at.push_back(core::FormatRfc3339(t));
   return {{"fire_at", std::move(fire_at)}};
 }
 

@@ -55,7 +55,9 @@ class ScheduleService {
   nlohmann::json BulkPut(const nlohmann::json& body);
 
   // POST /v1/schedules/preview: PreviewFireTimes at the clock's now.
-  nlohmann::json Preview(const nlohmann::json& body) const { return PreviewFireTimes(body, clock_.Now()); }
+  nlohmann::json Preview(const nlohmann::json& body) const {
+    return PreviewFireTimes(body, clock_.Now());
+  }
 
   // For hub::UserService::Options::timezone_changed: inside the transaction
   // that changed users.timezone, moves that user's zone-following schedules

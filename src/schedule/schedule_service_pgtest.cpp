@@ -31,7 +31,8 @@ TEST_F(ScheduleServiceTest, PutGetDelete) {
   AddUser(8, "Asia/Tashkent");
   json body = Body(8, "5 18 * * *");
   body["notification"]["channels"] = {"push", "telegram"};
-  EXPECT_EQ(service_->Put("pill-17", body), (json{{"key", "pill-17"}, {"next_fire_at", "2026-10-20T13:05:00Z"}}));
+  EXPECT_EQ(service_->Put("pill-17", body),
+            (json{{"key", "pill-17"}, {"next_fire_at", "2026-10-20T13:05:00Z"}}));
 
   const json got = service_->Get("pill-17");
   EXPECT_EQ(got["key"], "pill-17");
@@ -64,7 +65,8 @@ TEST_F(ScheduleServiceTest, TemplateTextAndDataRoundTrip) {
   json body = Body(1, "0 9 * * *");
   body["notification"]["title"] = "Dori \"Sitramon\" \\ vaqti\t✓";
   body["notification"]["body"] = "ikki\nqator \u0001";
-  body["notification"]["data"] = {{"nested", {{"a", json::array({1, "b", nullptr})}}}, {"emoji", "💊"}};
+  body["notification"]["data"] = {{"nested", {{"a", json::array({1, "b", nullptr})}}},
+                                  {"emoji", "💊"}};
   body["notification"]["critical"] = true;
   service_->Put("pill-1", body);
   const json got = service_->Get("pill-1")["notification"];
@@ -187,11 +189,14 @@ TEST_F(ScheduleServiceTest, BulkPutIsAllOrNothingAndNamesTheBadItem) {
 }
 
 TEST_F(ScheduleServiceTest, PreviewMatchesTheApiExample) {
-  const json preview = service_->Preview(
-      {{"cron", "30 2 * * *"}, {"timezone", "Europe/Berlin"}, {"after", "2027-03-27T00:00:00Z"}, {"count", 5}});
+  const json preview = service_->Preview({{"cron", "30 2 * * *"},
+                                          {"timezone", "Europe/Berlin"},
+                                          {"after", "2027-03-27T00:00:00Z"},
+                                          {"count", 5}});
   ASSERT_EQ(preview["fire_at"].size(), 5u);
   EXPECT_EQ(preview["fire_at"][0], "2027-03-27T01:30:00Z");
-  EXPECT_EQ(preview["fire_at"][1], "2027-03-28T01:00:00Z");  // 02:30 is skipped by summer time: right after the gap
+  EXPECT_EQ(preview["fire_at"][1],
+            "2027-03-28T01:00:00Z");  // 02:30 is skipped by summer time: right after the gap
   EXPECT_EQ(preview["fire_at"][2], "2027-03-29T00:30:00Z");
 
   // Defaults: UTC, after now, ten instants.
@@ -202,9 +207,18 @@ TEST_F(ScheduleServiceTest, PreviewMatchesTheApiExample) {
   core::ApiError e = ErrorOf([&] { service_->Preview({{"cron", "61 * * * *"}}); });
   EXPECT_EQ(e.field(), "cron");
   EXPECT_NE(std::string(e.what()).find("position 1"), std::string::npos) << e.what();
-  EXPECT_EQ(ErrorOf([&] { service_->Preview({{"cron", "@daily"}, {"timezone", "Nowhere"}}); }).field(), "timezone");
-  EXPECT_EQ(ErrorOf([&] { service_->Preview({{"cron", "@daily"}, {"count", 1001}}); }).field(), "count");
-  EXPECT_EQ(ErrorOf([&] { service_->Preview({{"cron", "@daily"}, {"after", "yesterday"}}); }).field(), "after");
+  EXPECT_EQ(ErrorOf([&] {
+              service_->Preview({{"cron", "@daily"}, {"timezone", "Nowhere"}});
+            }).field(),
+            "timezone");
+  EXPECT_EQ(ErrorOf([&] {
+              service_->Preview({{"cron", "@daily"}, {"count", 1001}});
+            }).field(),
+            "count");
+  EXPECT_EQ(ErrorOf([&] {
+              service_->Preview({{"cron", "@daily"}, {"after", "yesterday"}});
+            }).field(),
+            "after");
 }
 
 TEST_F(ScheduleServiceTest, WritesWakeSchedulers) {
@@ -221,16 +235,18 @@ TEST_F(ScheduleServiceTest, ImportCsvWritesEveryRowWithProgress) {
   AddUser(1, "Asia/Tashkent");
   AddUser(2, "Europe/Berlin");
   std::ostringstream csv;
-  for (int i = 0; i < 12; ++i) csv << "pill-" << i << "," << 1 + i % 2 << ",18:05," << (i == 0 ? "UTC" : "") << "\n";
+  for (int i = 0; i < 12; ++i)
+    csv << "pill-" << i << "," << 1 + i % 2 << ",18:05," << (i == 0 ? "UTC" : "") << "\n";
   std::istringstream in(csv.str());
   std::vector<std::pair<std::size_t, std::size_t>> progress;
   CsvImportOptions options;
   options.batch = 5;
-  const std::size_t rows = ImportCsv(*pool_, in, clock_,
-                                     [&](std::size_t done, std::size_t total) { progress.emplace_back(done, total); },
-                                     options);
+  const std::size_t rows = ImportCsv(
+      *pool_, in, clock_,
+      [&](std::size_t done, std::size_t total) { progress.emplace_back(done, total); }, options);
   EXPECT_EQ(rows, 12u);
-  EXPECT_EQ(progress, (std::vector<std::pair<std::size_t, std::size_t>>{{0, 12}, {5, 12}, {10, 12}, {12, 12}}));
+  EXPECT_EQ(progress, (std::vector<std::pair<std::size_t, std::size_t>>{
+                          {0, 12}, {5, 12}, {10, 12}, {12, 12}}));
   EXPECT_EQ(Schedules(), 12);
   EXPECT_EQ(NextFire("pill-0"), "2026-10-20T18:05:00Z");
   EXPECT_EQ(NextFire("pill-1"), "2026-10-20T16:05:00Z");

@@ -19,21 +19,25 @@ std::string_view Trim(std::string_view text) {
 void RejectUnknownMembers(const nlohmann::json& object, const std::set<std::string>& known,
                           const std::string& prefix) {
   for (const auto& [name, value] : object.items()) {
-    if (!known.contains(name)) throw core::InvalidField(prefix + name, "unknown field " + prefix + name);
+    if (!known.contains(name))
+      throw core::InvalidField(prefix + name, "unknown field " + prefix + name);
   }
 }
 
 NotificationTemplate ParseTemplate(const nlohmann::json& body, std::int64_t user_id) {
   const auto it = body.find("notification");
-  if (it == body.end() || it->is_null()) throw core::InvalidField("notification", "notification is required");
-  if (!it->is_object()) throw core::InvalidField("notification", "notification must be a JSON object");
+  if (it == body.end() || it->is_null())
+    throw core::InvalidField("notification", "notification is required");
+  if (!it->is_object())
+    throw core::InvalidField("notification", "notification must be a JSON object");
   if (it->contains("dedup_key")) {
     throw core::InvalidField("notification.dedup_key",
                              "notification.dedup_key is set by the schedule for each occurrence "
                              "(schedule:<key>:<unix due>)");
   }
   if (it->contains("user_id")) {
-    throw core::InvalidField("notification.user_id", "notification.user_id: the schedule's user_id is used");
+    throw core::InvalidField("notification.user_id",
+                             "notification.user_id: the schedule's user_id is used");
   }
   nlohmann::json request = *it;
   request["user_id"] = user_id;
@@ -62,8 +66,10 @@ void ParseCatchup(const nlohmann::json& body, ScheduleSpec& spec) {
   if (!it->is_object()) throw core::InvalidField("catchup", "catchup must be a JSON object");
   RejectUnknownMembers(*it, {"policy", "window_seconds"}, "catchup.");
   if (const auto policy = it->find("policy"); policy != it->end() && !policy->is_null()) {
-    const auto parsed = policy->is_string() ? ParseCatchupPolicy(policy->get<std::string>()) : std::nullopt;
-    if (!parsed) throw core::InvalidField("catchup.policy", "catchup.policy must be latest, all or none");
+    const auto parsed =
+        policy->is_string() ? ParseCatchupPolicy(policy->get<std::string>()) : std::nullopt;
+    if (!parsed)
+      throw core::InvalidField("catchup.policy", "catchup.policy must be latest, all or none");
     spec.catchup_policy = *parsed;
   }
   if (const auto window = it->find("window_seconds"); window != it->end() && !window->is_null()) {
@@ -81,9 +87,12 @@ void ParseCatchup(const nlohmann::json& body, ScheduleSpec& spec) {
 
 std::string_view CatchupPolicyName(CatchupPolicy policy) {
   switch (policy) {
-    case CatchupPolicy::kLatest: return "latest";
-    case CatchupPolicy::kAll: return "all";
-    case CatchupPolicy::kNone: return "none";
+    case CatchupPolicy::kLatest:
+      return "latest";
+    case CatchupPolicy::kAll:
+      return "all";
+    case CatchupPolicy::kNone:
+      return "none";
   }
   return "";
 }
@@ -123,7 +132,8 @@ const date::time_zone* ParseZoneField(std::string_view name, const char* field) 
   }
 }
 
-core::ApiError PrefixError(const core::ApiError& error, std::string_view prefix, std::string_view label) {
+core::ApiError PrefixError(const core::ApiError& error, std::string_view prefix,
+                           std::string_view label) {
   std::optional<std::string> field;
   if (error.field()) field = std::string(prefix) + *error.field();
   std::string message = error.what();
@@ -132,13 +142,16 @@ core::ApiError PrefixError(const core::ApiError& error, std::string_view prefix,
 }
 
 ScheduleSpec ParseScheduleSpec(std::string_view key, const nlohmann::json& body) {
-  if (!body.is_object()) throw core::ApiError(400, "invalid_json", "the body must be a JSON object");
+  if (!body.is_object())
+    throw core::ApiError(400, "invalid_json", "the body must be a JSON object");
   if (!IsValidScheduleKey(key)) {
-    throw core::InvalidField("key",
-                             "key must be 1 to 200 characters of letters, digits, '_', '.', ':' and '-', "
-                             "starting with a letter or digit");
+    throw core::InvalidField(
+        "key",
+        "key must be 1 to 200 characters of letters, digits, '_', '.', ':' and '-', "
+        "starting with a letter or digit");
   }
-  RejectUnknownMembers(body, {"key", "user_id", "cron", "timezone", "notification", "catchup", "enabled"}, "");
+  RejectUnknownMembers(
+      body, {"key", "user_id", "cron", "timezone", "notification", "catchup", "enabled"}, "");
   if (const auto it = body.find("key"); it != body.end() && !it->is_null()) {
     if (!it->is_string() || it->get<std::string>() != key) {
       throw core::InvalidField("key", "key in the body must equal the key in the path");
@@ -150,7 +163,8 @@ ScheduleSpec ParseScheduleSpec(std::string_view key, const nlohmann::json& body)
   spec.cron = std::string(Trim(hub::RequireString(body, "cron", 1, 200)));
   spec.pattern = ParseCronField(spec.cron, "cron");
   if (const auto it = body.find("timezone"); it != body.end() && !it->is_null()) {
-    if (!it->is_string()) throw core::InvalidField("timezone", "timezone must be an IANA zone name or null");
+    if (!it->is_string())
+      throw core::InvalidField("timezone", "timezone must be an IANA zone name or null");
     spec.timezone = it->get<std::string>();
     (void)ParseZoneField(*spec.timezone, "timezone");
   }

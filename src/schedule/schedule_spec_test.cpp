@@ -42,8 +42,9 @@ TEST(ScheduleSpecTest, ParsesTheApiExample) {
   EXPECT_EQ(spec.notification.title, "Sitramon");
   EXPECT_EQ(spec.notification.body, "18:00 dori vaqti");
   EXPECT_EQ(spec.notification.link, "/pills/17");
-  EXPECT_EQ(spec.notification.channels,
-            (std::vector<core::ChannelKind>{core::ChannelKind::kPush, core::ChannelKind::kTelegram}));
+  EXPECT_EQ(
+      spec.notification.channels,
+      (std::vector<core::ChannelKind>{core::ChannelKind::kPush, core::ChannelKind::kTelegram}));
   EXPECT_EQ(spec.catchup_policy, CatchupPolicy::kLatest);
   EXPECT_EQ(spec.catchup_window, std::chrono::seconds(86400));
   EXPECT_TRUE(spec.enabled);
@@ -51,7 +52,8 @@ TEST(ScheduleSpecTest, ParsesTheApiExample) {
 
 TEST(ScheduleSpecTest, DefaultsWhenOptionalPartsAreAbsent) {
   const ScheduleSpec spec = ParseScheduleSpec(
-      "a", {{"user_id", 1}, {"cron", "  @daily "}, {"notification", {{"type", "x"}, {"title", "T"}}}});
+      "a",
+      {{"user_id", 1}, {"cron", "  @daily "}, {"notification", {{"type", "x"}, {"title", "T"}}}});
   EXPECT_EQ(spec.cron, "@daily");
   EXPECT_EQ(spec.notification.channels, std::nullopt);
   EXPECT_EQ(spec.notification.data, json::object());
@@ -144,7 +146,8 @@ TEST(ScheduleSpecTest, KeyGrammar) {
 }
 
 TEST(ScheduleSpecTest, PrefixErrorNamesTheItem) {
-  const core::ApiError e = PrefixError(core::InvalidField("cron", "cron: bad"), "schedules[3].", "schedules[3]");
+  const core::ApiError e =
+      PrefixError(core::InvalidField("cron", "cron: bad"), "schedules[3].", "schedules[3]");
   EXPECT_EQ(e.field(), "schedules[3].cron");
   EXPECT_STREQ(e.what(), "schedules[3]: cron: bad");
   EXPECT_EQ(e.code(), "invalid_field");

@@ -46,7 +46,8 @@ void AppendOptional(std::string& out, const std::optional<std::string>& text) {
 }
 
 // One element of upsert_schedules.sql's $1.
-void AppendRow(std::string& out, const ScheduleSpec& spec, const std::optional<std::string>& next_fire_at,
+void AppendRow(std::string& out, const ScheduleSpec& spec,
+               const std::optional<std::string>& next_fire_at,
                const std::optional<std::string>& last_error) {
   const NotificationTemplate& t = spec.notification;
   out += "{\"key\":";
@@ -96,7 +97,8 @@ struct NextFire {
   std::optional<std::string> error;
 };
 
-NextFire ComputeNext(const CronPattern& pattern, const std::string& zone_name, core::TimePoint now) {
+NextFire ComputeNext(const CronPattern& pattern, const std::string& zone_name,
+                     core::TimePoint now) {
   try {
     return {NextFireTime(pattern, FindTimeZone(zone_name), now), std::nullopt};
   } catch (const UnknownTimeZoneError& e) {
@@ -106,7 +108,8 @@ NextFire ComputeNext(const CronPattern& pattern, const std::string& zone_name, c
 
 }  // namespace
 
-std::optional<std::pair<std::size_t, std::size_t>> FindDuplicateKey(std::span<const ScheduleSpec> specs) {
+std::optional<std::pair<std::size_t, std::size_t>> FindDuplicateKey(
+    std::span<const ScheduleSpec> specs) {
   std::unordered_map<std::string_view, std::size_t> seen;
   seen.reserve(specs.size());
   for (std::size_t i = 0; i < specs.size(); ++i) {
@@ -116,7 +119,8 @@ std::optional<std::pair<std::size_t, std::size_t>> FindDuplicateKey(std::span<co
   return std::nullopt;
 }
 
-UpsertOutcome UpsertSchedules(db::Transaction& tx, std::span<const ScheduleSpec> specs, core::TimePoint now) {
+UpsertOutcome UpsertSchedules(db::Transaction& tx, std::span<const ScheduleSpec> specs,
+                              core::TimePoint now) {
   UpsertOutcome outcome;
   if (specs.empty()) return outcome;
 
@@ -142,12 +146,14 @@ UpsertOutcome UpsertSchedules(db::Transaction& tx, std::span<const ScheduleSpec>
     NextFire next;
     if (spec.enabled) next = ComputeNext(spec.pattern, spec.timezone.value_or(user->second), now);
     if (i > 0) rows += ',';
-    AppendRow(rows, spec, next.at ? std::optional(core::FormatRfc3339(*next.at)) : std::nullopt, next.error);
+    AppendRow(rows, spec, next.at ? std::optional(core::FormatRfc3339(*next.at)) : std::nullopt,
+              next.error);
   }
   rows += ']';
   const auto stored = tx.Exec(queries::kUpsertSchedules, rows, core::FormatRfc3339Micros(now));
   outcome.stored.reserve(static_cast<std::size_t>(stored.Rows()));
-  for (int i = 0; i < stored.Rows(); ++i) outcome.stored.emplace_back(stored.String(i, 0), stored.OptString(i, 1));
+  for (int i = 0; i < stored.Rows(); ++i)
+    outcome.stored.emplace_back(stored.String(i, 0), stored.OptString(i, 1));
   return outcome;
 }
 
@@ -169,7 +175,8 @@ int RecomputeSchedulesForUser(db::Transaction& tx, std::int64_t user_id, core::T
     if (pattern == patterns.end()) pattern = patterns.emplace(cron, ParseCron(cron)).first;
     const NextFire next = ComputeNext(pattern->second, zone, now);
     rows.push_back({{"key", locked.String(i, "key")},
-                    {"next_fire_at", next.at ? nlohmann::json(core::FormatRfc3339(*next.at)) : nlohmann::json()},
+                    {"next_fire_at",
+                     next.at ? nlohmann::json(core::FormatRfc3339(*next.at)) : nlohmann::json()},
                     {"last_error", OptionalJson(next.error)}});
   }
   tx.Exec(queries::kSetNextFire, rows.dump(), now_text);

@@ -35,10 +35,12 @@ struct UpsertOutcome {
 // state keeps its stored next_fire_at (see upsert_schedules.sql). Does not
 // NOTIFY (see WakeSchedulers). Precondition: keys are distinct (see
 // FindDuplicateKey). Throws db::DbError from the database.
-UpsertOutcome UpsertSchedules(db::Transaction& tx, std::span<const ScheduleSpec> specs, core::TimePoint now);
+UpsertOutcome UpsertSchedules(db::Transaction& tx, std::span<const ScheduleSpec> specs,
+                              core::TimePoint now);
 
 // The first pair (earlier index, later index) of specs sharing a key.
-std::optional<std::pair<std::size_t, std::size_t>> FindDuplicateKey(std::span<const ScheduleSpec> specs);
+std::optional<std::pair<std::size_t, std::size_t>> FindDuplicateKey(
+    std::span<const ScheduleSpec> specs);
 
 // NOTIFY kSchedulesChannel, delivered at the commit of `tx`.
 void WakeSchedulers(db::Transaction& tx);

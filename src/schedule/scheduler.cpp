@@ -37,14 +37,17 @@ struct SchedulerMetrics {
   static SchedulerMetrics& Global() {
     static SchedulerMetrics metrics{
         core::MetricsRegistry::Global().GetHistogram(
-            "chopar_schedule_lag_seconds", "Seconds from an occurrence's due instant to its firing", {},
-            {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400}),
+            "chopar_schedule_lag_seconds", "Seconds from an occurrence's due instant to its firing",
+            {},
+            {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600,
+             86400}),
         core::MetricsRegistry::Global().GetGauge("chopar_schedules_due",
                                                  "Enabled schedules whose next_fire_at has passed"),
-        core::MetricsRegistry::Global().GetCounter("chopar_schedule_fired_total",
-                                                   "Schedule occurrences fired (notifications created)"),
         core::MetricsRegistry::Global().GetCounter(
-            "chopar_schedule_skipped_total", "Schedule occurrences skipped by their catch-up policy"),
+            "chopar_schedule_fired_total", "Schedule occurrences fired (notifications created)"),
+        core::MetricsRegistry::Global().GetCounter(
+            "chopar_schedule_skipped_total",
+            "Schedule occurrences skipped by their catch-up policy"),
     };
     return metrics;
   }
@@ -53,7 +56,8 @@ struct SchedulerMetrics {
 // PostgreSQL's text form of a text[] of channel names: "{push,telegram}".
 std::vector<core::ChannelKind> ParseChannelArray(std::string_view text) {
   std::vector<core::ChannelKind> kinds;
-  if (text.size() >= 2 && text.front() == '{' && text.back() == '}') text = text.substr(1, text.size() - 2);
+  if (text.size() >= 2 && text.front() == '{' && text.back() == '}')
+    text = text.substr(1, text.size() - 2);
   while (!text.empty()) {
     const auto comma = text.find(',');
     if (const auto kind = core::ParseChannel(text.substr(0, comma))) kinds.push_back(*kind);
@@ -122,17 +126,22 @@ Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
       auto pattern = patterns.find(cron);
       if (pattern == patterns.end()) pattern = patterns.emplace(cron, ParseCron(cron)).first;
       const date::time_zone* zone = FindTimeZone(rows.Text(i, "zone"));
-      const CatchupRule rule{ParseCatchupPolicy(rows.Text(i, "catchup_policy")).value_or(CatchupPolicy::kLatest),
-                             std::chrono::seconds(rows.Int(i, "catchup_window_seconds"))};
-      decision = DecideCatchup(pattern->second, zone, core::ParsePgTimestamp(rows.Text(i, "next_fire_at")), now,
-                               rule);
+      const CatchupRule rule{
+          ParseCatchupPolicy(rows.Text(i, "catchup_policy")).value_or(CatchupPolicy::kLatest),
+          std::chrono::seconds(rows.Int(i, "catchup_window_seconds"))};
+      decision = DecideCatchup(pattern->second, zone,
+                               core::ParsePgTimestamp(rows.Text(i, "next_fire_at")), now, rule);
     } catch (const std::exception& e) {
       // A pattern or zone this process cannot evaluate (tzdata changed under
       // us): park the schedule with the reason rather than fail the batch.
       spdlog::error("schedule {}: cannot compute its firings: {}", key, e.what());
       ++stats.failed;
-      updates.push_back({{"key", key}, {"next_fire_at", nullptr}, {"last_due_at", nullptr}, {"skipped", 0},
-                         {"last_skipped_at", nullptr}, {"last_error", e.what()}});
+      updates.push_back({{"key", key},
+                         {"next_fire_at", nullptr},
+                         {"last_due_at", nullptr},
+                         {"skipped", 0},
+                         {"last_skipped_at", nullptr},
+                         {"last_error", e.what()}});
       continue;
     }
 
@@ -158,13 +167,15 @@ Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
     stats.skipped += static_cast<int>(decision.skipped);
     updates.push_back({{"key", key},
                        {"next_fire_at", TimeOrNull(decision.next_fire_at)},
-                       {"last_due_at", decision.fire.empty() ? nlohmann::json() : TimeOrNull(decision.fire.back())},
+                       {"last_due_at", decision.fire.empty() ? nlohmann::json()
+                                                             : TimeOrNull(decision.fire.back())},
                        {"skipped", decision.skipped},
                        {"last_skipped_at", TimeOrNull(decision.newest_skipped)},
                        {"last_error", nullptr}});
   }
 
-  const std::vector<hub::BatchItemResult> notified = hub::NotifyService::NotifyIn(tx, requests, now);
+  const std::vector<hub::BatchItemResult> notified =
+      hub::NotifyService::NotifyIn(tx, requests, now);
   tx.Exec(queries::kRecordFirings, updates.dump(), now_text);
   tx.Commit();
   stats.batches = 1;
@@ -243,7 +254,8 @@ void Scheduler::Loop() {
       if (wait > milliseconds(0)) WaitFor(wait, seen, /*wake_on_notify=*/true);
     } catch (const std::exception& e) {
       ++failures;
-      const auto pause = core::BackoffDelay(kErrorBackoff, failures, core::ThreadLocalRandom::Instance());
+      const auto pause =
+          core::BackoffDelay(kErrorBackoff, failures, core::ThreadLocalRandom::Instance());
       spdlog::warn("scheduler loop: {} (retrying in {} ms)", e.what(), pause.count());
       WaitFor(pause, seen, /*wake_on_notify=*/false);
     }
@@ -252,8 +264,9 @@ void Scheduler::Loop() {
 
 void Scheduler::WaitFor(milliseconds timeout, std::uint64_t seen, bool wake_on_notify) {
   std::unique_lock lock(mutex_);
-  wake_cv_.wait_for(lock, timeout,
-                    [&] { return stopping_.load() || (wake_on_notify && wake_generation_ != seen); });
+  wake_cv_.wait_for(lock, timeout, [&] {
+    return stopping_.load() || (wake_on_notify && wake_generation_ != seen);
+  });
 }
 
 void Scheduler::Wake() {
@@ -278,7 +291,8 @@ void Scheduler::Listen() {
       }
     } catch (const std::exception& e) {
       ++failures;
-      const auto pause = core::BackoffDelay(kErrorBackoff, failures, core::ThreadLocalRandom::Instance());
+      const auto pause =
+          core::BackoffDelay(kErrorBackoff, failures, core::ThreadLocalRandom::Instance());
       spdlog::warn("scheduler listener: {} (reconnecting in {} ms)", e.what(), pause.count());
       WaitFor(pause, 0, /*wake_on_notify=*/false);
     }

@@ -15,9 +15,10 @@ namespace chopar::schedule {
 
 // How a Scheduler behaves; a value, set once at construction.
 struct SchedulerSettings {
-  int batch = 500;                  // schedules claimed per firing transaction
-  double max_sleep_seconds = 60;    // idle wake-up when no NOTIFY arrives
-  double busy_retry_seconds = 0.5;  // due schedules all held by other schedulers: look again after this
+  int batch = 500;                // schedules claimed per firing transaction
+  double max_sleep_seconds = 60;  // idle wake-up when no NOTIFY arrives
+  // Due schedules all held by other schedulers: look again after this.
+  double busy_retry_seconds = 0.5;
 
   [[nodiscard]] std::chrono::milliseconds MaxSleep() const { return Millis(max_sleep_seconds); }
   [[nodiscard]] std::chrono::milliseconds BusyRetry() const { return Millis(busy_retry_seconds); }
@@ -30,12 +31,12 @@ struct SchedulerSettings {
 
 // What one RunOnce() did.
 struct SchedulerRunStats {
-  int batches = 0;    // firing transactions committed
-  int claimed = 0;    // schedules decided on
-  int fired = 0;      // occurrences that created their notification
-  int duplicates = 0; // occurrences whose notification existed already (dedup key)
-  int skipped = 0;    // occurrences skipped by the catch-up policy
-  int failed = 0;     // schedules whose next firing could not be computed (last_error set)
+  int batches = 0;     // firing transactions committed
+  int claimed = 0;     // schedules decided on
+  int fired = 0;       // occurrences that created their notification
+  int duplicates = 0;  // occurrences whose notification existed already (dedup key)
+  int skipped = 0;     // occurrences skipped by the catch-up policy
+  int failed = 0;      // schedules whose next firing could not be computed (last_error set)
 };
 
 // The earliest next_fire_at of enabled schedules and how many are due.

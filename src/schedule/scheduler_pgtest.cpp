@@ -42,8 +42,10 @@ TEST_F(SchedulerTest, FiresOncePerOccurrence) {
             "schedule:pill-1:" + std::to_string(1792501500));  // 2026-10-20T13:05:00Z
   EXPECT_EQ(db_->Scalar("SELECT data::text FROM chopar.notifications"),
             R"({"due_at": "2026-10-20T13:05:00Z", "pill_id": 17, "schedule": "pill-1"})");
-  EXPECT_EQ(db_->Scalar("SELECT type || '|' || title || '|' || body || '|' || link FROM chopar.notifications"),
-            "pill.reminder|Sitramon|18:00 dori vaqti|/pills/17");
+  EXPECT_EQ(
+      db_->Scalar(
+          "SELECT type || '|' || title || '|' || body || '|' || link FROM chopar.notifications"),
+      "pill.reminder|Sitramon|18:00 dori vaqti|/pills/17");
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries WHERE channel = 'email'"), 1);
   EXPECT_EQ(NextFire("pill-1"), "2026-10-21T13:05:00Z");
   EXPECT_EQ(Column("pill-1", "chopar.api_time(last_due_at)"), "2026-10-20T13:05:00Z");
@@ -56,7 +58,9 @@ TEST_F(SchedulerTest, FiresOncePerOccurrence) {
 }
 
 TEST_F(SchedulerTest, TwoSchedulersRacingFireEachOccurrenceExactlyOnce) {
-  db_->Scalar("INSERT INTO chopar.users (id, email) SELECT i, 'u' || i || '@example.uz' FROM generate_series(1, 100) i");
+  db_->Scalar(
+      "INSERT INTO chopar.users (id, email) SELECT i, 'u' || i || '@example.uz' FROM "
+      "generate_series(1, 100) i");
   nlohmann::json items = nlohmann::json::array();
   for (int i = 0; i < 1500; ++i) {
     nlohmann::json item = Body(1 + i % 100, "* * * * *", "UTC", "all");
@@ -93,7 +97,10 @@ TEST_F(SchedulerTest, TwoSchedulersRacingFireEachOccurrenceExactlyOnce) {
   EXPECT_EQ(ra.duplicates + rb.duplicates, 0);
   EXPECT_EQ(Notifications(), 4500);
   EXPECT_EQ(db_->Count("SELECT count(DISTINCT dedup_key) FROM chopar.notifications"), 4500);
-  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.schedules WHERE next_fire_at = '2026-10-20T10:04:00Z'"), 1500);
+  EXPECT_EQ(
+      db_->Count(
+          "SELECT count(*) FROM chopar.schedules WHERE next_fire_at = '2026-10-20T10:04:00Z'"),
+      1500);
 }
 
 TEST_F(SchedulerTest, UserMovingZonesMovesTheSchedule) {
@@ -182,18 +189,22 @@ TEST_F(SchedulerTest, BerlinFollowsTheEndOfSummerTime) {
   clock_.Set(At("2026-10-24T12:00:00Z"));
   service_->Put("berlin", Body(1, "5 18 * * *"));
   service_->Put("tashkent", Body(2, "5 18 * * *"));
-  for (const char* instant : {"2026-10-24T13:05:00Z", "2026-10-24T16:05:00Z", "2026-10-25T13:05:00Z",
-                              "2026-10-25T17:05:00Z", "2026-10-26T13:05:00Z", "2026-10-26T17:05:00Z"}) {
+  for (const char* instant :
+       {"2026-10-24T13:05:00Z", "2026-10-24T16:05:00Z", "2026-10-25T13:05:00Z",
+        "2026-10-25T17:05:00Z", "2026-10-26T13:05:00Z", "2026-10-26T17:05:00Z"}) {
     clock_.Set(At(instant));
     EXPECT_EQ(scheduler_->RunOnce().fired, 1) << instant;
   }
-  EXPECT_EQ(FiredDueAts("berlin"), "2026-10-24T16:05:00Z,2026-10-25T17:05:00Z,2026-10-26T17:05:00Z");
-  EXPECT_EQ(FiredDueAts("tashkent"), "2026-10-24T13:05:00Z,2026-10-25T13:05:00Z,2026-10-26T13:05:00Z");
+  EXPECT_EQ(FiredDueAts("berlin"),
+            "2026-10-24T16:05:00Z,2026-10-25T17:05:00Z,2026-10-26T17:05:00Z");
+  EXPECT_EQ(FiredDueAts("tashkent"),
+            "2026-10-24T13:05:00Z,2026-10-25T13:05:00Z,2026-10-26T13:05:00Z");
 }
 
 TEST_F(SchedulerTest, LongCatchUpIsSpreadOverBatchesAndFiresEachOccurrenceOnce) {
   AddUser(1, "UTC");
-  for (int i = 0; i < 7; ++i) service_->Put("m" + std::to_string(i), Body(1, "* * * * *", nullptr, "all", 86400));
+  for (int i = 0; i < 7; ++i)
+    service_->Put("m" + std::to_string(i), Body(1, "* * * * *", nullptr, "all", 86400));
   clock_.Advance(hours(20));  // 1200 missed minutes each; `all` fires the newest 1000
   const SchedulerRunStats stats = scheduler_->RunOnce();
   EXPECT_GE(stats.batches, 2);  // at most 5000 notifications per transaction
@@ -202,7 +213,10 @@ TEST_F(SchedulerTest, LongCatchUpIsSpreadOverBatchesAndFiresEachOccurrenceOnce) 
   EXPECT_EQ(stats.skipped, 7 * 200);
   EXPECT_EQ(stats.duplicates, 0);
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 7000);
-  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.schedules WHERE next_fire_at = '2026-10-21T06:01:00Z'"), 7);
+  EXPECT_EQ(
+      db_->Count(
+          "SELECT count(*) FROM chopar.schedules WHERE next_fire_at = '2026-10-21T06:01:00Z'"),
+      7);
   EXPECT_EQ(scheduler_->RunOnce().claimed, 0);
 }
 
@@ -223,7 +237,8 @@ TEST_F(SchedulerTest, FailureBeforeCommitLosesNothing) {
   db_->Connect().ExecScript(
       "CREATE FUNCTION chopar.refuse() RETURNS trigger LANGUAGE plpgsql AS "
       "$$BEGIN RAISE EXCEPTION 'injected failure'; END$$;"
-      "CREATE TRIGGER refuse BEFORE INSERT ON chopar.notifications FOR EACH ROW EXECUTE FUNCTION chopar.refuse()");
+      "CREATE TRIGGER refuse BEFORE INSERT ON chopar.notifications FOR EACH ROW EXECUTE FUNCTION "
+      "chopar.refuse()");
   clock_.Set(At("2026-10-20T11:00:00Z"));
   EXPECT_THROW(scheduler_->RunOnce(), db::DbError);
   EXPECT_EQ(NextFire("pill-1"), "2026-10-20T11:00:00Z");
@@ -280,12 +295,14 @@ TEST_F(SchedulerTest, IdleLookupReadsOnlyTheIndex) {
   AddUser(1, "UTC");
   db_->Connect().ExecScript(
       "INSERT INTO chopar.schedules (key, user_id, cron, type, title, next_fire_at) "
-      "SELECT 'k' || i, 1, '0 9 * * *', 'pill.reminder', 'T', '2026-11-01'::timestamptz + i * interval '1 s' "
+      "SELECT 'k' || i, 1, '0 9 * * *', 'pill.reminder', 'T', '2026-11-01'::timestamptz + i * "
+      "interval '1 s' "
       "FROM generate_series(1, 20000) i; ANALYZE chopar.schedules");
   auto conn = db_->Connect();
   conn.ExecScript("SET search_path = chopar");
-  const auto rows = conn.ExecText(std::string("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ") + queries::kNextDue.sql,
-                                  db::Params(core::FormatRfc3339(clock_.Now())));
+  const auto rows = conn.ExecText(
+      std::string("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ") + queries::kNextDue.sql,
+      db::Params(core::FormatRfc3339(clock_.Now())));
   std::string plan;
   for (int i = 0; i < rows.Rows(); ++i) plan += rows.String(i, 0) + "\n";
   EXPECT_EQ(plan.find("Seq Scan"), std::string::npos) << plan;
