@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <charconv>
+#include <optional>
 
 #include "db/connection.hpp"
 #include "hub/notify_service.hpp"
@@ -56,9 +57,11 @@ bool InboxListener::WaitBeforeRetry(std::chrono::milliseconds delay) {
 
 void InboxListener::Run() {
   while (!stopping_) {
+    std::optional<std::chrono::steady_clock::time_point> listening_since;
     try {
       auto conn = db::Connection::Open(conninfo_);
       conn.Listen(hub::kInboxChannel);
+      listening_since = std::chrono::steady_clock::now();
       hub_.WakeAll();
       // Counted after the wake-up: a caller that sees the count knows every
       // stream registered before it has been woken.
@@ -75,8 +78,12 @@ void InboxListener::Run() {
         if (conn.IsBroken()) throw std::runtime_error("the LISTEN connection broke");
       }
     } catch (const std::exception& e) {
-      spdlog::warn("inbox listener: {}; retrying", e.what());
-      if (!WaitBeforeRetry(options_.retry_delay)) return;
+      spdlog::warn("inbox listener: {}; reconnecting", e.what());
+      // A connection that had been listening for a while is retried at once
+      // (streams wait for the reconnection); anything else backs off.
+      const bool long_lived = listening_since && std::chrono::steady_clock::now() - *listening_since >
+                                                     options_.retry_delay;
+      if (!long_lived && !WaitBeforeRetry(options_.retry_delay)) return;
     }
   }
 }

@@ -29,7 +29,9 @@ InboxWake ParseInboxPayload(std::string_view payload);
 //
 // After every (re)connection it wakes all streams: notifications committed
 // while it was not listening are then fetched too, so nothing is missed.
-// A failed connection is retried every `retry_delay` until Stop().
+// A connection that breaks after listening for longer than `retry_delay` is
+// re-opened at once; failures to connect are retried every `retry_delay`
+// until Stop().
 class InboxListener {
  public:
   struct Options {

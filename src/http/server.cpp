@@ -41,6 +41,8 @@ void ApplyListenAddress(std::string_view listen, Settings& settings) {
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
   }
+  if (host.empty()) host = "0.0.0.0";  // ":8080": every interface
+  if (host == "localhost") host = "127.0.0.1";
   const std::string_view port_text = listen.substr(colon + 1);
   unsigned port = 0;
   const auto [ptr, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
@@ -49,7 +51,7 @@ void ApplyListenAddress(std::string_view listen, Settings& settings) {
   }
   boost::system::error_code bad_host;
   asio::ip::make_address(std::string(host), bad_host);
-  if (host.empty() || bad_host) {
+  if (bad_host) {
     throw std::invalid_argument("listen host must be an IP address, got \"" + std::string(host) + "\"");
   }
   settings.host = std::string(host);
@@ -75,9 +77,9 @@ struct Server::Impl {
   StreamHub streams;
   SessionRegistry sessions;
   std::unique_ptr<InboxListener> listener;
-  std::optional<asio::thread_pool> handlers;
   std::optional<ServerContext> context;
   asio::io_context io;
+  std::optional<asio::thread_pool> handlers;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   std::optional<tcp::acceptor> acceptor;
   std::vector<std::thread> io_threads;

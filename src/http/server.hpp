@@ -29,8 +29,10 @@ struct Settings {
   std::chrono::milliseconds shutdown_timeout{10'000}; // Stop() waits this long for requests
 };
 
-// Parses "host:port" or "[v6]:port" (the [server] listen setting) into
-// Settings::host and Settings::port. Throws std::invalid_argument.
+// Parses the [server] listen setting into Settings::host and ::port:
+// "127.0.0.1:8080", "[::1]:8080", "localhost:8080" (= 127.0.0.1) or ":8080"
+// (every interface). The host must be an IP address otherwise. Throws
+// std::invalid_argument.
 void ApplyListenAddress(std::string_view listen, Settings& settings);
 
 // The HTTP API on Boost.Beast: HTTP/1.1 keep-alive connections served by

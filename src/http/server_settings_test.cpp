@@ -16,12 +16,17 @@ TEST(ListenAddressTest, ParsesHostAndPort) {
   ApplyListenAddress("0.0.0.0:65535", settings);
   EXPECT_EQ(settings.host, "0.0.0.0");
   EXPECT_EQ(settings.port, 65535);
+  ApplyListenAddress(":9000", settings);
+  EXPECT_EQ(settings.host, "0.0.0.0");
+  EXPECT_EQ(settings.port, 9000);
+  ApplyListenAddress("localhost:8080", settings);
+  EXPECT_EQ(settings.host, "127.0.0.1");
 }
 
 TEST(ListenAddressTest, RefusesMalformedAddresses) {
   Settings settings;
-  for (const char* bad : {"", "8080", "127.0.0.1", "127.0.0.1:", ":8080", "127.0.0.1:65536",
-                          "127.0.0.1:80x", "localhost:8080", "[::1]:-1"}) {
+  for (const char* bad : {"", "8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536",
+                          "127.0.0.1:80x", "example.com:8080", "[::1]:-1", "[::1:80"}) {
     EXPECT_THROW(ApplyListenAddress(bad, settings), std::invalid_argument) << bad;
   }
 }
