@@ -1,7 +1,10 @@
 #include "app/channel_providers.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "channels/email_channel.hpp"
+#include "channels/eskiz_channel.hpp"
 #include "channels/webpush_channel.hpp"
 
 namespace chopar::app {
@@ -18,10 +21,49 @@ bool Wants(const std::string& provider, const std::string& real_name, bool has_c
                            "\" or \"sink\", not \"" + provider + "\"");
 }
 
+std::optional<channels::StartTls> StartTlsFrom(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  if (text == "required") return channels::StartTls::kRequired;
+  if (text == "opportunistic") return channels::StartTls::kOpportunistic;
+  if (text == "off") return channels::StartTls::kOff;
+  throw std::runtime_error("config: [channels.email] starttls must be required, opportunistic or off");
+}
+
 }  // namespace
 
-ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const core::Clock& clock)
+ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const core::Clock& clock,
+                                   const std::string& sms_callback_secret)
     : sink_(pool) {
+  if (Wants(config.email.provider, "smtp", !config.email.smtp_url.empty(), "channels.email")) {
+    channels::EmailSettings settings;
+    settings.smtp_url = config.email.smtp_url;
+    settings.starttls = StartTlsFrom(config.email.starttls);
+    settings.ca_file = config.email.ca_file;
+    settings.username = config.email.username;
+    settings.password = config.email.password;
+    settings.from = config.email.from;
+    settings.public_url = config.server.public_url;
+    settings.timeout = std::chrono::seconds(config.email.timeout_seconds);
+    settings.max_in_flight = static_cast<std::size_t>(std::max(1, config.email.max_in_flight));
+    try {
+      email_ = std::make_unique<channels::EmailChannel>(settings, clock);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("config: [channels.email] ") + e.what());
+    }
+  }
+  if (Wants(config.sms.provider, "eskiz", !config.sms.email.empty() && !config.sms.password.empty(),
+            "channels.sms")) {
+    channels::EskizSettings settings;
+    settings.base_url = config.sms.base_url;
+    settings.email = config.sms.email;
+    settings.password = config.sms.password;
+    settings.from = config.sms.from;
+    settings.public_url = config.server.public_url;
+    std::string base = config.server.public_url;
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    settings.callback_url = base + "/v1/sms/eskiz/callback/" + sms_callback_secret;
+    sms_ = std::make_unique<channels::EskizChannel>(settings, http_, pool, clock);
+  }
   if (Wants(config.push.provider, "webpush",
             !config.push.vapid_public_key.empty() && !config.push.vapid_private_key.empty(),
             "channels.push")) {

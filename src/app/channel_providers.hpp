@@ -20,7 +20,9 @@ namespace chopar::app {
 // cannot be configured (bad keys, missing URL), naming the config key.
 class ChannelProviders {
  public:
-  ChannelProviders(const Config& config, db::Pool& pool, const core::Clock& clock);
+  // `sms_callback_secret` is the path secret Eskiz's delivery reports carry.
+  ChannelProviders(const Config& config, db::Pool& pool, const core::Clock& clock,
+                   const std::string& sms_callback_secret);
   ~ChannelProviders();
   ChannelProviders(const ChannelProviders&) = delete;
   ChannelProviders& operator=(const ChannelProviders&) = delete;

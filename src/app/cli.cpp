@@ -7,6 +7,7 @@
 
 #include "app/config.hpp"
 #include "app/database_setup.hpp"
+#include "app/schedule_commands.hpp"
 #include "app/service.hpp"
 #include "app/shutdown_signal.hpp"
 #include "channels/webpush_vapid.hpp"
@@ -27,8 +28,27 @@ int RunCli(int argc, char** argv) {
   auto* serve = cli.add_subcommand("serve", "HTTP API and delivery workers (the default)");
   auto* worker = cli.add_subcommand("worker", "delivery workers only");
   auto* migrate = cli.add_subcommand("migrate", "apply database migrations and exit");
+  auto* scheduler = cli.add_subcommand("scheduler", "the schedule firing loop only");
   auto* vapid = cli.add_subcommand("vapid-keys", "print a new VAPID key pair for [channels.push]");
-  for (auto* sub : {serve, worker, migrate}) {
+
+  auto* cron = cli.add_subcommand("cron", "print the next fire times of a cron pattern in a time zone");
+  std::string cron_pattern, cron_timezone = "UTC", cron_after;
+  int cron_count = 5;
+  cron->add_option("pattern", cron_pattern, "5-field cron pattern or @daily, …")->required();
+  cron->add_option("--timezone", cron_timezone, "IANA time zone")->capture_default_str();
+  cron->add_option("--after", cron_after, "RFC 3339 instant (default: now)");
+  cron->add_option("--count", cron_count, "how many (1..1000)")->capture_default_str();
+
+  auto* schedules = cli.add_subcommand("schedules", "manage schedules");
+  schedules->require_subcommand(1);
+  auto* import = schedules->add_subcommand("import", "load schedules from a CSV (key,user_id,cron or HH:MM,timezone)");
+  ImportFlags import_flags;
+  import->add_option("file", import_flags.file, "CSV file")->required()->check(CLI::ExistingFile);
+  import->add_option("--type", import_flags.type, "notification type of rows without one")->capture_default_str();
+  import->add_option("--title", import_flags.title, "notification title of rows without one")->capture_default_str();
+  import->add_option("--body", import_flags.body, "notification body of rows without one");
+
+  for (auto* sub : {serve, worker, scheduler, migrate, import}) {
     sub->add_option("--config", config_path, "TOML configuration file")->check(CLI::ExistingFile);
   }
 
@@ -45,6 +65,7 @@ int RunCli(int argc, char** argv) {
                 << keys.private_key << "\"\n";
       return 0;
     }
+    if (cron->parsed()) return RunCronPreview(cron_pattern, cron_timezone, cron_after, cron_count);
     const Config config =
         LoadConfig(config_path.empty() ? std::nullopt : std::optional(std::filesystem::path(config_path)));
     if (migrate->parsed()) {
@@ -53,6 +74,8 @@ int RunCli(int argc, char** argv) {
       return 0;
     }
     if (worker->parsed()) return RunService(config, Role::kWorker);
+    if (scheduler->parsed()) return RunService(config, Role::kScheduler);
+    if (import->parsed()) return RunScheduleImport(config, import_flags);
     return RunService(config, Role::kServe);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());

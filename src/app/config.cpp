@@ -40,11 +40,17 @@ std::vector<Binding> Bindings(Config& c) {
       {"delivery", "concurrency", &c.delivery.concurrency},
       {"delivery", "poll_seconds", &c.delivery.poll_seconds},
       {"delivery", "drain_seconds", &c.delivery.drain_seconds},
+      {"scheduler", "batch", &c.scheduler.batch},
+      {"scheduler", "max_sleep_seconds", &c.scheduler.max_sleep_seconds},
       {"channels.email", "provider", &c.email.provider},
       {"channels.email", "smtp_url", &c.email.smtp_url},
       {"channels.email", "from", &c.email.from},
       {"channels.email", "username", &c.email.username},
       {"channels.email", "password", &c.email.password},
+      {"channels.email", "starttls", &c.email.starttls},
+      {"channels.email", "ca_file", &c.email.ca_file},
+      {"channels.email", "timeout_seconds", &c.email.timeout_seconds},
+      {"channels.email", "max_in_flight", &c.email.max_in_flight},
       {"channels.telegram", "provider", &c.telegram.provider},
       {"channels.telegram", "bot_token", &c.telegram.bot_token},
       {"channels.telegram", "bot_username", &c.telegram.bot_username},
@@ -62,6 +68,7 @@ std::vector<Binding> Bindings(Config& c) {
       {"channels.sms", "email", &c.sms.email},
       {"channels.sms", "password", &c.sms.password},
       {"channels.sms", "from", &c.sms.from},
+      {"channels.sms", "callback_secret", &c.sms.callback_secret},
   };
   for (core::ChannelKind kind : core::kAllChannels) {
     b.push_back({"limits.hourly", std::string(core::ChannelName(kind)),
@@ -136,6 +143,7 @@ void Validate(const Config& c) {
   positive(c.delivery.lease_seconds, "[delivery] lease_seconds");
   positive(c.delivery.max_attempts, "[delivery] max_attempts");
   positive(c.delivery.concurrency, "[delivery] concurrency");
+  positive(c.scheduler.batch, "[scheduler] batch");
   positive(c.server.io_threads, "[server] io_threads");
   positive(c.server.handler_threads, "[server] handler_threads");
   for (int limit : c.hourly_limits) {

@@ -40,6 +40,11 @@ struct Config {
     double drain_seconds = 10.0;   // SIGTERM: how long in-flight sends may finish
   } delivery;
 
+  struct Scheduler {
+    int batch = 500;                // schedules claimed per firing transaction
+    double max_sleep_seconds = 60;  // idle wake-up when no NOTIFY arrives
+  } scheduler;
+
   // [limits.hourly]: per user per channel, sliding hour.
   std::array<int, 4> hourly_limits = {20, 30, 30, 3};  // indexed by core::ChannelIndex
 
@@ -49,6 +54,10 @@ struct Config {
     std::string from = "chopar <noreply@example.com>";
     std::string username;
     std::string password;
+    std::string starttls;  // "required" | "opportunistic" | "off"; empty: required with AUTH
+    std::string ca_file;   // CA bundle for TLS verification; empty: the system's
+    int timeout_seconds = 30;
+    int max_in_flight = 64;  // SMTP sessions at once
   } email;
 
   struct Telegram {
@@ -75,6 +84,7 @@ struct Config {
     std::string email;
     std::string password;
     std::string from = "4546";
+    std::string callback_secret;  // path secret of delivery reports; empty: generated in data_dir
   } sms;
 
   [[nodiscard]] int HourlyLimit(core::ChannelKind kind) const {

@@ -16,6 +16,9 @@
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
+#include "schedule/schedule_service.hpp"
+#include "schedule/scheduler.hpp"
+#include "schedule/time_zone.hpp"
 
 namespace chopar::app {
 namespace {
@@ -56,17 +59,31 @@ int RunService(const Config& config, Role role) {
   db::Pool pool(database.conninfo(), config.database.pool_size);
   core::SystemClock clock;
 
-  ChannelProviders providers(config, pool, clock);
+  const std::string sms_callback_secret =
+      SecretOrStored(config.sms.callback_secret, config, "sms_callback_secret", false);
+  ChannelProviders providers(config, pool, clock, sms_callback_secret);
   delivery::Worker worker(pool, providers.set(), clock, WorkerSettingsFrom(config));
   delivery::RegisterQueueDepthCollector(database.conninfo());
 
+  // Load the time zone database once, before threads race to do it.
+  (void)schedule::FindTimeZone("UTC");
+  schedule::ScheduleService schedules(pool, clock);
+  schedule::Scheduler scheduler(pool, clock,
+                                {.batch = config.scheduler.batch,
+                                 .max_sleep_seconds = config.scheduler.max_sleep_seconds,
+                                 .busy_retry_seconds = 0.5});
   hub::NotifyService notify(pool, clock);
   hub::UserService users(pool, {.allow_http_push_endpoints = config.push.allow_http_endpoints,
-                                .timezone_changed = nullptr});
+                                .timezone_changed = [&schedules](db::Transaction& tx, std::int64_t user_id) {
+                                  schedules.RecomputeForUser(tx, user_id);
+                                }});
   hub::InboxService inbox(pool);
   std::unique_ptr<http::Server> server;
 
-  std::cout << "chopar " << CHOPAR_VERSION << (role == Role::kServe ? " serving" : " worker") << "\n";
+  const bool runs_workers = role != Role::kScheduler;
+  const bool runs_scheduler = role != Role::kWorker;
+  std::cout << "chopar " << CHOPAR_VERSION
+            << (role == Role::kServe ? " serving" : role == Role::kWorker ? " worker" : " scheduler") << "\n";
   if (role == Role::kServe) {
     http::Settings settings;
     http::ApplyListenAddress(config.server.listen, settings);
@@ -82,11 +99,13 @@ int RunService(const Config& config, Role role) {
             << (database.embedded() ? "embedded PostgreSQL in " + database.location() : "configured [database] url")
             << "\n  channels:  " << providers.Describe() << std::endl;
 
-  worker.Start();
+  if (runs_workers) worker.Start();
+  if (runs_scheduler) scheduler.Start();
   const int signal = WaitForShutdownSignal();
   spdlog::info("signal {} received: draining", signal);
   if (server) server->Stop();
-  worker.Stop();
+  if (runs_scheduler) scheduler.Stop();
+  if (runs_workers) worker.Stop();
   spdlog::info("stopped");
   return 0;
 }

@@ -5,8 +5,9 @@
 namespace chopar::app {
 
 enum class Role {
-  kServe,   // HTTP API + delivery workers (+ every loop)
-  kWorker,  // delivery workers only
+  kServe,      // HTTP API + delivery workers + scheduler
+  kWorker,     // delivery workers only
+  kScheduler,  // the schedule firing loop only
 };
 
 // Runs chopar until SIGTERM or SIGINT: resolves the database (embedded or

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <functional>
+#include <set>
 
 #include "db/migrations_embedded.hpp"
 
@@ -23,11 +24,13 @@ int Migrate(Connection& conn, std::span<const Migration> migrations) {
         "CREATE TABLE IF NOT EXISTS chopar.schema_migrations ("
         " version integer PRIMARY KEY, name text NOT NULL,"
         " applied_at timestamptz NOT NULL DEFAULT now())");
-    const Result current =
-        conn.ExecText("SELECT coalesce(max(version), 0) FROM chopar.schema_migrations", {});
-    const std::int64_t have = current.Int(0, 0);
+    // Every embedded migration not yet recorded, so a number filled in later
+    // (or merged out of order) is still applied.
+    const Result current = conn.ExecText("SELECT version FROM chopar.schema_migrations", {});
+    std::set<std::int64_t> applied_versions;
+    for (int row = 0; row < current.Rows(); ++row) applied_versions.insert(current.Int(row, 0));
     for (const Migration& migration : migrations) {
-      if (migration.version <= have) continue;
+      if (applied_versions.contains(migration.version)) continue;
       spdlog::info("applying migration {}", migration.name);
       conn.ExecScript("BEGIN");
       try {

@@ -11,7 +11,7 @@ namespace chopar::db {
 // The migrations embedded in this binary, in version order.
 std::span<const Migration> EmbeddedMigrations();
 
-// Applies every migration newer than the database's, each in its own
+// Applies every migration not yet recorded in the database, each in its own
 // transaction, recording it in chopar.schema_migrations. Safe to run from
 // several processes at once (a session advisory lock serialises them).
 // Returns how many were applied. Throws DbError if one fails (that one is
