@@ -1,7 +1,9 @@
 #pragma once
 
+// clang-format off
 // Boost.Asio 1.74's awaitable.hpp uses std::exchange without including it.
 #include <utility>
+// clang-format on
 
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -28,10 +30,10 @@ boost::asio::awaitable<std::invoke_result_t<Fn&>> RunBlocking(boost::asio::threa
     boost::asio::post(pool, [handler = std::move(handler), work = std::move(work)]() mutable {
       Result result = work();
       auto executor = boost::asio::get_associated_executor(handler);
-      boost::asio::dispatch(executor, [handler = std::move(handler),
-                                       result = std::move(result)]() mutable {
-        std::move(handler)(std::move(result));
-      });
+      boost::asio::dispatch(executor,
+                            [handler = std::move(handler), result = std::move(result)]() mutable {
+                              std::move(handler)(std::move(result));
+                            });
     });
   };
   co_return co_await boost::asio::async_initiate<decltype(boost::asio::use_awaitable),

@@ -53,7 +53,8 @@ std::int64_t CheckSubscriber(const Request& request, const std::string& secret) 
     query_token = request.query.Get("token");
     if (query_token) token = *query_token;
   }
-  if (token.empty()) throw Unauthorized("missing subscriber token (Authorization: Bearer or ?token=)");
+  if (token.empty())
+    throw Unauthorized("missing subscriber token (Authorization: Bearer or ?token=)");
   const auto user_id = VerifySubscriberToken(secret, token);
   if (!user_id) throw Unauthorized("invalid subscriber token");
   return *user_id;
@@ -115,8 +116,8 @@ Response Dispatcher::Dispatch(Request& request) const noexcept {
   try {
     response = Route(request, route_label);
   } catch (...) {
-    response = MapException(std::current_exception(), request.method + " " + route_label)
-                   .ToResponse();
+    response =
+        MapException(std::current_exception(), request.method + " " + route_label).ToResponse();
   }
   if (IsInboxPath(request.path)) AddCorsHeaders(response);
   try {
@@ -158,9 +159,14 @@ Response Dispatcher::Route(Request& request, std::string& route_label) const {
   route_label = route.pattern;
   request.query = QueryParams::Parse(request.raw_query);
   switch (route.auth) {
-    case Auth::kNone: break;
-    case Auth::kServerKey: CheckServerKey(request, keys_.api_key); break;
-    case Auth::kSubscriber: request.subscriber = CheckSubscriber(request, keys_.inbox_secret); break;
+    case Auth::kNone:
+      break;
+    case Auth::kServerKey:
+      CheckServerKey(request, keys_.api_key);
+      break;
+    case Auth::kSubscriber:
+      request.subscriber = CheckSubscriber(request, keys_.inbox_secret);
+      break;
   }
   BindParams(route, match.raw_params, request);
   return route.handler(request);

@@ -57,7 +57,8 @@ TEST_F(HttpServerTest, HealthzIsUnavailableWithoutTheDatabase) {
 TEST_F(HttpServerTest, ServerEndpointsNeedTheApiKey) {
   PutUser(1, {{"email", "aziz@example.uz"}});
   EXPECT_EQ(client().Get("/v1/users/1").status, 401);
-  EXPECT_EQ(client().Get("/v1/users/1", {"Authorization: Bearer nope"}).ErrorCode(), "unauthorized");
+  EXPECT_EQ(client().Get("/v1/users/1", {"Authorization: Bearer nope"}).ErrorCode(),
+            "unauthorized");
   EXPECT_EQ(client().Get("/v1/users/1", {"Authorization: Bearer " + Token(1)}).status, 401);
   EXPECT_EQ(client().Get("/v1/users/1", {kAuth}).status, 200);
 }
@@ -74,13 +75,14 @@ TEST_F(HttpServerTest, UnknownRouteAndWrongMethod) {
 
 TEST_F(HttpServerTest, OversizeBodyIs413WithOrWithoutExpectContinue) {
   PutUser(1, {{"email", "aziz@example.uz"}});
-  std::string big = json{{"user_id", 1}, {"type", "task.due"}, {"title", "x"},
-                         {"body", std::string(1 << 20, 'a')}}
-                        .dump();
-  for (const auto& headers : std::vector<std::vector<std::string>>{
-           {kAuth, "Content-Type: application/json"},
-           {kAuth, "Content-Type: application/json", "Expect:"},
-           {kAuth, "Transfer-Encoding: chunked", "Expect:"}}) {
+  std::string big =
+      json{
+          {"user_id", 1}, {"type", "task.due"}, {"title", "x"}, {"body", std::string(1 << 20, 'a')}}
+          .dump();
+  for (const auto& headers :
+       std::vector<std::vector<std::string>>{{kAuth, "Content-Type: application/json"},
+                                             {kAuth, "Content-Type: application/json", "Expect:"},
+                                             {kAuth, "Transfer-Encoding: chunked", "Expect:"}}) {
     HttpClient fresh(server_->port());
     const auto response = fresh.Post("/v1/notifications", big, headers);
     EXPECT_EQ(response.status, 413) << headers.back();
@@ -174,17 +176,22 @@ TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
 
 // SEEDS §000: the four users of the source document, through the API.
 TEST_F(HttpServerTest, ChannelChoiceForTheFourCanonUsers) {
-  PutUser(1, {{"email", "aziz@example.uz"}, {"preferences", {{"email", true}, {"telegram", true}}}});
+  PutUser(1,
+          {{"email", "aziz@example.uz"}, {"preferences", {{"email", true}, {"telegram", true}}}});
   ASSERT_EQ(client().Put("/v1/users/1/telegram", R"({"chat_id": 900000001})", {kAuth}).status, 200);
   PutUser(2, {{"email", "dilnoza@example.uz"}, {"preferences", {{"email", false}}}});
   PutUser(3, {{"email", "sardor@example.uz"}});
-  PutUser(4, {{"email", "gulnora@example.uz"}, {"preferences", {{"email", true}, {"telegram", false}}}});
+  PutUser(4, {{"email", "gulnora@example.uz"},
+              {"preferences", {{"email", true}, {"telegram", false}}}});
   const json subscription = {{"endpoint", "https://push.example/gulnora"},
                              {"keys", {{"p256dh", kP256dh}, {"auth", kPushAuth}}}};
-  ASSERT_EQ(client().Post("/v1/users/4/push-subscriptions", subscription.dump(), {kAuth}).status, 201);
+  ASSERT_EQ(client().Post("/v1/users/4/push-subscriptions", subscription.dump(), {kAuth}).status,
+            201);
 
-  const std::vector<std::pair<std::int64_t, json>> expected = {
-      {1, json{"email", "telegram"}}, {2, json::array()}, {3, json{"email"}}, {4, json{"email", "push"}}};
+  const std::vector<std::pair<std::int64_t, json>> expected = {{1, json{"email", "telegram"}},
+                                                               {2, json::array()},
+                                                               {3, json{"email"}},
+                                                               {4, json{"email", "push"}}};
   for (const auto& [user, channels] : expected) {
     const auto response = Notify(user);
     ASSERT_EQ(response.status, 201) << response.body;
@@ -195,14 +202,16 @@ TEST_F(HttpServerTest, ChannelChoiceForTheFourCanonUsers) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries"), 5);
 
   const auto aziz = client().Get("/v1/users/1", {kAuth}).Json();
-  EXPECT_EQ(aziz["channels"], (json{{"email", true}, {"telegram", true}, {"push", false}, {"sms", false}}));
+  EXPECT_EQ(aziz["channels"],
+            (json{{"email", true}, {"telegram", true}, {"push", false}, {"sms", false}}));
   const auto gulnora = client().Get("/v1/users/4", {kAuth}).Json();
   EXPECT_EQ(gulnora["channels"]["push"], true);
 }
 
 TEST_F(HttpServerTest, NotificationLifecycle) {
   PutUser(1, {{"email", "aziz@example.uz"}});
-  const auto created = Notify(1, {{"dedup_key", "task:1:due:2026-10-28"}, {"data", {{"task_id", 1}}}});
+  const auto created =
+      Notify(1, {{"dedup_key", "task:1:due:2026-10-28"}, {"data", {{"task_id", 1}}}});
   ASSERT_EQ(created.status, 201) << created.body;
   const std::int64_t id = created.Json()["id"];
   const auto again = Notify(1, {{"dedup_key", "task:1:due:2026-10-28"}});
@@ -218,22 +227,25 @@ TEST_F(HttpServerTest, NotificationLifecycle) {
 
   const auto second = Notify(1, {{"title", "Ikkinchi"}});
   ASSERT_EQ(second.status, 201);
-  EXPECT_EQ(client().Get("/v1/users/1/notifications/unread-count", {kAuth}).Json(), (json{{"count", 2}}));
+  EXPECT_EQ(client().Get("/v1/users/1/notifications/unread-count", {kAuth}).Json(),
+            (json{{"count", 2}}));
   const auto page = client().Get("/v1/users/1/notifications?limit=1", {kAuth}).Json();
   ASSERT_EQ(page["items"].size(), 1u);
   EXPECT_EQ(page["items"][0]["title"], "Ikkinchi") << "newest first";
   ASSERT_TRUE(page["next_cursor"].is_string());
   const std::string cursor = page["next_cursor"];
-  const auto rest = client().Get("/v1/users/1/notifications?limit=1&cursor=" + cursor, {kAuth}).Json();
+  const auto rest =
+      client().Get("/v1/users/1/notifications?limit=1&cursor=" + cursor, {kAuth}).Json();
   ASSERT_EQ(rest["items"].size(), 1u);
   EXPECT_EQ(rest["items"][0]["id"], id);
   EXPECT_TRUE(rest["next_cursor"].is_null());
 
-  const auto read = client().Post("/v1/users/1/notifications/read",
-                                  json{{"ids", {id}}}.dump(), {kAuth});
+  const auto read =
+      client().Post("/v1/users/1/notifications/read", json{{"ids", {id}}}.dump(), {kAuth});
   EXPECT_EQ(read.Json(), (json{{"updated", 1}}));
-  EXPECT_EQ(client().Post("/v1/users/1/notifications/read", json{{"ids", {id}}}.dump(), {kAuth}).Json(),
-            (json{{"updated", 0}}));
+  EXPECT_EQ(
+      client().Post("/v1/users/1/notifications/read", json{{"ids", {id}}}.dump(), {kAuth}).Json(),
+      (json{{"updated", 0}}));
   const auto unread = client().Get("/v1/users/1/notifications?unread=true", {kAuth}).Json();
   ASSERT_EQ(unread["items"].size(), 1u);
   EXPECT_EQ(unread["items"][0]["title"], "Ikkinchi");
@@ -246,13 +258,14 @@ TEST_F(HttpServerTest, NotificationLifecycle) {
 
 TEST_F(HttpServerTest, BatchAnswersEachItemInOrder) {
   PutUser(1, {{"email", "aziz@example.uz"}});
-  const json batch = {{"notifications",
-                       {{{"user_id", 1}, {"type", "task.due"}, {"title", "a"}},
-                        {{"user_id", 777}, {"type", "task.due"}, {"title", "b"}},
-                        {{"user_id", 1}, {"type", "Bad Type"}, {"title", "c"}},
-                        "not an object",
-                        {{"user_id", 1}, {"type", "task.done"}, {"title", "d"}, {"dedup_key", "k"}},
-                        {{"user_id", 1}, {"type", "task.done"}, {"title", "d"}, {"dedup_key", "k"}}}}};
+  const json batch = {
+      {"notifications",
+       {{{"user_id", 1}, {"type", "task.due"}, {"title", "a"}},
+        {{"user_id", 777}, {"type", "task.due"}, {"title", "b"}},
+        {{"user_id", 1}, {"type", "Bad Type"}, {"title", "c"}},
+        "not an object",
+        {{"user_id", 1}, {"type", "task.done"}, {"title", "d"}, {"dedup_key", "k"}},
+        {{"user_id", 1}, {"type", "task.done"}, {"title", "d"}, {"dedup_key", "k"}}}}};
   const auto response = client().Post("/v1/notifications/batch", batch.dump(), {kAuth});
   ASSERT_EQ(response.status, 200) << response.body;
   const auto results = response.Json()["results"];
@@ -269,7 +282,8 @@ TEST_F(HttpServerTest, BatchAnswersEachItemInOrder) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 2);
 
   json too_many = {{"notifications", json::array()}};
-  for (int i = 0; i < 1001; ++i) too_many["notifications"].push_back({{"user_id", 1}, {"type", "a"}, {"title", "t"}});
+  for (int i = 0; i < 1001; ++i)
+    too_many["notifications"].push_back({{"user_id", 1}, {"type", "a"}, {"title", "t"}});
   const auto refused = client().Post("/v1/notifications/batch", too_many.dump(), {kAuth});
   EXPECT_EQ(refused.status, 400);
   EXPECT_EQ(refused.Json()["error"]["field"], "notifications");
@@ -279,8 +293,11 @@ TEST_F(HttpServerTest, BatchAnswersEachItemInOrder) {
 }
 
 TEST_F(HttpServerTest, AddressesThroughTheApi) {
-  PutUser(5, {{"email", "a@b.uz"}, {"phone", "+998901234567"}, {"timezone", "Asia/Tashkent"},
-              {"locale", "uz"}, {"quiet_hours", {{"start", "22:00"}, {"end", "08:00"}}}});
+  PutUser(5, {{"email", "a@b.uz"},
+              {"phone", "+998901234567"},
+              {"timezone", "Asia/Tashkent"},
+              {"locale", "uz"},
+              {"quiet_hours", {{"start", "22:00"}, {"end", "08:00"}}}});
   auto user = client().Get("/v1/users/5", {kAuth}).Json();
   EXPECT_EQ(user["timezone"], "Asia/Tashkent");
   EXPECT_EQ(user["channels"]["sms"], true);
@@ -297,13 +314,16 @@ TEST_F(HttpServerTest, AddressesThroughTheApi) {
   const auto same = client().Post("/v1/users/5/push-subscriptions", subscription.dump(), {kAuth});
   EXPECT_EQ(same.status, 200);
   EXPECT_EQ(same.Json()["id"], added.Json()["id"]);
-  const std::string sub_path = "/v1/users/5/push-subscriptions/" + std::to_string(added.Json()["id"].get<std::int64_t>());
+  const std::string sub_path =
+      "/v1/users/5/push-subscriptions/" + std::to_string(added.Json()["id"].get<std::int64_t>());
   const auto removed = client().Delete(sub_path, {kAuth});
   EXPECT_EQ(removed.status, 204);
   EXPECT_EQ(removed.body, "");
   EXPECT_EQ(client().Delete(sub_path, {kAuth}).status, 404);
 
-  ASSERT_EQ(client().Put("/v1/users/5/telegram", R"({"chat_id": 4503599627370496})", {kAuth}).status, 200);
+  ASSERT_EQ(
+      client().Put("/v1/users/5/telegram", R"({"chat_id": 4503599627370496})", {kAuth}).status,
+      200);
   EXPECT_EQ(client().Get("/v1/users/5", {kAuth}).Json()["channels"]["telegram"], true);
   EXPECT_EQ(client().Delete("/v1/users/5/telegram", {kAuth}).status, 204);
   EXPECT_EQ(client().Get("/v1/users/5", {kAuth}).Json()["channels"]["telegram"], false);
@@ -326,11 +346,14 @@ TEST_F(HttpServerTest, InboxWithTheSubscriberToken) {
   EXPECT_NE(list.raw_headers.find("Access-Control-Allow-Origin: *"), std::string::npos);
   EXPECT_EQ(client().Get("/v1/inbox/unread-count?token=" + token).Json(), (json{{"count", 1}}));
   // Another user's ids are ignored.
-  const std::int64_t other_id = client().Get("/v1/users/2/notifications", {kAuth}).Json()["items"][0]["id"];
+  const std::int64_t other_id =
+      client().Get("/v1/users/2/notifications", {kAuth}).Json()["items"][0]["id"];
   EXPECT_EQ(client().Post("/v1/inbox/read?token=" + token, json{{"ids", {other_id}}}.dump()).Json(),
             (json{{"updated", 0}}));
-  EXPECT_EQ(client().Post("/v1/inbox/read?token=" + token, R"({"all": true})").Json(), (json{{"updated", 1}}));
-  EXPECT_EQ(client().Get("/v1/users/2/notifications/unread-count", {kAuth}).Json(), (json{{"count", 1}}));
+  EXPECT_EQ(client().Post("/v1/inbox/read?token=" + token, R"({"all": true})").Json(),
+            (json{{"updated", 1}}));
+  EXPECT_EQ(client().Get("/v1/users/2/notifications/unread-count", {kAuth}).Json(),
+            (json{{"count", 1}}));
 }
 
 TEST_F(HttpServerTest, StopIsGracefulAndIdempotent) {

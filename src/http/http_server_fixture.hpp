@@ -70,7 +70,9 @@ class HttpServerTest : public chopar::testing::PgTest {
 
   HttpClient& client() { return *client_; }
 
-  static std::string Token(std::int64_t user_id) { return MakeSubscriberToken(kInboxSecret, user_id); }
+  static std::string Token(std::int64_t user_id) {
+    return MakeSubscriberToken(kInboxSecret, user_id);
+  }
 
   // PUT /v1/users/{id}, asserting success.
   void PutUser(std::int64_t id, const nlohmann::json& body) {
@@ -80,8 +82,11 @@ class HttpServerTest : public chopar::testing::PgTest {
 
   // POST /v1/notifications for `user_id`; returns the response.
   HttpResult Notify(std::int64_t user_id, nlohmann::json extra = nlohmann::json::object()) {
-    nlohmann::json body = {{"user_id", user_id}, {"type", "task.due"}, {"title", "Muddat yaqin"},
-                           {"body", "Non olish — 18:00"}, {"link", "/tasks/1"}};
+    nlohmann::json body = {{"user_id", user_id},
+                           {"type", "task.due"},
+                           {"title", "Muddat yaqin"},
+                           {"body", "Non olish — 18:00"},
+                           {"link", "/tasks/1"}};
     body.update(extra);
     return client().Post("/v1/notifications", body.dump(), {kAuth});
   }

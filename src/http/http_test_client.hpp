@@ -74,8 +74,8 @@ class HttpClient {
     if (!curl_) throw std::runtime_error("curl_easy_init failed");
   }
 
-  HttpResult Request(const std::string& method, const std::string& path, const std::string& body = "",
-                     const std::vector<std::string>& headers = {}) {
+  HttpResult Request(const std::string& method, const std::string& path,
+                     const std::string& body = "", const std::vector<std::string>& headers = {}) {
     CURL* curl = curl_.get();
     curl_easy_reset(curl);
     HttpResult result;

@@ -81,8 +81,9 @@ void InboxListener::Run() {
       spdlog::warn("inbox listener: {}; reconnecting", e.what());
       // A connection that had been listening for a while is retried at once
       // (streams wait for the reconnection); anything else backs off.
-      const bool long_lived = listening_since && std::chrono::steady_clock::now() - *listening_since >
-                                                     options_.retry_delay;
+      const bool long_lived =
+          listening_since &&
+          std::chrono::steady_clock::now() - *listening_since > options_.retry_delay;
       if (!long_lived && !WaitBeforeRetry(options_.retry_delay)) return;
     }
   }

@@ -24,8 +24,8 @@ struct InboxUnreadCount {
 struct MarkInboxRead {
   hub::InboxService& inbox;
   Response operator()(const Request& request) const {
-    return JsonResponse(200,
-                        {{"updated", inbox.MarkRead(*request.subscriber, ParseJsonObject(request))}});
+    return JsonResponse(
+        200, {{"updated", inbox.MarkRead(*request.subscriber, ParseJsonObject(request))}});
   }
 };
 
@@ -35,7 +35,8 @@ std::optional<std::int64_t> LastEventId(const Request& request) {
   if (!header) return std::nullopt;
   std::int64_t value = 0;
   const auto [ptr, ec] = std::from_chars(header->data(), header->data() + header->size(), value);
-  if (ec != std::errc() || ptr != header->data() + header->size() || value <= 0) return std::nullopt;
+  if (ec != std::errc() || ptr != header->data() + header->size() || value <= 0)
+    return std::nullopt;
   return value;
 }
 

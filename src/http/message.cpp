@@ -44,7 +44,8 @@ Response NoContentResponse() {
 
 nlohmann::json ParseJsonObject(const Request& request) {
   if (request.body.empty()) {
-    throw core::ApiError(400, "invalid_json", "the request body is empty; a JSON object is expected");
+    throw core::ApiError(400, "invalid_json",
+                         "the request body is empty; a JSON object is expected");
   }
   auto body = nlohmann::json::parse(request.body);
   if (!body.is_object()) {

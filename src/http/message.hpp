@@ -18,10 +18,10 @@ namespace chopar::http {
 // the transport. Handlers get it const; the dispatcher fills `query`, the
 // path parameters and `subscriber` before calling them.
 struct Request {
-  std::string method;  // as sent, e.g. "GET"
-  std::string path;       // the target without the query string, not decoded
-  std::string raw_query;  // after '?', not decoded
-  QueryParams query;      // raw_query parsed by the dispatcher
+  std::string method;                          // as sent, e.g. "GET"
+  std::string path;                            // the target without the query string, not decoded
+  std::string raw_query;                       // after '?', not decoded
+  QueryParams query;                           // raw_query parsed by the dispatcher
   std::map<std::string, std::string> headers;  // names in lower case
   std::string body;
   std::chrono::steady_clock::time_point received_at = std::chrono::steady_clock::now();
@@ -55,7 +55,7 @@ struct Response {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers
-  std::optional<StreamStart> stream;  // set: switch to text/event-stream
+  std::optional<StreamStart> stream;                         // set: switch to text/event-stream
 };
 
 // JSON serialisation used for every response body: compact, invalid UTF-8

@@ -29,8 +29,8 @@ struct CreateNotificationBatch {
       throw core::InvalidField("notifications", "notifications must be an array");
     }
     if (items->size() > kMaxBatchSize) {
-      throw core::InvalidField("notifications", "at most " + std::to_string(kMaxBatchSize) +
-                                                    " notifications per batch");
+      throw core::InvalidField(
+          "notifications", "at most " + std::to_string(kMaxBatchSize) + " notifications per batch");
     }
     std::vector<nlohmann::json> results(items->size());
     std::vector<hub::NotificationRequest> valid;

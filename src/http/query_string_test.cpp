@@ -33,9 +33,7 @@ TEST(QueryParamsTest, ParsesPairsInOrder) {
   EXPECT_EQ(query.items()[0].first, "limit");
 }
 
-TEST(QueryParamsTest, FirstValueWins) {
-  EXPECT_EQ(QueryParams::Parse("a=1&a=2").Get("a"), "1");
-}
+TEST(QueryParamsTest, FirstValueWins) { EXPECT_EQ(QueryParams::Parse("a=1&a=2").Get("a"), "1"); }
 
 TEST(QueryParamsTest, DecodesNames) {
   EXPECT_EQ(QueryParams::Parse("user%5Fid=5").Get("user_id"), "5");

@@ -17,7 +17,8 @@ std::vector<Route::Segment> ParsePattern(std::string_view pattern) {
   }
   std::vector<Route::Segment> segments;
   for (const std::string_view piece : SplitPath(pattern)) {
-    if (piece.empty()) throw std::invalid_argument("empty segment in route " + std::string(pattern));
+    if (piece.empty())
+      throw std::invalid_argument("empty segment in route " + std::string(pattern));
     if (piece.front() != '{') {
       if (piece.find_first_of("{}") != std::string_view::npos) {
         throw std::invalid_argument("malformed route segment " + std::string(piece));
@@ -37,7 +38,8 @@ std::vector<Route::Segment> ParsePattern(std::string_view pattern) {
       kind = Route::Segment::Kind::kString;
       name = name.substr(0, colon);
     }
-    if (name.empty()) throw std::invalid_argument("unnamed route parameter in " + std::string(pattern));
+    if (name.empty())
+      throw std::invalid_argument("unnamed route parameter in " + std::string(pattern));
     segments.push_back({kind, std::string(name)});
   }
   return segments;

@@ -45,7 +45,8 @@ TEST(RouterTest, LiteralWinsOverParameter) {
   router.Add("POST", "/v1/notifications/batch", Auth::kNone, Named("batch"));
   router.Add("GET", "/v1/things/{key:str}", Auth::kNone, Named("thing"));
   router.Add("GET", "/v1/things/special", Auth::kNone, Named("special"));
-  EXPECT_EQ(router.Find("POST", "/v1/notifications/batch").route->pattern, "/v1/notifications/batch");
+  EXPECT_EQ(router.Find("POST", "/v1/notifications/batch").route->pattern,
+            "/v1/notifications/batch");
   EXPECT_EQ(router.Find("GET", "/v1/things/special").route->pattern, "/v1/things/special");
   EXPECT_EQ(router.Find("GET", "/v1/things/other").route->pattern, "/v1/things/{key:str}");
   // "batch" is not an id, so GET has no route there, only POST.
@@ -90,11 +91,11 @@ class DispatcherTest : public ::testing::Test {
       return JsonResponse(200, {{"key", request.String("key")}});
     });
     router_.Add("GET", "/v1/inbox/whoami", Auth::kSubscriber, [](const Request& request) {
-      return JsonResponse(200, {{"user", *request.subscriber}, {"q", request.query.Get("q").value_or("")}});
+      return JsonResponse(
+          200, {{"user", *request.subscriber}, {"q", request.query.Get("q").value_or("")}});
     });
-    router_.Add("POST", "/throw", Auth::kNone, [this](const Request&) -> Response {
-      std::rethrow_exception(to_throw_);
-    });
+    router_.Add("POST", "/throw", Auth::kNone,
+                [this](const Request&) -> Response { std::rethrow_exception(to_throw_); });
   }
 
   Response Call(std::string method, std::string target,
@@ -108,7 +109,9 @@ class DispatcherTest : public ::testing::Test {
     return dispatcher_.Dispatch(request);
   }
 
-  static nlohmann::json Body(const Response& response) { return nlohmann::json::parse(response.body); }
+  static nlohmann::json Body(const Response& response) {
+    return nlohmann::json::parse(response.body);
+  }
 
   static std::map<std::string, std::string> ServerKey() {
     return {{"authorization", std::string("Bearer ") + kApiKey}};
@@ -204,10 +207,10 @@ TEST_F(DispatcherTest, BadSubscriberTokensAreUnauthorized) {
   // The API key is not a subscriber token.
   EXPECT_EQ(Call("GET", "/v1/inbox/whoami", ServerKey()).status, 401);
   // A subscriber token is not the API key.
-  EXPECT_EQ(Call("GET", "/v1/users/42",
-                 {{"authorization", "Bearer " + MakeSubscriberToken(kSecret, 42)}})
-                .status,
-            401);
+  EXPECT_EQ(
+      Call("GET", "/v1/users/42", {{"authorization", "Bearer " + MakeSubscriberToken(kSecret, 42)}})
+          .status,
+      401);
 }
 
 TEST_F(DispatcherTest, InboxRoutesAllowCrossOriginBrowsers) {

@@ -1,7 +1,9 @@
 #include "http/server.hpp"
 
+// clang-format off
 // Boost.Asio 1.74's awaitable.hpp uses std::exchange without including it.
 #include <utility>
+// clang-format on
 
 #include <spdlog/spdlog.h>
 
@@ -35,7 +37,8 @@ using asio::ip::tcp;
 void ApplyListenAddress(std::string_view listen, Settings& settings) {
   const auto colon = listen.rfind(':');
   if (colon == std::string_view::npos || colon + 1 == listen.size()) {
-    throw std::invalid_argument("listen address must be host:port, got \"" + std::string(listen) + "\"");
+    throw std::invalid_argument("listen address must be host:port, got \"" + std::string(listen) +
+                                "\"");
   }
   std::string_view host = listen.substr(0, colon);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
@@ -45,14 +48,16 @@ void ApplyListenAddress(std::string_view listen, Settings& settings) {
   if (host == "localhost") host = "127.0.0.1";
   const std::string_view port_text = listen.substr(colon + 1);
   unsigned port = 0;
-  const auto [ptr, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  const auto [ptr, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
   if (ec != std::errc() || ptr != port_text.data() + port_text.size() || port > 65535) {
     throw std::invalid_argument("bad port in listen address \"" + std::string(listen) + "\"");
   }
   boost::system::error_code bad_host;
   asio::ip::make_address(std::string(host), bad_host);
   if (bad_host) {
-    throw std::invalid_argument("listen host must be an IP address, got \"" + std::string(host) + "\"");
+    throw std::invalid_argument("listen host must be an IP address, got \"" + std::string(host) +
+                                "\"");
   }
   settings.host = std::string(host);
   settings.port = static_cast<std::uint16_t>(port);
@@ -166,8 +171,8 @@ void Server::Stop() {
   for (const auto& session : impl.sessions.BeginClosing()) session->Shutdown();
   const auto deadline = std::chrono::steady_clock::now() + impl.settings.shutdown_timeout;
   if (!impl.sessions.WaitEmpty(deadline)) {
-    spdlog::warn("http: {} connections still open after {} ms; closing them",
-                 impl.sessions.size(), impl.settings.shutdown_timeout.count());
+    spdlog::warn("http: {} connections still open after {} ms; closing them", impl.sessions.size(),
+                 impl.settings.shutdown_timeout.count());
     for (const auto& session : impl.sessions.Live()) session->ForceClose();
     impl.sessions.WaitEmpty(std::chrono::steady_clock::now() + std::chrono::seconds(1));
   }

@@ -17,16 +17,16 @@ struct Settings {
   std::string api_key;             // Authorization: Bearer for server endpoints
   std::string inbox_secret;        // signs subscriber tokens
 
-  int io_threads = 2;         // parse and write only; never run handlers
-  int handler_threads = 16;   // run handlers, which block on the database
+  int io_threads = 2;        // parse and write only; never run handlers
+  int handler_threads = 16;  // run handlers, which block on the database
 
-  std::size_t body_limit = 1 << 20;                   // larger → 413 payload_too_large
-  std::chrono::milliseconds header_timeout{10'000};   // a request's headers must arrive within
-  std::chrono::milliseconds body_timeout{30'000};     // then its body within
-  std::chrono::milliseconds idle_timeout{60'000};     // an idle keep-alive connection is closed
-  std::chrono::milliseconds write_timeout{30'000};    // a response must be taken within
-  std::chrono::milliseconds sse_heartbeat{15'000};    // ": ping" on an otherwise quiet stream
-  std::chrono::milliseconds shutdown_timeout{10'000}; // Stop() waits this long for requests
+  std::size_t body_limit = 1 << 20;                    // larger → 413 payload_too_large
+  std::chrono::milliseconds header_timeout{10'000};    // a request's headers must arrive within
+  std::chrono::milliseconds body_timeout{30'000};      // then its body within
+  std::chrono::milliseconds idle_timeout{60'000};      // an idle keep-alive connection is closed
+  std::chrono::milliseconds write_timeout{30'000};     // a response must be taken within
+  std::chrono::milliseconds sse_heartbeat{15'000};     // ": ping" on an otherwise quiet stream
+  std::chrono::milliseconds shutdown_timeout{10'000};  // Stop() waits this long for requests
 };
 
 // Parses the [server] listen setting into Settings::host and ::port:

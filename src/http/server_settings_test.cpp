@@ -25,8 +25,8 @@ TEST(ListenAddressTest, ParsesHostAndPort) {
 
 TEST(ListenAddressTest, RefusesMalformedAddresses) {
   Settings settings;
-  for (const char* bad : {"", "8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536",
-                          "127.0.0.1:80x", "example.com:8080", "[::1]:-1", "[::1:80"}) {
+  for (const char* bad : {"", "8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:80x",
+                          "example.com:8080", "[::1]:-1", "[::1:80"}) {
     EXPECT_THROW(ApplyListenAddress(bad, settings), std::invalid_argument) << bad;
   }
 }

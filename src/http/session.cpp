@@ -152,15 +152,20 @@ Session::~Session() {
 }
 
 void Session::Start() {
-  asio::co_spawn(executor_, [self = shared_from_this()] { return self->Run(); }, asio::detached);
+  asio::co_spawn(
+      executor_, [self = shared_from_this()] { return self->Run(); }, asio::detached);
 }
 
 void Session::Shutdown() {
   asio::post(executor_, [self = shared_from_this()] {
     self->stopping_ = true;
     switch (self->state_) {
-      case State::kIdle: self->stream_.cancel(); break;
-      case State::kStreaming: self->wake_timer_.cancel(); break;
+      case State::kIdle:
+        self->stream_.cancel();
+        break;
+      case State::kStreaming:
+        self->wake_timer_.cancel();
+        break;
       case State::kReading:   // finishes within the header/body timeouts
       case State::kHandling:  // answers with Connection: close
         break;
@@ -222,7 +227,8 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   if (buffer_.size() == 0) {
     // Waiting for the next request: the idle timeout, not the header timeout.
     stream_.expires_after(first ? settings.header_timeout : settings.idle_timeout);
-    const std::size_t n = co_await stream_.async_read_some(buffer_.prepare(kReadChunk), Redirect(ec));
+    const std::size_t n =
+        co_await stream_.async_read_some(buffer_.prepare(kReadChunk), Redirect(ec));
     if (ec) co_return std::nullopt;
     buffer_.commit(n);
   }
@@ -246,9 +252,9 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   }
   const unsigned version = parser.is_header_done() ? parser.get().version() : 11;
   if (ec == bhttp::error::body_limit) {
-    const ErrorInfo error{413, "payload_too_large",
-                          "the request body exceeds " + std::to_string(settings.body_limit) + " bytes",
-                          std::nullopt};
+    const ErrorInfo error{
+        413, "payload_too_large",
+        "the request body exceeds " + std::to_string(settings.body_limit) + " bytes", std::nullopt};
     co_await RefuseAndClose(error, version);
     co_return std::nullopt;
   }
@@ -280,10 +286,12 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   const std::string_view target(message.target().data(), message.target().size());
   const auto question = target.find('?');
   request.path = std::string(target.substr(0, question));
-  if (question != std::string_view::npos) request.raw_query = std::string(target.substr(question + 1));
+  if (question != std::string_view::npos)
+    request.raw_query = std::string(target.substr(question + 1));
   for (const auto& field : message) {
-    auto [it, inserted] = request.headers.emplace(LowerCase({field.name_string().data(), field.name_string().size()}),
-                                                  std::string(field.value().data(), field.value().size()));
+    auto [it, inserted] =
+        request.headers.emplace(LowerCase({field.name_string().data(), field.name_string().size()}),
+                                std::string(field.value().data(), field.value().size()));
     if (!inserted) {
       it->second += ", ";
       it->second.append(field.value().data(), field.value().size());
@@ -296,7 +304,8 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
 asio::awaitable<bool> Session::Write(const Response& response, unsigned version, bool keep_alive) {
   bhttp::response<bhttp::string_body> message{static_cast<bhttp::status>(response.status), version};
   message.set(bhttp::field::server, "chopar");
-  if (!response.content_type.empty()) message.set(bhttp::field::content_type, response.content_type);
+  if (!response.content_type.empty())
+    message.set(bhttp::field::content_type, response.content_type);
   for (const auto& [name, value] : response.headers) message.set(name, value);
   message.body() = response.body;
   message.keep_alive(keep_alive);

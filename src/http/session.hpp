@@ -1,7 +1,9 @@
 #pragma once
 
+// clang-format off
 // Boost.Asio 1.74's awaitable.hpp uses std::exchange without including it.
 #include <utility>
+// clang-format on
 
 // Internal to the server: one client connection and the registry of them.
 

@@ -57,12 +57,14 @@ TEST_F(SseTest, UnreadCountOnConnectThenEachNewNotification) {
   EXPECT_EQ(data["id"], id);
   EXPECT_EQ(data["title"], "Yangi");
   EXPECT_EQ(data["user_id"], 1);
-  EXPECT_EQ(notifications[0].id, std::to_string(id)) << "so a reconnecting browser sends Last-Event-ID";
+  EXPECT_EQ(notifications[0].id, std::to_string(id))
+      << "so a reconnecting browser sends Last-Event-ID";
 
   // Marking read changes the count: a new unread_count event.
   ASSERT_EQ(client().Post("/v1/inbox/read?token=" + Token(1), R"({"all": true})").status, 200);
-  ASSERT_TRUE(streams.RunUntil([&] { return HasEvent(streams.Events(s), "unread_count", {{"count", 0}}); }))
-      << streams.Received(s);
+  ASSERT_TRUE(streams.RunUntil([&] {
+    return HasEvent(streams.Events(s), "unread_count", {{"count", 0}});
+  })) << streams.Received(s);
 }
 
 TEST_F(SseTest, TokenAsBearerHeaderWorksToo) {
@@ -70,7 +72,8 @@ TEST_F(SseTest, TokenAsBearerHeaderWorksToo) {
   const int s = streams.Open("/v1/inbox/stream", {"Authorization: Bearer " + Token(7)});
   ASSERT_TRUE(streams.RunUntil([&] { return !streams.Events(s).empty(); }));
   EXPECT_TRUE(HasEvent(streams.Events(s), "unread_count", {{"count", 0}}));
-  const int refused = streams.Open("/v1/inbox/stream", {"Authorization: Bearer " + MakeSubscriberToken("x", 7)});
+  const int refused =
+      streams.Open("/v1/inbox/stream", {"Authorization: Bearer " + MakeSubscriberToken("x", 7)});
   ASSERT_TRUE(streams.RunUntil([&] { return streams.Finished(refused); }));
   EXPECT_EQ(streams.Status(refused), 401);
 }
@@ -88,11 +91,13 @@ TEST_F(SseTest, QuietStreamsGetHeartbeats) {
 TEST_F(SseTest, LastEventIdSendsWhatWasMissed) {
   PutUser(1, {{"email", "aziz@example.uz"}});
   std::vector<std::int64_t> ids;
-  for (const char* title : {"a", "b", "c"}) ids.push_back(Notify(1, {{"title", title}}).Json()["id"]);
+  for (const char* title : {"a", "b", "c"})
+    ids.push_back(Notify(1, {{"title", title}}).Json()["id"]);
   SseGroup streams(server_->port());
   const int s = streams.Open(StreamPath(1), {"Last-Event-ID: " + std::to_string(ids[0])});
-  ASSERT_TRUE(streams.RunUntil([&] { return Named(streams.Events(s), "notification").size() == 2; }))
-      << streams.Received(s);
+  ASSERT_TRUE(streams.RunUntil([&] {
+    return Named(streams.Events(s), "notification").size() == 2;
+  })) << streams.Received(s);
   const auto missed = Named(streams.Events(s), "notification");
   EXPECT_EQ(json::parse(missed[0].data)["title"], "b");
   EXPECT_EQ(json::parse(missed[1].data)["title"], "c");
@@ -108,7 +113,8 @@ TEST_F(SseTest, ListenerReconnectWakesEveryStreamSoNothingIsMissed) {
   const int s = streams.Open(StreamPath(1));
   ASSERT_TRUE(streams.RunUntil([&] { return !streams.Events(s).empty(); }));
 
-  db_->Scalar("INSERT INTO chopar.notifications (user_id, type, title) VALUES (1, 'task.due', 'silent')");
+  db_->Scalar(
+      "INSERT INTO chopar.notifications (user_id, type, title) VALUES (1, 'task.due', 'silent')");
   const auto killed = db_->Count(
       "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
       "WHERE datname = current_database() AND query ILIKE 'LISTEN%'");

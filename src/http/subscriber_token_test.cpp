@@ -12,15 +12,14 @@ namespace {
 constexpr std::string_view kSecret = "inbox-secret";
 
 TEST(SubscriberTokenTest, HasTheDocumentedShape) {
-  const std::string expected =
-      "42." + core::Base64UrlEncode(core::HmacSha256(kSecret, "42"));
+  const std::string expected = "42." + core::Base64UrlEncode(core::HmacSha256(kSecret, "42"));
   EXPECT_EQ(MakeSubscriberToken(kSecret, 42), expected);
   EXPECT_EQ(expected.find('='), std::string::npos) << "base64url without padding";
 }
 
 TEST(SubscriberTokenTest, RoundTrips) {
   for (const std::int64_t user : {std::int64_t{1}, std::int64_t{42}, std::int64_t{900000001},
-                                   std::numeric_limits<std::int64_t>::max()}) {
+                                  std::numeric_limits<std::int64_t>::max()}) {
     EXPECT_EQ(VerifySubscriberToken(kSecret, MakeSubscriberToken(kSecret, user)), user);
   }
 }
@@ -39,12 +38,11 @@ TEST(SubscriberTokenTest, AnotherSecretDoesNotVerify) {
 TEST(SubscriberTokenTest, MalformedTokensDoNotVerify) {
   const std::string good = MakeSubscriberToken(kSecret, 7);
   const std::string signature = good.substr(good.find('.') + 1);
-  for (const std::string& bad : {std::string(), std::string("7"), std::string("7."),
-                                 std::string(".") + signature, "07." + signature,
-                                 "+7." + signature, "-7." + signature, "0." + signature,
-                                 " 7." + signature, "7 ." + signature, "7." + signature + "=",
-                                 "7." + signature + "x", "7." + signature.substr(1),
-                                 "99999999999999999999." + signature, good + ".extra"}) {
+  for (const std::string& bad :
+       {std::string(), std::string("7"), std::string("7."), std::string(".") + signature,
+        "07." + signature, "+7." + signature, "-7." + signature, "0." + signature,
+        " 7." + signature, "7 ." + signature, "7." + signature + "=", "7." + signature + "x",
+        "7." + signature.substr(1), "99999999999999999999." + signature, good + ".extra"}) {
     EXPECT_EQ(VerifySubscriberToken(kSecret, bad), std::nullopt) << bad;
   }
 }

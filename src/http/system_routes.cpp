@@ -17,7 +17,8 @@ struct Healthz {
       return JsonResponse(200, {{"status", "ok"}});
     } catch (const std::exception& e) {
       spdlog::warn("health check: the database does not answer: {}", e.what());
-      auto body = ErrorInfo{503, "unavailable", "the database does not answer", std::nullopt}.ToJson();
+      auto body =
+          ErrorInfo{503, "unavailable", "the database does not answer", std::nullopt}.ToJson();
       body["status"] = "unavailable";
       return JsonResponse(503, body);
     }
