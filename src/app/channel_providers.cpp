@@ -51,6 +51,21 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
       throw std::runtime_error(std::string("config: [channels.email] ") + e.what());
     }
   }
+  if (Wants(config.telegram.provider, "telegram", !config.telegram.bot_token.empty(), "channels.telegram")) {
+    if (config.telegram.bot_token.empty()) {
+      throw std::runtime_error("config: [channels.telegram] provider is telegram but bot_token is empty");
+    }
+    channels::TelegramSettings settings;
+    settings.bot_token = config.telegram.bot_token;
+    settings.bot_username = config.telegram.bot_username;
+    settings.api_base = config.telegram.api_base;
+    settings.public_url = config.server.public_url;
+    settings.webhook_secret = config.telegram.webhook_secret;
+    settings.max_per_second = config.telegram.max_per_second;
+    auto bot = std::make_unique<channels::TelegramChannel>(settings, http_);
+    telegram_bot_ = bot.get();
+    telegram_ = std::move(bot);
+  }
   if (Wants(config.sms.provider, "eskiz", !config.sms.email.empty() && !config.sms.password.empty(),
             "channels.sms")) {
     channels::EskizSettings settings;

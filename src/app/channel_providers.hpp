@@ -7,6 +7,7 @@
 #include "channels/channel.hpp"
 #include "channels/http_client.hpp"
 #include "channels/sink_channel.hpp"
+#include "channels/telegram_channel.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
 #include "delivery/channel_set.hpp"
@@ -28,6 +29,10 @@ class ChannelProviders {
   ChannelProviders& operator=(const ChannelProviders&) = delete;
 
   [[nodiscard]] delivery::ChannelSet set();
+  // The Telegram bot when Telegram is configured (the connect flow needs
+  // it), else null.
+  [[nodiscard]] channels::TelegramChannel* telegram_bot() const { return telegram_bot_; }
+  [[nodiscard]] channels::HttpClient& http() { return http_; }
   // "sink", "smtp", … for each channel, for the start-up banner.
   [[nodiscard]] std::string Describe() const;
 
@@ -38,6 +43,7 @@ class ChannelProviders {
   std::unique_ptr<channels::Channel> telegram_;
   std::unique_ptr<channels::Channel> push_;
   std::unique_ptr<channels::Channel> sms_;
+  channels::TelegramChannel* telegram_bot_ = nullptr;  // telegram_, when it is the bot
 };
 
 }  // namespace chopar::app

@@ -144,6 +144,10 @@ void Validate(const Config& c) {
   positive(c.delivery.max_attempts, "[delivery] max_attempts");
   positive(c.delivery.concurrency, "[delivery] concurrency");
   positive(c.scheduler.batch, "[scheduler] batch");
+  positive(c.telegram.max_per_second, "[channels.telegram] max_per_second");
+  if (c.telegram.updates != "webhook" && c.telegram.updates != "polling" && c.telegram.updates != "off") {
+    throw std::runtime_error("config: [channels.telegram] updates must be webhook, polling or off");
+  }
   positive(c.server.io_threads, "[server] io_threads");
   positive(c.server.handler_threads, "[server] handler_threads");
   for (int limit : c.hourly_limits) {

@@ -12,7 +12,12 @@
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
+#include "http/schedule_routes.hpp"
 #include "http/server.hpp"
+#include "http/sms_routes.hpp"
+#include "http/telegram_routes.hpp"
+#include "channels/telegram_poller.hpp"
+#include "channels/telegram_updates.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
@@ -80,6 +85,16 @@ int RunService(const Config& config, Role role) {
   hub::InboxService inbox(pool);
   std::unique_ptr<http::Server> server;
 
+  // The Telegram connect flow: webhook routes, or a long-polling loop.
+  std::unique_ptr<channels::TelegramUpdates> telegram_updates;
+  std::unique_ptr<channels::TelegramPoller> telegram_poller;
+  if (providers.telegram_bot() != nullptr) {
+    telegram_updates = std::make_unique<channels::TelegramUpdates>(*providers.telegram_bot(), pool, clock);
+    if (config.telegram.updates == "polling" && role == Role::kServe) {
+      telegram_poller = std::make_unique<channels::TelegramPoller>(*telegram_updates, pool, providers.http());
+    }
+  }
+
   const bool runs_workers = role != Role::kScheduler;
   const bool runs_scheduler = role != Role::kWorker;
   std::cout << "chopar " << CHOPAR_VERSION
@@ -92,6 +107,9 @@ int RunService(const Config& config, Role role) {
     settings.api_key = SecretOrStored(config.server.api_key, config, "api_key", true);
     settings.inbox_secret = SecretOrStored(config.server.inbox_secret, config, "inbox_secret", false);
     server = std::make_unique<http::Server>(settings, http::Dependencies{pool, notify, users, inbox});
+    http::RegisterScheduleRoutes(server->router(), schedules);
+    http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
+    http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
     server->Start();
     std::cout << "  listening: http://" << settings.host << ":" << server->port() << "\n";
   }
@@ -101,9 +119,11 @@ int RunService(const Config& config, Role role) {
 
   if (runs_workers) worker.Start();
   if (runs_scheduler) scheduler.Start();
+  if (telegram_poller) telegram_poller->Start();
   const int signal = WaitForShutdownSignal();
   spdlog::info("signal {} received: draining", signal);
   if (server) server->Stop();
+  if (telegram_poller) telegram_poller->Stop();
   if (runs_scheduler) scheduler.Stop();
   if (runs_workers) worker.Stop();
   spdlog::info("stopped");

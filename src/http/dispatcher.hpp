@@ -27,6 +27,7 @@ class Dispatcher {
   Dispatcher(const Router& router, AuthKeys keys) : router_(router), keys_(std::move(keys)) {}
 
   Response Dispatch(Request& request) const noexcept;
+  [[nodiscard]] const Router& router() const { return router_; }
 
   // The metrics label for requests that matched no route.
   static constexpr const char* kUnmatchedRoute = "unmatched";

@@ -85,15 +85,29 @@ std::vector<std::string_view> SplitPath(std::string_view path) {
   return segments;
 }
 
-void Router::Add(std::string method, std::string pattern, Auth auth, Handler handler) {
+void Router::Add(std::string method, std::string pattern, Auth auth, Handler handler,
+                 std::size_t body_limit) {
   for (const auto& route : routes_) {
     if (route.method == method && route.pattern == pattern) {
       throw std::invalid_argument("duplicate route " + method + " " + pattern);
     }
   }
-  Route route{std::move(method), std::move(pattern), auth, std::move(handler), {}};
+  Route route{std::move(method), std::move(pattern), auth, std::move(handler), {}, body_limit};
   route.segments = ParsePattern(route.pattern);
   routes_.push_back(std::move(route));
+}
+
+std::size_t Router::BodyLimitFor(std::string_view method, std::string_view path,
+                                 std::size_t fallback) const {
+  const Match match = Find(method, path);
+  if (match.outcome != Match::Outcome::kFound || match.route->body_limit == 0) return fallback;
+  return match.route->body_limit;
+}
+
+std::size_t Router::LargestBodyLimit(std::size_t fallback) const {
+  std::size_t largest = fallback;
+  for (const auto& route : routes_) largest = std::max(largest, route.body_limit);
+  return largest;
 }
 
 Router::Match Router::Find(std::string_view method, std::string_view path) const {

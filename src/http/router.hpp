@@ -32,6 +32,9 @@ struct Route {
     std::string text;  // the literal, or the parameter's name
   };
   std::vector<Segment> segments;
+  // The largest request body this route accepts; 0: the server's default.
+  // Bulk endpoints raise it (PUT /v1/schedules carries up to 10,000 items).
+  std::size_t body_limit = 0;
 };
 
 // Method + path pattern → handler. Patterns are '/'-separated segments:
@@ -47,7 +50,14 @@ class Router {
  public:
   // Throws std::invalid_argument for a malformed pattern or a route that is
   // already there (same method and pattern).
-  void Add(std::string method, std::string pattern, Auth auth, Handler handler);
+  void Add(std::string method, std::string pattern, Auth auth, Handler handler,
+           std::size_t body_limit = 0);
+  // The body limit of the route `method` + `path` would match, or `fallback`.
+  [[nodiscard]] std::size_t BodyLimitFor(std::string_view method, std::string_view path,
+                                         std::size_t fallback) const;
+  // The largest limit of any route, at least `fallback`: what a request may
+  // announce before its route is known.
+  [[nodiscard]] std::size_t LargestBodyLimit(std::size_t fallback) const;
 
   struct Match {
     enum class Outcome { kFound, kNotFound, kMethodNotAllowed } outcome = Outcome::kNotFound;

@@ -236,9 +236,20 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
 
   bhttp::request_parser<bhttp::string_body> parser;
   parser.header_limit(kHeaderLimit);
-  parser.body_limit(settings.body_limit);
+  // The route, and so its body limit, is known only once the header is in.
+  parser.body_limit(context_.dispatcher.router().LargestBodyLimit(settings.body_limit));
   stream_.expires_after(settings.header_timeout);
   co_await bhttp::async_read_header(stream_, buffer_, parser, Redirect(ec));
+  std::size_t body_limit = settings.body_limit;
+  if (!ec && !parser.is_done()) {
+    const auto raw_target = parser.get().target();
+    const auto raw_method = parser.get().method_string();
+    const std::string_view target(raw_target.data(), raw_target.size());
+    body_limit = context_.dispatcher.router().BodyLimitFor(std::string_view(raw_method.data(), raw_method.size()),
+                                                           target.substr(0, target.find('?')), settings.body_limit);
+    parser.body_limit(body_limit);
+    if (parser.content_length() && *parser.content_length() > body_limit) ec = bhttp::error::body_limit;
+  }
   if (!ec && !parser.is_done()) {
     if (beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -254,7 +265,7 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   if (ec == bhttp::error::body_limit) {
     const ErrorInfo error{
         413, "payload_too_large",
-        "the request body exceeds " + std::to_string(settings.body_limit) + " bytes", std::nullopt};
+        "the request body exceeds " + std::to_string(body_limit) + " bytes", std::nullopt};
     co_await RefuseAndClose(error, version);
     co_return std::nullopt;
   }

@@ -1,0 +1,39 @@
+// The Telegram bot's connect flow.
+#include "http/telegram_routes.hpp"
+
+#include "core/api_error.hpp"
+#include "http/message.hpp"
+
+namespace chopar::http {
+namespace {
+
+channels::TelegramUpdates& Configured(channels::TelegramUpdates* updates) {
+  if (updates == nullptr) {
+    throw core::ApiError(503, "unavailable", "Telegram is not configured ([channels.telegram] bot_token)");
+  }
+  return *updates;
+}
+
+struct GetTelegramLink {
+  channels::TelegramUpdates* updates;
+  Response operator()(const Request& request) const {
+    return JsonResponse(200, Configured(updates).CreateLink(request.Id("id")));
+  }
+};
+
+struct TelegramWebhook {
+  channels::TelegramUpdates* updates;
+  Response operator()(const Request& request) const {
+    const auto secret = request.Header("x-telegram-bot-api-secret-token");
+    return JsonResponse(200, Configured(updates).HandleWebhook(secret.value_or(""), request.body));
+  }
+};
+
+}  // namespace
+
+void RegisterTelegramRoutes(Router& router, channels::TelegramUpdates* updates) {
+  router.Add("GET", "/v1/users/{id}/telegram/link", Auth::kServerKey, GetTelegramLink{updates});
+  router.Add("POST", "/v1/telegram/webhook", Auth::kNone, TelegramWebhook{updates});
+}
+
+}  // namespace chopar::http

@@ -1,0 +1,15 @@
+#pragma once
+
+#include "channels/telegram_updates.hpp"
+#include "http/router.hpp"
+
+namespace chopar::http {
+
+// The Telegram connect flow (API.md "Users and addresses"):
+// GET /v1/users/{id}/telegram/link (server key) and POST /v1/telegram/webhook
+// (checked against the configured X-Telegram-Bot-Api-Secret-Token, so no API
+// key). `updates` is null when Telegram is a sink: both answer 503
+// `unavailable` then. It must outlive the router.
+void RegisterTelegramRoutes(Router& router, channels::TelegramUpdates* updates);
+
+}  // namespace chopar::http
