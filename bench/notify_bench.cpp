@@ -805,6 +805,7 @@ struct LatencyResult {
   double max_late_start_ms = 0;  // how far behind schedule the client started a request
   std::vector<double> from_schedule_ms;
   std::vector<double> from_send_ms;
+  CpuSeconds cpu;  // while the requests ran (the worker's share of their deliveries included)
 };
 
 double Percentile(std::vector<double> values, double p) {
@@ -820,7 +821,7 @@ double Percentile(std::vector<double> values, double p) {
 // With `workload`, each request is a POST /v1/notifications expecting 201;
 // without, a GET /healthz expecting 200 (the floor: HTTP, one trivial query).
 LatencyResult RunLatency(const Options& options, const Http& http, const Workload* workload, long long first_k,
-                         double seconds, bool measure) {
+                         double seconds, bool measure, const CpuMeter& cpu) {
   const long long total = std::llround(options.rate * seconds);
   std::vector<std::string> bodies;
   if (workload != nullptr) {
@@ -832,6 +833,7 @@ LatencyResult RunLatency(const Options& options, const Http& http, const Workloa
 
   MultiDriver driver(http, 256);
   const auto interval = std::chrono::duration_cast<SteadyClock::duration>(Seconds(1.0 / options.rate));
+  const CpuSeconds cpu_start = cpu.Now();
   const auto start = SteadyClock::now() + std::chrono::milliseconds(5);
   LatencyResult result;
   long long next = 0;
@@ -871,6 +873,7 @@ LatencyResult RunLatency(const Options& options, const Http& http, const Workloa
     }
   }
   result.requests = total;
+  result.cpu = cpu.Now() - cpu_start;
   if (total > 0) result.achieved_rate = static_cast<double>(total) / Seconds(last_done - start).count();
   return result;
 }
@@ -1133,12 +1136,12 @@ ChoparResult RunChopar(const Options& options, const std::string& url, const std
     std::cout << "\n[2/3] latency: single POST /v1/notifications, open loop at " << Fixed(options.rate, 0)
               << " req/s\n";
     if (options.warmup_seconds > 0) {
-      const auto warm = RunLatency(options, http, &workload, 20'000'000'000LL, options.warmup_seconds, false);
+      const auto warm = RunLatency(options, http, &workload, 20'000'000'000LL, options.warmup_seconds, false, cpu);
       expected_deliveries += 2 * warm.requests;
     }
     auto& latency = result.latency;
-    latency = RunLatency(options, http, &workload, 30'000'000'000LL, options.seconds, true);
-    result.floor = RunLatency(options, http, nullptr, 0, std::min(options.seconds, 3.0), true);
+    latency = RunLatency(options, http, &workload, 30'000'000'000LL, options.seconds, true, cpu);
+    result.floor = RunLatency(options, http, nullptr, 0, std::min(options.seconds, 3.0), true, cpu);
     expected_deliveries += 2 * latency.requests;
     std::cout << "  " << Thousands(static_cast<double>(latency.requests)) << " requests, achieved "
               << Fixed(latency.achieved_rate, 1) << " req/s, client started a request at most "
@@ -1208,6 +1211,12 @@ void PrintSummary(const Options& options, const std::optional<ChoparResult>& cho
 
   const auto& cpu = throughput.cpu;
   if (cpu.postgres <= 0 || raw.cpu.postgres <= 0) return;  // PostgreSQL not readable in /proc
+  if (latency.requests > 0) {
+    const double per_request = 1000.0 / static_cast<double>(latency.requests);
+    Row("CPU ms per single POST: chopar / PostgreSQL",
+        Fixed(latency.cpu.chopar * per_request, 3) + " / " + Fixed(latency.cpu.postgres * per_request, 3),
+        "(latency phase; includes delivering its 2 deliveries)");
+  }
   const double per_k = 1000.0 / static_cast<double>(throughput.notifications);
   const double raw_per_k = 1000.0 / static_cast<double>(raw.notifications);
   std::cout << "  CPU ms per 1,000 notifications (user + system):\n";
