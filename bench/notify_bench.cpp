@@ -724,6 +724,7 @@ struct ThroughputResult {
   double end_to_end_seconds = 0;  // first request → every delivery sent
   std::vector<PendingSampler::Sample> samples;
   CpuSeconds cpu;                 // from the first request until every delivery is sent
+  double drain_rate = 0;          // deliveries/s sent once every batch had been accepted
 };
 
 ThroughputResult RunThroughput(const Options& options, const Http& http, const std::string& chopar_db_url,
@@ -777,6 +778,14 @@ ThroughputResult RunThroughput(const Options& options, const Http& http, const s
   result.end_to_end_seconds = *drained;
   result.cpu = cpu.Now() - cpu_start;
   result.samples = sampler.Samples();
+  // The worker alone: from the first count taken after the last batch was
+  // accepted until nothing was pending.
+  for (const auto& sample : result.samples) {
+    if (sample.accepted == options.notifications && sample.pending > 0 && sample.t < result.end_to_end_seconds) {
+      result.drain_rate = static_cast<double>(sample.pending) / (result.end_to_end_seconds - sample.t);
+      break;
+    }
+  }
 
   // Parsed only now so that parsing does not compete with chopar for the CPU.
   for (size_t i = 0; i < responses.size(); ++i) {
@@ -1177,6 +1186,10 @@ void PrintSummary(const Options& options, const std::optional<ChoparResult>& cho
     Row("end to end: deliveries/s",
         Thousands(static_cast<double>(throughput.deliveries) / throughput.end_to_end_seconds),
         "(" + Thousands(static_cast<double>(throughput.deliveries)) + " sent)");
+    if (throughput.drain_rate > 0) {
+      Row("worker alone: deliveries/s", Thousands(throughput.drain_rate),
+          "(sent after the last batch was accepted)");
+    }
     Row("API acceptance: notifications/s",
         Thousands(static_cast<double>(throughput.notifications) / throughput.api_seconds),
         "(all batch responses in " + Fixed(throughput.api_seconds, 2) + " s)");
