@@ -1,0 +1,216 @@
+// Black-box, real clock (issue 4, acceptance item 3): the built `chopar serve`
+// fires a `* * * * *` schedule within a second of each minute, and an
+// occurrence missed while the process was killed with SIGKILL across its
+// minute fires exactly once after the restart. Nothing is simulated, so the
+// test takes two to three minutes of real time.
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+
+#include "channels/http_client.hpp"
+#include "core/time_format.hpp"
+#include "testing/child_process.hpp"
+#include "testing/test_database.hpp"
+
+namespace chopar {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ChildProcess;
+using testing::WaitUntil;
+using namespace std::chrono_literals;
+using WallClock = std::chrono::system_clock;
+
+constexpr char kKey[] = "tick";
+constexpr char kApiKey[] = "realclock-key";
+
+// A port that was free a moment ago.
+int FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+long long UnixSeconds(core::TimePoint t) {
+  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+}
+
+double UnixSecondsFraction(core::TimePoint t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+class ScheduleRealClock : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
+    db_ = std::make_unique<testing::TestDatabase>();
+    dir_ = fs::temp_directory_path() / ("chopar-realclock-" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    port_ = FreeLoopbackPort();
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  std::unique_ptr<ChildProcess> StartServe(const std::string& log) {
+    auto child = std::make_unique<ChildProcess>(
+        std::vector<std::string>{CHOPAR_BINARY, "serve"},
+        std::map<std::string, std::string>{
+            {"CHOPAR_DATABASE_URL", db_->url()},
+            {"CHOPAR_SERVER_API_KEY", kApiKey},
+            {"CHOPAR_SERVER_LISTEN", "127.0.0.1:" + std::to_string(port_)},
+            {"CHOPAR_SERVER_DATA_DIR", (dir_ / "var").string()}},
+        dir_ / log, dir_);
+    return child;
+  }
+
+  channels::HttpResponse Call(const std::string& method, const std::string& path,
+                              const nlohmann::json& body = nullptr) {
+    channels::HttpRequest request;
+    request.method = method;
+    request.url = "http://127.0.0.1:" + std::to_string(port_) + path;
+    request.headers = {std::string("Authorization: Bearer ") + kApiKey,
+                       "Content-Type: application/json"};
+    if (!body.is_null()) request.body = body.dump();
+    request.timeout = 10s;
+    return client_.Perform(request);
+  }
+  bool Healthy() { return Call("GET", "/healthz").status == 200; }
+
+  static std::string DedupKey(core::TimePoint due) {
+    return std::string("schedule:") + kKey + ":" + std::to_string(UnixSeconds(due));
+  }
+
+  // When the occurrence due at `due` was fired (its notification's
+  // created_at, the firing transaction's start), in Unix seconds; nullopt
+  // while it has not fired.
+  std::optional<double> FiredAt(core::TimePoint due) const {
+    const std::string text = db_->Scalar(
+        "SELECT extract(epoch FROM created_at)::text FROM chopar.notifications WHERE dedup_key = "
+        "'" +
+        DedupKey(due) + "'");
+    if (text.empty()) return std::nullopt;
+    return std::stod(text);
+  }
+
+  std::optional<double> WaitFired(core::TimePoint due, std::chrono::milliseconds timeout) const {
+    std::optional<double> fired;
+    WaitUntil([&] { return (fired = FiredAt(due)).has_value(); }, timeout);
+    return fired;
+  }
+
+  // Notifications, deliveries and sink messages of one occurrence.
+  std::int64_t Count(const std::string& what, core::TimePoint due) const {
+    const std::string of =
+        "(SELECT id FROM chopar.notifications WHERE dedup_key = '" + DedupKey(due) + "')";
+    if (what == "notifications")
+      return db_->Count("SELECT count(*) FROM chopar.notifications WHERE id IN " + of);
+    if (what == "sent") {
+      return db_->Count(
+          "SELECT count(*) FROM chopar.deliveries WHERE status = 'sent' AND notification_id IN " +
+          of);
+    }
+    return db_->Count(
+        "SELECT count(*) FROM chopar.sink_messages m JOIN chopar.deliveries d ON d.id = "
+        "m.delivery_id "
+        "WHERE d.notification_id IN " +
+        of);
+  }
+
+  std::unique_ptr<testing::TestDatabase> db_;
+  fs::path dir_;
+  int port_ = 0;
+  channels::HttpClient client_;
+};
+
+TEST_F(ScheduleRealClock, FiresEachMinuteOnTimeAndOnceAfterKill9) {
+  auto serve = StartServe("serve-1.log");
+  ASSERT_TRUE(WaitUntil([&] { return Healthy(); }, 60s)) << serve->Output();
+  ASSERT_EQ(Call("PUT", "/v1/users/1", {{"email", "soat@example.uz"}}).status, 200);
+  const auto put = Call("PUT", std::string("/v1/schedules/") + kKey,
+                        {{"user_id", 1},
+                         {"cron", "* * * * *"},
+                         {"notification", {{"type", "test.tick"}, {"title", "Tik"}}}});
+  ASSERT_EQ(put.status, 200) << put.body;
+  const auto first =
+      core::ParseRfc3339(nlohmann::json::parse(put.body)["next_fire_at"].get<std::string>());
+  ASSERT_TRUE(first.has_value()) << put.body;
+  ASSERT_EQ(UnixSeconds(*first) % 60, 0) << put.body;
+  ASSERT_LE(*first - WallClock::now(), 60s) << put.body;
+
+  // 1. The next minute fires within a second of the boundary, with the due
+  // instant in its data.
+  const auto fired_first = WaitFired(
+      *first,
+      std::chrono::duration_cast<std::chrono::milliseconds>(*first - WallClock::now()) + 30s);
+  ASSERT_TRUE(fired_first.has_value()) << serve->Output();
+  EXPECT_GE(*fired_first, UnixSecondsFraction(*first));
+  EXPECT_LT(*fired_first - UnixSecondsFraction(*first), 1.0);
+  EXPECT_EQ(db_->Scalar("SELECT data->>'due_at' FROM chopar.notifications WHERE dedup_key = '" +
+                        DedupKey(*first) + "'"),
+            core::FormatRfc3339(*first));
+
+  // 2. kill -9 just before the following minute; start again after it.
+  const core::TimePoint missed = *first + 60s;
+  std::this_thread::sleep_until(missed - 1500ms);
+  serve->Signal(SIGKILL);
+  serve->Wait(10s);
+  ASSERT_LT(WallClock::now(), missed)
+      << "the kill came too late to miss the minute; the machine stalled";
+  std::this_thread::sleep_until(missed + 2s);
+  const double restarted = UnixSecondsFraction(WallClock::now());
+  serve = StartServe("serve-2.log");
+  ASSERT_TRUE(WaitUntil([&] { return Healthy(); }, 60s)) << serve->Output();
+
+  // The missed occurrence fires once, late, by the restarted process.
+  const auto fired_missed = WaitFired(missed, 30s);
+  ASSERT_TRUE(fired_missed.has_value()) << serve->Output();
+  EXPECT_GE(*fired_missed, restarted);
+  EXPECT_TRUE(WaitUntil([&] { return Count("sent", missed) == 1; }, 30s)) << serve->Output();
+  EXPECT_EQ(Count("notifications", missed), 1);
+  EXPECT_EQ(Count("sink", missed), 1);
+
+  // 3. Back on time at the next minute; nothing fired twice, nothing skipped.
+  const core::TimePoint after = missed + 60s;
+  const auto fired_after = WaitFired(
+      after, std::chrono::duration_cast<std::chrono::milliseconds>(after - WallClock::now()) + 30s);
+  ASSERT_TRUE(fired_after.has_value()) << serve->Output();
+  EXPECT_GE(*fired_after, UnixSecondsFraction(after));
+  EXPECT_LT(*fired_after - UnixSecondsFraction(after), 1.0);
+  EXPECT_TRUE(WaitUntil([&] { return Count("sent", after) == 1; }, 30s)) << serve->Output();
+  EXPECT_EQ(db_->Count(
+                "SELECT count(*) FROM chopar.notifications WHERE dedup_key LIKE 'schedule:tick:%'"),
+            3);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.sink_messages"), 3);
+  const auto state = nlohmann::json::parse(Call("GET", std::string("/v1/schedules/") + kKey).body);
+  EXPECT_EQ(state["skipped_count"], 0) << state.dump();
+  EXPECT_EQ(state["last_due_at"], core::FormatRfc3339(after)) << state.dump();
+  std::cout << "fired " << *fired_first - UnixSecondsFraction(*first) << " s and "
+            << *fired_after - UnixSecondsFraction(after)
+            << " s after their minutes; the missed one "
+            << *fired_missed - UnixSecondsFraction(missed) << " s late, "
+            << *fired_missed - restarted << " s after the restart\n";
+
+  serve->Signal(SIGTERM);
+  EXPECT_EQ(serve->Wait(30s), 0) << serve->Output();
+}
+
+}  // namespace
+}  // namespace chopar
