@@ -166,6 +166,7 @@ TEST_F(HubTest, UserPutMergesAndNullClears) {
   EXPECT_EQ(user["quiet_hours"]["start"], "22:00");
   EXPECT_EQ(user["channels"]["sms"], false);
   EXPECT_EQ(user["channels"]["email"], true);
+  EXPECT_EQ(users_->PutUser(7, {{"preferences", nullptr}})["preferences"], nlohmann::json::object());
   EXPECT_THROW(users_->PutUser(7, {{"timezone", "Mars/Olympus"}}), core::ApiError);
   EXPECT_EQ(users_->GetUser(7)["timezone"], "Asia/Tashkent");
 }

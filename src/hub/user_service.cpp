@@ -83,7 +83,8 @@ db::Params UpsertParams(std::int64_t user_id, const nlohmann::json& body) {
       .Add(Has(body, "locale")).Add(locale)
       .Add(preferences)
       .Add(Has(body, "quiet_hours")).Add(quiet_start).Add(quiet_end)
-      .Add(Has(body, "admin")).Add(admin);
+      .Add(Has(body, "admin")).Add(admin)
+      .Add(Has(body, "preferences") && body["preferences"].is_null());
   return params;
 }
 

@@ -1,4 +1,5 @@
 -- PUT /v1/users/{id}: create, or merge the fields that were sent ($N_set).
+-- $16: "preferences": null was sent, which clears them.
 INSERT INTO users AS u (id, email, phone, timezone, locale, preferences, quiet_start, quiet_end, admin)
 VALUES ($1, $3, $5, coalesce($7, 'UTC'), coalesce($9, 'en'),
         jsonb_strip_nulls(coalesce($10::jsonb, '{}')), $12::time, $13::time, coalesce($15::boolean, false))
@@ -7,7 +8,8 @@ ON CONFLICT (id) DO UPDATE SET
   phone       = CASE WHEN $4::boolean THEN EXCLUDED.phone ELSE u.phone END,
   timezone    = CASE WHEN $6::boolean THEN EXCLUDED.timezone ELSE u.timezone END,
   locale      = CASE WHEN $8::boolean THEN EXCLUDED.locale ELSE u.locale END,
-  preferences = CASE WHEN $10::jsonb IS NULL THEN u.preferences
+  preferences = CASE WHEN $16::boolean THEN '{}'::jsonb
+                     WHEN $10::jsonb IS NULL THEN u.preferences
                      ELSE jsonb_strip_nulls(u.preferences || $10::jsonb) END,
   quiet_start = CASE WHEN $11::boolean THEN EXCLUDED.quiet_start ELSE u.quiet_start END,
   quiet_end   = CASE WHEN $11::boolean THEN EXCLUDED.quiet_end ELSE u.quiet_end END,
