@@ -316,18 +316,33 @@ class ChoparServer {
   ChoparServer(const std::string& binary, const std::map<std::string, std::string>& env,
                const std::filesystem::path& log)
       : log_(log) {
+    // Everything the child needs is prepared here: between fork and exec it
+    // only calls async-signal-safe functions.
+    std::vector<std::string> entries;
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string entry = *e;
+      if (!env.contains(entry.substr(0, entry.find('=')))) entries.push_back(entry);
+    }
+    for (const auto& [key, value] : env) entries.push_back(key + "=" + value);
+    std::vector<char*> envp;
+    for (auto& entry : entries) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+    std::string arg0 = binary, arg1 = "serve";
+    char* argv[] = {arg0.data(), arg1.data(), nullptr};
+    const std::string log_path = log.string();
+
     pid_ = fork();
     if (pid_ < 0) throw std::runtime_error("fork failed: " + std::string(std::strerror(errno)));
     if (pid_ == 0) {
-      const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (fd >= 0) {
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
         close(fd);
       }
-      for (const auto& [key, value] : env) setenv(key.c_str(), value.c_str(), 1);
-      execl(binary.c_str(), binary.c_str(), "serve", static_cast<char*>(nullptr));
-      std::fprintf(stderr, "cannot run %s: %s\n", binary.c_str(), std::strerror(errno));
+      execve(binary.c_str(), argv, envp.data());
+      static const char kFailed[] = "notify_bench: cannot run the chopar binary\n";
+      [[maybe_unused]] const auto written = write(STDERR_FILENO, kFailed, sizeof kFailed - 1);
       _exit(127);
     }
   }
