@@ -1,5 +1,7 @@
 #include "delivery/worker.hpp"
 
+#include "db/listen_loop.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -16,7 +18,6 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kMinIdleWait{10};
-constexpr milliseconds kListenTick{100};  // how soon the listener notices Stop()
 constexpr int kRecordTries = 3;
 const core::BackoffPolicy kErrorBackoff{milliseconds(100), milliseconds(5000)};
 
@@ -286,24 +287,8 @@ void Worker::Wake() {
 }
 
 void Worker::Listen() {
-  int failures = 0;
-  while (!stopping_) {
-    try {
-      auto conn = db::Connection::Open(pool_.conninfo());
-      conn.Listen(kWakeChannel);
-      // Anything queued while we were not listening has sent its NOTIFY already.
-      Wake();
-      failures = 0;
-      while (!stopping_) {
-        if (!conn.WaitForNotifications(kListenTick).empty()) Wake();
-      }
-    } catch (const std::exception& e) {
-      ++failures;
-      const auto pause = core::BackoffDelay(kErrorBackoff, failures, random_);
-      spdlog::warn("delivery listener: {} (reconnecting in {} ms)", e.what(), pause.count());
-      WaitFor(pause, 0, /*wake_on_notify=*/false);
-    }
-  }
+  db::RunListenLoop(pool_.conninfo(), kWakeChannel, "delivery listener", stopping_, [this] { Wake(); },
+                    [this](milliseconds pause) { WaitFor(pause, 0, /*wake_on_notify=*/false); });
 }
 
 }  // namespace chopar::delivery

@@ -1,5 +1,7 @@
 #include "schedule/scheduler.hpp"
 
+#include "db/listen_loop.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -21,7 +23,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr milliseconds kListenTick{100};  // how soon the listener notices Stop()
 // A batch stops taking on schedules once this many notifications are queued
 // for it (catch-up under policy `all` can fire many per schedule); the rest of
 // the claimed rows are left unchanged, still due, for the next batch.
@@ -278,25 +279,8 @@ void Scheduler::Wake() {
 }
 
 void Scheduler::Listen() {
-  int failures = 0;
-  while (!stopping_) {
-    try {
-      auto conn = db::Connection::Open(pool_.conninfo());
-      conn.Listen(kSchedulesChannel);
-      // Changes made while we were not listening sent their NOTIFY already.
-      Wake();
-      failures = 0;
-      while (!stopping_) {
-        if (!conn.WaitForNotifications(kListenTick).empty()) Wake();
-      }
-    } catch (const std::exception& e) {
-      ++failures;
-      const auto pause =
-          core::BackoffDelay(kErrorBackoff, failures, core::ThreadLocalRandom::Instance());
-      spdlog::warn("scheduler listener: {} (reconnecting in {} ms)", e.what(), pause.count());
-      WaitFor(pause, 0, /*wake_on_notify=*/false);
-    }
-  }
+  db::RunListenLoop(pool_.conninfo(), kSchedulesChannel, "scheduler listener", stopping_, [this] { Wake(); },
+                    [this](milliseconds pause) { WaitFor(pause, 0, /*wake_on_notify=*/false); });
 }
 
 }  // namespace chopar::schedule
