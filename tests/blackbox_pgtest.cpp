@@ -21,21 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::ChildProcess;
+using testing::FreeLoopbackPort;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
-
-// A port that was free a moment ago.
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
 
 class Api {
  public:
@@ -97,7 +85,7 @@ class BlackBox : public ::testing::Test {
 };
 
 TEST_F(BlackBox, EmbeddedDatabaseServesAndSurvivesKill9) {
-  const int port = FreePort();
+  const int port = FreeLoopbackPort();
   auto first = Start("serve", port, {}, "first.log");
   ASSERT_TRUE(WaitUntil([&] { return fs::exists(dir_ / "var" / "api_key"); }, 120s)) << first->Output();
   Api api(port, ReadFirstLine(dir_ / "var" / "api_key"));
@@ -121,7 +109,7 @@ TEST_F(BlackBox, EmbeddedDatabaseServesAndSurvivesKill9) {
   EXPECT_EQ(kept["title"], "Muddat yaqin");
 
   // A second process on the same data_dir shares the running cluster.
-  auto worker = Start("worker", FreePort(), {}, "worker.log");
+  auto worker = Start("worker", FreeLoopbackPort(), {}, "worker.log");
   EXPECT_TRUE(WaitUntil([&] { return worker->Output().find("channels:") != std::string::npos; }, 60s)) << worker->Output();
   EXPECT_TRUE(worker->Running()) << worker->Output();
 
@@ -134,7 +122,7 @@ TEST_F(BlackBox, EmbeddedDatabaseServesAndSurvivesKill9) {
 TEST_F(BlackBox, ConfiguredDatabaseDeliversABatchAndDrainsOnSigterm) {
   if (!testing::TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
   testing::TestDatabase db;
-  const int port = FreePort();
+  const int port = FreeLoopbackPort();
   auto serve = Start("serve", port, {{"CHOPAR_DATABASE_URL", db.url()}, {"CHOPAR_SERVER_API_KEY", "test-key"}}, "serve.log");
   Api api(port, "test-key");
   ASSERT_TRUE(WaitUntil([&] { return api.Healthy(); }, 60s)) << serve->Output();
@@ -158,7 +146,7 @@ TEST_F(BlackBox, ConfiguredDatabaseDeliversABatchAndDrainsOnSigterm) {
 TEST_F(BlackBox, WrongApiKeyIsRefused) {
   if (!testing::TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
   testing::TestDatabase db;
-  const int port = FreePort();
+  const int port = FreeLoopbackPort();
   auto serve = Start("serve", port, {{"CHOPAR_DATABASE_URL", db.url()}, {"CHOPAR_SERVER_API_KEY", "right"}}, "serve.log");
   Api wrong(port, "wrong");
   ASSERT_TRUE(WaitUntil([&] { return wrong.Healthy(); }, 60s)) << serve->Output();

@@ -27,25 +27,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::ChildProcess;
+using testing::FreeLoopbackPort;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
 using WallClock = std::chrono::system_clock;
 
 constexpr char kKey[] = "tick";
 constexpr char kApiKey[] = "realclock-key";
-
-// A port that was free a moment ago.
-int FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
 
 long long UnixSeconds(core::TimePoint t) {
   return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();

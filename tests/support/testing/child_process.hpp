@@ -36,6 +36,10 @@ class ChildProcess {
   std::filesystem::path output_;
 };
 
+// A TCP port on 127.0.0.1 that was free a moment ago (for a server a test
+// starts; another process could take it in between, which tests accept).
+int FreeLoopbackPort();
+
 // Polls `condition` every 50 ms until it holds or `timeout` passes.
 bool WaitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
 
