@@ -15,4 +15,8 @@ SET status = CASE a.action WHEN 'send' THEN 'sending' WHEN 'defer' THEN 'queued'
     updated_at = $2::timestamptz
 FROM jsonb_to_recordset($1::jsonb) AS a(id bigint, action text, until timestamptz, reason text)
 WHERE d.id = a.id
+  -- The same ids as an array: an index condition on the primary key whatever
+  -- the planner guesses for the JSON rows (it assumes 100), so a cached plan
+  -- never falls back to scanning the whole table.
+  AND d.id = ANY (ARRAY(SELECT (e->>'id')::bigint FROM jsonb_array_elements($1::jsonb) e))
 RETURNING d.id, d.status, d.claim_token::text AS claim_token, d.attempts

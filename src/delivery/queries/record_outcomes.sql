@@ -23,6 +23,8 @@ WITH r AS MATERIALIZED (
       updated_at = $2::timestamptz
   FROM r
   WHERE d.id = r.id AND d.claim_token = r.token AND d.status = 'sending'
+    -- An index condition on the primary key (see apply_claim.sql).
+    AND d.id = ANY (ARRAY(SELECT r.id FROM r))
   RETURNING d.id, d.user_id
 ), telegram AS (
   UPDATE telegram_connections t

@@ -24,9 +24,12 @@ WITH input AS (
   CROSS JOIN LATERAL unnest(i.channels) AS c(channel)
   RETURNING 1
 )
-SELECT i.idx, n.id IS NOT NULL AS created, coalesce(n.id, e.id) AS id,
+-- The existing row of a repeated key is looked up only for rows not inserted,
+-- through the (user_id, dedup_key) unique index.
+SELECT i.idx, n.id IS NOT NULL AS created,
+       coalesce(n.id, (SELECT e.id FROM notifications e
+                       WHERE e.user_id = i.user_id AND e.dedup_key = i.dedup_key)) AS id,
        (SELECT count(*) FROM queued) AS deliveries
 FROM input i
 LEFT JOIN inserted n ON n.id = i.id
-LEFT JOIN notifications e ON n.id IS NULL AND e.user_id = i.user_id AND e.dedup_key = i.dedup_key
 ORDER BY i.idx
