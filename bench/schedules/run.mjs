@@ -223,12 +223,14 @@ async function main() {
 
       if (o.phases.has('b')) {
         log(`(b) chopar: ${fmt.int(o.due)} due at ${new Date(slot.choparDue).toISOString()}`);
+        const choparFrom = await chopar.lastDeliveryId(pgc);
         await sleepUntil(slot.choparDue);
-        await chopar.waitSent(pgc, 'due-', slot.choparDue, o.due, slot.choparDue + 55000);
+        await chopar.waitSent(pgc, choparFrom, o.due, slot.choparDue + 55000);
         const c = await chopar.firings(pgc, 'due-', slot.choparDue, o.due);
         log(`(b) BullMQ: ${fmt.int(o.due)} due at ${new Date(slot.bullDue).toISOString()}`);
+        const bullFrom = await bull.lastSentId(bullPg);
         await sleepUntil(slot.bullDue);
-        await bull.waitSent(bullPg, 'due-', slot.bullDue, o.due, slot.bullDue + 55000);
+        await bull.waitSent(bullPg, bullFrom, o.due, slot.bullDue + 55000);
         const b = await bull.firings(bullPg, 'due-', slot.bullDue, o.due);
         results.due_minute = { chopar: withoutSamples(c), bullmq: withoutSamples(b) };
         log('(b)', results.due_minute);
@@ -237,6 +239,7 @@ async function main() {
       if (o.phases.has('c')) {
         const outageMs = o['outage-seconds'] * 1000;
         // chopar: kill -9 half a second before the due minute, start again `outage` later.
+        const choparFrom = await chopar.lastDeliveryId(pgc);
         await sleepUntil(slot.choparOutage - 500);
         const killedAt = Date.now();
         await server.stop('SIGKILL');
@@ -245,11 +248,12 @@ async function main() {
         const restartAt = Date.now();
         await server.start();
         log(`(c) chopar: serve started again after ${restartAt - killedAt} ms down, healthy after ${Date.now() - restartAt} ms more`);
-        await chopar.waitSent(pgc, 'outage-', slot.choparOutage, o.outage, slot.choparOutage + 58000);
+        await chopar.waitSent(pgc, choparFrom, o.outage, slot.choparOutage + 58000);
         const c = await chopar.firings(pgc, 'outage-', slot.choparOutage, o.outage);
         c.down_ms = restartAt - killedAt;
 
         // BullMQ: the worker closed half a second before its due minute, a new one `outage` later.
+        const bullFrom = await bull.lastSentId(bullPg);
         await sleepUntil(slot.bullOutage - 500);
         const closedAt = Date.now();
         await worker.stop();
@@ -258,7 +262,7 @@ async function main() {
         const reopenAt = Date.now();
         await startWorker();
         log(`(c) BullMQ: worker started again after ${reopenAt - closedAt} ms down`);
-        await bull.waitSent(bullPg, 'outage-', slot.bullOutage, o.outage, slot.bullOutage + 58000);
+        await bull.waitSent(bullPg, bullFrom, o.outage, slot.bullOutage + 58000);
         const b = await bull.firings(bullPg, 'outage-', slot.bullOutage, o.outage);
         b.down_ms = reopenAt - closedAt;
         results.outage = { chopar: withoutSamples(c), bullmq: withoutSamples(b) };
@@ -355,11 +359,14 @@ function printSummary(r) {
   }
   if (r.lookups) {
     for (const s of r.lookups.cron_scan) {
-      lines.push(`(d) cron scan (source v1) at ${fmt.int(s.pills)} pills: mean ${s.client_mean_ms.toFixed(2)} ms client, ${s.server_mean_ms.toFixed(2)} ms server (${s.runs} runs)`);
+      lines.push(`(d) cron scan (source v1) at ${fmt.int(s.pills)} pills: mean ${s.client_mean_ms.toFixed(2)} ms, median ${s.client_median_ms.toFixed(2)} ms client; ${s.server_mean_ms.toFixed(2)} ms server (${s.runs} runs, ${s.rows} rows)`);
     }
     const c = r.lookups.chopar;
-    lines.push(`(d) chopar at ${fmt.int(c.schedules)} schedules (${c.due_now} due): min(next_fire_at) ${c.min_next_fire_at.client_mean_ms.toFixed(3)} ms client / ${c.min_next_fire_at.server_mean_ms.toFixed(3)} ms server; ` +
-      `idle lookup ${c.idle_lookup.client_mean_ms.toFixed(3)} / ${c.idle_lookup.server_mean_ms.toFixed(3)} ms; claim ${c.claim_nothing_due.client_mean_ms.toFixed(3)} / ${c.claim_nothing_due.server_mean_ms.toFixed(3)} ms`,
+    const q = (m) => `mean ${m.client_mean_ms.toFixed(3)} ms, median ${m.client_median_ms.toFixed(3)} ms client; ${m.server_mean_ms.toFixed(3)} ms server`;
+    lines.push(`(d) chopar at ${fmt.int(c.schedules)} schedules (${c.due_now} due, ${c.bytes_per_schedule_at_size.toFixed(0)} B/schedule):`,
+      `  min(next_fire_at)              ${q(c.min_next_fire_at)}`,
+      `  scheduler idle lookup          ${q(c.idle_lookup)}`,
+      `  scheduler claim, nothing due   ${q(c.claim_nothing_due)}`,
       `  plans: ${c.min_next_fire_at.plan} | ${c.idle_lookup.plan}`,
       `  ${cmp(verdict(c.idle_lookup.client_mean_ms < 1 && c.due_now === 0), 'idle due lookup at 1M < 1 ms')}`);
   }

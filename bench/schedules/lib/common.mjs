@@ -139,29 +139,36 @@ export async function recreateDatabase(serverUrl, name) {
   });
 }
 
-// Mean, min and max of `runs` client-timed executions of `sql` (after
-// `warmup` unmeasured ones), plus the server's own execution time from one
-// EXPLAIN (ANALYZE) of the same statement.
-export async function timeQuery(client, sql, { runs, warmup = 2, params = [] }) {
-  for (let i = 0; i < warmup; ++i) await client.query(sql, params);
+// Mean, min and max of `runs` client-timed executions of `sql` as a named
+// prepared statement (as chopar's own libpq code runs it), after `warmup`
+// unmeasured ones, plus the server's own planning + execution time from
+// EXPLAIN (ANALYZE) EXECUTE of that same prepared statement.
+let statementCount = 0;
+export async function timeQuery(client, sql, { runs, warmup = 6, params = [] }) {
+  const name = `bench_${++statementCount}`;
+  const query = { name, text: sql, values: params };
+  for (let i = 0; i < warmup; ++i) await client.query(query);
   const times = [];
   let rows = 0;
   for (let i = 0; i < runs; ++i) {
     const start = process.hrtime.bigint();
-    const result = await client.query(sql, params);
+    const result = await client.query(query);
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
     rows = result.rowCount;
   }
+  const literal = (v) => (typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
+  const execute = params.length ? `EXECUTE ${name}(${params.map(literal).join(', ')})` : `EXECUTE ${name}`;
   const explain = [];
   for (let i = 0; i < Math.min(runs, 5); ++i) {
-    const plan = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params);
+    const plan = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${execute}`);
     explain.push(plan.rows[0]['QUERY PLAN'][0]);
   }
-  const serverMs = explain.map((e) => e['Execution Time'] + e['Planning Time']);
+  const serverMs = explain.map((e) => e['Execution Time'] + (e['Planning Time'] ?? 0));
   return {
     runs,
     rows,
     client_mean_ms: times.reduce((a, b) => a + b, 0) / times.length,
+    client_median_ms: percentile(Float64Array.from(times).sort(), 50),
     client_min_ms: Math.min(...times),
     client_max_ms: Math.max(...times),
     server_mean_ms: serverMs.reduce((a, b) => a + b, 0) / serverMs.length,
