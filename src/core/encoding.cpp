@@ -40,6 +40,13 @@ std::string Encode(std::string_view bytes, std::string_view alphabet, bool pad) 
   return out;
 }
 
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 }  // namespace
 
 std::string Base64UrlEncode(std::string_view bytes) { return Encode(bytes, kUrlAlphabet, false); }
@@ -85,6 +92,27 @@ std::string RandomBytes(std::size_t bytes) {
   std::string out(bytes, '\0');
   if (RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(bytes)) != 1) {
     throw std::runtime_error("RAND_bytes failed");
+  }
+  return out;
+}
+
+std::optional<std::string> PercentDecode(std::string_view text, bool plus_is_space) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '%') {
+      if (i + 2 >= text.size()) return std::nullopt;
+      const int high = HexValue(text[i + 1]);
+      const int low = HexValue(text[i + 2]);
+      if (high < 0 || low < 0) return std::nullopt;
+      out += static_cast<char>(high * 16 + low);
+      i += 2;
+    } else if (c == '+' && plus_is_space) {
+      out += ' ';
+    } else {
+      out += c;
+    }
   }
   return out;
 }

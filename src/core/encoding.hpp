@@ -11,6 +11,10 @@ std::string Base64UrlEncode(std::string_view bytes);
 // Accepts input with or without padding; nullopt for characters outside the alphabet.
 std::optional<std::string> Base64UrlDecode(std::string_view text);
 
+// Decodes %XX escapes; with `plus_is_space` (query strings, HTML forms) a
+// '+' becomes a space. nullopt for a '%' not followed by two hex digits.
+std::optional<std::string> PercentDecode(std::string_view text, bool plus_is_space);
+
 // Standard base64 with padding (RFC 4648 §4).
 std::string Base64Encode(std::string_view bytes);
 

@@ -73,7 +73,7 @@ void BindParams(const Route& route, const std::vector<std::string>& raw, Request
       }
       request.ids[segment.text] = value;
     } else {
-      auto decoded = PercentDecode(text, /*plus_is_space=*/false);
+      auto decoded = core::PercentDecode(text, /*plus_is_space=*/false);
       if (!decoded || decoded->empty()) {
         throw core::InvalidField(segment.text, "malformed percent-encoding in " + segment.text);
       }

@@ -3,45 +3,18 @@
 #include <charconv>
 
 #include "core/api_error.hpp"
+#include "core/encoding.hpp"
 
 namespace chopar::http {
 namespace {
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::string Decoded(std::string_view text) {
-  auto decoded = PercentDecode(text, /*plus_is_space=*/true);
+  auto decoded = core::PercentDecode(text, /*plus_is_space=*/true);
   if (!decoded) throw core::InvalidField("query", "malformed percent-encoding in the query string");
   return std::move(*decoded);
 }
 
 }  // namespace
-
-std::optional<std::string> PercentDecode(std::string_view text, bool plus_is_space) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '%') {
-      if (i + 2 >= text.size()) return std::nullopt;
-      const int high = HexValue(text[i + 1]);
-      const int low = HexValue(text[i + 2]);
-      if (high < 0 || low < 0) return std::nullopt;
-      out += static_cast<char>(high * 16 + low);
-      i += 2;
-    } else if (c == '+' && plus_is_space) {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 QueryParams QueryParams::Parse(std::string_view query) {
   QueryParams params;

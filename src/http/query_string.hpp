@@ -9,11 +9,6 @@
 
 namespace chopar::http {
 
-// Decodes %XX escapes; with `plus_is_space` (query strings, RFC 1866 forms) a
-// '+' becomes a space. nullopt for a '%' not followed by two hex digits.
-// Pure; thread-safe.
-std::optional<std::string> PercentDecode(std::string_view text, bool plus_is_space);
-
 // The parameters of a query string ("a=1&b=x%20y"), decoded, in order. A name
 // without '=' has the empty value; empty pieces ("a=1&&b=2") are skipped.
 // Value type; accessors never modify it.

@@ -1,3 +1,4 @@
+#include "core/encoding.hpp"
 #include "http/query_string.hpp"
 
 #include <gtest/gtest.h>
@@ -8,16 +9,16 @@ namespace chopar::http {
 namespace {
 
 TEST(PercentDecodeTest, DecodesEscapesAndPlus) {
-  EXPECT_EQ(PercentDecode("a%20b%2Fc", false), "a b/c");
-  EXPECT_EQ(PercentDecode("a+b", true), "a b");
-  EXPECT_EQ(PercentDecode("a+b", false), "a+b");
-  EXPECT_EQ(PercentDecode("%e2%9c%93", false), "\xE2\x9C\x93");
-  EXPECT_EQ(PercentDecode("", false), "");
+  EXPECT_EQ(core::PercentDecode("a%20b%2Fc", false), "a b/c");
+  EXPECT_EQ(core::PercentDecode("a+b", true), "a b");
+  EXPECT_EQ(core::PercentDecode("a+b", false), "a+b");
+  EXPECT_EQ(core::PercentDecode("%e2%9c%93", false), "\xE2\x9C\x93");
+  EXPECT_EQ(core::PercentDecode("", false), "");
 }
 
 TEST(PercentDecodeTest, RefusesBrokenEscapes) {
   for (const char* bad : {"%", "%2", "abc%", "%zz", "%2g", "a%-1"}) {
-    EXPECT_EQ(PercentDecode(bad, true), std::nullopt) << bad;
+    EXPECT_EQ(core::PercentDecode(bad, true), std::nullopt) << bad;
   }
 }
 
