@@ -1,0 +1,112 @@
+// Email concurrency: one EmailChannel::Send of N messages to a local SMTP
+// server that answers the end of each message's DATA after a fixed latency
+// (default 2,000 messages, 50 ms: one at a time that is 100 s), once per
+// max_in_flight given (default 64, the setting's default, and 200).
+//
+//   email_concurrency_benchmark [messages=2000] [latency_ms=50] [max_in_flight=64 200 ...]
+//
+// Exits non-zero when a message is not sent; figures never fail the run.
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "channels/email_channel.hpp"
+#include "core/clock.hpp"
+#include "testing/fake_smtp_server.hpp"
+
+namespace {
+
+using chopar::channels::EmailChannel;
+using chopar::channels::EmailSettings;
+using chopar::channels::Message;
+using chopar::channels::OutcomeKind;
+using chopar::testing::FakeSmtpServer;
+using Clock = std::chrono::steady_clock;
+
+std::vector<Message> Batch(int count) {
+  std::vector<Message> batch;
+  batch.reserve(static_cast<std::size_t>(count));
+  for (int i = 1; i <= count; ++i) {
+    Message m;
+    m.delivery_id = i;
+    m.notification_id = i;
+    m.user_id = i;
+    m.channel = chopar::core::ChannelKind::kEmail;
+    m.type = "task.due";
+    m.title = "Vazifa muddati yaqinlashdi";
+    m.body = "Hisobotni juma kuni soat 18:00 gacha topshiring.";
+    m.link = "/tasks/" + std::to_string(i);
+    m.locale = "uz";
+    m.email = "user" + std::to_string(i) + "@example.uz";
+    batch.push_back(std::move(m));
+  }
+  return batch;
+}
+
+// One Send() against a fresh server, so its connection counts are this
+// run's alone. True when every message was sent.
+bool Run(const std::vector<Message>& batch, std::chrono::milliseconds latency,
+         std::size_t max_in_flight, const chopar::core::Clock& clock) {
+  // Only the end of DATA is slow: the server takes the message, then
+  // "works" on it, as a relay does before its 250.
+  FakeSmtpServer server([latency](FakeSmtpServer::Stage stage, const FakeSmtpServer::Session&) {
+    FakeSmtpServer::Action action;
+    if (stage == FakeSmtpServer::Stage::kDataEnd) action.delay = latency;
+    return action;
+  });
+  EmailSettings settings;
+  settings.smtp_url = server.url();
+  settings.from = "chopar <noreply@chopar.example.uz>";
+  settings.public_url = "https://app.example.uz/";
+  settings.timeout = std::chrono::seconds(60);
+  settings.max_in_flight = max_in_flight;
+  EmailChannel channel(settings, clock);
+
+  const auto start = Clock::now();
+  const auto outcomes = channel.Send(batch);
+  const double elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+
+  const auto messages = batch.size();
+  const auto rounds = (messages + max_in_flight - 1) / max_in_flight;
+  std::printf("email: %zu messages, server latency %lld ms, max_in_flight %zu\n", messages,
+              static_cast<long long>(latency.count()), max_in_flight);
+  std::printf("  one Send():      %.2f s (one at a time: %.0f s; %zu rounds of latency: %.2f s)\n",
+              elapsed_s, messages * latency.count() / 1000.0, rounds,
+              rounds * latency.count() / 1000.0);
+  std::printf("  connections:     %d at once at most, %d opened\n", server.peak_connections(),
+              server.connections());
+  std::printf("  throughput:      %.0f messages/s\n", messages / elapsed_s);
+
+  int failed = 0;
+  for (const auto& outcome : outcomes) {
+    if (outcome.kind == OutcomeKind::kSent) continue;
+    if (++failed <= 3) std::printf("  not sent: %s\n", outcome.detail.c_str());
+  }
+  if (failed > 0) std::printf("  %d of %zu not sent\n", failed, messages);
+  return failed == 0 && server.message_count() == messages;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int messages = argc > 1 ? std::max(1, std::atoi(argv[1])) : 2000;
+  const int latency_ms = argc > 2 ? std::max(0, std::atoi(argv[2])) : 50;
+  std::vector<std::size_t> in_flight;
+  for (int i = 3; i < argc; ++i) {
+    in_flight.push_back(static_cast<std::size_t>(std::max(1, std::atoi(argv[i]))));
+  }
+  if (in_flight.empty()) in_flight = {EmailSettings{}.max_in_flight, 200};
+
+  const auto batch = Batch(messages);
+  const chopar::core::SystemClock clock;
+  bool ok = true;
+  for (const std::size_t n : in_flight) {
+    ok = Run(batch, std::chrono::milliseconds(latency_ms), n, clock) && ok;
+  }
+  return ok ? 0 : 1;
+}

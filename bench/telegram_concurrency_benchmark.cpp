@@ -1,0 +1,232 @@
+// Telegram concurrency and pacing: the real TelegramChannel against a local
+// Bot API that answers sendMessage after a fixed latency.
+//
+//   (a) N messages to N chats at max_per_second (default 2,000 at 1,000/s,
+//       50 ms latency: one at a time that is 100 s; the rate alone allows
+//       no less than about 2 s);
+//   (b) M messages to M chats at the default rate (30/s): when the last one
+//       reaches the fake (floor (M - 1) / 30 s after the call);
+//   (c) two messages to one chat at the defaults: the gap between their
+//       arrivals (floor 1 s).
+//
+//   telegram_concurrency_benchmark [messages=2000] [latency_ms=50] [max_per_second=1000]
+//                                  [paced_messages=90]
+//
+// Exits non-zero when a message is not sent; figures never fail the run.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "channels/http_client.hpp"
+#include "channels/telegram_channel.hpp"
+#include "testing/fake_http_server.hpp"
+
+namespace {
+
+using chopar::channels::Message;
+using chopar::channels::Outcome;
+using chopar::channels::OutcomeKind;
+using chopar::channels::TelegramChannel;
+using chopar::channels::TelegramSettings;
+using chopar::testing::FakeHttpServer;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::int64_t kFirstChat = 900000001;
+
+double SecondsBetween(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// A Bot API on 127.0.0.1: answers every sendMessage with ok after
+// `latency`, and records when each request arrived (for which chat) and how
+// many were being answered at once.
+class FakeBotApi {
+ public:
+  struct Arrival {
+    std::int64_t chat_id = 0;
+    Clock::time_point at;
+  };
+
+  explicit FakeBotApi(std::chrono::milliseconds latency)
+      : latency_(latency),
+        server_([this](const FakeHttpServer::Request& r) { return Handle(r); }) {}
+
+  [[nodiscard]] std::string url() const { return server_.url(); }
+  [[nodiscard]] int max_in_flight() const { return max_in_flight_.load(); }
+  // In order of arrival.
+  [[nodiscard]] std::vector<Arrival> arrivals() const {
+    std::lock_guard lock(mutex_);
+    auto sorted = arrivals_;
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
+    return sorted;
+  }
+
+ private:
+  FakeHttpServer::Response Handle(const FakeHttpServer::Request& request) {
+    const auto at = Clock::now();
+    const auto body = nlohmann::json::parse(request.body, nullptr, false);
+    const std::int64_t chat_id = body.is_object() ? body.value("chat_id", std::int64_t{0}) : 0;
+    {
+      std::lock_guard lock(mutex_);
+      arrivals_.push_back({chat_id, at});
+    }
+    const int now_in_flight = ++in_flight_;
+    int seen = max_in_flight_.load();
+    while (now_in_flight > seen && !max_in_flight_.compare_exchange_weak(seen, now_in_flight)) {
+    }
+    if (latency_.count() > 0) std::this_thread::sleep_for(latency_);  // the provider's work
+    --in_flight_;
+    const nlohmann::json reply = {{"ok", true},
+                                  {"result", {{"message_id", chat_id}, {"date", 1700000000}}}};
+    return {200, reply.dump(), {}};
+  }
+
+  std::chrono::milliseconds latency_;
+  mutable std::mutex mutex_;
+  std::vector<Arrival> arrivals_;
+  std::atomic<int> in_flight_{0};
+  std::atomic<int> max_in_flight_{0};
+  FakeHttpServer server_;  // last: its threads use the members above
+};
+
+// Settings for `messages` in one Send() at `max_per_second` (default: the
+// channel's default rate). max_wait grows with the batch so that every turn
+// is held inside the call: late ones would come back as retries, unmeasured.
+TelegramSettings SettingsFor(const FakeBotApi& fake, int messages,
+                             std::optional<double> max_per_second = std::nullopt) {
+  TelegramSettings settings;
+  if (max_per_second) settings.max_per_second = *max_per_second;
+  settings.max_wait =
+      std::chrono::seconds(30 + static_cast<int>(messages / settings.max_per_second));
+  settings.bot_token = "123456:BENCH-token";
+  settings.api_base = fake.url();
+  settings.public_url = "https://chopar.example.uz/";
+  settings.timeout = std::chrono::seconds(30);
+  return settings;
+}
+
+Message ToChat(std::int64_t chat_id, std::int64_t delivery_id) {
+  Message m;
+  m.delivery_id = delivery_id;
+  m.notification_id = delivery_id;
+  m.user_id = delivery_id;
+  m.channel = chopar::core::ChannelKind::kTelegram;
+  m.type = "task.due";
+  m.title = "Muddat yaqin";
+  m.body = "Non olish — 18:00";
+  m.link = "/tasks/" + std::to_string(delivery_id);
+  m.locale = "uz";
+  m.telegram_chat_id = chat_id;
+  return m;
+}
+
+std::vector<Message> ToChats(int count) {
+  std::vector<Message> messages;
+  messages.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) messages.push_back(ToChat(kFirstChat + i, i + 1));
+  return messages;
+}
+
+// Prints why any message was not sent; true when all were.
+bool AllSent(const char* scenario, const std::vector<Outcome>& outcomes) {
+  int failed = 0;
+  for (const auto& outcome : outcomes) {
+    if (outcome.kind == OutcomeKind::kSent) continue;
+    if (++failed <= 3) std::printf("  %s: not sent: %s\n", scenario, outcome.detail.c_str());
+  }
+  if (failed > 0) std::printf("  %s: %d of %zu not sent\n", scenario, failed, outcomes.size());
+  return failed == 0;
+}
+
+bool RunConcurrent(int messages, int latency_ms, double max_per_second) {
+  FakeBotApi fake{std::chrono::milliseconds(latency_ms)};
+  const TelegramSettings settings = SettingsFor(fake, messages, max_per_second);
+  chopar::channels::HttpClient http;
+  TelegramChannel channel(settings, http);
+  const auto batch = ToChats(messages);
+
+  const auto start = Clock::now();
+  const auto outcomes = channel.Send(batch);
+  const double elapsed = SecondsBetween(start, Clock::now());
+
+  std::printf("(a) %d messages to %d chats, max_per_second %.0f, Bot API latency %d ms\n", messages,
+              messages, max_per_second, latency_ms);
+  std::printf("  one Send():      %.2f s (one at a time: %.0f s; the rate alone: >= %.2f s)\n",
+              elapsed, messages * latency_ms / 1000.0, (messages - 1) / max_per_second);
+  std::printf("  in flight:       %d requests at most\n", fake.max_in_flight());
+  std::printf("  throughput:      %.0f messages/s\n", messages / elapsed);
+  return AllSent("(a)", outcomes);
+}
+
+bool RunDefaultRate(int messages) {
+  FakeBotApi fake{std::chrono::milliseconds(0)};
+  const TelegramSettings settings = SettingsFor(fake, messages);
+  chopar::channels::HttpClient http;
+  TelegramChannel channel(settings, http);
+  const auto batch = ToChats(messages);
+
+  const auto start = Clock::now();
+  const auto outcomes = channel.Send(batch);
+  const auto arrivals = fake.arrivals();
+
+  std::printf("(b) %d messages to %d chats at the default %.0f/s\n", messages, messages,
+              settings.max_per_second);
+  if (!arrivals.empty()) {
+    std::printf("  last arrival:    %.3f s after the call (floor %d/%.0f = %.3f s)\n",
+                SecondsBetween(start, arrivals.back().at), messages - 1, settings.max_per_second,
+                (messages - 1) / settings.max_per_second);
+    std::printf("  first to last:   %.3f s\n",
+                SecondsBetween(arrivals.front().at, arrivals.back().at));
+  }
+  return AllSent("(b)", outcomes) && arrivals.size() == static_cast<std::size_t>(messages);
+}
+
+bool RunSameChat() {
+  FakeBotApi fake{std::chrono::milliseconds(0)};
+  const TelegramSettings settings = SettingsFor(fake, 2);
+  chopar::channels::HttpClient http;
+  TelegramChannel channel(settings, http);
+  const std::vector<Message> batch = {ToChat(kFirstChat, 1), ToChat(kFirstChat, 2)};
+
+  const auto outcomes = channel.Send(batch);
+  const auto arrivals = fake.arrivals();
+
+  std::printf("(c) two messages to one chat, per_chat_interval %lld ms\n",
+              static_cast<long long>(settings.per_chat_interval.count()));
+  if (arrivals.size() == 2) {
+    std::printf("  apart:           %.3f s at the Bot API (floor 1 s)\n",
+                SecondsBetween(arrivals[0].at, arrivals[1].at));
+  }
+  return AllSent("(c)", outcomes) && arrivals.size() == 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int messages = argc > 1 ? std::max(1, std::atoi(argv[1])) : 2000;
+  const int latency_ms = argc > 2 ? std::max(0, std::atoi(argv[2])) : 50;
+  const double max_per_second = argc > 3 ? std::atof(argv[3]) : 1000;
+  const int paced_messages = argc > 4 ? std::max(1, std::atoi(argv[4])) : 90;
+  if (max_per_second <= 0) {
+    std::fprintf(stderr, "max_per_second must be positive\n");
+    return 2;
+  }
+
+  // Every scenario runs even when an earlier one failed, so one run shows all.
+  const bool concurrent = RunConcurrent(messages, latency_ms, max_per_second);
+  const bool paced = RunDefaultRate(paced_messages);
+  const bool same_chat = RunSameChat();
+  return concurrent && paced && same_chat ? 0 : 1;
+}
