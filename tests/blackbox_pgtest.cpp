@@ -2,17 +2,11 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "channels/http_client.hpp"
-#include "core/process.hpp"
-#include "db/embedded_cluster.hpp"
+#include "blackbox_support.hpp"
 #include "testing/child_process.hpp"
 #include "testing/test_database.hpp"
 
@@ -20,69 +14,12 @@ namespace chopar {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::ChildProcess;
+using testing::Api;
+using testing::BlackBox;
 using testing::FreeLoopbackPort;
+using testing::ReadFirstLine;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
-
-class Api {
- public:
-  Api(int port, std::string key) : base_("http://127.0.0.1:" + std::to_string(port)), key_(std::move(key)) {}
-
-  channels::HttpResponse Call(const std::string& method, const std::string& path, const nlohmann::json& body = nullptr) {
-    channels::HttpRequest request;
-    request.method = method;
-    request.url = base_ + path;
-    request.headers = {"Authorization: Bearer " + key_, "Content-Type: application/json"};
-    if (!body.is_null()) request.body = body.dump();
-    request.timeout = 10s;
-    return client_.Perform(request);
-  }
-  bool Healthy() { return Call("GET", "/healthz").status == 200; }
-
- private:
-  channels::HttpClient client_;
-  std::string base_;
-  std::string key_;
-};
-
-std::string ReadFirstLine(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
-class BlackBox : public ::testing::Test {
- protected:
-  void SetUp() override {
-    // Parents must be reachable by the postgres account when tests run as root.
-    dir_ = fs::temp_directory_path() / ("chopar-bb-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
-  }
-  void TearDown() override {
-    // A cluster left running on purpose (reused after kill -9) is stopped here.
-    const fs::path data = dir_ / "var" / "pg" / "data";
-    if (fs::exists(data / "postmaster.pid")) {
-      std::vector<std::string> stop = {db::FindPostgresBinDir() + "/pg_ctl", "-D", data.string(), "-m", "immediate", "stop"};
-      if (geteuid() == 0) stop.insert(stop.begin(), {"runuser", "-u", "postgres", "--"});
-      core::RunProcess(stop);
-    }
-    fs::remove_all(dir_);
-  }
-
-  std::unique_ptr<ChildProcess> Start(const std::string& role, int port, std::map<std::string, std::string> env,
-                                      const std::string& log) {
-    env["CHOPAR_SERVER_LISTEN"] = "127.0.0.1:" + std::to_string(port);
-    env["CHOPAR_SERVER_DATA_DIR"] = (dir_ / "var").string();
-    return std::make_unique<ChildProcess>(std::vector<std::string>{CHOPAR_BINARY, role}, env, dir_ / log, dir_);
-  }
-
-  fs::path dir_;
-};
 
 TEST_F(BlackBox, EmbeddedDatabaseServesAndSurvivesKill9) {
   const int port = FreeLoopbackPort();

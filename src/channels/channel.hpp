@@ -5,11 +5,16 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/channel_kind.hpp"
+
+namespace chopar::db {
+class Transaction;
+}  // namespace chopar::db
 
 namespace chopar::channels {
 
@@ -45,6 +50,10 @@ struct Message {
   std::vector<PushTarget> push_targets;
 };
 
+// Why `message` cannot be handed to a provider (no address for its
+// channel), or nullopt when it can.
+std::optional<std::string> MissingAddress(const Message& message);
+
 enum class OutcomeKind {
   kSent,         // accepted by the provider
   kRetry,        // try again later (429, 5xx, timeout, SMTP 4xx)
@@ -68,7 +77,8 @@ struct [[nodiscard]] Outcome {
   static Outcome Sent(std::optional<std::string> provider_id = std::nullopt) {
     return {OutcomeKind::kSent, "", std::move(provider_id), std::nullopt, {}};
   }
-  static Outcome Retry(std::string reason, std::optional<std::chrono::seconds> after = std::nullopt) {
+  static Outcome Retry(std::string reason,
+                       std::optional<std::chrono::seconds> after = std::nullopt) {
     return {OutcomeKind::kRetry, std::move(reason), std::nullopt, after, {}};
   }
   static Outcome Permanent(std::string reason) {
@@ -91,6 +101,16 @@ class Channel {
   virtual std::vector<Outcome> Send(std::span<const Message> messages) = 0;
   // "sink", "smtp", "telegram", "webpush", "eskiz": for logs and metrics.
   [[nodiscard]] virtual std::string_view ProviderName() const = 0;
+
+  // A channel with no network to wait on (the sink, which writes a table)
+  // may instead complete inside the claim's own transaction: the delivery
+  // then goes queued → sent in one write, with no lease to hold and no
+  // window in which a crash could send it twice. Such a channel answers
+  // every message sent, or throws and the whole claim rolls back.
+  [[nodiscard]] virtual bool SendsInClaim() const { return false; }
+  virtual void SendInClaim(db::Transaction& /*claim*/, std::span<const Message> /*messages*/) {
+    throw std::logic_error(std::string(ProviderName()) + " channel cannot send inside a claim");
+  }
 };
 
 }  // namespace chopar::channels

@@ -13,22 +13,33 @@ std::optional<std::string> AddressOf(const Message& m) {
   return std::nullopt;
 }
 
+// The sink_insert parameter: one JSON row per message.
+std::string SinkRows(std::span<const Message> messages) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Message& m : messages) {
+    const auto address = AddressOf(m);
+    rows.push_back({{"delivery_id", m.delivery_id},
+                    {"channel", core::ChannelName(m.channel)},
+                    {"user_id", m.user_id},
+                    {"address", address ? nlohmann::json(*address) : nlohmann::json()},
+                    {"subject", m.title},
+                    {"body", m.body}});
+  }
+  return rows.dump();
+}
+
 }  // namespace
 
 std::vector<Outcome> SinkChannel::Send(std::span<const Message> messages) {
   if (messages.empty()) return {};
-  nlohmann::json rows = nlohmann::json::array();
-  for (const Message& m : messages) {
-    rows.push_back({{"delivery_id", m.delivery_id},
-                    {"channel", core::ChannelName(m.channel)},
-                    {"user_id", m.user_id},
-                    {"address", AddressOf(m) ? nlohmann::json(*AddressOf(m)) : nlohmann::json()},
-                    {"subject", m.title},
-                    {"body", m.body}});
-  }
   auto conn = pool_.Acquire();
-  conn->Exec(queries::kSinkInsert, rows.dump());
+  conn->Exec(queries::kSinkInsert, SinkRows(messages));
   return std::vector<Outcome>(messages.size(), Outcome::Sent());
+}
+
+void SinkChannel::SendInClaim(db::Transaction& claim, std::span<const Message> messages) {
+  if (messages.empty()) return;
+  claim.Exec(queries::kSinkInsert, SinkRows(messages));
 }
 
 }  // namespace chopar::channels

@@ -52,9 +52,15 @@ Row ReadRow(const db::Result& r, int i) {
   m.locale = r.String(i, "locale");
   m.critical = c.critical;
   switch (c.channel) {
-    case core::ChannelKind::kEmail: m.email = r.OptString(i, "email"); break;
-    case core::ChannelKind::kSms: m.phone = r.OptString(i, "phone"); break;
-    case core::ChannelKind::kTelegram: m.telegram_chat_id = r.OptInt(i, "telegram_chat_id"); break;
+    case core::ChannelKind::kEmail:
+      m.email = r.OptString(i, "email");
+      break;
+    case core::ChannelKind::kSms:
+      m.phone = r.OptString(i, "phone");
+      break;
+    case core::ChannelKind::kTelegram:
+      m.telegram_chat_id = r.OptInt(i, "telegram_chat_id");
+      break;
     case core::ChannelKind::kPush:
       for (const auto& t : ParseJsonOr(r.OptString(i, "push_targets"), nlohmann::json::array())) {
         m.push_targets.push_back({t.value("id", std::int64_t{0}), t.value("endpoint", ""),
@@ -68,10 +74,14 @@ Row ReadRow(const db::Result& r, int i) {
 
 std::string_view ActionName(ClaimAction action) {
   switch (action) {
-    case ClaimAction::kSend: return "send";
-    case ClaimAction::kDefer: return "defer";
-    case ClaimAction::kSkip: return "skip";
-    case ClaimAction::kFail: return "fail";
+    case ClaimAction::kSend:
+      return "send";
+    case ClaimAction::kDefer:
+      return "defer";
+    case ClaimAction::kSkip:
+      return "skip";
+    case ClaimAction::kFail:
+      return "fail";
   }
   return "";
 }
@@ -88,7 +98,8 @@ RateCounts CountWindow(db::Transaction& tx, const std::vector<Row>& rows,
   for (const Row& row : rows) {
     if (row.candidate.reclaimed) reclaimed.push_back(row.candidate.id);
   }
-  const std::string user_array = db::ArrayLiteral(users), channel_array = db::ArrayLiteral(channels);
+  const std::string user_array = db::ArrayLiteral(users),
+                    channel_array = db::ArrayLiteral(channels);
   tx.Exec(queries::kLockRateKeys, user_array, channel_array);
   // A separate statement: its snapshot is taken after the locks were granted.
   const auto counts = tx.Exec(queries::kCountRateWindow, user_array, channel_array,
@@ -96,16 +107,43 @@ RateCounts CountWindow(db::Transaction& tx, const std::vector<Row>& rows,
   RateCounts in_window;
   for (int i = 0; i < counts.Rows(); ++i) {
     const auto channel = core::ParseChannel(counts.Text(i, "channel"));
-    if (channel) in_window[{counts.Int(i, "user_id"), *channel}] = static_cast<int>(counts.Int(i, "in_window"));
+    if (channel)
+      in_window[{counts.Int(i, "user_id"), *channel}] =
+          static_cast<int>(counts.Int(i, "in_window"));
   }
   return in_window;
+}
+
+// Hands the messages the claim decided to send to the channels that send in
+// claims, inside this transaction; true for each row handed over. A message
+// with no address stays on the normal path, which fails it.
+std::vector<bool> SendInClaim(db::Transaction& tx, const ChannelSet& channels,
+                              std::vector<Row>& rows, const std::vector<ClaimDecision>& decisions) {
+  std::vector<bool> sent_here(rows.size(), false);
+  for (core::ChannelKind kind : core::kAllChannels) {
+    channels::Channel& channel = channels.For(kind);
+    if (!channel.SendsInClaim()) continue;
+    std::vector<channels::Message> batch;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      channels::Message& m = rows[i].message;
+      if (m.channel != kind || decisions[i].action != ClaimAction::kSend ||
+          channels::MissingAddress(m))
+        continue;
+      m.attempt = rows[i].candidate.attempts + 1;
+      batch.push_back(m);
+      sent_here[i] = true;
+    }
+    if (!batch.empty()) channel.SendInClaim(tx, batch);
+  }
+  return sent_here;
 }
 
 }  // namespace
 
 std::string SqlTime(core::TimePoint t) { return core::FormatRfc3339Micros(t); }
 
-ClaimResult ClaimBatch(db::Pool& pool, core::TimePoint now, const WorkerSettings& settings) {
+ClaimResult ClaimBatch(db::Pool& pool, core::TimePoint now, const WorkerSettings& settings,
+                       const ChannelSet& channels) {
   ClaimResult result;
   auto tx = pool.Begin("claim_deliveries");
   const auto locked = tx.Exec(queries::kClaimCandidates, SqlTime(now), settings.batch);
@@ -123,17 +161,18 @@ ClaimResult ClaimBatch(db::Pool& pool, core::TimePoint now, const WorkerSettings
   const auto keys = RateKeysToCheck(candidates, now, settings);
   const RateCounts in_window = keys.empty() ? RateCounts{} : CountWindow(tx, rows, keys, now);
   const auto decisions = PlanClaim(candidates, now, settings, in_window);
+  const std::vector<bool> sent_here = SendInClaim(tx, channels, rows, decisions);
 
   nlohmann::json actions = nlohmann::json::array();
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ClaimDecision& d = decisions[i];
     actions.push_back({{"id", rows[i].candidate.id},
-                       {"action", ActionName(d.action)},
+                       {"action", sent_here[i] ? "sent" : ActionName(d.action)},
                        {"until", d.until ? nlohmann::json(SqlTime(*d.until)) : nlohmann::json()},
                        {"reason", d.reason ? nlohmann::json(*d.reason) : nlohmann::json()}});
   }
-  const auto applied = tx.Exec(queries::kApplyClaim, actions.dump(), SqlTime(now),
-                               SqlTime(now + settings.Lease()));
+  const auto applied =
+      tx.Exec(queries::kApplyClaim, actions.dump(), SqlTime(now), SqlTime(now + settings.Lease()));
   tx.Commit();
 
   std::unordered_map<std::int64_t, int> sending;  // id → row of `applied`
@@ -144,14 +183,27 @@ ClaimResult ClaimBatch(db::Pool& pool, core::TimePoint now, const WorkerSettings
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto channel = core::ChannelIndex(rows[i].candidate.channel);
     switch (decisions[i].action) {
-      case ClaimAction::kDefer: ++result.deferred; break;
-      case ClaimAction::kSkip: ++result.skipped[channel]; break;
-      case ClaimAction::kFail: ++result.failed[channel]; break;
+      case ClaimAction::kDefer:
+        ++result.deferred;
+        break;
+      case ClaimAction::kSkip:
+        ++result.skipped[channel];
+        break;
+      case ClaimAction::kFail:
+        ++result.failed[channel];
+        break;
       case ClaimAction::kSend: {
+        if (sent_here[i]) {
+          ++result.sent[channel];
+          result.sent_latency.emplace_back(
+              rows[i].candidate.channel,
+              std::chrono::duration<double>(now - rows[i].created_at).count());
+          break;
+        }
         const auto found = sending.find(rows[i].candidate.id);
         if (found == sending.end()) break;  // cannot happen: the row was locked
-        ClaimedDelivery claimed{std::move(rows[i].message), applied.String(found->second, "claim_token"),
-                                rows[i].created_at};
+        ClaimedDelivery claimed{std::move(rows[i].message),
+                                applied.String(found->second, "claim_token"), rows[i].created_at};
         claimed.message.attempt = static_cast<int>(applied.Int(found->second, "attempts"));
         result.to_send.push_back(std::move(claimed));
         break;

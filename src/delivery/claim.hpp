@@ -2,11 +2,13 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "channels/channel.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
+#include "delivery/channel_set.hpp"
 #include "delivery/settings.hpp"
 
 namespace chopar::delivery {
@@ -26,6 +28,10 @@ struct ClaimResult {
   int deferred = 0;                      // stayed queued (quiet hours)
   std::array<int, 4> skipped{};          // → skipped (hourly limit), by core::ChannelIndex
   std::array<int, 4> failed{};           // → failed (lease lost on the last attempt)
+  // → sent inside the claim by a channel that sends in claims (the sink),
+  // by core::ChannelIndex, and each one's seconds from creation to sent.
+  std::array<int, 4> sent{};
+  std::vector<std::pair<core::ChannelKind, double>> sent_latency;
 };
 
 // Claims up to settings.batch due deliveries in ONE short transaction
@@ -35,10 +41,12 @@ struct ClaimResult {
 // sliding hour and skips what is over the limit; marks the rest `sending`
 // with a fresh claim token, a lease until now + lease and attempts + 1; then
 // commits. The returned messages carry content and address, so sending needs
-// no database. `now` is passed to SQL (the database clock is never read).
-// Throws db::DbError / db::PoolTimeout; then nothing was claimed.
-// Thread-safe; any number of claims may run at once, in any processes.
-ClaimResult ClaimBatch(db::Pool& pool, core::TimePoint now, const WorkerSettings& settings);
+// no database. Messages for a channel that sends in claims (the sink) are
+// handed to it inside this transaction instead and go straight to `sent`. `now` is passed to SQL
+// (the database clock is never read). Throws db::DbError / db::PoolTimeout; then nothing was
+// claimed. Thread-safe; any number of claims may run at once, in any processes.
+ClaimResult ClaimBatch(db::Pool& pool, core::TimePoint now, const WorkerSettings& settings,
+                       const ChannelSet& channels);
 
 // The text form in which chopar passes an instant to SQL ($n::timestamptz).
 std::string SqlTime(core::TimePoint t);

@@ -1,13 +1,12 @@
 #include "delivery/worker.hpp"
 
-#include "db/listen_loop.hpp"
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 
 #include "core/time_format.hpp"
 #include "db/errors.hpp"
+#include "db/listen_loop.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/queries.hpp"
 #include "delivery/record.hpp"
@@ -21,29 +20,10 @@ constexpr milliseconds kMinIdleWait{10};
 constexpr int kRecordTries = 3;
 const core::BackoffPolicy kErrorBackoff{milliseconds(100), milliseconds(5000)};
 
-// Why a message cannot be handed to its provider, if it cannot.
-std::optional<std::string> MissingAddress(const channels::Message& m) {
-  switch (m.channel) {
-    case core::ChannelKind::kEmail:
-      if (!m.email) return "no email address";
-      break;
-    case core::ChannelKind::kSms:
-      if (!m.phone) return "no phone number";
-      break;
-    case core::ChannelKind::kTelegram:
-      if (!m.telegram_chat_id) return "no active Telegram connection";
-      break;
-    case core::ChannelKind::kPush:
-      if (m.push_targets.empty()) return "no push subscription";
-      break;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
-Worker::Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock, WorkerSettings settings,
-               core::Random& random)
+Worker::Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock,
+               WorkerSettings settings, core::Random& random)
     : pool_(pool), channels_(channels), clock_(clock), settings_(settings), random_(random) {
   DeliveryMetrics::Global();  // registers the metric families up front
 }
@@ -63,17 +43,20 @@ Worker::~Worker() {
 
 RunStats Worker::RunOnce() {
   RunStats stats;
-  ClaimResult claim = ClaimBatch(pool_, clock_.Now(), settings_);
+  ClaimResult claim = ClaimBatch(pool_, clock_.Now(), settings_, channels_);
   stats.claimed = claim.locked;
   stats.deferred = claim.deferred;
   auto& metrics = DeliveryMetrics::Global();
   for (core::ChannelKind kind : core::kAllChannels) {
     const auto i = core::ChannelIndex(kind);
+    stats.sent += claim.sent[i];
     stats.skipped += claim.skipped[i];
     stats.failed += claim.failed[i];
+    metrics.Count(kind, DeliveryMetrics::Final::kSent, claim.sent[i]);
     metrics.Count(kind, DeliveryMetrics::Final::kSkipped, claim.skipped[i]);
     metrics.Count(kind, DeliveryMetrics::Final::kFailed, claim.failed[i]);
   }
+  for (const auto& [kind, seconds] : claim.sent_latency) metrics.ObserveLatency(kind, seconds);
   if (claim.to_send.empty()) return stats;
 
   const std::uint64_t batch = RegisterInFlight(claim.to_send);
@@ -85,7 +68,7 @@ RunStats Worker::RunOnce() {
 
   const std::vector<channels::Outcome> outcomes = SendAll(claim.to_send);
   const RunStats recorded = Record(claim.to_send, outcomes);
-  stats.sent = recorded.sent;
+  stats.sent += recorded.sent;
   stats.retried = recorded.retried;
   stats.failed += recorded.failed;
   stats.ignored = recorded.ignored;
@@ -100,7 +83,7 @@ std::vector<channels::Outcome> Worker::SendAll(const std::vector<ClaimedDelivery
     for (std::size_t i = 0; i < claimed.size(); ++i) {
       const channels::Message& m = claimed[i].message;
       if (m.channel != kind) continue;
-      if (auto missing = MissingAddress(m)) {
+      if (auto missing = channels::MissingAddress(m)) {
         outcomes[i] = channels::Outcome::Permanent(*missing);
         continue;
       }
@@ -115,14 +98,17 @@ std::vector<channels::Outcome> Worker::SendAll(const std::vector<ClaimedDelivery
     } catch (const std::exception& e) {
       spdlog::error("{} channel ({}) threw on a batch of {}: {}", core::ChannelName(kind),
                     channel.ProviderName(), messages.size(), e.what());
-      answered.assign(messages.size(), channels::Outcome::Retry(std::string("channel error: ") + e.what()));
+      answered.assign(messages.size(),
+                      channels::Outcome::Retry(std::string("channel error: ") + e.what()));
     }
     if (answered.size() != messages.size()) {
       spdlog::error("{} channel ({}) answered {} outcomes for {} messages", core::ChannelName(kind),
                     channel.ProviderName(), answered.size(), messages.size());
-      answered.resize(messages.size(), channels::Outcome::Retry("channel gave no outcome for this message"));
+      answered.resize(messages.size(),
+                      channels::Outcome::Retry("channel gave no outcome for this message"));
     }
-    for (std::size_t j = 0; j < positions.size(); ++j) outcomes[positions[j]] = std::move(answered[j]);
+    for (std::size_t j = 0; j < positions.size(); ++j)
+      outcomes[positions[j]] = std::move(answered[j]);
   }
   return outcomes;
 }
@@ -139,9 +125,10 @@ RunStats Worker::Record(const std::vector<ClaimedDelivery>& claimed,
                              dynamic_cast<const db::PoolTimeout*>(&e) != nullptr ||
                              dynamic_cast<const db::SerializationFailure*>(&e) != nullptr;
       if (!transient || attempt >= kRecordTries) {
-        spdlog::error("recording {} delivery outcomes failed ({}); their leases will run out and they "
-                      "will be sent again",
-                      claimed.size(), e.what());
+        spdlog::error(
+            "recording {} delivery outcomes failed ({}); their leases will run out and they "
+            "will be sent again",
+            claimed.size(), e.what());
         throw;
       }
       spdlog::warn("recording delivery outcomes failed, retrying: {}", e.what());
@@ -149,7 +136,8 @@ RunStats Worker::Record(const std::vector<ClaimedDelivery>& claimed,
     }
   }
   if (result.ignored > 0) {
-    spdlog::info("{} delivery outcomes arrived after their claim was taken back; ignored", result.ignored);
+    spdlog::info("{} delivery outcomes arrived after their claim was taken back; ignored",
+                 result.ignored);
   }
   RunStats stats;
   stats.retried = result.retried;
@@ -185,13 +173,16 @@ void Worker::ReleaseInFlight() {
   Claims claims;
   {
     std::lock_guard lock(inflight_mutex_);
-    for (const auto& [batch, held] : inflight_) claims.insert(claims.end(), held.begin(), held.end());
+    for (const auto& [batch, held] : inflight_)
+      claims.insert(claims.end(), held.begin(), held.end());
   }
   if (claims.empty()) return;
   try {
-    const int released = ReleaseClaims(pool_, clock_.Now(), claims,
-                                       "released at shutdown: the send did not finish before the drain deadline");
-    spdlog::warn("delivery worker stopped with {} sends in flight; released {} claims", claims.size(), released);
+    const int released =
+        ReleaseClaims(pool_, clock_.Now(), claims,
+                      "released at shutdown: the send did not finish before the drain deadline");
+    spdlog::warn("delivery worker stopped with {} sends in flight; released {} claims",
+                 claims.size(), released);
   } catch (const std::exception& e) {
     spdlog::error("releasing {} delivery claims failed ({}); they return when their leases run out",
                   claims.size(), e.what());
@@ -268,14 +259,16 @@ milliseconds Worker::IdleWait(int empty_claims) {
     next = conn->Exec(queries::kNextWakeup).OptString(0, 0);
   }
   if (!next) return poll;
-  const auto until = std::chrono::duration_cast<milliseconds>(core::ParsePgTimestamp(*next) - clock_.Now());
+  const auto until =
+      std::chrono::duration_cast<milliseconds>(core::ParsePgTimestamp(*next) - clock_.Now());
   return std::clamp(until, floor, poll);
 }
 
 void Worker::WaitFor(milliseconds timeout, std::uint64_t seen, bool wake_on_notify) {
   std::unique_lock lock(mutex_);
-  wake_cv_.wait_for(lock, timeout,
-                    [&] { return stopping_.load() || (wake_on_notify && wake_generation_ != seen); });
+  wake_cv_.wait_for(lock, timeout, [&] {
+    return stopping_.load() || (wake_on_notify && wake_generation_ != seen);
+  });
 }
 
 void Worker::Wake() {
@@ -287,8 +280,9 @@ void Worker::Wake() {
 }
 
 void Worker::Listen() {
-  db::RunListenLoop(pool_.conninfo(), kWakeChannel, "delivery listener", stopping_, [this] { Wake(); },
-                    [this](milliseconds pause) { WaitFor(pause, 0, /*wake_on_notify=*/false); });
+  db::RunListenLoop(
+      pool_.conninfo(), kWakeChannel, "delivery listener", stopping_, [this] { Wake(); },
+      [this](milliseconds pause) { WaitFor(pause, 0, /*wake_on_notify=*/false); });
 }
 
 }  // namespace chopar::delivery

@@ -283,7 +283,7 @@ TEST_F(WorkerTest, ClaimOfADeadWorkerIsTakenBackAfterItsLease) {
   const auto ids = Notify(1, {"email"});
   WorkerSettings settings;
   // A worker claims and dies before recording anything.
-  const ClaimResult dead = ClaimBatch(*pool_, clock_.Now(), settings);
+  const ClaimResult dead = ClaimBatch(*pool_, clock_.Now(), settings, ChannelSet::AllTo(channel_));
   ASSERT_EQ(dead.to_send.size(), 1u);
   EXPECT_EQ(Field(ids[0], "status"), "sending");
   auto worker = MakeWorker(settings);
@@ -305,7 +305,7 @@ TEST_F(WorkerTest, LeaseLostOnTheLastAttemptFails) {
   const auto ids = Notify(1, {"email"});
   WorkerSettings settings;
   settings.max_attempts = 1;
-  ASSERT_EQ(ClaimBatch(*pool_, clock_.Now(), settings).to_send.size(), 1u);
+  ASSERT_EQ(ClaimBatch(*pool_, clock_.Now(), settings, ChannelSet::AllTo(channel_)).to_send.size(), 1u);
   clock_.Advance(seconds(settings.lease_seconds + 1));
   auto worker = MakeWorker(settings);
 

@@ -1,0 +1,104 @@
+#pragma once
+
+// What the black-box tests share: a client of the HTTP API and a fixture that
+// gives each test its own folder and starts the built `chopar` (CHOPAR_BINARY)
+// in it.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "channels/http_client.hpp"
+#include "core/process.hpp"
+#include "db/embedded_cluster.hpp"
+#include "testing/child_process.hpp"
+
+namespace chopar::testing {
+
+// Calls the API of a chopar listening on 127.0.0.1:`port` with the server
+// API key `key`. Not thread-safe (one HttpClient).
+class Api {
+ public:
+  Api(int port, std::string key)
+      : base_("http://127.0.0.1:" + std::to_string(port)), key_(std::move(key)) {}
+
+  // `body` is sent as JSON unless null. A transport failure comes back as a
+  // response with `error` set (status 0), never as an exception.
+  channels::HttpResponse Call(const std::string& method, const std::string& path,
+                              const nlohmann::json& body = nullptr) {
+    channels::HttpRequest request;
+    request.method = method;
+    request.url = base_ + path;
+    request.headers = {"Authorization: Bearer " + key_, "Content-Type: application/json"};
+    if (!body.is_null()) request.body = body.dump();
+    request.timeout = std::chrono::seconds(10);
+    return client_.Perform(request);
+  }
+  bool Healthy() { return Call("GET", "/healthz").status == 200; }
+
+ private:
+  channels::HttpClient client_;
+  std::string base_;
+  std::string key_;
+};
+
+// The first line of a file ("" if it cannot be read).
+inline std::string ReadFirstLine(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// Fixture: `dir_` is a fresh folder for the test (the processes' working
+// directory, logs and data_dir), removed afterwards together with any
+// embedded cluster left running in it.
+class BlackBox : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Parents must be reachable by the postgres account when tests run as root.
+    dir_ = std::filesystem::temp_directory_path() /
+           ("chopar-bb-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all |
+                                           std::filesystem::perms::group_exec |
+                                           std::filesystem::perms::others_exec);
+  }
+  void TearDown() override {
+    if (dir_.empty()) return;
+    // A cluster left running on purpose (reused after kill -9) is stopped here.
+    const std::filesystem::path data = dir_ / "var" / "pg" / "data";
+    if (std::filesystem::exists(data / "postmaster.pid")) {
+      std::vector<std::string> stop = {
+          db::FindPostgresBinDir() + "/pg_ctl", "-D", data.string(), "-m", "immediate", "stop"};
+      if (geteuid() == 0) stop.insert(stop.begin(), {"runuser", "-u", "postgres", "--"});
+      core::RunProcess(stop);
+    }
+    std::filesystem::remove_all(dir_);
+  }
+
+  // Runs `chopar <role>` listening on 127.0.0.1:`port` with `env` added to
+  // the environment and its output in `dir_`/`log`.
+  std::unique_ptr<ChildProcess> Start(const std::string& role, int port,
+                                      std::map<std::string, std::string> env,
+                                      const std::string& log) {
+    env["CHOPAR_SERVER_LISTEN"] = "127.0.0.1:" + std::to_string(port);
+    env["CHOPAR_SERVER_DATA_DIR"] = (dir_ / "var").string();
+    return std::make_unique<ChildProcess>(std::vector<std::string>{CHOPAR_BINARY, role}, env,
+                                          dir_ / log, dir_);
+  }
+
+  std::filesystem::path dir_;
+};
+
+}  // namespace chopar::testing
