@@ -31,8 +31,7 @@ class Params {
   Params& Add(const char* value) { return Add(std::string(value)); }
   Params& Add(bool value) { return Add(std::string(value ? "t" : "f")); }
   template <typename T>
-    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
-  Params& Add(T value) {
+  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) Params& Add(T value) {
     return Add(std::to_string(value));
   }
   template <typename T>
@@ -47,23 +46,46 @@ class Params {
   std::vector<std::optional<std::string>> values_;
 };
 
-// A PostgreSQL array literal ("{1,2,3}" or {"a","b\"c"}) for passing a list
-// as one parameter, e.g. `WHERE id = ANY($1::bigint[])`.
+namespace detail {
+
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
+template <typename T>
+void AppendArrayElement(std::string& out, const T& item) {
+  if constexpr (IsOptional<T>::value) {
+    if (!item) {
+      out += "NULL";
+    } else {
+      AppendArrayElement(out, *item);
+    }
+  } else if constexpr (std::is_same_v<T, bool>) {
+    out += item ? 't' : 'f';
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    out += std::to_string(item);
+  } else {
+    out += '"';
+    for (char c : std::string_view(item)) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+}
+
+}  // namespace detail
+
+// A PostgreSQL array literal ("{1,2,3}", {"a","b\"c",NULL}) for passing a
+// list as one parameter, e.g. `WHERE id = ANY($1::bigint[])`; nullopt
+// elements are NULL.
 template <typename T>
 std::string ArrayLiteral(const std::vector<T>& items) {
   std::string out = "{";
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ',';
-    if constexpr (std::is_arithmetic_v<T>) {
-      out += std::to_string(items[i]);
-    } else {
-      out += '"';
-      for (char c : std::string_view(items[i])) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-      }
-      out += '"';
-    }
+    detail::AppendArrayElement(out, items[i]);
   }
   out += '}';
   return out;

@@ -42,7 +42,7 @@ struct NotifyResult {
 using BatchItemResult = std::variant<NotifyResult, core::ApiError>;
 
 // Creates notifications: the in-app row, one delivery per chosen channel and
-// one NOTIFY to wake workers and inbox streams, all in one transaction.
+// one NOTIFY to wake workers and inbox streams, all in one statement.
 // Thread-safe (each call borrows its own connection).
 class NotifyService {
  public:
@@ -51,7 +51,7 @@ class NotifyService {
   // One notification. Throws core::ApiError (404 user_not_found, 400).
   NotifyResult Notify(const NotificationRequest& request);
 
-  // Many notifications in one transaction with set-based SQL. Each item is
+  // Many notifications in one statement of set-based SQL. Each item is
   // accepted or rejected on its own (unknown user → its own error); results
   // are in input order.
   std::vector<BatchItemResult> NotifyBatch(const std::vector<NotificationRequest>& requests);
@@ -64,6 +64,10 @@ class NotifyService {
                                                core::TimePoint now);
 
  private:
+  static std::vector<BatchItemResult> NotifyOn(db::Connection& conn,
+                                               const std::vector<NotificationRequest>& requests,
+                                               core::TimePoint now);
+
   db::Pool& pool_;
   const core::Clock& clock_;
 };

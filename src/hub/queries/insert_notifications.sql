@@ -1,35 +1,48 @@
--- Creates a batch of notifications and their deliveries in one statement.
--- $1: JSON array of {idx, id, user_id, type, title, body, link, data,
--- dedup_key, critical, channels}; $2: now. Returns one row per input: whether
--- it was created, and the id (the existing one for a repeated dedup key; NULL
--- when the duplicate is another row of this same batch).
-WITH input AS (
-  SELECT *
-  FROM jsonb_to_recordset($1::jsonb)
-    AS x(idx int, id bigint, user_id bigint, type text, title text, body text, link text,
-         data jsonb, dedup_key text, critical boolean, channels text[])
+-- Creates a batch of notifications and their deliveries in one statement,
+-- and queues the NOTIFYs that wake delivery workers and the inbox streams of
+-- the users who got something (sent at COMMIT). The input is parallel
+-- arrays, one element per row: $1 idx int[], $2 user_id bigint[], $3 type,
+-- $4 title, $5 body, $6 link, $7 data (JSON text), $8 dedup_key (text[]),
+-- $9 critical boolean[], $10 channels (comma-separated names, text[]);
+-- $11: now. Arrays, not a JSON document: parsing them is cheaper, and ids
+-- are drawn here, in input order, so no separate round trip reserves them.
+-- Returns one row per input: whether it was created, and the id (the
+-- existing one for a repeated dedup key; NULL when the duplicate is another
+-- row of this same batch).
+WITH input AS MATERIALIZED (
+  SELECT x.*, nextval(pg_get_serial_sequence('chopar.notifications', 'id')) AS id
+  FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[],
+              $8::text[], $9::boolean[], $10::text[])
+    AS x(idx, user_id, type, title, body, link, data, dedup_key, critical, channels)
 ), inserted AS (
   INSERT INTO notifications (id, user_id, type, title, body, link, data, dedup_key, critical, created_at)
   OVERRIDING SYSTEM VALUE
-  SELECT id, user_id, type, title, body, link, data, dedup_key, critical, $2::timestamptz
+  SELECT id, user_id, type, title, body, link, data, dedup_key, critical, $11::timestamptz
   FROM input
   ORDER BY idx
   ON CONFLICT (user_id, dedup_key) DO NOTHING
-  RETURNING id
+  RETURNING id, user_id
 ), queued AS (
   INSERT INTO deliveries (notification_id, user_id, channel, next_attempt_at, created_at, updated_at)
-  SELECT i.id, i.user_id, c.channel, $2::timestamptz, $2::timestamptz, $2::timestamptz
+  SELECT i.id, i.user_id, c.channel, $11::timestamptz, $11::timestamptz, $11::timestamptz
   FROM inserted n
   JOIN input i ON i.id = n.id
-  CROSS JOIN LATERAL unnest(i.channels) AS c(channel)
+  CROSS JOIN LATERAL unnest(string_to_array(i.channels, ',')) AS c(channel)
   RETURNING 1
+), woken AS (
+  -- NOTIFY payloads are limited to 8000 bytes; a large batch wakes every stream.
+  SELECT pg_notify('chopar_deliveries', ''),
+         pg_notify('chopar_inbox', CASE WHEN length(u.users) > 7000 THEN '*' ELSE u.users END)
+  FROM (SELECT string_agg(DISTINCT user_id::text, ',') AS users FROM inserted) u
+  WHERE u.users IS NOT NULL
 )
 -- The existing row of a repeated key is looked up only for rows not inserted,
 -- through the (user_id, dedup_key) unique index.
 SELECT i.idx, n.id IS NOT NULL AS created,
        coalesce(n.id, (SELECT e.id FROM notifications e
                        WHERE e.user_id = i.user_id AND e.dedup_key = i.dedup_key)) AS id,
-       (SELECT count(*) FROM queued) AS deliveries
+       (SELECT count(*) FROM queued) AS deliveries,
+       (SELECT count(*) FROM woken) AS woken
 FROM input i
 LEFT JOIN inserted n ON n.id = i.id
 ORDER BY i.idx
