@@ -41,6 +41,7 @@ std::vector<Binding> Bindings(Config& c) {
       {"delivery", "poll_seconds", &c.delivery.poll_seconds},
       {"delivery", "drain_seconds", &c.delivery.drain_seconds},
       {"scheduler", "batch", &c.scheduler.batch},
+      {"scheduler", "concurrency", &c.scheduler.concurrency},
       {"scheduler", "max_sleep_seconds", &c.scheduler.max_sleep_seconds},
       {"channels.email", "provider", &c.email.provider},
       {"channels.email", "smtp_url", &c.email.smtp_url},
@@ -144,6 +145,7 @@ void Validate(const Config& c) {
   positive(c.delivery.max_attempts, "[delivery] max_attempts");
   positive(c.delivery.concurrency, "[delivery] concurrency");
   positive(c.scheduler.batch, "[scheduler] batch");
+  positive(c.scheduler.concurrency, "[scheduler] concurrency");
   positive(c.telegram.max_per_second, "[channels.telegram] max_per_second");
   if (c.telegram.updates != "webhook" && c.telegram.updates != "polling" && c.telegram.updates != "off") {
     throw std::runtime_error("config: [channels.telegram] updates must be webhook, polling or off");

@@ -14,7 +14,7 @@ namespace chopar::app {
 // mirror the TOML file; each is also settable as CHOPAR_<SECTION>_<KEY>.
 struct Config {
   struct Database {
-    std::string url;         // empty: the embedded cluster in server.data_dir
+    std::string url;  // empty: the embedded cluster in server.data_dir
     int pool_size = 16;
     std::string pg_bin_dir;  // embedded cluster: where initdb/pg_ctl live; empty: found
   } database;
@@ -26,7 +26,7 @@ struct Config {
     std::string data_dir = "./var";
     std::string public_url = "http://127.0.0.1:8080";
     int io_threads = 2;
-    int handler_threads = 16;   // blocking request handlers (database work)
+    int handler_threads = 16;  // blocking request handlers (database work)
   } server;
 
   struct Delivery {
@@ -35,13 +35,14 @@ struct Config {
     int max_attempts = 8;
     double backoff_initial_seconds = 1.0;
     double backoff_max_seconds = 3600;
-    int concurrency = 2;           // claim/send/record loops per process
-    double poll_seconds = 1.0;     // fallback wake-up when no NOTIFY arrives
-    double drain_seconds = 10.0;   // SIGTERM: how long in-flight sends may finish
+    int concurrency = 2;          // claim/send/record loops per process
+    double poll_seconds = 1.0;    // fallback wake-up when no NOTIFY arrives
+    double drain_seconds = 10.0;  // SIGTERM: how long in-flight sends may finish
   } delivery;
 
   struct Scheduler {
     int batch = 500;                // schedules claimed per firing transaction
+    int concurrency = 2;            // firing loops per process
     double max_sleep_seconds = 60;  // idle wake-up when no NOTIFY arrives
   } scheduler;
 

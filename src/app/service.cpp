@@ -75,6 +75,7 @@ int RunService(const Config& config, Role role) {
   schedule::ScheduleService schedules(pool, clock);
   schedule::Scheduler scheduler(pool, clock,
                                 {.batch = config.scheduler.batch,
+                                 .concurrency = config.scheduler.concurrency,
                                  .max_sleep_seconds = config.scheduler.max_sleep_seconds,
                                  .busy_retry_seconds = 0.5});
   hub::NotifyService notify(pool, clock);

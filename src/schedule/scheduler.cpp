@@ -1,7 +1,5 @@
 #include "schedule/scheduler.hpp"
 
-#include "db/listen_loop.hpp"
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include "core/backoff.hpp"
 #include "core/metrics.hpp"
 #include "core/time_format.hpp"
+#include "db/listen_loop.hpp"
 #include "hub/notify_service.hpp"
 #include "schedule/catchup.hpp"
 #include "schedule/next_fire.hpp"
@@ -72,9 +71,35 @@ std::int64_t UnixSeconds(core::TimePoint t) {
   return std::chrono::floor<std::chrono::seconds>(t).time_since_epoch().count();
 }
 
-nlohmann::json TimeOrNull(const std::optional<core::TimePoint>& t) {
-  return t ? nlohmann::json(core::FormatRfc3339Micros(*t)) : nlohmann::json();
+std::optional<std::string> TimeOrNull(const std::optional<core::TimePoint>& t) {
+  if (!t) return std::nullopt;
+  return core::FormatRfc3339Micros(*t);
 }
+
+// The record_firings parameters: one array per column, a row per schedule.
+struct FiringUpdates {
+  std::vector<std::string> key;
+  std::vector<std::optional<std::string>> next_fire_at, last_due_at, last_skipped_at, last_error;
+  std::vector<std::int64_t> skipped;
+
+  void Add(const std::string& schedule, const CatchupDecision& decision) {
+    key.push_back(schedule);
+    next_fire_at.push_back(TimeOrNull(decision.next_fire_at));
+    last_due_at.push_back(decision.fire.empty() ? std::nullopt : TimeOrNull(decision.fire.back()));
+    skipped.push_back(static_cast<std::int64_t>(decision.skipped));
+    last_skipped_at.push_back(TimeOrNull(decision.newest_skipped));
+    last_error.emplace_back(std::nullopt);
+  }
+  // Parks the schedule (no next firing) with the reason.
+  void Park(const std::string& schedule, std::string reason) {
+    key.push_back(schedule);
+    next_fire_at.emplace_back(std::nullopt);
+    last_due_at.emplace_back(std::nullopt);
+    skipped.push_back(0);
+    last_skipped_at.emplace_back(std::nullopt);
+    last_error.emplace_back(std::move(reason));
+  }
+};
 
 }  // namespace
 
@@ -113,7 +138,7 @@ Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
   std::map<std::string, CronPattern, std::less<>> patterns;
   std::vector<hub::NotificationRequest> requests;
   std::vector<core::TimePoint> request_due;
-  nlohmann::json updates = nlohmann::json::array();
+  FiringUpdates updates;
   for (int i = 0; i < rows.Rows(); ++i) {
     if (requests.size() >= kMaxFiresPerBatch) {
       result.more = true;
@@ -137,12 +162,7 @@ Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
       // us): park the schedule with the reason rather than fail the batch.
       spdlog::error("schedule {}: cannot compute its firings: {}", key, e.what());
       ++stats.failed;
-      updates.push_back({{"key", key},
-                         {"next_fire_at", nullptr},
-                         {"last_due_at", nullptr},
-                         {"skipped", 0},
-                         {"last_skipped_at", nullptr},
-                         {"last_error", e.what()}});
+      updates.Park(key, e.what());
       continue;
     }
 
@@ -166,18 +186,15 @@ Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
       }
     }
     stats.skipped += static_cast<int>(decision.skipped);
-    updates.push_back({{"key", key},
-                       {"next_fire_at", TimeOrNull(decision.next_fire_at)},
-                       {"last_due_at", decision.fire.empty() ? nlohmann::json()
-                                                             : TimeOrNull(decision.fire.back())},
-                       {"skipped", decision.skipped},
-                       {"last_skipped_at", TimeOrNull(decision.newest_skipped)},
-                       {"last_error", nullptr}});
+    updates.Add(key, decision);
   }
 
   const std::vector<hub::BatchItemResult> notified =
       hub::NotifyService::NotifyIn(tx, requests, now);
-  tx.Exec(queries::kRecordFirings, updates.dump(), now_text);
+  using db::ArrayLiteral;
+  tx.Exec(queries::kRecordFirings, ArrayLiteral(updates.key), ArrayLiteral(updates.next_fire_at),
+          ArrayLiteral(updates.last_due_at), ArrayLiteral(updates.skipped),
+          ArrayLiteral(updates.last_skipped_at), ArrayLiteral(updates.last_error), now_text);
   tx.Commit();
   stats.batches = 1;
 
@@ -217,7 +234,8 @@ void Scheduler::Start() {
   if (started_) return;
   started_ = true;
   listener_ = std::thread([this] { Listen(); });
-  loop_ = std::thread([this] { Loop(); });
+  for (int i = 0; i < std::max(1, settings_.concurrency); ++i)
+    loops_.emplace_back([this] { Loop(); });
 }
 
 void Scheduler::Stop() {
@@ -226,7 +244,9 @@ void Scheduler::Stop() {
     stopping_ = true;
   }
   wake_cv_.notify_all();
-  if (loop_.joinable()) loop_.join();
+  for (auto& loop : loops_) {
+    if (loop.joinable()) loop.join();
+  }
   if (listener_.joinable()) listener_.join();
 }
 
@@ -279,8 +299,9 @@ void Scheduler::Wake() {
 }
 
 void Scheduler::Listen() {
-  db::RunListenLoop(pool_.conninfo(), kSchedulesChannel, "scheduler listener", stopping_, [this] { Wake(); },
-                    [this](milliseconds pause) { WaitFor(pause, 0, /*wake_on_notify=*/false); });
+  db::RunListenLoop(
+      pool_.conninfo(), kSchedulesChannel, "scheduler listener", stopping_, [this] { Wake(); },
+      [this](milliseconds pause) { WaitFor(pause, 0, /*wake_on_notify=*/false); });
 }
 
 }  // namespace chopar::schedule

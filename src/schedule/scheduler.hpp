@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "core/clock.hpp"
 #include "db/pool.hpp"
@@ -15,7 +16,11 @@ namespace chopar::schedule {
 
 // How a Scheduler behaves; a value, set once at construction.
 struct SchedulerSettings {
-  int batch = 500;                // schedules claimed per firing transaction
+  int batch = 500;  // schedules claimed per firing transaction
+  // Firing loops per process. Each batch is a chain of round trips with the
+  // CPU idle in between; two loops claim disjoint batches (SKIP LOCKED) and
+  // keep both ends busy when thousands of schedules fall due at once.
+  int concurrency = 2;
   double max_sleep_seconds = 60;  // idle wake-up when no NOTIFY arrives
   // Due schedules all held by other schedulers: look again after this.
   double busy_retry_seconds = 0.5;
@@ -78,7 +83,7 @@ class Scheduler {
   // db::DbError.
   DueState LookUpDue();
 
-  // Starts the loop thread (RunOnce, then sleep until the earliest
+  // Starts settings.concurrency loop threads (RunOnce, then sleep until the earliest
   // next_fire_at, woken early by NOTIFY chopar_schedules on one dedicated
   // listening connection, at most settings.max_sleep_seconds) and the
   // listener thread. Database failures are logged and retried with backoff;
@@ -112,7 +117,7 @@ class Scheduler {
   std::atomic<bool> stopping_{false};
   bool started_ = false;
   std::uint64_t wake_generation_ = 0;
-  std::thread loop_;
+  std::vector<std::thread> loops_;
   std::thread listener_;
 };
 

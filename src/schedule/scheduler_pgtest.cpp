@@ -57,6 +57,31 @@ TEST_F(SchedulerTest, FiresOncePerOccurrence) {
   EXPECT_EQ(FiredDueAts("pill-1"), "2026-10-20T13:05:00Z,2026-10-21T13:05:00Z");
 }
 
+TEST_F(SchedulerTest, ScheduleThatCannotBeEvaluatedIsParkedAndTheOthersFire) {
+  AddUser(1, "Asia/Tashkent");
+  service_->Put("pill-1", Body(1, "5 18 * * *"));
+  service_->Put("broken", Body(1, "5 18 * * *"));
+  // A zone this process's tzdata does not know (the API refuses it; a newer
+  // tzdata elsewhere might have written it).
+  ASSERT_EQ(
+      db_->Scalar("UPDATE chopar.schedules SET timezone = 'Mars/Olympus_Mons' WHERE key = 'broken' "
+                  "RETURNING key"),
+      "broken");
+
+  clock_.Set(At("2026-10-20T13:05:00Z"));
+  const SchedulerRunStats stats = scheduler_->RunOnce();
+
+  EXPECT_EQ(stats.claimed, 2);
+  EXPECT_EQ(stats.fired, 1);
+  EXPECT_EQ(stats.failed, 1);
+  EXPECT_EQ(NextFire("pill-1"), "2026-10-21T13:05:00Z");
+  EXPECT_EQ(Column("broken", "next_fire_at IS NULL"), "t");
+  EXPECT_NE(Column("broken", "last_error").find("Mars/Olympus_Mons"), std::string::npos)
+      << Column("broken", "last_error");
+  EXPECT_EQ(Column("broken", "last_fired_at IS NULL"), "t");
+  EXPECT_EQ(scheduler_->RunOnce().claimed, 0) << "a parked schedule is not claimed again";
+}
+
 TEST_F(SchedulerTest, TwoSchedulersRacingFireEachOccurrenceExactlyOnce) {
   db_->Scalar(
       "INSERT INTO chopar.users (id, email) SELECT i, 'u' || i || '@example.uz' FROM "
