@@ -13,19 +13,23 @@ std::optional<std::string> AddressOf(const Message& m) {
   return std::nullopt;
 }
 
-// The sink_insert parameter: one JSON row per message.
-std::string SinkRows(std::span<const Message> messages) {
-  nlohmann::json rows = nlohmann::json::array();
+// The sink_insert parameters: one array per column, a row per message.
+db::Params SinkRows(std::span<const Message> messages) {
+  std::vector<std::int64_t> delivery_ids, user_ids;
+  std::vector<std::string_view> channels;
+  std::vector<std::optional<std::string>> addresses;
+  std::vector<std::string> subjects, bodies;
   for (const Message& m : messages) {
-    const auto address = AddressOf(m);
-    rows.push_back({{"delivery_id", m.delivery_id},
-                    {"channel", core::ChannelName(m.channel)},
-                    {"user_id", m.user_id},
-                    {"address", address ? nlohmann::json(*address) : nlohmann::json()},
-                    {"subject", m.title},
-                    {"body", m.body}});
+    delivery_ids.push_back(m.delivery_id);
+    channels.push_back(core::ChannelName(m.channel));
+    user_ids.push_back(m.user_id);
+    addresses.push_back(AddressOf(m));
+    subjects.push_back(m.title);
+    bodies.push_back(m.body);
   }
-  return rows.dump();
+  using db::ArrayLiteral;
+  return db::Params(ArrayLiteral(delivery_ids), ArrayLiteral(channels), ArrayLiteral(user_ids),
+                    ArrayLiteral(addresses), ArrayLiteral(subjects), ArrayLiteral(bodies));
 }
 
 }  // namespace

@@ -163,16 +163,20 @@ ClaimResult ClaimBatch(db::Pool& pool, core::TimePoint now, const WorkerSettings
   const auto decisions = PlanClaim(candidates, now, settings, in_window);
   const std::vector<bool> sent_here = SendInClaim(tx, channels, rows, decisions);
 
-  nlohmann::json actions = nlohmann::json::array();
+  std::vector<std::int64_t> ids;
+  std::vector<std::string_view> actions;
+  std::vector<std::optional<std::string>> until, reasons;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ClaimDecision& d = decisions[i];
-    actions.push_back({{"id", rows[i].candidate.id},
-                       {"action", sent_here[i] ? "sent" : ActionName(d.action)},
-                       {"until", d.until ? nlohmann::json(SqlTime(*d.until)) : nlohmann::json()},
-                       {"reason", d.reason ? nlohmann::json(*d.reason) : nlohmann::json()}});
+    ids.push_back(rows[i].candidate.id);
+    actions.push_back(sent_here[i] ? "sent" : ActionName(d.action));
+    until.push_back(d.until ? std::optional(SqlTime(*d.until)) : std::nullopt);
+    reasons.push_back(d.reason);
   }
   const auto applied =
-      tx.Exec(queries::kApplyClaim, actions.dump(), SqlTime(now), SqlTime(now + settings.Lease()));
+      tx.Exec(queries::kApplyClaim, db::ArrayLiteral(ids), db::ArrayLiteral(actions),
+              db::ArrayLiteral(until), db::ArrayLiteral(reasons), SqlTime(now),
+              SqlTime(now + settings.Lease()));
   tx.Commit();
 
   std::unordered_map<std::int64_t, int> sending;  // id → row of `applied`

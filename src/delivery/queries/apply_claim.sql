@@ -1,25 +1,25 @@
 -- Applies the claim's decisions to rows this transaction has locked.
--- $1: JSON array of {id, action, until, reason} with action 'send' (→
--- sending with a fresh claim token and a lease until $3), 'sent' (→ sent:
--- a channel that sends in claims already recorded it in this transaction),
--- 'defer' (stays queued until `until`), 'skip' (→ skipped) or 'fail' (→
--- failed); $2: now. Returns the claim token and attempt number of the rows to
--- send.
+-- Parallel arrays, one element per row: $1 id, $2 action, $3 until, $4
+-- reason. The action is 'send' (→ sending with a fresh claim token and a
+-- lease until $6), 'sent' (→ sent: a channel that sends in claims already
+-- recorded it in this transaction), 'defer' (stays queued until `until`),
+-- 'skip' (→ skipped) or 'fail' (→ failed); $5: now. Returns the claim token
+-- and attempt number of the rows to send.
 UPDATE deliveries d
 SET status = CASE a.action WHEN 'send' THEN 'sending' WHEN 'sent' THEN 'sent' WHEN 'defer' THEN 'queued'
                            WHEN 'skip' THEN 'skipped' ELSE 'failed' END,
     attempts = d.attempts + CASE WHEN a.action IN ('send', 'sent') THEN 1 ELSE 0 END,
     next_attempt_at = CASE WHEN a.action = 'defer' THEN a.until ELSE d.next_attempt_at END,
-    lease_until = CASE WHEN a.action = 'send' THEN $3::timestamptz END,
+    lease_until = CASE WHEN a.action = 'send' THEN $6::timestamptz END,
     claim_token = CASE WHEN a.action = 'send' THEN gen_random_uuid() END,
-    claimed_at = CASE WHEN a.action IN ('send', 'sent') THEN $2::timestamptz ELSE d.claimed_at END,
-    sent_at = CASE WHEN a.action = 'sent' THEN $2::timestamptz ELSE d.sent_at END,
+    claimed_at = CASE WHEN a.action IN ('send', 'sent') THEN $5::timestamptz ELSE d.claimed_at END,
+    sent_at = CASE WHEN a.action = 'sent' THEN $5::timestamptz ELSE d.sent_at END,
     last_error = coalesce(a.reason, d.last_error),
-    updated_at = $2::timestamptz
-FROM jsonb_to_recordset($1::jsonb) AS a(id bigint, action text, until timestamptz, reason text)
+    updated_at = $5::timestamptz
+FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[]) AS a(id, action, until, reason)
 WHERE d.id = a.id
-  -- The same ids as an array: an index condition on the primary key whatever
-  -- the planner guesses for the JSON rows (it assumes 100), so a cached plan
-  -- never falls back to scanning the whole table.
-  AND d.id = ANY (ARRAY(SELECT (e->>'id')::bigint FROM jsonb_array_elements($1::jsonb) e))
+  -- The ids again as an index condition on the primary key, whatever the
+  -- planner guesses for the unnested rows, so a cached plan never falls back
+  -- to scanning the whole table.
+  AND d.id = ANY ($1::bigint[])
 RETURNING d.id, d.status, d.claim_token::text AS claim_token, d.attempts
