@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <stdexcept>
+#include <string_view>
 
 namespace chopar::db {
 
@@ -11,6 +12,15 @@ std::int64_t Result::AffectedRows() const {
 }
 
 int Result::Column(const char* name) const {
+  // Hot loops read every row by column name. PQfnumber copies and case-folds
+  // the name on each call (a malloc per field read); an exact match against
+  // the result's own column names needs none, and is what our lower-case
+  // aliases always hit. PQfnumber keeps its semantics for anything else.
+  const std::string_view wanted(name);
+  const int columns = PQnfields(result_.get());
+  for (int col = 0; col < columns; ++col) {
+    if (wanted == PQfname(result_.get(), col)) return col;
+  }
   const int col = PQfnumber(result_.get(), name);
   if (col < 0) throw std::out_of_range(std::string("no column named ") + name);
   return col;

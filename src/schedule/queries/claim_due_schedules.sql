@@ -3,14 +3,26 @@
 -- The user row is share-locked too (skipping users whose row a time-zone
 -- change holds): the zone read here stays current until COMMIT, and the
 -- notification insert's foreign-key check never waits on a user update that
--- itself waits on these schedule rows.
+-- itself waits on these schedule rows. A schedule whose user is skipped stays
+-- locked, unfired, until this transaction ends; it is still due then.
+--
+-- The due rows are limited before the users are joined: just after a bulk
+-- load the statistics undercount the due rows, and a plan that joins first
+-- hashed the whole users table and sorted every due schedule for each batch
+-- (20–35 ms instead of ~1 ms).
+WITH due AS MATERIALIZED (
+  SELECT key, user_id, cron, timezone, next_fire_at, catchup_policy, catchup_window_seconds,
+         type, title, body, link, data, channels, critical
+  FROM schedules
+  WHERE enabled AND next_fire_at <= $1::timestamptz
+  ORDER BY next_fire_at
+  LIMIT $2::int
+  FOR UPDATE SKIP LOCKED
+)
 SELECT s.key, s.user_id, s.cron, coalesce(s.timezone, u.timezone) AS zone,
        s.next_fire_at::text AS next_fire_at, s.catchup_policy, s.catchup_window_seconds,
        s.type, s.title, s.body, s.link, s.data::text AS data, s.channels::text AS channels, s.critical
-FROM schedules s
+FROM due s
 JOIN users u ON u.id = s.user_id
-WHERE s.enabled AND s.next_fire_at <= $1::timestamptz
 ORDER BY s.next_fire_at
-LIMIT $2::int
-FOR UPDATE OF s SKIP LOCKED
 FOR KEY SHARE OF u SKIP LOCKED
