@@ -30,7 +30,7 @@
 
 #include "channels/http_client.hpp"
 #include "channels/telegram_channel.hpp"
-#include "testing/fake_http_server.hpp"
+#include "testing/fake_telegram.hpp"
 
 namespace {
 
@@ -39,7 +39,7 @@ using chopar::channels::Outcome;
 using chopar::channels::OutcomeKind;
 using chopar::channels::TelegramChannel;
 using chopar::channels::TelegramSettings;
-using chopar::testing::FakeHttpServer;
+using chopar::testing::FakeTelegram;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::int64_t kFirstChat = 900000001;
@@ -48,63 +48,21 @@ double SecondsBetween(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
 
-// A Bot API on 127.0.0.1: answers every sendMessage with ok after
-// `latency`, and records when each request arrived (for which chat) and how
-// many were being answered at once.
-class FakeBotApi {
- public:
-  struct Arrival {
-    std::int64_t chat_id = 0;
-    Clock::time_point at;
-  };
-
-  explicit FakeBotApi(std::chrono::milliseconds latency)
-      : latency_(latency),
-        server_([this](const FakeHttpServer::Request& r) { return Handle(r); }) {}
-
-  [[nodiscard]] std::string url() const { return server_.url(); }
-  [[nodiscard]] int max_in_flight() const { return max_in_flight_.load(); }
-  // In order of arrival.
-  [[nodiscard]] std::vector<Arrival> arrivals() const {
-    std::lock_guard lock(mutex_);
-    auto sorted = arrivals_;
-    std::sort(sorted.begin(), sorted.end(),
-              [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
-    return sorted;
-  }
-
- private:
-  FakeHttpServer::Response Handle(const FakeHttpServer::Request& request) {
-    const auto at = Clock::now();
-    const auto body = nlohmann::json::parse(request.body, nullptr, false);
-    const std::int64_t chat_id = body.is_object() ? body.value("chat_id", std::int64_t{0}) : 0;
-    {
-      std::lock_guard lock(mutex_);
-      arrivals_.push_back({chat_id, at});
-    }
-    const int now_in_flight = ++in_flight_;
-    int seen = max_in_flight_.load();
-    while (now_in_flight > seen && !max_in_flight_.compare_exchange_weak(seen, now_in_flight)) {
-    }
-    if (latency_.count() > 0) std::this_thread::sleep_for(latency_);  // the provider's work
-    --in_flight_;
-    const nlohmann::json reply = {{"ok", true},
-                                  {"result", {{"message_id", chat_id}, {"date", 1700000000}}}};
-    return {200, reply.dump(), {}};
-  }
-
-  std::chrono::milliseconds latency_;
-  mutable std::mutex mutex_;
-  std::vector<Arrival> arrivals_;
-  std::atomic<int> in_flight_{0};
-  std::atomic<int> max_in_flight_{0};
-  FakeHttpServer server_;  // last: its threads use the members above
-};
+// A Bot API on 127.0.0.1 answering every sendMessage with ok after
+// `latency` (its message_id is the chat id).
+std::unique_ptr<FakeTelegram> FakeBotApi(std::chrono::milliseconds latency) {
+  return std::make_unique<FakeTelegram>(
+      [](const nlohmann::json& body) {
+        return chopar::testing::BotOk(body.is_object() ? body.value("chat_id", std::int64_t{0})
+                                                       : 0);
+      },
+      latency);
+}
 
 // Settings for `messages` in one Send() at `max_per_second` (default: the
 // channel's default rate). max_wait grows with the batch so that every turn
 // is held inside the call: late ones would come back as retries, unmeasured.
-TelegramSettings SettingsFor(const FakeBotApi& fake, int messages,
+TelegramSettings SettingsFor(const FakeTelegram& fake, int messages,
                              std::optional<double> max_per_second = std::nullopt) {
   TelegramSettings settings;
   if (max_per_second) settings.max_per_second = *max_per_second;
@@ -151,8 +109,8 @@ bool AllSent(const char* scenario, const std::vector<Outcome>& outcomes) {
 }
 
 bool RunConcurrent(int messages, int latency_ms, double max_per_second) {
-  FakeBotApi fake{std::chrono::milliseconds(latency_ms)};
-  const TelegramSettings settings = SettingsFor(fake, messages, max_per_second);
+  const auto fake = FakeBotApi(std::chrono::milliseconds(latency_ms));
+  const TelegramSettings settings = SettingsFor(*fake, messages, max_per_second);
   chopar::channels::HttpClient http;
   TelegramChannel channel(settings, http);
   const auto batch = ToChats(messages);
@@ -165,21 +123,21 @@ bool RunConcurrent(int messages, int latency_ms, double max_per_second) {
               messages, max_per_second, latency_ms);
   std::printf("  one Send():      %.2f s (one at a time: %.0f s; the rate alone: >= %.2f s)\n",
               elapsed, messages * latency_ms / 1000.0, (messages - 1) / max_per_second);
-  std::printf("  in flight:       %d requests at most\n", fake.max_in_flight());
+  std::printf("  in flight:       %d requests at most\n", fake->max_in_flight());
   std::printf("  throughput:      %.0f messages/s\n", messages / elapsed);
   return AllSent("(a)", outcomes);
 }
 
 bool RunDefaultRate(int messages) {
-  FakeBotApi fake{std::chrono::milliseconds(0)};
-  const TelegramSettings settings = SettingsFor(fake, messages);
+  const auto fake = FakeBotApi(std::chrono::milliseconds(0));
+  const TelegramSettings settings = SettingsFor(*fake, messages);
   chopar::channels::HttpClient http;
   TelegramChannel channel(settings, http);
   const auto batch = ToChats(messages);
 
   const auto start = Clock::now();
   const auto outcomes = channel.Send(batch);
-  const auto arrivals = fake.arrivals();
+  const auto arrivals = fake->arrivals();
 
   std::printf("(b) %d messages to %d chats at the default %.0f/s\n", messages, messages,
               settings.max_per_second);
@@ -194,14 +152,14 @@ bool RunDefaultRate(int messages) {
 }
 
 bool RunSameChat() {
-  FakeBotApi fake{std::chrono::milliseconds(0)};
-  const TelegramSettings settings = SettingsFor(fake, 2);
+  const auto fake = FakeBotApi(std::chrono::milliseconds(0));
+  const TelegramSettings settings = SettingsFor(*fake, 2);
   chopar::channels::HttpClient http;
   TelegramChannel channel(settings, http);
   const std::vector<Message> batch = {ToChat(kFirstChat, 1), ToChat(kFirstChat, 2)};
 
   const auto outcomes = channel.Send(batch);
-  const auto arrivals = fake.arrivals();
+  const auto arrivals = fake->arrivals();
 
   std::printf("(c) two messages to one chat, per_chat_interval %lld ms\n",
               static_cast<long long>(settings.per_chat_interval.count()));

@@ -22,6 +22,7 @@
 #include "core/encoding.hpp"
 #include "testing/child_process.hpp"
 #include "testing/fake_http_server.hpp"
+#include "testing/fake_telegram.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar {
@@ -118,17 +119,15 @@ class ProvidersBlackBox : public testing::BlackBox {
   FakeHttpServer::Response BotApi(const FakeHttpServer::Request& request) {
     if (request.method != "POST" ||
         request.target != std::string("/bot") + kBotToken + "/sendMessage") {
-      return JsonAnswer(404, {{"ok", false}, {"error_code", 404}, {"description", "Not Found"}});
+      return testing::BotError(404, "Not Found");
     }
     const json body = Parse(request.body);
     if (!body.is_object()) {
-      return JsonAnswer(400, {{"ok", false}, {"error_code", 400}, {"description", "Bad Request"}});
+      return testing::BotError(400, "Bad Request");
     }
     const std::int64_t chat = body.value("chat_id", std::int64_t{0});
     if (chat == kBlockedChat) {
-      return JsonAnswer(403, {{"ok", false},
-                              {"error_code", 403},
-                              {"description", "Forbidden: bot was blocked by the user"}});
+      return testing::BotError(403, "Forbidden: bot was blocked by the user");
     }
     return JsonAnswer(200, {{"ok", true},
                             {"result",

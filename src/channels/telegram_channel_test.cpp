@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "testing/fake_http_server.hpp"
+#include "testing/fake_telegram.hpp"
 
 namespace chopar::channels {
 namespace {
@@ -21,72 +22,12 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 using std::chrono::steady_clock;
+using testing::BotError;
+using testing::BotOk;
 using testing::FakeHttpServer;
+using testing::FakeTelegram;
 
 constexpr const char* kToken = "123456:TEST-token_abc";
-
-FakeHttpServer::Response BotOk(std::int64_t message_id) {
-  return {200,
-          json{{"ok", true}, {"result", {{"message_id", message_id}, {"date", 1700000000}}}}.dump(),
-          {}};
-}
-
-FakeHttpServer::Response BotError(int code, const std::string& description,
-                                  std::optional<int> retry_after = std::nullopt) {
-  json body = {{"ok", false}, {"error_code", code}, {"description", description}};
-  if (retry_after) body["parameters"] = {{"retry_after", *retry_after}};
-  return {code, body.dump(), {}};
-}
-
-// A Bot API on 127.0.0.1: answers sendMessage as the test says, after an
-// optional latency, and records when each request arrived and how many were
-// being answered at once.
-class FakeTelegram {
- public:
-  using Answer = std::function<FakeHttpServer::Response(const json& body)>;
-
-  explicit FakeTelegram(Answer answer, std::chrono::milliseconds latency = 0ms)
-      : answer_(std::move(answer)),
-        latency_(latency),
-        server_([this](const FakeHttpServer::Request& r) { return Handle(r); }) {}
-
-  struct Arrival {
-    std::string target;
-    json body;
-    steady_clock::time_point at;
-  };
-  std::vector<Arrival> arrivals() const {
-    std::lock_guard lock(mutex_);
-    return arrivals_;
-  }
-  int max_in_flight() const { return max_in_flight_.load(); }
-  std::string url() const { return server_.url(); }
-
- private:
-  FakeHttpServer::Response Handle(const FakeHttpServer::Request& request) {
-    const auto at = steady_clock::now();
-    const json body = json::parse(request.body, nullptr, false);
-    {
-      std::lock_guard lock(mutex_);
-      arrivals_.push_back({request.target, body, at});
-    }
-    const int now_in_flight = ++in_flight_;
-    int seen = max_in_flight_.load();
-    while (now_in_flight > seen && !max_in_flight_.compare_exchange_weak(seen, now_in_flight)) {
-    }
-    if (latency_ > 0ms) std::this_thread::sleep_for(latency_);  // the provider's response time
-    --in_flight_;
-    return answer_(body);
-  }
-
-  Answer answer_;
-  std::chrono::milliseconds latency_;
-  mutable std::mutex mutex_;
-  std::vector<Arrival> arrivals_;
-  std::atomic<int> in_flight_{0};
-  std::atomic<int> max_in_flight_{0};
-  FakeHttpServer server_;  // last: its threads use the members above
-};
 
 // A TCP port that takes connections (the kernel completes them from the
 // backlog) and never answers: a provider that hangs.
