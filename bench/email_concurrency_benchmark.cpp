@@ -17,6 +17,7 @@
 
 #include "channels/email_channel.hpp"
 #include "core/clock.hpp"
+#include "sample_message.hpp"
 #include "testing/fake_smtp_server.hpp"
 
 namespace {
@@ -32,16 +33,7 @@ std::vector<Message> Batch(int count) {
   std::vector<Message> batch;
   batch.reserve(static_cast<std::size_t>(count));
   for (int i = 1; i <= count; ++i) {
-    Message m;
-    m.delivery_id = i;
-    m.notification_id = i;
-    m.user_id = i;
-    m.channel = chopar::core::ChannelKind::kEmail;
-    m.type = "task.due";
-    m.title = "Vazifa muddati yaqinlashdi";
-    m.body = "Hisobotni juma kuni soat 18:00 gacha topshiring.";
-    m.link = "/tasks/" + std::to_string(i);
-    m.locale = "uz";
+    Message m = chopar::bench::SampleMessage(i, chopar::core::ChannelKind::kEmail);
     m.email = "user" + std::to_string(i) + "@example.uz";
     batch.push_back(std::move(m));
   }

@@ -19,6 +19,7 @@
 #include "channels/webpush_crypto.hpp"
 #include "channels/webpush_vapid.hpp"
 #include "core/encoding.hpp"
+#include "sample_message.hpp"
 #include "testing/fake_http_server.hpp"
 
 namespace {
@@ -63,15 +64,7 @@ int main(int argc, char** argv) {
   std::vector<Message> batch;
   batch.reserve(static_cast<std::size_t>(messages));
   for (int i = 1; i <= messages; ++i) {
-    Message m;
-    m.notification_id = i;
-    m.delivery_id = i;
-    m.user_id = i;
-    m.channel = chopar::core::ChannelKind::kPush;
-    m.type = "task.due";
-    m.title = "Muddat yaqin";
-    m.body = "Non olish — 18:00";
-    m.link = "/tasks/" + std::to_string(i);
+    Message m = chopar::bench::SampleMessage(i, chopar::core::ChannelKind::kPush);
     for (int s = 0; s < per_user; ++s) {
       const std::int64_t id = static_cast<std::int64_t>(i) * per_user + s;
       m.push_targets.push_back({id, server.url() + "/push/" + std::to_string(id), p256dh, auth});
@@ -91,7 +84,8 @@ int main(int argc, char** argv) {
   chopar::channels::WebPushChannel channel(settings, http);
 
   // The cryptography alone, on this thread.
-  const std::string plaintext = chopar::channels::WebPushPlaintext(batch.front(), settings.public_url);
+  const std::string plaintext =
+      chopar::channels::WebPushPlaintext(batch.front(), settings.public_url);
   const auto crypto_start = Clock::now();
   for (int i = 0; i < messages; ++i) {
     (void)chopar::channels::EncryptPushPayload(plaintext, browser.public_key,
@@ -106,12 +100,13 @@ int main(int argc, char** argv) {
                                   [](const auto& o) { return o.kind == OutcomeKind::kSent; });
   const int requests = messages * per_user;
 
-  std::printf("push: %d messages x %d subscription(s) = %d requests, service latency %d ms\n", messages, per_user,
-              requests, latency_ms);
-  std::printf("  one Send():        %.0f ms (one at a time: %d ms), %ld sent, max %d requests in flight\n",
-              elapsed_ms, requests * latency_ms, static_cast<long>(sent), max_in_flight.load());
+  std::printf("push: %d messages x %d subscription(s) = %d requests, service latency %d ms\n",
+              messages, per_user, requests, latency_ms);
+  std::printf(
+      "  one Send():        %.0f ms (one at a time: %d ms), %ld sent, max %d requests in flight\n",
+      elapsed_ms, requests * latency_ms, static_cast<long>(sent), max_in_flight.load());
   std::printf("  throughput:        %.0f requests/s\n", requests / (elapsed_ms / 1000.0));
-  std::printf("  encryption alone:  %.3f ms per request (%d on one thread in %.0f ms)\n", crypto_ms / messages,
-              messages, crypto_ms);
+  std::printf("  encryption alone:  %.3f ms per request (%d on one thread in %.0f ms)\n",
+              crypto_ms / messages, messages, crypto_ms);
   return sent == messages ? 0 : 1;
 }

@@ -30,6 +30,7 @@
 
 #include "channels/http_client.hpp"
 #include "channels/telegram_channel.hpp"
+#include "sample_message.hpp"
 #include "testing/fake_telegram.hpp"
 
 namespace {
@@ -76,16 +77,7 @@ TelegramSettings SettingsFor(const FakeTelegram& fake, int messages,
 }
 
 Message ToChat(std::int64_t chat_id, std::int64_t delivery_id) {
-  Message m;
-  m.delivery_id = delivery_id;
-  m.notification_id = delivery_id;
-  m.user_id = delivery_id;
-  m.channel = chopar::core::ChannelKind::kTelegram;
-  m.type = "task.due";
-  m.title = "Muddat yaqin";
-  m.body = "Non olish — 18:00";
-  m.link = "/tasks/" + std::to_string(delivery_id);
-  m.locale = "uz";
+  Message m = chopar::bench::SampleMessage(delivery_id, chopar::core::ChannelKind::kTelegram);
   m.telegram_chat_id = chat_id;
   return m;
 }

@@ -130,7 +130,7 @@ std::vector<bool> SendInClaim(db::Transaction& tx, const ChannelSet& channels,
           channels::MissingAddress(m))
         continue;
       m.attempt = rows[i].candidate.attempts + 1;
-      batch.push_back(m);
+      batch.push_back(std::move(m));  // a row sent here needs no message afterwards
       sent_here[i] = true;
     }
     if (!batch.empty()) channel.SendInClaim(tx, batch);

@@ -4,12 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include <latch>
-#include <thread>
-
 #include "channels/sink_channel.hpp"
 #include "delivery/claim.hpp"
 #include "delivery/test_fixture.hpp"
+#include "delivery/test_support.hpp"
 #include "delivery/worker.hpp"
 
 namespace chopar::delivery {
@@ -26,25 +24,8 @@ class SendInClaimTest : public testing::DeliveryPgTest {
 
   ChannelSet Sinks() { return ChannelSet::AllTo(*sink_); }
 
-  // Runs `workers` threads, each with its own pool, claiming until a claim
-  // finds nothing: the claims interleave for real.
-  void DrainWith(int workers, WorkerSettings settings) {
-    std::vector<std::unique_ptr<db::Pool>> pools;
-    std::vector<std::unique_ptr<Worker>> running;
-    for (int i = 0; i < workers; ++i) {
-      pools.push_back(std::make_unique<db::Pool>(db_->url(), 2));
-      running.push_back(std::make_unique<Worker>(*pools.back(), Sinks(), clock_, settings));
-    }
-    std::latch start(workers);
-    std::vector<std::thread> threads;
-    for (auto& worker : running) {
-      threads.emplace_back([&start, &w = *worker] {
-        start.arrive_and_wait();
-        while (w.RunOnce().claimed > 0) {
-        }
-      });
-    }
-    for (auto& thread : threads) thread.join();
+  void DrainWith(int workers, const WorkerSettings& settings) {
+    testing::DrainConcurrently(db_->url(), workers, Sinks(), clock_, settings);
   }
 
   std::optional<db::Pool> pool_;

@@ -7,12 +7,18 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <latch>
+#include <memory>
 #include <mutex>
 #include <span>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "channels/channel.hpp"
 #include "core/backoff.hpp"
+#include "db/pool.hpp"
+#include "delivery/worker.hpp"
 
 namespace chopar::delivery::testing {
 
@@ -121,5 +127,28 @@ class TopRandom final : public core::Random {
  public:
   std::uint64_t Uniform(std::uint64_t upper) override { return upper; }
 };
+
+// Runs `count` workers on as many threads, each with its own pool, started
+// together and claiming until a claim finds nothing: their claims interleave
+// for real.
+inline void DrainConcurrently(const std::string& database_url, int count, ChannelSet channels,
+                              const core::Clock& clock, const WorkerSettings& settings) {
+  std::vector<std::unique_ptr<db::Pool>> pools;
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int i = 0; i < count; ++i) {
+    pools.push_back(std::make_unique<db::Pool>(database_url, 2));
+    workers.push_back(std::make_unique<Worker>(*pools.back(), channels, clock, settings));
+  }
+  std::latch start(count);
+  std::vector<std::thread> threads;
+  for (auto& worker : workers) {
+    threads.emplace_back([&start, &w = *worker] {
+      start.arrive_and_wait();
+      while (w.RunOnce().claimed > 0) {
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+}
 
 }  // namespace chopar::delivery::testing

@@ -7,9 +7,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <latch>
-#include <thread>
-
 #include "channels/sink_channel.hpp"
 #include "delivery/test_fixture.hpp"
 #include "delivery/test_support.hpp"
@@ -20,6 +17,7 @@ namespace {
 
 using std::chrono::seconds;
 using testing::CountingChannel;
+using testing::DrainConcurrently;
 using testing::TestChannel;
 
 class ConcurrencyTest : public testing::DeliveryPgTest {
@@ -28,13 +26,16 @@ class ConcurrencyTest : public testing::DeliveryPgTest {
   // with one email delivery, all due now.
   void QueueEmails(int users, int per_user) {
     const std::string now = "'" + core::FormatRfc3339Micros(clock_.Now()) + "'::timestamptz";
-    Sql("INSERT INTO users (id, email) SELECT g, 'u' || g || '@example.uz' FROM generate_series(1, " +
+    Sql("INSERT INTO users (id, email) SELECT g, 'u' || g || '@example.uz' FROM "
+        "generate_series(1, " +
         std::to_string(users) + ") g");
-    Sql("INSERT INTO notifications (user_id, type, title, created_at) SELECT (g % " + std::to_string(users) +
-        ") + 1, 'task.due', 'n' || g, " + now + " FROM generate_series(1, " + std::to_string(users * per_user) +
-        ") g");
-    Sql("INSERT INTO deliveries (notification_id, user_id, channel, next_attempt_at, created_at, updated_at) "
-        "SELECT id, user_id, 'email', " + now + ", " + now + ", " + now + " FROM notifications");
+    Sql("INSERT INTO notifications (user_id, type, title, created_at) SELECT (g % " +
+        std::to_string(users) + ") + 1, 'task.due', 'n' || g, " + now +
+        " FROM generate_series(1, " + std::to_string(users * per_user) + ") g");
+    Sql("INSERT INTO deliveries (notification_id, user_id, channel, next_attempt_at, created_at, "
+        "updated_at) "
+        "SELECT id, user_id, 'email', " +
+        now + ", " + now + ", " + now + " FROM notifications");
   }
 
   static WorkerSettings Unlimited() {
@@ -57,7 +58,8 @@ TEST_F(ConcurrencyTest, FourWorkersDeliverTwentyThousandExactlyOnce) {
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < 4; ++i) {
     pools.push_back(std::make_unique<db::Pool>(db_->url(), 3));
-    workers.push_back(std::make_unique<Worker>(*pools.back(), ChannelSet::AllTo(counting), clock_, settings));
+    workers.push_back(
+        std::make_unique<Worker>(*pools.back(), ChannelSet::AllTo(counting), clock_, settings));
   }
   for (auto& worker : workers) worker->Start();
 
@@ -77,22 +79,7 @@ TEST_F(ConcurrencyTest, HundredSmsForOneUserAcrossFourWorkersSendExactlyTheLimit
   TestChannel channel;
   WorkerSettings settings;  // sms: 3 an hour
   settings.batch = 2;       // many small claims, so the workers interleave
-  std::vector<std::unique_ptr<db::Pool>> pools;
-  std::vector<std::unique_ptr<Worker>> workers;
-  for (int i = 0; i < 4; ++i) {
-    pools.push_back(std::make_unique<db::Pool>(db_->url(), 2));
-    workers.push_back(std::make_unique<Worker>(*pools.back(), ChannelSet::AllTo(channel), clock_, settings));
-  }
-  std::latch start(4);
-  std::vector<std::thread> threads;
-  for (auto& worker : workers) {
-    threads.emplace_back([&start, &w = *worker] {
-      start.arrive_and_wait();
-      while (w.RunOnce().claimed > 0) {
-      }
-    });
-  }
-  for (auto& thread : threads) thread.join();
+  DrainConcurrently(db_->url(), 4, ChannelSet::AllTo(channel), clock_, settings);
 
   EXPECT_EQ(CountStatus("sent"), 3);
   EXPECT_EQ(CountStatus("skipped"), 97);
@@ -185,7 +172,9 @@ TEST_F(ConcurrencyTest, SlowChannelHoldsNoPooledConnectionWhileSending) {
     transactions.reserve(4);
     for (int i = 0; i < 4; ++i) {
       transactions.push_back(worker_pool.Begin("probe"));
-      EXPECT_EQ(transactions.back().ExecText("SELECT count(*) FROM deliveries WHERE status = 'sending'").Int(0, 0),
+      EXPECT_EQ(transactions.back()
+                    .ExecText("SELECT count(*) FROM deliveries WHERE status = 'sending'")
+                    .Int(0, 0),
                 kCount);
     }
   }
