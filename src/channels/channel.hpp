@@ -106,7 +106,9 @@ class Channel {
   // may instead complete inside the claim's own transaction: the delivery
   // then goes queued → sent in one write, with no lease to hold and no
   // window in which a crash could send it twice. Such a channel answers
-  // every message sent, or throws and the whole claim rolls back.
+  // every message sent, or throws and the whole claim rolls back. Its writes
+  // may be deferred (db::Transaction::Defer): they run before the claim's
+  // own update, in the same transaction.
   [[nodiscard]] virtual bool SendsInClaim() const { return false; }
   virtual void SendInClaim(db::Transaction& /*claim*/, std::span<const Message> /*messages*/) {
     throw std::logic_error(std::string(ProviderName()) + " channel cannot send inside a claim");

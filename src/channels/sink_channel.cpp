@@ -43,7 +43,8 @@ std::vector<Outcome> SinkChannel::Send(std::span<const Message> messages) {
 
 void SinkChannel::SendInClaim(db::Transaction& claim, std::span<const Message> messages) {
   if (messages.empty()) return;
-  claim.Exec(queries::kSinkInsert, SinkRows(messages));
+  // Deferred: it goes to the server with the claim's next statement.
+  claim.Defer(queries::kSinkInsert, SinkRows(messages));
 }
 
 }  // namespace chopar::channels

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -25,6 +26,12 @@ struct Notification {
   std::string payload;
 };
 
+// A prepared statement with its parameters, for Connection::ExecPipeline.
+struct Statement {
+  Query query;
+  Params params;
+};
+
 // One libpq connection; move-only, not thread-safe (one thread at a time).
 // Every session runs with TimeZone=UTC and search_path=chopar. Statement
 // failures throw the DbError subclass of their SQLSTATE; a lost connection
@@ -40,6 +47,13 @@ class Connection {
   Result Exec(const Query& query, const Args&... args) {
     return Exec(query, Params(args...));
   }
+  // Runs prepared statements one after another in a single round trip
+  // (libpq pipeline mode) and returns their results in order. Each sees the
+  // effects of the ones before it, as if run by Exec one by one. The first
+  // failure throws its typed error; the statements after it are not run.
+  // Outside a transaction the pipeline is one implicit transaction: a
+  // failure also undoes the statements before it.
+  std::vector<Result> ExecPipeline(std::span<const Statement> statements);
   // Runs SQL text once with parameters (no prepare).
   Result ExecText(std::string_view sql, const Params& params);
   // Runs one or more statements without parameters (migrations, BEGIN, LISTEN).
@@ -57,10 +71,15 @@ class Connection {
  private:
   explicit Connection(PGconn* conn) : conn_(conn) {}
   Result Check(PGresult* result);
+  void Prepare(const Query& query);
+  std::vector<Result> ReadPipelineResults(std::size_t count);
   std::vector<Notification> DrainNotifications();
 
   std::unique_ptr<PGconn, PgConnDeleter> conn_;
   std::unordered_set<std::string> prepared_;
+  // Set when a pipeline ended in a state this connection cannot be trusted
+  // after (the pool then closes it).
+  bool poisoned_ = false;
 };
 
 }  // namespace chopar::db

@@ -50,6 +50,84 @@ TEST_F(DbTest, LinkCheckRefusesExternalLinksInTheDatabaseItself) {
   EXPECT_NO_THROW(conn->Exec(insert, "/tasks/1"));
 }
 
+TEST_F(DbTest, PipelineRunsStatementsInOrderInOneGo) {
+  auto conn = pool_->Acquire();
+  const std::vector<Statement> statements = {{kInsertUser, Params(1, "a@b.uz")},
+                                             {kInsertUser, Params(2, "c@d.uz")},
+                                             {kCountUsers, Params()}};
+  auto results = conn->ExecPipeline(statements);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].AffectedRows(), 1);
+  EXPECT_EQ(results[2].Int(0, 0), 2);  // the count sees both inserts before it
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 2);
+}
+
+TEST_F(DbTest, PipelineFailureIsTypedAndUndoesTheWholePipeline) {
+  auto conn = pool_->Acquire();
+  const std::vector<Statement> statements = {{kInsertUser, Params(1, "a@b.uz")},
+                                             {kInsertUser, Params(2, "not-an-email")},
+                                             {kInsertUser, Params(3, "e@f.uz")}};
+  EXPECT_THROW(conn->ExecPipeline(statements), CheckViolation);
+  // Outside a transaction the pipeline was one implicit transaction: the
+  // insert before the failure is undone and the one after it never ran.
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 0);
+  // The connection is back in normal mode and usable.
+  EXPECT_FALSE(conn->IsBroken());
+  conn->Exec(kInsertUser, 4, "g@h.uz");
+  EXPECT_EQ(conn->Exec(kCountUsers).Int(0, 0), 1);
+}
+
+TEST_F(DbTest, DeferredStatementsRunWithTheNextExecOrCommit) {
+  {
+    auto tx = pool_->Begin("test_defer");
+    tx.Defer(kInsertUser, 1, "a@b.uz");
+    tx.Defer(kInsertUser, 2, "c@d.uz");
+    EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 0);
+    EXPECT_EQ(tx.Exec(kCountUsers).Int(0, 0), 2);
+    tx.Defer(kInsertUser, 3, "e@f.uz");
+    tx.Commit();
+  }
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 3);
+}
+
+TEST_F(DbTest, DeferredFailureSurfacesAtTheNextExecAndRollsBack) {
+  {
+    auto tx = pool_->Begin("test_defer_failure");
+    tx.Exec(kInsertUser, 1, "a@b.uz");
+    tx.Defer(kInsertUser, 1, "duplicate@b.uz");
+    EXPECT_THROW(tx.Exec(kCountUsers), UniqueViolation);
+  }
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 0);
+  {
+    auto tx = pool_->Begin("test_defer_failure_at_commit");
+    tx.Defer(kInsertUser, 2, "not-an-email");
+    EXPECT_THROW(tx.Commit(), CheckViolation);
+  }
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 0);
+  // The pool's connection is healthy afterwards.
+  auto tx = pool_->Begin("after_failures");
+  tx.Exec(kInsertUser, 3, "e@f.uz");
+  tx.Commit();
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 1);
+}
+
+TEST_F(DbTest, ExecAndCommitReturnsTheResultAndCommits) {
+  {
+    auto tx = pool_->Begin("test_exec_and_commit");
+    tx.Defer(kInsertUser, 1, "a@b.uz");
+    EXPECT_EQ(tx.ExecAndCommit(kCountUsers, Params()).Int(0, 0), 1);
+  }
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 1);
+  {
+    // A failing statement leaves the commit unrun: nothing of the
+    // transaction stays.
+    auto tx = pool_->Begin("test_exec_and_commit_failure");
+    tx.Exec(kInsertUser, 2, "c@d.uz");
+    EXPECT_THROW(tx.ExecAndCommit(kInsertUser, Params(1, "dup@b.uz")), UniqueViolation);
+  }
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 1);
+}
+
 TEST_F(DbTest, MigrateIsIdempotent) {
   auto conn = db_->Connect();
   EXPECT_EQ(Migrate(conn), 0);

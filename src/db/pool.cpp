@@ -5,6 +5,12 @@
 #include "db/errors.hpp"
 
 namespace chopar::db {
+namespace {
+
+// COMMIT as a statement of its own, so it can close a pipeline.
+constexpr Query kCommit{"chopar.commit", "COMMIT"};
+
+}  // namespace
 
 PooledConnection::~PooledConnection() {
   if (pool_ != nullptr && conn_) pool_->Return(std::move(conn_));
@@ -24,7 +30,37 @@ Transaction::~Transaction() {
   }
 }
 
+Result Transaction::Exec(const Query& query, const Params& params) {
+  if (deferred_.empty()) return conn_->Exec(query, params);
+  deferred_.push_back({query, params});
+  auto statements = std::exchange(deferred_, {});
+  auto results = conn_->ExecPipeline(statements);
+  return std::move(results.back());
+}
+
+Result Transaction::ExecAndCommit(const Query& query, const Params& params) {
+  deferred_.push_back({query, params});
+  deferred_.push_back({kCommit, Params()});
+  auto statements = std::exchange(deferred_, {});
+  std::vector<Result> results;
+  try {
+    results = conn_->ExecPipeline(statements);
+  } catch (const DbError& e) {
+    spdlog::warn("transaction {} failed before its commit: {}", name_, e.what());
+    throw;
+  }
+  open_ = false;
+  return std::move(results[results.size() - 2]);
+}
+
+void Transaction::RunDeferred() {
+  if (deferred_.empty()) return;
+  auto statements = std::exchange(deferred_, {});
+  conn_->ExecPipeline(statements);
+}
+
 void Transaction::Commit() {
+  RunDeferred();
   open_ = false;
   try {
     conn_->ExecScript("COMMIT");

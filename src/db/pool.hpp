@@ -43,27 +43,43 @@ class Transaction {
   Transaction(Transaction&& other) noexcept
       : conn_(std::move(other.conn_)),
         name_(std::move(other.name_)),
-        open_(std::exchange(other.open_, false)) {}
+        open_(std::exchange(other.open_, false)),
+        deferred_(std::move(other.deferred_)) {}
   Transaction& operator=(Transaction&&) = delete;
   ~Transaction();
 
   template <typename... Args>
   Result Exec(const Query& query, const Args&... args) {
-    return conn_->Exec(query, Params(args...));
+    return Exec(query, Params(args...));
   }
-  Result Exec(const Query& query, const Params& params) { return conn_->Exec(query, params); }
+  // Runs the statement, after any deferred ones, in one round trip.
+  Result Exec(const Query& query, const Params& params);
+  // Queues a statement whose result is not needed; it runs with the next
+  // Exec or Commit, in the same round trip, and its failure is thrown there.
+  template <typename... Args>
+  void Defer(const Query& query, const Args&... args) {
+    deferred_.push_back({query, Params(args...)});
+  }
+  void Defer(const Query& query, Params params) { deferred_.push_back({query, std::move(params)}); }
   Result ExecText(std::string_view sql, const Params& params = {}) {
     return conn_->ExecText(sql, params);
   }
+  // Runs the statement, after any deferred ones, and commits, all in one
+  // round trip; returns the statement's result. Throws on any failure (then
+  // nothing was written).
+  Result ExecAndCommit(const Query& query, const Params& params);
   // Commits; throws on failure (then nothing was written).
   void Commit();
   Connection& connection() { return *conn_; }
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:
+  void RunDeferred();
+
   PooledConnection conn_;
   std::string name_;
   bool open_ = true;
+  std::vector<Statement> deferred_;
 };
 
 // A fixed-size pool of connections to one database, opened lazily and

@@ -1,6 +1,7 @@
 #include "db/result.hpp"
 
 #include <charconv>
+#include <cstring>
 #include <stdexcept>
 #include <string_view>
 
@@ -16,10 +17,11 @@ int Result::Column(const char* name) const {
   // the name on each call (a malloc per field read); an exact match against
   // the result's own column names needs none, and is what our lower-case
   // aliases always hit. PQfnumber keeps its semantics for anything else.
-  const std::string_view wanted(name);
+  // strcmp, not string_view equality: most names differ in their first
+  // character, and comparing them needs no length of either.
   const int columns = PQnfields(result_.get());
   for (int col = 0; col < columns; ++col) {
-    if (wanted == PQfname(result_.get(), col)) return col;
+    if (std::strcmp(name, PQfname(result_.get(), col)) == 0) return col;
   }
   const int col = PQfnumber(result_.get(), name);
   if (col < 0) throw std::out_of_range(std::string("no column named ") + name);

@@ -21,6 +21,9 @@ class Result {
  public:
   explicit Result(PGresult* result) : result_(result) {}
 
+  [[nodiscard]] ExecStatusType Status() const { return PQresultStatus(result_.get()); }
+  // Gives up ownership of the PGresult (to Connection's error check).
+  [[nodiscard]] PGresult* Release() { return result_.release(); }
   [[nodiscard]] int Rows() const { return PQntuples(result_.get()); }
   [[nodiscard]] bool Empty() const { return Rows() == 0; }
   [[nodiscard]] int Columns() const { return PQnfields(result_.get()); }

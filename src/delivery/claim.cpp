@@ -100,8 +100,9 @@ RateCounts CountWindow(db::Transaction& tx, const std::vector<Row>& rows,
   }
   const std::string user_array = db::ArrayLiteral(users),
                     channel_array = db::ArrayLiteral(channels);
-  tx.Exec(queries::kLockRateKeys, user_array, channel_array);
-  // A separate statement: its snapshot is taken after the locks were granted.
+  tx.Defer(queries::kLockRateKeys, user_array, channel_array);
+  // A separate statement (sent in the same round trip): its snapshot is
+  // taken after the locks were granted.
   const auto counts = tx.Exec(queries::kCountRateWindow, user_array, channel_array,
                               SqlTime(now - core::kRateWindow), db::ArrayLiteral(reclaimed));
   RateCounts in_window;
@@ -173,11 +174,10 @@ ClaimResult ClaimBatch(db::Pool& pool, core::TimePoint now, const WorkerSettings
     until.push_back(d.until ? std::optional(SqlTime(*d.until)) : std::nullopt);
     reasons.push_back(d.reason);
   }
-  const auto applied =
-      tx.Exec(queries::kApplyClaim, db::ArrayLiteral(ids), db::ArrayLiteral(actions),
-              db::ArrayLiteral(until), db::ArrayLiteral(reasons), SqlTime(now),
-              SqlTime(now + settings.Lease()));
-  tx.Commit();
+  const auto applied = tx.ExecAndCommit(
+      queries::kApplyClaim,
+      db::Params(db::ArrayLiteral(ids), db::ArrayLiteral(actions), db::ArrayLiteral(until),
+                 db::ArrayLiteral(reasons), SqlTime(now), SqlTime(now + settings.Lease())));
 
   std::unordered_map<std::int64_t, int> sending;  // id → row of `applied`
   for (int i = 0; i < applied.Rows(); ++i) {

@@ -26,17 +26,26 @@ WITH expired AS MATERIALIZED (
 )
 SELECT c.id, c.notification_id, c.user_id, c.channel, c.attempts, c.reclaimed,
        c.created_at::text AS created_at,
-       n.type, n.title, n.body, n.link, n.data::text AS data, n.critical,
-       u.email, u.phone, u.locale, u.timezone,
-       u.quiet_start::text AS quiet_start, u.quiet_end::text AS quiet_end,
-       t.chat_id AS telegram_chat_id,
+       x.type, x.title, x.body, x.link, x.data::text AS data, x.critical,
+       x.email, x.phone, x.locale, x.timezone,
+       x.quiet_start::text AS quiet_start, x.quiet_end::text AS quiet_end,
+       CASE WHEN c.channel = 'telegram' THEN
+         (SELECT t.chat_id FROM telegram_connections t WHERE t.user_id = c.user_id AND t.active)
+       END AS telegram_chat_id,
        CASE WHEN c.channel = 'push' THEN
          (SELECT json_agg(json_build_object('id', p.id, 'endpoint', p.endpoint,
                                             'p256dh', p.p256dh, 'auth', p.auth) ORDER BY p.id)
           FROM push_subscriptions p WHERE p.user_id = c.user_id)::text
        END AS push_targets
 FROM claimed c
-JOIN notifications n ON n.id = c.notification_id
-JOIN users u ON u.id = c.user_id
-LEFT JOIN telegram_connections t
-  ON c.channel = 'telegram' AND t.user_id = c.user_id AND t.active
+-- Two primary-key lookups per claimed row. OFFSET 0 keeps the planner from
+-- flattening the subquery into joins: a generic plan, guessing a few dozen
+-- rows, would hash the whole users table or merge-join the notifications
+-- from their first id on every claim.
+CROSS JOIN LATERAL (
+  SELECT n.type, n.title, n.body, n.link, n.data, n.critical,
+         u.email, u.phone, u.locale, u.timezone, u.quiet_start, u.quiet_end
+  FROM notifications n, users u
+  WHERE n.id = c.notification_id AND u.id = c.user_id
+  OFFSET 0
+) x
