@@ -81,7 +81,8 @@ std::vector<Result> Connection::ExecPipeline(std::span<const Statement> statemen
     if (PQsendQueryPrepared(conn, statement.query.name, static_cast<int>(pointers.values.size()),
                             pointers.values.data(), nullptr, nullptr, 0) != 1) {
       poisoned_ = true;
-      throw ConnectionError("", "cannot send " + std::string(statement.query.name) + ": " + ErrorMessage(conn));
+      throw ConnectionError(
+          "", "cannot send " + std::string(statement.query.name) + ": " + ErrorMessage(conn));
     }
   }
   if (PQpipelineSync(conn) != 1) {
@@ -108,7 +109,8 @@ std::vector<Result> Connection::ReadPipelineResults(std::size_t count) {
   PGconn* conn = conn_.get();
   auto lost = [&](const char* what) {
     poisoned_ = true;
-    return ConnectionError("", std::string("pipeline to PostgreSQL broken: ") + what + ": " + ErrorMessage(conn));
+    return ConnectionError(
+        "", std::string("pipeline to PostgreSQL broken: ") + what + ": " + ErrorMessage(conn));
   };
   std::vector<Result> results;
   results.reserve(count);
@@ -117,7 +119,10 @@ std::vector<Result> Connection::ReadPipelineResults(std::size_t count) {
     PGresult* raw = PQgetResult(conn);
     if (raw == nullptr) throw lost("missing result");
     Result result(raw);
-    if (PQgetResult(conn) != nullptr) throw lost("more than one result for a statement");
+    if (PGresult* extra = PQgetResult(conn)) {
+      PQclear(extra);
+      throw lost("more than one result for a statement");
+    }
     if (!failed) {
       const auto status = result.Status();
       failed = status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK;
