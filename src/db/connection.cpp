@@ -21,6 +21,10 @@ struct ParamPointers {
   }
 };
 
+bool Succeeded(const Result& result) {
+  return result.Status() == PGRES_COMMAND_OK || result.Status() == PGRES_TUPLES_OK;
+}
+
 }  // namespace
 
 Connection Connection::Open(const std::string& conninfo) {
@@ -94,17 +98,15 @@ std::vector<Result> Connection::ExecPipeline(std::span<const Statement> statemen
     poisoned_ = true;
     throw ConnectionError("", "cannot leave pipeline mode: " + ErrorMessage(conn));
   }
-  // A failed statement's result is kept in place; Check throws its error.
-  for (Result& result : results) {
-    const auto status = result.Status();
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) Check(result.Release());
-  }
+  // A failed statement's result is the last one kept; Check throws its error.
+  if (!results.empty() && !Succeeded(results.back())) Check(results.back().Release());
   return results;
 }
 
 // One result per statement, each followed by libpq's end-of-query marker,
 // then the sync that closes the pipeline. After a failure the server skips
-// the rest (PGRES_PIPELINE_ABORTED) up to the sync.
+// the rest (PGRES_PIPELINE_ABORTED) up to the sync; the results kept end
+// with the failed one.
 std::vector<Result> Connection::ReadPipelineResults(std::size_t count) {
   PGconn* conn = conn_.get();
   auto lost = [&](const char* what) {
@@ -114,7 +116,6 @@ std::vector<Result> Connection::ReadPipelineResults(std::size_t count) {
   };
   std::vector<Result> results;
   results.reserve(count);
-  bool failed = false;
   for (std::size_t i = 0; i < count; ++i) {
     PGresult* raw = PQgetResult(conn);
     if (raw == nullptr) throw lost("missing result");
@@ -123,11 +124,7 @@ std::vector<Result> Connection::ReadPipelineResults(std::size_t count) {
       PQclear(extra);
       throw lost("more than one result for a statement");
     }
-    if (!failed) {
-      const auto status = result.Status();
-      failed = status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK;
-      results.push_back(std::move(result));
-    }
+    if (results.empty() || Succeeded(results.back())) results.push_back(std::move(result));
   }
   Result sync(PQgetResult(conn));
   if (sync.Status() != PGRES_PIPELINE_SYNC) throw lost("missing sync");

@@ -15,7 +15,11 @@ using testing::PgTest;
 constexpr Query kInsertUser{"test.insert_user", "INSERT INTO users (id, email) VALUES ($1, $2)"};
 constexpr Query kCountUsers{"test.count_users", "SELECT count(*) FROM users"};
 
-class DbTest : public PgTest {};
+class DbTest : public PgTest {
+ protected:
+  // Users committed, as another session sees them.
+  std::int64_t CommittedUsers() { return db_->Count("SELECT count(*) FROM chopar.users"); }
+};
 
 TEST_F(DbTest, TransactionRollsBackUnlessCommitted) {
   {
@@ -59,7 +63,7 @@ TEST_F(DbTest, PipelineRunsStatementsInOrderInOneGo) {
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0].AffectedRows(), 1);
   EXPECT_EQ(results[2].Int(0, 0), 2);  // the count sees both inserts before it
-  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 2);
+  EXPECT_EQ(CommittedUsers(), 2);
 }
 
 TEST_F(DbTest, PipelineFailureIsTypedAndUndoesTheWholePipeline) {
@@ -70,7 +74,7 @@ TEST_F(DbTest, PipelineFailureIsTypedAndUndoesTheWholePipeline) {
   EXPECT_THROW(conn->ExecPipeline(statements), CheckViolation);
   // Outside a transaction the pipeline was one implicit transaction: the
   // insert before the failure is undone and the one after it never ran.
-  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 0);
+  EXPECT_EQ(CommittedUsers(), 0);
   // The connection is back in normal mode and usable.
   EXPECT_FALSE(conn->IsBroken());
   conn->Exec(kInsertUser, 4, "g@h.uz");
@@ -82,12 +86,12 @@ TEST_F(DbTest, DeferredStatementsRunWithTheNextExecOrCommit) {
     auto tx = pool_->Begin("test_defer");
     tx.Defer(kInsertUser, 1, "a@b.uz");
     tx.Defer(kInsertUser, 2, "c@d.uz");
-    EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 0);
+    EXPECT_EQ(CommittedUsers(), 0);
     EXPECT_EQ(tx.Exec(kCountUsers).Int(0, 0), 2);
     tx.Defer(kInsertUser, 3, "e@f.uz");
     tx.Commit();
   }
-  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 3);
+  EXPECT_EQ(CommittedUsers(), 3);
 }
 
 TEST_F(DbTest, DeferredFailureSurfacesAtTheNextExecAndRollsBack) {
@@ -97,18 +101,18 @@ TEST_F(DbTest, DeferredFailureSurfacesAtTheNextExecAndRollsBack) {
     tx.Defer(kInsertUser, 1, "duplicate@b.uz");
     EXPECT_THROW(tx.Exec(kCountUsers), UniqueViolation);
   }
-  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 0);
+  EXPECT_EQ(CommittedUsers(), 0);
   {
     auto tx = pool_->Begin("test_defer_failure_at_commit");
     tx.Defer(kInsertUser, 2, "not-an-email");
     EXPECT_THROW(tx.Commit(), CheckViolation);
   }
-  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 0);
+  EXPECT_EQ(CommittedUsers(), 0);
   // The pool's connection is healthy afterwards.
   auto tx = pool_->Begin("after_failures");
   tx.Exec(kInsertUser, 3, "e@f.uz");
   tx.Commit();
-  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 1);
+  EXPECT_EQ(CommittedUsers(), 1);
 }
 
 TEST_F(DbTest, ExecAndCommitReturnsTheResultAndCommits) {
@@ -117,7 +121,7 @@ TEST_F(DbTest, ExecAndCommitReturnsTheResultAndCommits) {
     tx.Defer(kInsertUser, 1, "a@b.uz");
     EXPECT_EQ(tx.ExecAndCommit(kCountUsers, Params()).Int(0, 0), 1);
   }
-  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 1);
+  EXPECT_EQ(CommittedUsers(), 1);
   {
     // A failing statement leaves the commit unrun: nothing of the
     // transaction stays.
@@ -125,7 +129,7 @@ TEST_F(DbTest, ExecAndCommitReturnsTheResultAndCommits) {
     tx.Exec(kInsertUser, 2, "c@d.uz");
     EXPECT_THROW(tx.ExecAndCommit(kInsertUser, Params(1, "dup@b.uz")), UniqueViolation);
   }
-  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 1);
+  EXPECT_EQ(CommittedUsers(), 1);
 }
 
 TEST_F(DbTest, MigrateIsIdempotent) {

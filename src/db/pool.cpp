@@ -32,35 +32,28 @@ Transaction::~Transaction() {
 
 Result Transaction::Exec(const Query& query, const Params& params) {
   if (deferred_.empty()) return conn_->Exec(query, params);
-  deferred_.push_back({query, params});
-  auto statements = std::exchange(deferred_, {});
-  auto results = conn_->ExecPipeline(statements);
-  return std::move(results.back());
+  return std::move(RunDeferredWith({{query, params}}).back());
 }
 
 Result Transaction::ExecAndCommit(const Query& query, const Params& params) {
-  deferred_.push_back({query, params});
-  deferred_.push_back({kCommit, Params()});
-  auto statements = std::exchange(deferred_, {});
   std::vector<Result> results;
   try {
-    results = conn_->ExecPipeline(statements);
+    results = RunDeferredWith({{query, params}, {kCommit, Params()}});
   } catch (const DbError& e) {
-    spdlog::warn("transaction {} failed before its commit: {}", name_, e.what());
+    spdlog::warn("commit of transaction {} failed: {}", name_, e.what());
     throw;
   }
   open_ = false;
   return std::move(results[results.size() - 2]);
 }
 
-void Transaction::RunDeferred() {
-  if (deferred_.empty()) return;
-  auto statements = std::exchange(deferred_, {});
-  conn_->ExecPipeline(statements);
+std::vector<Result> Transaction::RunDeferredWith(std::initializer_list<Statement> then) {
+  deferred_.insert(deferred_.end(), then);
+  return conn_->ExecPipeline(std::exchange(deferred_, {}));
 }
 
 void Transaction::Commit() {
-  RunDeferred();
+  if (!deferred_.empty()) RunDeferredWith({});
   open_ = false;
   try {
     conn_->ExecScript("COMMIT");

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <initializer_list>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -74,7 +75,8 @@ class Transaction {
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:
-  void RunDeferred();
+  // Runs the deferred statements and then `then` in one pipeline.
+  std::vector<Result> RunDeferredWith(std::initializer_list<Statement> then);
 
   PooledConnection conn_;
   std::string name_;
