@@ -3,6 +3,7 @@
 #include <array>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 namespace chopar::core {
 
@@ -33,5 +34,33 @@ constexpr std::optional<ChannelKind> ParseChannel(std::string_view name) {
 }
 
 constexpr std::size_t ChannelIndex(ChannelKind kind) { return static_cast<std::size_t>(kind); }
+
+inline constexpr std::size_t kChannelCount = kAllChannels.size();
+
+// One value per channel, indexed by ChannelKind: hourly limits, counts by
+// channel, the provider of each channel. A regular value type (copyable when
+// T is, comparable when T is); default-constructed values are T{}.
+template <typename T>
+class PerChannel {
+ public:
+  constexpr PerChannel() = default;
+  // In the order of kAllChannels.
+  constexpr PerChannel(T email, T telegram, T push, T sms)
+      : values_{std::move(email), std::move(telegram), std::move(push), std::move(sms)} {}
+
+  constexpr T& operator[](ChannelKind kind) { return values_[ChannelIndex(kind)]; }
+  constexpr const T& operator[](ChannelKind kind) const { return values_[ChannelIndex(kind)]; }
+
+  // The values in the order of kAllChannels.
+  constexpr auto begin() { return values_.begin(); }
+  constexpr auto end() { return values_.end(); }
+  constexpr auto begin() const { return values_.begin(); }
+  constexpr auto end() const { return values_.end(); }
+
+  constexpr bool operator==(const PerChannel&) const = default;
+
+ private:
+  std::array<T, kChannelCount> values_{};
+};
 
 }  // namespace chopar::core
