@@ -51,28 +51,22 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
       throw std::runtime_error(std::string("config: [channels.email] ") + e.what());
     }
   }
-  if (Wants(config.telegram.provider, "telegram", !config.telegram.bot_token.empty(), "channels.telegram")) {
-    if (config.telegram.bot_token.empty()) {
-      throw std::runtime_error("config: [channels.telegram] provider is telegram but bot_token is empty");
+  if (Wants(config.telegram.provider, "telegram", !config.telegram.bot.bot_token.empty(),
+            "channels.telegram")) {
+    if (config.telegram.bot.bot_token.empty()) {
+      throw std::runtime_error(
+          "config: [channels.telegram] provider is telegram but bot_token is empty");
     }
-    channels::TelegramSettings settings;
-    settings.bot_token = config.telegram.bot_token;
-    settings.bot_username = config.telegram.bot_username;
-    settings.api_base = config.telegram.api_base;
+    channels::TelegramSettings settings = config.telegram.bot;
     settings.public_url = config.server.public_url;
-    settings.webhook_secret = config.telegram.webhook_secret;
-    settings.max_per_second = config.telegram.max_per_second;
     auto bot = std::make_unique<channels::TelegramChannel>(settings, http_);
     telegram_bot_ = bot.get();
     telegram_ = std::move(bot);
   }
-  if (Wants(config.sms.provider, "eskiz", !config.sms.email.empty() && !config.sms.password.empty(),
+  if (Wants(config.sms.provider, "eskiz",
+            !config.sms.eskiz.email.empty() && !config.sms.eskiz.password.empty(),
             "channels.sms")) {
-    channels::EskizSettings settings;
-    settings.base_url = config.sms.base_url;
-    settings.email = config.sms.email;
-    settings.password = config.sms.password;
-    settings.from = config.sms.from;
+    channels::EskizSettings settings = config.sms.eskiz;
     settings.public_url = config.server.public_url;
     std::string base = config.server.public_url;
     while (!base.empty() && base.back() == '/') base.pop_back();
@@ -80,14 +74,11 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
     sms_ = std::make_unique<channels::EskizChannel>(settings, http_, pool, clock);
   }
   if (Wants(config.push.provider, "webpush",
-            !config.push.vapid_public_key.empty() && !config.push.vapid_private_key.empty(),
+            !config.push.webpush.vapid_public_key.empty() &&
+                !config.push.webpush.vapid_private_key.empty(),
             "channels.push")) {
-    channels::WebPushSettings settings;
-    settings.vapid_public_key = config.push.vapid_public_key;
-    settings.vapid_private_key = config.push.vapid_private_key;
-    settings.subject = config.push.subject;
+    channels::WebPushSettings settings = config.push.webpush;
     settings.public_url = config.server.public_url;
-    settings.allow_http_endpoints = config.push.allow_http_endpoints;
     try {
       push_ = std::make_unique<channels::WebPushChannel>(settings, http_, clock);
     } catch (const std::invalid_argument& e) {

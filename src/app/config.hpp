@@ -1,17 +1,23 @@
 #pragma once
 
-#include <array>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 
-#include "core/channel_kind.hpp"
+#include "channels/eskiz_settings.hpp"
+#include "channels/telegram_settings.hpp"
+#include "channels/webpush_settings.hpp"
+#include "delivery/settings.hpp"
+#include "http/settings.hpp"
+#include "schedule/settings.hpp"
 
 namespace chopar::app {
 
-// Every setting of API.md "Configuration", with its default. Sections and keys
+// Every setting of docs/configuration.md, with its default. Sections and keys
 // mirror the TOML file; each is also settable as CHOPAR_<SECTION>_<KEY>.
+// Where a component has its own settings type, the section IS that type, so
+// its defaults are written once, there.
 struct Config {
   struct Database {
     std::string url;  // empty: the embedded cluster in server.data_dir
@@ -20,34 +26,16 @@ struct Config {
   } database;
 
   struct Server {
-    std::string listen = "127.0.0.1:8080";
-    std::string api_key;       // empty: generated and stored in data_dir
-    std::string inbox_secret;  // empty: generated and stored in data_dir
+    // listen (as host and port), api_key, inbox_secret, io_threads,
+    // handler_threads. An empty api_key or inbox_secret is generated and
+    // stored in data_dir when the service starts.
+    http::Settings http;
     std::string data_dir = "./var";
     std::string public_url = "http://127.0.0.1:8080";
-    int io_threads = 2;
-    int handler_threads = 16;  // blocking request handlers (database work)
   } server;
 
-  struct Delivery {
-    int batch = 500;
-    int lease_seconds = 60;
-    int max_attempts = 8;
-    double backoff_initial_seconds = 1.0;
-    double backoff_max_seconds = 3600;
-    int concurrency = 2;          // claim/send/record loops per process
-    double poll_seconds = 1.0;    // fallback wake-up when no NOTIFY arrives
-    double drain_seconds = 10.0;  // SIGTERM: how long in-flight sends may finish
-  } delivery;
-
-  struct Scheduler {
-    int batch = 500;                // schedules claimed per firing transaction
-    int concurrency = 2;            // firing loops per process
-    double max_sleep_seconds = 60;  // idle wake-up when no NOTIFY arrives
-  } scheduler;
-
-  // [limits.hourly]: per user per channel, sliding hour.
-  std::array<int, 4> hourly_limits = {20, 30, 30, 3};  // indexed by core::ChannelIndex
+  delivery::WorkerSettings delivery;      // [delivery] and [limits.hourly]
+  schedule::SchedulerSettings scheduler;  // [scheduler]
 
   struct Email {
     std::string provider;  // "smtp" | "sink"; empty: smtp if smtp_url is set, else sink
@@ -62,40 +50,45 @@ struct Config {
   } email;
 
   struct Telegram {
-    std::string provider;  // "telegram" | "sink"; empty: telegram if bot_token set
-    std::string bot_token;
-    std::string bot_username;
-    std::string api_base = "https://api.telegram.org";
-    std::string webhook_secret;
+    std::string provider;             // "telegram" | "sink"; empty: telegram if bot_token set
     std::string updates = "webhook";  // "webhook" | "polling" | "off"
-    int max_per_second = 30;
+    // bot_token, bot_username, api_base, webhook_secret, max_per_second.
+    channels::TelegramSettings bot;
   } telegram;
 
   struct Push {
     std::string provider;  // "webpush" | "sink"; empty: webpush if VAPID keys set
-    std::string vapid_public_key;
-    std::string vapid_private_key;
-    std::string subject = "mailto:admin@example.com";
-    bool allow_http_endpoints = false;
+    // vapid_public_key, vapid_private_key, subject, allow_http_endpoints.
+    channels::WebPushSettings webpush;
   } push;
 
   struct Sms {
-    std::string provider;  // "eskiz" | "sink"; empty: eskiz if email+password set
-    std::string base_url = "https://notify.eskiz.uz";
-    std::string email;
-    std::string password;
-    std::string from = "4546";
-    std::string callback_secret;  // path secret of delivery reports; empty: generated in data_dir
+    std::string provider;           // "eskiz" | "sink"; empty: eskiz if email+password set
+    std::string callback_secret;    // path secret of delivery reports; empty: generated in data_dir
+    channels::EskizSettings eskiz;  // base_url, email, password, from
   } sms;
-
-  [[nodiscard]] int HourlyLimit(core::ChannelKind kind) const {
-    return hourly_limits[core::ChannelIndex(kind)];
-  }
 };
 
-// Reads `path` (may be empty: defaults only), then applies CHOPAR_* variables
-// from `environ`. Throws std::runtime_error naming the key for a bad value or
-// unknown key.
+// Environment variables by name.
+using Environment = std::map<std::string, std::string>;
+
+// The variables of this process (`environ`).
+Environment ProcessEnvironment();
+
+// Reads `path` (nullopt: defaults only), then applies the CHOPAR_<SECTION>_<KEY>
+// variables of `environment`, which win over the file. Numbers of seconds
+// become durations here, once.
+//
+// Throws std::runtime_error, its message starting "config: " and naming the
+// key, when the file does not parse, a value has the wrong type or is out of
+// range, or the file or environment names something the configuration does
+// not know: an unknown section or key in the file, or an unknown CHOPAR_…
+// variable (those beginning CHOPAR_TEST_ are reserved for the test harness
+// and ignored). The message of an unknown name suggests the closest known one
+// when there is one near enough.
+Config LoadConfig(const std::optional<std::filesystem::path>& path, const Environment& environment);
+
+// LoadConfig(path, ProcessEnvironment()).
 Config LoadConfig(const std::optional<std::filesystem::path>& path);
 
 }  // namespace chopar::app

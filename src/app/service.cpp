@@ -28,20 +28,6 @@
 namespace chopar::app {
 namespace {
 
-delivery::WorkerSettings WorkerSettingsFrom(const Config& config) {
-  delivery::WorkerSettings s;
-  s.batch = config.delivery.batch;
-  s.lease_seconds = config.delivery.lease_seconds;
-  s.max_attempts = config.delivery.max_attempts;
-  s.backoff_initial_seconds = config.delivery.backoff_initial_seconds;
-  s.backoff_max_seconds = config.delivery.backoff_max_seconds;
-  s.concurrency = config.delivery.concurrency;
-  s.poll_seconds = config.delivery.poll_seconds;
-  s.drain_seconds = config.delivery.drain_seconds;
-  s.hourly_limits = config.hourly_limits;
-  return s;
-}
-
 std::string SecretOrStored(const std::string& configured, const Config& config, const char* name,
                            bool announce) {
   if (!configured.empty()) return configured;
@@ -67,22 +53,19 @@ int RunService(const Config& config, Role role) {
   const std::string sms_callback_secret =
       SecretOrStored(config.sms.callback_secret, config, "sms_callback_secret", false);
   ChannelProviders providers(config, pool, clock, sms_callback_secret);
-  delivery::Worker worker(pool, providers.set(), clock, WorkerSettingsFrom(config));
+  delivery::Worker worker(pool, providers.set(), clock, config.delivery);
   delivery::RegisterQueueDepthCollector(database.conninfo());
 
   // Load the time zone database once, before threads race to do it.
   (void)schedule::FindTimeZone("UTC");
   schedule::ScheduleService schedules(pool, clock);
-  schedule::Scheduler scheduler(pool, clock,
-                                {.batch = config.scheduler.batch,
-                                 .concurrency = config.scheduler.concurrency,
-                                 .max_sleep_seconds = config.scheduler.max_sleep_seconds,
-                                 .busy_retry_seconds = 0.5});
+  schedule::Scheduler scheduler(pool, clock, config.scheduler);
   hub::NotifyService notify(pool, clock);
-  hub::UserService users(pool, {.allow_http_push_endpoints = config.push.allow_http_endpoints,
-                                .timezone_changed = [&schedules](db::Transaction& tx, std::int64_t user_id) {
-                                  schedules.RecomputeForUser(tx, user_id);
-                                }});
+  hub::UserService users(
+      pool, {.allow_http_push_endpoints = config.push.webpush.allow_http_endpoints,
+             .timezone_changed = [&schedules](db::Transaction& tx, std::int64_t user_id) {
+               schedules.RecomputeForUser(tx, user_id);
+             }});
   hub::InboxService inbox(pool);
   std::unique_ptr<http::Server> server;
 
@@ -101,12 +84,9 @@ int RunService(const Config& config, Role role) {
   std::cout << "chopar " << CHOPAR_VERSION
             << (role == Role::kServe ? " serving" : role == Role::kWorker ? " worker" : " scheduler") << "\n";
   if (role == Role::kServe) {
-    http::Settings settings;
-    http::ApplyListenAddress(config.server.listen, settings);
-    settings.io_threads = config.server.io_threads;
-    settings.handler_threads = config.server.handler_threads;
-    settings.api_key = SecretOrStored(config.server.api_key, config, "api_key", true);
-    settings.inbox_secret = SecretOrStored(config.server.inbox_secret, config, "inbox_secret", false);
+    http::Settings settings = config.server.http;
+    settings.api_key = SecretOrStored(settings.api_key, config, "api_key", true);
+    settings.inbox_secret = SecretOrStored(settings.inbox_secret, config, "inbox_secret", false);
     server = std::make_unique<http::Server>(settings, http::Dependencies{pool, notify, users, inbox});
     http::RegisterScheduleRoutes(server->router(), schedules);
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);

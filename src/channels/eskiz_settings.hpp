@@ -6,7 +6,10 @@
 
 namespace chopar::channels {
 
-// [channels.sms] with provider "eskiz" (API.md), plus what the service knows.
+// How chopar sends SMS through Eskiz; a value, set once at construction.
+// app::Config holds [channels.sms] base_url, email, password and from as this
+// type, with these defaults (docs/configuration.md); callback_url and
+// public_url come from [server] public_url.
 struct EskizSettings {
   std::string base_url = "https://notify.eskiz.uz";  // no trailing slash needed
   std::string email;     // the Eskiz account's login

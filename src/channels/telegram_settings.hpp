@@ -7,7 +7,9 @@
 namespace chopar::channels {
 
 // How chopar talks to one Telegram bot; a value, set once at construction.
-// Mirrors [channels.telegram] of the configuration plus [server] public_url.
+// app::Config holds [channels.telegram] bot_token, bot_username, api_base,
+// webhook_secret and max_per_second as this type, with these defaults;
+// public_url comes from [server] public_url.
 struct TelegramSettings {
   std::string bot_token;     // "123456:ABC…" from @BotFather; secret (it is in every URL)
   std::string bot_username;  // for https://t.me/<bot_username>?start=… links ("@" optional)

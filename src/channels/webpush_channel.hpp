@@ -8,24 +8,11 @@
 
 #include "channels/channel.hpp"
 #include "channels/http_client.hpp"
+#include "channels/webpush_settings.hpp"
 #include "channels/webpush_vapid.hpp"
 #include "core/clock.hpp"
 
 namespace chopar::channels {
-
-// How chopar sends Web Push; a value, set once at construction. Mirrors
-// [channels.push] of the configuration plus [server] public_url.
-struct WebPushSettings {
-  std::string vapid_public_key;   // base64url, 65-byte uncompressed P-256 point
-  std::string vapid_private_key;  // base64url, 32-byte scalar; secret
-  std::string subject;            // "mailto:…" or "https:…", the JWT `sub`
-  std::string public_url;         // [server] public_url: base of the payload's url
-  // Plain http:// endpoints are refused (permanent failure) unless this is
-  // set: it exists only so tests can use a local push service.
-  bool allow_http_endpoints = false;
-  int ttl_seconds = 86400;  // the TTL header: how long the push service keeps it
-  std::chrono::milliseconds timeout{10000};  // per push request
-};
 
 // The Web Push channel (RFC 8030 with VAPID, RFC 8292, and aes128gcm payload
 // encryption, RFC 8291). For each message: the payload of RenderPushPayload

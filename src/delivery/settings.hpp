@@ -1,6 +1,5 @@
 #pragma once
 
-#include <array>
 #include <chrono>
 
 #include "core/backoff.hpp"
@@ -8,35 +7,33 @@
 
 namespace chopar::delivery {
 
-// How a delivery Worker behaves; a value, set once at construction. Field
-// names and defaults mirror the [delivery] and [limits.hourly] sections of
-// the configuration (app::Config).
+// How a delivery Worker behaves; a value, set once at construction. The
+// defaults are the defaults of the [delivery] and [limits.hourly] sections of
+// the configuration (docs/configuration.md), which app::Config holds as this
+// very type; the configuration's numbers of seconds become these durations
+// once, when it is read.
 struct WorkerSettings {
-  int batch = 500;               // deliveries per claim
-  int lease_seconds = 60;        // how long a claim is held before others may take it back
-  int max_attempts = 8;          // claims per delivery before it becomes failed
-  double backoff_initial_seconds = 1.0;
-  double backoff_max_seconds = 3600;
-  int concurrency = 2;           // claim/send/record loops started by Start()
-  double poll_seconds = 1.0;     // idle wake-up when no NOTIFY arrives
-  double drain_seconds = 10.0;   // Stop(): how long in-flight sends may finish
-  // Per user and channel in any sliding hour, indexed by core::ChannelIndex.
-  std::array<int, 4> hourly_limits = {20, 30, 30, 3};
+  int batch = 500;  // [delivery] batch: deliveries per claim
+  // [delivery] lease_seconds: how long a claim is held before others may
+  // take it back.
+  std::chrono::seconds lease{60};
+  int max_attempts = 8;  // [delivery] max_attempts: claims per delivery before it becomes failed
+  // [delivery] backoff_initial_seconds (1.0) and backoff_max_seconds (3600).
+  core::BackoffPolicy backoff{std::chrono::seconds(1), std::chrono::hours(1)};
+  int concurrency = 2;  // [delivery] concurrency: claim/send/record loops started by Start()
+  // [delivery] poll_seconds: idle wake-up when no NOTIFY arrives.
+  std::chrono::milliseconds poll_interval{std::chrono::seconds(1)};
+  // [delivery] drain_seconds: Stop(): how long in-flight sends may finish.
+  std::chrono::milliseconds drain_deadline{std::chrono::seconds(10)};
+  // [limits.hourly]: per user and channel in any sliding hour.
+  core::PerChannel<int> hourly_limits{20, 30, 30, 3};
 
-  [[nodiscard]] int HourlyLimit(core::ChannelKind kind) const {
-    return hourly_limits[core::ChannelIndex(kind)];
-  }
-  [[nodiscard]] std::chrono::seconds Lease() const { return std::chrono::seconds(lease_seconds); }
-  [[nodiscard]] core::BackoffPolicy Backoff() const {
-    return {Millis(backoff_initial_seconds), Millis(backoff_max_seconds)};
-  }
-  [[nodiscard]] std::chrono::milliseconds PollInterval() const { return Millis(poll_seconds); }
-  [[nodiscard]] std::chrono::milliseconds DrainDeadline() const { return Millis(drain_seconds); }
-
- private:
-  static std::chrono::milliseconds Millis(double seconds) {
-    return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
-  }
+  // Accessors of the worker code.
+  [[nodiscard]] int HourlyLimit(core::ChannelKind kind) const { return hourly_limits[kind]; }
+  [[nodiscard]] std::chrono::seconds Lease() const { return lease; }
+  [[nodiscard]] core::BackoffPolicy Backoff() const { return backoff; }
+  [[nodiscard]] std::chrono::milliseconds PollInterval() const { return poll_interval; }
+  [[nodiscard]] std::chrono::milliseconds DrainDeadline() const { return drain_deadline; }
 };
 
 }  // namespace chopar::delivery

@@ -41,7 +41,7 @@ class ConcurrencyTest : public testing::DeliveryPgTest {
   static WorkerSettings Unlimited() {
     WorkerSettings settings;
     settings.hourly_limits = {1'000'000, 1'000'000, 1'000'000, 1'000'000};
-    settings.poll_seconds = 0.05;
+    settings.poll_interval = std::chrono::milliseconds(50);
     return settings;
   }
 };
@@ -141,7 +141,7 @@ TEST_F(ConcurrencyTest, ClaimsOfAKilledWorkerProcessAreDeliveredOnceByAnother) {
   channels::SinkChannel sink(*pool_);
   Worker survivor(*pool_, ChannelSet::AllTo(sink), clock_, settings);
   EXPECT_EQ(survivor.RunOnce().claimed, 0) << "the dead process's leases still hold";
-  clock_.Advance(seconds(settings.lease_seconds + 1));
+  clock_.Advance(settings.lease + seconds(1));
   EXPECT_EQ(survivor.RunOnce().sent, kCount);
 
   EXPECT_EQ(CountStatus("sent"), kCount);

@@ -107,7 +107,7 @@ TEST_F(WorkerTest, TwoWorkersRacingOnOneDeliverySendItOnce) {
 TEST_F(WorkerTest, HourlyLimitSkipsTheThirdEmailWithTheReason) {
   AddUser(1);
   WorkerSettings settings;
-  settings.hourly_limits[core::ChannelIndex(core::ChannelKind::kEmail)] = 2;
+  settings.hourly_limits[core::ChannelKind::kEmail] = 2;
   const auto first = Notify(1, {"email"}), second = Notify(1, {"email"}), third = Notify(1, {"email"});
   auto worker = MakeWorker(settings);
 
@@ -225,7 +225,7 @@ TEST_F(WorkerTest, RetryStaysQueuedWithAReasonThenFailsAfterMaxAttempts) {
   channel_.SetAnswer([](const channels::Message&) { return Outcome::Retry("503 Service Unavailable"); });
   WorkerSettings settings;
   settings.max_attempts = 3;
-  settings.backoff_initial_seconds = 1;
+  settings.backoff.initial = seconds(1);
   const auto ids = Notify(1, {"email"});
   auto worker = MakeWorker(settings);
 
@@ -289,7 +289,7 @@ TEST_F(WorkerTest, ClaimOfADeadWorkerIsTakenBackAfterItsLease) {
   auto worker = MakeWorker(settings);
 
   EXPECT_EQ(worker.RunOnce().claimed, 0) << "the lease still holds";
-  clock_.Advance(seconds(settings.lease_seconds + 1));
+  clock_.Advance(settings.lease + seconds(1));
   const RunStats stats = worker.RunOnce();
 
   EXPECT_EQ(stats.sent, 1);
@@ -306,7 +306,7 @@ TEST_F(WorkerTest, LeaseLostOnTheLastAttemptFails) {
   WorkerSettings settings;
   settings.max_attempts = 1;
   ASSERT_EQ(ClaimBatch(*pool_, clock_.Now(), settings, ChannelSet::AllTo(channel_)).to_send.size(), 1u);
-  clock_.Advance(seconds(settings.lease_seconds + 1));
+  clock_.Advance(settings.lease + seconds(1));
   auto worker = MakeWorker(settings);
 
   EXPECT_EQ(worker.RunOnce().failed, 1);
@@ -454,7 +454,7 @@ TEST_F(WorkerTest, IdleLoopWakesOnNotify) {
   AddUser(1);
   WorkerSettings settings;
   settings.concurrency = 1;
-  settings.poll_seconds = 600;  // only the NOTIFY can wake it within the test
+  settings.poll_interval = seconds(600);  // only the NOTIFY can wake it within the test
   auto worker = MakeWorker(settings);
   worker.Start();
   // Idle: the listener is connected and the loop has asked when work is next

@@ -11,28 +11,9 @@
 
 #include "core/clock.hpp"
 #include "db/pool.hpp"
+#include "schedule/settings.hpp"
 
 namespace chopar::schedule {
-
-// How a Scheduler behaves; a value, set once at construction.
-struct SchedulerSettings {
-  int batch = 500;  // schedules claimed per firing transaction
-  // Firing loops per process. Each batch is a chain of round trips with the
-  // CPU idle in between; two loops claim disjoint batches (SKIP LOCKED) and
-  // keep both ends busy when thousands of schedules fall due at once.
-  int concurrency = 2;
-  double max_sleep_seconds = 60;  // idle wake-up when no NOTIFY arrives
-  // Due schedules all held by other schedulers: look again after this.
-  double busy_retry_seconds = 0.5;
-
-  [[nodiscard]] std::chrono::milliseconds MaxSleep() const { return Millis(max_sleep_seconds); }
-  [[nodiscard]] std::chrono::milliseconds BusyRetry() const { return Millis(busy_retry_seconds); }
-
- private:
-  static std::chrono::milliseconds Millis(double seconds) {
-    return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
-  }
-};
 
 // What one RunOnce() did.
 struct SchedulerRunStats {

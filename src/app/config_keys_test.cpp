@@ -1,0 +1,197 @@
+#include <gtest/gtest.h>
+#include <toml++/toml.h>
+
+#include <cctype>
+#include <functional>
+#include <set>
+#include <utility>
+
+#include "app/config_fixture.hpp"
+
+namespace chopar::app {
+namespace {
+
+using core::ChannelKind;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// One key with a value other than its default: as the environment writes it
+// (the file the same, in quotes when `quoted`), and what the configuration
+// must then hold.
+struct KeyCase {
+  std::string section;
+  std::string key;
+  std::string value;
+  bool quoted;
+  std::function<void(const Config&)> check;
+};
+
+// A string key: it holds exactly what was written.
+KeyCase Text(std::string section, std::string key, std::string value,
+             std::function<std::string(const Config&)> read) {
+  auto check = [read = std::move(read), value](const Config& c) { EXPECT_EQ(read(c), value); };
+  return {std::move(section), std::move(key), std::move(value), true, std::move(check)};
+}
+
+KeyCase Other(std::string section, std::string key, std::string value,
+              std::function<void(const Config&)> check) {
+  return {std::move(section), std::move(key), std::move(value), false, std::move(check)};
+}
+
+const std::vector<KeyCase>& EveryKey() {
+  static const std::vector<KeyCase> cases = {
+      Text("database", "url", "postgresql://chopar@db/chopar",
+           [](const Config& c) { return c.database.url; }),
+      Other("database", "pool_size", "4",
+            [](const Config& c) { EXPECT_EQ(c.database.pool_size, 4); }),
+      Text("database", "pg_bin_dir", "/opt/pg/bin",
+           [](const Config& c) { return c.database.pg_bin_dir; }),
+      {"server", "listen", "[::1]:9090", true,
+       [](const Config& c) {
+         EXPECT_EQ(c.server.http.host, "::1");
+         EXPECT_EQ(c.server.http.port, 9090);
+       }},
+      Text("server", "api_key", "server-key",
+           [](const Config& c) { return c.server.http.api_key; }),
+      Text("server", "inbox_secret", "inbox-secret",
+           [](const Config& c) { return c.server.http.inbox_secret; }),
+      Text("server", "data_dir", "/srv/chopar", [](const Config& c) { return c.server.data_dir; }),
+      Text("server", "public_url", "https://chopar.example",
+           [](const Config& c) { return c.server.public_url; }),
+      Other("server", "io_threads", "3",
+            [](const Config& c) { EXPECT_EQ(c.server.http.io_threads, 3); }),
+      Other("server", "handler_threads", "5",
+            [](const Config& c) { EXPECT_EQ(c.server.http.handler_threads, 5); }),
+      Other("delivery", "batch", "50", [](const Config& c) { EXPECT_EQ(c.delivery.batch, 50); }),
+      Other("delivery", "lease_seconds", "90",
+            [](const Config& c) { EXPECT_EQ(c.delivery.Lease(), seconds(90)); }),
+      Other("delivery", "max_attempts", "4",
+            [](const Config& c) { EXPECT_EQ(c.delivery.max_attempts, 4); }),
+      Other("delivery", "backoff_initial_seconds", "0.25",
+            [](const Config& c) { EXPECT_EQ(c.delivery.Backoff().initial, milliseconds(250)); }),
+      Other("delivery", "backoff_max_seconds", "600",
+            [](const Config& c) { EXPECT_EQ(c.delivery.Backoff().cap, seconds(600)); }),
+      Other("delivery", "concurrency", "3",
+            [](const Config& c) { EXPECT_EQ(c.delivery.concurrency, 3); }),
+      Other("delivery", "poll_seconds", "2",
+            [](const Config& c) { EXPECT_EQ(c.delivery.PollInterval(), seconds(2)); }),
+      Other("delivery", "drain_seconds", "1.5",
+            [](const Config& c) { EXPECT_EQ(c.delivery.DrainDeadline(), milliseconds(1500)); }),
+      Other("scheduler", "batch", "40", [](const Config& c) { EXPECT_EQ(c.scheduler.batch, 40); }),
+      Other("scheduler", "concurrency", "1",
+            [](const Config& c) { EXPECT_EQ(c.scheduler.concurrency, 1); }),
+      Other("scheduler", "max_sleep_seconds", "30.5",
+            [](const Config& c) { EXPECT_EQ(c.scheduler.MaxSleep(), milliseconds(30'500)); }),
+      Other("limits.hourly", "email", "1",
+            [](const Config& c) { EXPECT_EQ(c.delivery.HourlyLimit(ChannelKind::kEmail), 1); }),
+      Other("limits.hourly", "telegram", "2",
+            [](const Config& c) { EXPECT_EQ(c.delivery.HourlyLimit(ChannelKind::kTelegram), 2); }),
+      Other("limits.hourly", "push", "0",
+            [](const Config& c) { EXPECT_EQ(c.delivery.HourlyLimit(ChannelKind::kPush), 0); }),
+      Other("limits.hourly", "sms", "4",
+            [](const Config& c) { EXPECT_EQ(c.delivery.HourlyLimit(ChannelKind::kSms), 4); }),
+      Text("channels.email", "provider", "smtp", [](const Config& c) { return c.email.provider; }),
+      Text("channels.email", "smtp_url", "smtps://mail.example:465",
+           [](const Config& c) { return c.email.smtp_url; }),
+      Text("channels.email", "from", "Chopar <n@chopar.example>",
+           [](const Config& c) { return c.email.from; }),
+      Text("channels.email", "username", "mailer",
+           [](const Config& c) { return c.email.username; }),
+      Text("channels.email", "password", "mail-password",
+           [](const Config& c) { return c.email.password; }),
+      Text("channels.email", "starttls", "opportunistic",
+           [](const Config& c) { return c.email.starttls; }),
+      Text("channels.email", "ca_file", "/etc/ca.pem",
+           [](const Config& c) { return c.email.ca_file; }),
+      Other("channels.email", "timeout_seconds", "12",
+            [](const Config& c) { EXPECT_EQ(c.email.timeout_seconds, 12); }),
+      Other("channels.email", "max_in_flight", "8",
+            [](const Config& c) { EXPECT_EQ(c.email.max_in_flight, 8); }),
+      Text("channels.telegram", "provider", "telegram",
+           [](const Config& c) { return c.telegram.provider; }),
+      Text("channels.telegram", "bot_token", "123:abc",
+           [](const Config& c) { return c.telegram.bot.bot_token; }),
+      Text("channels.telegram", "bot_username", "chopar_bot",
+           [](const Config& c) { return c.telegram.bot.bot_username; }),
+      Text("channels.telegram", "api_base", "http://127.0.0.1:1",
+           [](const Config& c) { return c.telegram.bot.api_base; }),
+      Text("channels.telegram", "webhook_secret", "hook-secret",
+           [](const Config& c) { return c.telegram.bot.webhook_secret; }),
+      Text("channels.telegram", "updates", "polling",
+           [](const Config& c) { return c.telegram.updates; }),
+      Other("channels.telegram", "max_per_second", "12.5",
+            [](const Config& c) { EXPECT_EQ(c.telegram.bot.max_per_second, 12.5); }),
+      Text("channels.push", "provider", "webpush", [](const Config& c) { return c.push.provider; }),
+      Text("channels.push", "vapid_public_key", "public",
+           [](const Config& c) { return c.push.webpush.vapid_public_key; }),
+      Text("channels.push", "vapid_private_key", "private",
+           [](const Config& c) { return c.push.webpush.vapid_private_key; }),
+      Text("channels.push", "subject", "https://chopar.example",
+           [](const Config& c) { return c.push.webpush.subject; }),
+      Other("channels.push", "allow_http_endpoints", "true",
+            [](const Config& c) { EXPECT_TRUE(c.push.webpush.allow_http_endpoints); }),
+      Text("channels.sms", "provider", "eskiz", [](const Config& c) { return c.sms.provider; }),
+      Text("channels.sms", "base_url", "http://127.0.0.1:2",
+           [](const Config& c) { return c.sms.eskiz.base_url; }),
+      Text("channels.sms", "email", "sms@chopar.example",
+           [](const Config& c) { return c.sms.eskiz.email; }),
+      Text("channels.sms", "password", "sms-password",
+           [](const Config& c) { return c.sms.eskiz.password; }),
+      Text("channels.sms", "from", "CHOPAR", [](const Config& c) { return c.sms.eskiz.from; }),
+      Text("channels.sms", "callback_secret", "callback",
+           [](const Config& c) { return c.sms.callback_secret; }),
+  };
+  return cases;
+}
+
+// The documented rule: CHOPAR_<SECTION>_<KEY>, upper case, dots as underscores.
+std::string EnvName(const KeyCase& k) {
+  std::string name = "CHOPAR_";
+  for (char c : k.section + "_" + k.key)
+    name += c == '.' ? '_' : static_cast<char>(std::toupper(c));
+  return name;
+}
+
+TEST_F(ConfigTest, EveryKeyIsReadFromTheFile) {
+  std::string toml, section;
+  for (const KeyCase& k : EveryKey()) {
+    if (k.section != section) toml += "\n[" + (section = k.section) + "]\n";
+    toml += k.key + " = " + (k.quoted ? "\"" + k.value + "\"" : k.value) + "\n";
+  }
+  const Config c = Load(toml);
+  for (const KeyCase& k : EveryKey()) {
+    SCOPED_TRACE("[" + k.section + "] " + k.key);
+    k.check(c);
+  }
+}
+
+TEST_F(ConfigTest, EveryKeyIsReadFromTheEnvironment) {
+  Environment environment;
+  for (const KeyCase& k : EveryKey()) environment[EnvName(k)] = k.value;
+  const Config c = LoadConfig(std::nullopt, environment);
+  for (const KeyCase& k : EveryKey()) {
+    SCOPED_TRACE(EnvName(k));
+    k.check(c);
+  }
+}
+
+TEST_F(ConfigTest, TheKeysTestedAreTheKeysOfTheExampleFile) {
+  std::set<std::pair<std::string, std::string>> tested, example;
+  for (const KeyCase& k : EveryKey()) tested.emplace(k.section, k.key);
+  std::function<void(const toml::table&, const std::string&)> collect =
+      [&](const toml::table& table, const std::string& path) {
+        for (auto&& [key, node] : table) {
+          if (const toml::table* inner = node.as_table()) {
+            collect(*inner,
+                    path.empty() ? std::string(key.str()) : path + "." + std::string(key.str()));
+          } else {
+            example.emplace(path, key.str());
+          }
+        }
+      };
+  collect(toml::parse_file(CHOPAR_EXAMPLE_CONFIG), "");
+  EXPECT_EQ(tested, example);
+}
+
+}  // namespace
+}  // namespace chopar::app

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <toml++/toml.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "http/settings.hpp"
+
+namespace chopar::app {
+
+// [server] listen: one string that sets the host and port of http::Settings.
+struct ListenAddress {
+  http::Settings* settings;
+};
+
+// Where one configuration key's value goes; its type says how the value is
+// read. Durations are written as numbers of seconds: std::chrono::seconds
+// takes whole seconds, std::chrono::milliseconds any number of seconds
+// (rounded to the millisecond); both from 0 to kMaxSettingSeconds.
+using SettingTarget = std::variant<std::string*, int*, double*, bool*, std::chrono::seconds*,
+                                   std::chrono::milliseconds*, ListenAddress>;
+
+inline constexpr double kMaxSettingSeconds =
+    1e9;  // ~31 years: beyond any sensible setting, far from overflow
+
+// Why a value was not stored: the wrong kind of value ("expected an
+// integer"), or the right kind with a value the target cannot take ("out of
+// range", "seconds must be from 0 to 1000000000", "bad port in …").
+struct Refusal {
+  bool wrong_type;
+  std::string reason;
+};
+
+// Stores a value of the TOML file in `target`. Integers, floats, booleans
+// and strings are taken as they are (an integer also where a float is
+// expected); tables, arrays, dates and times are the wrong type. Returns
+// nullopt when stored, else why not (`target` is then unchanged).
+std::optional<Refusal> AssignToml(const toml::node& node, const SettingTarget& target);
+
+// Stores the text of an environment variable in `target`, read as the kind
+// of value the target takes: a decimal integer (optional '-'), a decimal or
+// exponent number, true/false/1/0, or the text itself. Returns as
+// AssignToml.
+std::optional<Refusal> AssignText(const std::string& text, const SettingTarget& target);
+
+}  // namespace chopar::app
