@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
+#include <thread>
 
 #include "core/time_format.hpp"
 #include "db/errors.hpp"
-#include "db/listen_loop.hpp"
+#include "db/notify_channels.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/queries.hpp"
 #include "delivery/record.hpp"
@@ -20,25 +22,33 @@ constexpr milliseconds kMinIdleWait{10};
 constexpr int kRecordTries = 3;
 const core::BackoffPolicy kErrorBackoff{milliseconds(100), milliseconds(5000)};
 
+db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, const WorkerSettings& settings) {
+  db::BackgroundLoopSettings loop;
+  loop.name = "delivery";
+  loop.threads = settings.concurrency;
+  loop.listen = db::ListenOn{pool.conninfo(), db::kDeliveriesChannel};
+  loop.error_backoff = kErrorBackoff;
+  return loop;
+}
+
 }  // namespace
 
 Worker::Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock,
                WorkerSettings settings, core::Random& random)
-    : pool_(pool), channels_(channels), clock_(clock), settings_(settings), random_(random) {
+    : pool_(pool),
+      channels_(channels),
+      clock_(clock),
+      settings_(settings),
+      random_(random),
+      loop_(
+          LoopSettings(pool, settings_), [this](const db::StepContext& c) { return Step(c); },
+          core::MetricsRegistry::Global(), random) {
   DeliveryMetrics::Global();  // registers the metric families up front
 }
 
 Worker::~Worker() {
-  bool running;
-  {
-    std::lock_guard lock(mutex_);
-    running = started_;
-  }
-  if (running) Stop();
-  for (auto& thread : loops_) {
-    if (thread.joinable()) thread.join();
-  }
-  if (listener_.joinable()) listener_.join();
+  Stop();
+  loop_.StopAndJoin();
 }
 
 RunStats Worker::RunOnce() {
@@ -189,62 +199,18 @@ void Worker::ReleaseInFlight() {
   }
 }
 
-void Worker::Start() {
-  std::lock_guard lock(mutex_);
-  if (started_) return;
-  started_ = true;
-  listener_ = std::thread([this] { Listen(); });
-  const int loops = std::max(settings_.concurrency, 1);
-  running_loops_ = loops;
-  for (int i = 0; i < loops; ++i) loops_.emplace_back([this] { Loop(); });
-}
+void Worker::Start() { loop_.Start(); }
 
 void Worker::Stop(milliseconds deadline) {
-  {
-    std::lock_guard lock(mutex_);
-    if (!started_ || stopping_) return;
-    stopping_ = true;
-  }
-  wake_cv_.notify_all();
-  bool drained;
-  {
-    std::unique_lock lock(mutex_);
-    drained = idle_cv_.wait_for(lock, deadline, [&] { return running_loops_ == 0; });
-  }
+  if (!loop_.Running()) return;
+  loop_.Stop(deadline);
   ReleaseInFlight();
-  if (listener_.joinable()) listener_.join();
-  if (drained) {
-    for (auto& thread : loops_) thread.join();
-  }
 }
 
-void Worker::Loop() {
-  int failures = 0;
-  int empty_claims = 0;
-  while (!stopping_) {
-    std::uint64_t seen;
-    {
-      std::lock_guard lock(mutex_);
-      seen = wake_generation_;
-    }
-    try {
-      const RunStats stats = RunOnce();
-      failures = 0;
-      if (stats.claimed > 0) {
-        empty_claims = 0;
-        continue;
-      }
-      WaitFor(IdleWait(++empty_claims), seen, /*wake_on_notify=*/true);
-    } catch (const std::exception& e) {
-      ++failures;
-      const auto pause = core::BackoffDelay(kErrorBackoff, failures, random_);
-      spdlog::warn("delivery loop: {} (retrying in {} ms)", e.what(), pause.count());
-      WaitFor(pause, seen, /*wake_on_notify=*/false);
-    }
-  }
-  std::lock_guard lock(mutex_);
-  --running_loops_;
-  idle_cv_.notify_all();
+db::Next Worker::Step(const db::StepContext& context) {
+  const RunStats stats = RunOnce();
+  if (stats.claimed > 0) return db::Next::Again();
+  return db::Next::SleepUpTo(IdleWait(context.idle_streak + 1));
 }
 
 milliseconds Worker::IdleWait(int empty_claims) {
@@ -262,27 +228,6 @@ milliseconds Worker::IdleWait(int empty_claims) {
   const auto until =
       std::chrono::duration_cast<milliseconds>(core::ParsePgTimestamp(*next) - clock_.Now());
   return std::clamp(until, floor, poll);
-}
-
-void Worker::WaitFor(milliseconds timeout, std::uint64_t seen, bool wake_on_notify) {
-  std::unique_lock lock(mutex_);
-  wake_cv_.wait_for(lock, timeout, [&] {
-    return stopping_.load() || (wake_on_notify && wake_generation_ != seen);
-  });
-}
-
-void Worker::Wake() {
-  {
-    std::lock_guard lock(mutex_);
-    ++wake_generation_;
-  }
-  wake_cv_.notify_all();
-}
-
-void Worker::Listen() {
-  db::RunListenLoop(
-      pool_.conninfo(), kWakeChannel, "delivery listener", stopping_, [this] { Wake(); },
-      [this](milliseconds pause) { WaitFor(pause, 0, /*wake_on_notify=*/false); });
 }
 
 }  // namespace chopar::delivery

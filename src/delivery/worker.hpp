@@ -1,28 +1,22 @@
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "core/backoff.hpp"
 #include "core/clock.hpp"
+#include "db/background_loop.hpp"
 #include "db/pool.hpp"
 #include "delivery/channel_set.hpp"
 #include "delivery/claim.hpp"
 #include "delivery/settings.hpp"
 
 namespace chopar::delivery {
-
-// The PostgreSQL NOTIFY channel that wakes idle workers (hub sends it when it
-// queues deliveries).
-inline constexpr const char* kWakeChannel = "chopar_deliveries";
 
 // What one RunOnce() did.
 struct RunStats {
@@ -64,10 +58,11 @@ class Worker {
   RunStats RunOnce();
 
   // Starts settings.concurrency loop threads, each repeating RunOnce(); when
-  // a claim finds nothing a loop sleeps until a NOTIFY on kWakeChannel (one
-  // dedicated listening connection per Worker), the next due row or lease
-  // expiry, or the poll interval, whichever comes first. Database failures
-  // are logged and retried with backoff; they never end a loop. Call once.
+  // a claim finds nothing a loop sleeps until a NOTIFY on
+  // db::kDeliveriesChannel (one dedicated listening connection per Worker),
+  // the next due row or lease expiry, or the poll interval, whichever comes
+  // first. Database failures are logged and retried with backoff; they never
+  // end a loop (see db::BackgroundLoop, loop "delivery"). Call once.
   void Start();
 
   // SIGTERM drain: stops claiming, lets in-flight sends finish for up to
@@ -84,21 +79,19 @@ class Worker {
   using Claims = std::vector<std::pair<std::int64_t, std::string>>;
 
   std::vector<channels::Outcome> SendAll(const std::vector<ClaimedDelivery>& claimed);
-  RunStats Record(const std::vector<ClaimedDelivery>& claimed, const std::vector<channels::Outcome>& outcomes);
+  RunStats Record(const std::vector<ClaimedDelivery>& claimed,
+                  const std::vector<channels::Outcome>& outcomes);
   std::uint64_t RegisterInFlight(const std::vector<ClaimedDelivery>& claimed);
   void UnregisterInFlight(std::uint64_t batch);
   void ReleaseInFlight();
 
-  void Loop();
-  void Listen();
+  // The step of each loop thread: RunOnce(), then at once again if it
+  // claimed anything, else sleep for IdleWait().
+  db::Next Step(const db::StepContext& context);
   // How long an idle loop sleeps after its `empty_claims`-th claim in a row
   // that found nothing: until the next due row or lease expiry, at most the
   // poll interval.
   std::chrono::milliseconds IdleWait(int empty_claims);
-  // Waits up to `timeout` for Stop() or, if `wake_on_notify`, a wake-up
-  // newer than `seen`.
-  void WaitFor(std::chrono::milliseconds timeout, std::uint64_t seen, bool wake_on_notify);
-  void Wake();
 
   db::Pool& pool_;
   const ChannelSet channels_;
@@ -110,15 +103,8 @@ class Worker {
   std::uint64_t next_batch_ = 0;
   std::map<std::uint64_t, Claims> inflight_;
 
-  std::mutex mutex_;  // guards the fields below and orders wake-ups
-  std::condition_variable wake_cv_;
-  std::condition_variable idle_cv_;
-  std::atomic<bool> stopping_{false};
-  bool started_ = false;
-  std::uint64_t wake_generation_ = 0;
-  int running_loops_ = 0;
-  std::vector<std::thread> loops_;
-  std::thread listener_;
+  // Declared last: built after, and destroyed before, everything its steps use.
+  db::BackgroundLoop loop_;
 };
 
 }  // namespace chopar::delivery

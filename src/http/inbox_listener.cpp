@@ -1,12 +1,10 @@
 #include "http/inbox_listener.hpp"
 
-#include <spdlog/spdlog.h>
-
+#include <algorithm>
 #include <charconv>
-#include <optional>
+#include <utility>
 
-#include "db/connection.hpp"
-#include "hub/notify_service.hpp"
+#include "db/notify_channels.hpp"
 
 namespace chopar::http {
 
@@ -31,60 +29,47 @@ InboxWake ParseInboxPayload(std::string_view payload) {
   return wake;
 }
 
+namespace {
+
+// The first wait before reconnecting, doubling (with jitter) up to
+// Options::retry_delay.
+constexpr std::chrono::milliseconds kFirstRetryDelay{100};
+
+db::ListenerSettings ListenerSettings(std::string conninfo, const InboxListener::Options& options) {
+  db::ListenerSettings settings;
+  settings.conninfo = std::move(conninfo);
+  settings.channel = db::kInboxChannel;
+  settings.name = "inbox listener";
+  settings.stop_check = options.poll_interval;
+  settings.reconnect_backoff = {std::min(kFirstRetryDelay, options.retry_delay),
+                                options.retry_delay};
+  return settings;
+}
+
+}  // namespace
+
 InboxListener::InboxListener(std::string conninfo, StreamHub& hub, Options options)
-    : conninfo_(std::move(conninfo)), hub_(hub), options_(options) {}
+    : hub_(hub),
+      listener_(
+          ListenerSettings(std::move(conninfo), options),
+          // Counted (connections()) after this returns: a caller that sees
+          // the count knows every stream registered before it has been woken.
+          [this] { hub_.WakeAll(); },
+          [this](const std::vector<db::Notification>& notifications) { FanOut(notifications); }) {}
 
 InboxListener::~InboxListener() { Stop(); }
 
-void InboxListener::Start() {
-  stopping_ = false;
-  thread_ = std::thread([this] { Run(); });
-}
+void InboxListener::Start() { listener_.Start(); }
 
-void InboxListener::Stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  stop_cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
+void InboxListener::Stop() { listener_.Stop(); }
 
-bool InboxListener::WaitBeforeRetry(std::chrono::milliseconds delay) {
-  std::unique_lock lock(mutex_);
-  return !stop_cv_.wait_for(lock, delay, [this] { return stopping_.load(); });
-}
-
-void InboxListener::Run() {
-  while (!stopping_) {
-    std::optional<std::chrono::steady_clock::time_point> listening_since;
-    try {
-      auto conn = db::Connection::Open(conninfo_);
-      conn.Listen(hub::kInboxChannel);
-      listening_since = std::chrono::steady_clock::now();
+void InboxListener::FanOut(const std::vector<db::Notification>& notifications) {
+  for (const auto& note : notifications) {
+    const auto wake = ParseInboxPayload(note.payload);
+    if (wake.all) {
       hub_.WakeAll();
-      // Counted after the wake-up: a caller that sees the count knows every
-      // stream registered before it has been woken.
-      if (connections_.fetch_add(1) > 0) spdlog::info("inbox listener: reconnected");
-      while (!stopping_) {
-        for (const auto& note : conn.WaitForNotifications(options_.poll_interval)) {
-          const auto wake = ParseInboxPayload(note.payload);
-          if (wake.all) {
-            hub_.WakeAll();
-          } else if (!wake.user_ids.empty()) {
-            hub_.WakeUsers(wake.user_ids);
-          }
-        }
-        if (conn.IsBroken()) throw std::runtime_error("the LISTEN connection broke");
-      }
-    } catch (const std::exception& e) {
-      spdlog::warn("inbox listener: {}; reconnecting", e.what());
-      // A connection that had been listening for a while is retried at once
-      // (streams wait for the reconnection); anything else backs off.
-      const bool long_lived =
-          listening_since &&
-          std::chrono::steady_clock::now() - *listening_since > options_.retry_delay;
-      if (!long_lived && !WaitBeforeRetry(options_.retry_delay)) return;
+    } else if (!wake.user_ids.empty()) {
+      hub_.WakeUsers(wake.user_ids);
     }
   }
 }

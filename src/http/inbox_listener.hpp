@@ -1,15 +1,12 @@
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
+#include "db/listener.hpp"
 #include "http/stream_hub.hpp"
 
 namespace chopar::http {
@@ -23,20 +20,23 @@ struct InboxWake {
 // wakes nobody.
 InboxWake ParseInboxPayload(std::string_view payload);
 
-// The one LISTEN connection of the process: a dedicated db::Connection on its
-// own thread doing LISTEN chopar_inbox and fanning wake-ups out to the
-// StreamHub, so idle streams cost no thread and no pooled connection.
+// The one LISTEN connection of the process: a db::Listener doing LISTEN
+// db::kInboxChannel on its own thread and dedicated connection, fanning
+// wake-ups out to the StreamHub, so idle streams cost no thread and no pooled
+// connection.
 //
 // After every (re)connection it wakes all streams: notifications committed
 // while it was not listening are then fetched too, so nothing is missed.
-// A connection that breaks after listening for longer than `retry_delay` is
-// re-opened at once; failures to connect are retried every `retry_delay`
-// until Stop().
+// A lost connection is re-opened with db::Listener's jittered backoff (from
+// 100 ms up to `retry_delay`; at once, give or take the jitter, after a
+// connection that had been listening for longer than `retry_delay`) until
+// Stop().
 class InboxListener {
  public:
   struct Options {
     // How often the thread checks for Stop() while waiting for NOTIFYs.
     std::chrono::milliseconds poll_interval{200};
+    // The longest wait between two attempts to reconnect.
     std::chrono::milliseconds retry_delay{1000};
   };
   InboxListener(std::string conninfo, StreamHub& hub, Options options);
@@ -51,21 +51,13 @@ class InboxListener {
 
   // How many times LISTEN has succeeded (1 after the first connection),
   // counted after the wake-up that follows it.
-  [[nodiscard]] std::uint64_t connections() const { return connections_.load(); }
+  [[nodiscard]] std::uint64_t connections() const { return listener_.connections(); }
 
  private:
-  void Run();
-  // Waits up to `delay` unless Stop() comes first; false when stopping.
-  bool WaitBeforeRetry(std::chrono::milliseconds delay);
+  void FanOut(const std::vector<db::Notification>& notifications);
 
-  const std::string conninfo_;
   StreamHub& hub_;
-  const Options options_;
-  std::thread thread_;
-  std::mutex mutex_;
-  std::condition_variable stop_cv_;
-  std::atomic<bool> stopping_{false};
-  std::atomic<std::uint64_t> connections_{0};
+  db::Listener listener_;
 };
 
 }  // namespace chopar::http

@@ -72,10 +72,4 @@ class NotifyService {
   const core::Clock& clock_;
 };
 
-// Postgres NOTIFY channels: "chopar_deliveries" (payload empty) wakes delivery
-// workers; "chopar_inbox" (payload: comma-separated user ids, or "*" for
-// everyone) wakes inbox streams of those users.
-inline constexpr const char* kDeliveriesChannel = "chopar_deliveries";
-inline constexpr const char* kInboxChannel = "chopar_inbox";
-
 }  // namespace chopar::hub

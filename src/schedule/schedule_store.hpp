@@ -14,9 +14,6 @@
 
 namespace chopar::schedule {
 
-// The PostgreSQL NOTIFY channel that wakes schedulers when schedules change.
-inline constexpr const char* kSchedulesChannel = "chopar_schedules";
-
 struct UpsertOutcome {
   // Index into the specs of the first item whose user does not exist. Then
   // nothing was written and `stored` is empty; the caller rolls back or
@@ -42,7 +39,7 @@ UpsertOutcome UpsertSchedules(db::Transaction& tx, std::span<const ScheduleSpec>
 std::optional<std::pair<std::size_t, std::size_t>> FindDuplicateKey(
     std::span<const ScheduleSpec> specs);
 
-// NOTIFY kSchedulesChannel, delivered at the commit of `tx`.
+// NOTIFY db::kSchedulesChannel, delivered at the commit of `tx`.
 void WakeSchedulers(db::Transaction& tx);
 
 // Moves the next_fire_at of `user_id`'s enabled, zone-following schedules to

@@ -6,10 +6,9 @@
 #include <map>
 #include <variant>
 
-#include "core/backoff.hpp"
 #include "core/metrics.hpp"
 #include "core/time_format.hpp"
-#include "db/listen_loop.hpp"
+#include "db/notify_channels.hpp"
 #include "hub/notify_service.hpp"
 #include "schedule/catchup.hpp"
 #include "schedule/next_fire.hpp"
@@ -26,7 +25,14 @@ using std::chrono::milliseconds;
 // for it (catch-up under policy `all` can fire many per schedule); the rest of
 // the claimed rows are left unchanged, still due, for the next batch.
 constexpr std::size_t kMaxFiresPerBatch = 5000;
-const core::BackoffPolicy kErrorBackoff{milliseconds(100), milliseconds(5000)};
+
+db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, const SchedulerSettings& settings) {
+  db::BackgroundLoopSettings loop;
+  loop.name = "scheduler";
+  loop.threads = settings.concurrency;
+  loop.listen = db::ListenOn{pool.conninfo(), db::kSchedulesChannel};
+  return loop;
+}
 
 struct SchedulerMetrics {
   core::Histogram& lag;
@@ -104,7 +110,12 @@ struct FiringUpdates {
 }  // namespace
 
 Scheduler::Scheduler(db::Pool& pool, const core::Clock& clock, SchedulerSettings settings)
-    : pool_(pool), clock_(clock), settings_(settings) {
+    : pool_(pool),
+      clock_(clock),
+      settings_(settings),
+      loop_(
+          LoopSettings(pool, settings_), [this](const db::StepContext&) { return Step(); },
+          core::MetricsRegistry::Global()) {
   SchedulerMetrics::Global();  // registers the metric families up front
 }
 
@@ -112,7 +123,7 @@ Scheduler::~Scheduler() { Stop(); }
 
 SchedulerRunStats Scheduler::RunOnce() {
   SchedulerRunStats total;
-  while (!stopping_) {
+  while (!loop_.Stopping()) {
     const BatchResult result = FireBatch(clock_.Now());
     const SchedulerRunStats& batch = result.stats;
     total.batches += batch.batches;
@@ -229,26 +240,11 @@ DueState Scheduler::LookUpDue() {
   return state;
 }
 
-void Scheduler::Start() {
-  std::lock_guard lock(mutex_);
-  if (started_) return;
-  started_ = true;
-  listener_ = std::thread([this] { Listen(); });
-  for (int i = 0; i < std::max(1, settings_.concurrency); ++i)
-    loops_.emplace_back([this] { Loop(); });
-}
+void Scheduler::Start() { loop_.Start(); }
 
-void Scheduler::Stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_cv_.notify_all();
-  for (auto& loop : loops_) {
-    if (loop.joinable()) loop.join();
-  }
-  if (listener_.joinable()) listener_.join();
-}
+void Scheduler::Stop() { loop_.StopAndJoin(); }
+
+db::Next Scheduler::Step() { return db::Next::SleepUpTo(IdleWait(RunOnce())); }
 
 milliseconds Scheduler::IdleWait(const SchedulerRunStats& last) {
   const DueState due = LookUpDue();
@@ -258,50 +254,6 @@ milliseconds Scheduler::IdleWait(const SchedulerRunStats& last) {
   // Still due: became due while we worked (go again), or held by other
   // schedulers or a user update (look again shortly, or on NOTIFY).
   return last.claimed > 0 ? milliseconds(0) : settings_.BusyRetry();
-}
-
-void Scheduler::Loop() {
-  int failures = 0;
-  while (!stopping_) {
-    std::uint64_t seen;
-    {
-      std::lock_guard lock(mutex_);
-      seen = wake_generation_;
-    }
-    try {
-      const SchedulerRunStats stats = RunOnce();
-      failures = 0;
-      const milliseconds wait = IdleWait(stats);
-      if (wait > milliseconds(0)) WaitFor(wait, seen, /*wake_on_notify=*/true);
-    } catch (const std::exception& e) {
-      ++failures;
-      const auto pause =
-          core::BackoffDelay(kErrorBackoff, failures, core::ThreadLocalRandom::Instance());
-      spdlog::warn("scheduler loop: {} (retrying in {} ms)", e.what(), pause.count());
-      WaitFor(pause, seen, /*wake_on_notify=*/false);
-    }
-  }
-}
-
-void Scheduler::WaitFor(milliseconds timeout, std::uint64_t seen, bool wake_on_notify) {
-  std::unique_lock lock(mutex_);
-  wake_cv_.wait_for(lock, timeout, [&] {
-    return stopping_.load() || (wake_on_notify && wake_generation_ != seen);
-  });
-}
-
-void Scheduler::Wake() {
-  {
-    std::lock_guard lock(mutex_);
-    ++wake_generation_;
-  }
-  wake_cv_.notify_all();
-}
-
-void Scheduler::Listen() {
-  db::RunListenLoop(
-      pool_.conninfo(), kSchedulesChannel, "scheduler listener", stopping_, [this] { Wake(); },
-      [this](milliseconds pause) { WaitFor(pause, 0, /*wake_on_notify=*/false); });
 }
 
 }  // namespace chopar::schedule

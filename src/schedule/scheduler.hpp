@@ -1,15 +1,11 @@
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <optional>
-#include <thread>
-#include <vector>
 
 #include "core/clock.hpp"
+#include "db/background_loop.hpp"
 #include "db/pool.hpp"
 #include "schedule/settings.hpp"
 
@@ -65,10 +61,11 @@ class Scheduler {
   DueState LookUpDue();
 
   // Starts settings.concurrency loop threads (RunOnce, then sleep until the earliest
-  // next_fire_at, woken early by NOTIFY chopar_schedules on one dedicated
-  // listening connection, at most settings.max_sleep_seconds) and the
-  // listener thread. Database failures are logged and retried with backoff;
-  // they never end the loop. Call once.
+  // next_fire_at, woken early by NOTIFY db::kSchedulesChannel on one
+  // dedicated listening connection, at most settings.max_sleep_seconds) and
+  // the listener thread. Database failures are logged and retried with
+  // backoff; they never end the loop (see db::BackgroundLoop, loop
+  // "scheduler"). Call once.
   void Start();
 
   // Stops claiming; the batch in progress commits (or rolls back on error)
@@ -83,23 +80,19 @@ class Scheduler {
     bool more = false;  // the claim was full or rows were left for the next batch: look again
   };
   BatchResult FireBatch(core::TimePoint now);
-  void Loop();
-  void Listen();
+  // The step of each loop thread: RunOnce(), then sleep for IdleWait().
+  db::Next Step();
+  // How long to sleep after a RunOnce() that did `last`: until the earliest
+  // next_fire_at, at most settings.max_sleep_seconds. When something is
+  // still due: zero (step again) if `last` claimed anything, else
+  // settings.busy_retry_seconds (it is held by other schedulers).
   std::chrono::milliseconds IdleWait(const SchedulerRunStats& last);
-  void WaitFor(std::chrono::milliseconds timeout, std::uint64_t seen, bool wake_on_notify);
-  void Wake();
 
   db::Pool& pool_;
   const core::Clock& clock_;
   const SchedulerSettings settings_;
-
-  std::mutex mutex_;  // guards the fields below
-  std::condition_variable wake_cv_;
-  std::atomic<bool> stopping_{false};
-  bool started_ = false;
-  std::uint64_t wake_generation_ = 0;
-  std::vector<std::thread> loops_;
-  std::thread listener_;
+  // Declared last: built after, and destroyed before, everything its steps use.
+  db::BackgroundLoop loop_;
 };
 
 }  // namespace chopar::schedule

@@ -1,0 +1,24 @@
+#pragma once
+
+namespace chopar::db {
+
+// The PostgreSQL NOTIFY channels chopar uses, each named once for the C++
+// code. The SQL that sends them spells the same names as literals (a NOTIFY
+// inside a statement costs no round trip that way); the files are listed
+// with each name, and tests check that they agree.
+
+// Wakes delivery workers: deliveries were queued. Payload: empty.
+// Sent by src/hub/queries/insert_notifications.sql.
+inline constexpr const char* kDeliveriesChannel = "chopar_deliveries";
+
+// Wakes the inbox streams of some users: notifications were created or
+// changed. Payload: comma-separated user ids, or "*" for everyone.
+// Sent by src/hub/queries/insert_notifications.sql and
+// src/hub/queries/wake_inbox.sql.
+inline constexpr const char* kInboxChannel = "chopar_inbox";
+
+// Wakes schedulers: the earliest next_fire_at may have moved. Payload: empty.
+// Sent by src/schedule/queries/notify_schedulers.sql.
+inline constexpr const char* kSchedulesChannel = "chopar_schedules";
+
+}  // namespace chopar::db
