@@ -17,6 +17,7 @@
 #include "channels/webpush/channel.hpp"
 #include "channels/webpush/crypto.hpp"
 #include "channels/webpush/vapid.hpp"
+#include "core/clock.hpp"
 #include "core/encoding.hpp"
 #include "net/http_client.hpp"
 #include "sample_message.hpp"
@@ -81,7 +82,8 @@ int main(int argc, char** argv) {
   settings.allow_http_endpoints = true;
   settings.timeout = std::chrono::milliseconds(30000);
   chopar::net::HttpClient http;
-  chopar::channels::webpush::WebPushChannel channel(settings, http);
+  const chopar::core::SystemClock clock;
+  chopar::channels::webpush::WebPushChannel channel(settings, http, clock);
 
   // The cryptography alone, on this thread.
   const std::string plaintext =

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "channels/telegram/channel.hpp"
+#include "core/clock.hpp"
 #include "net/http_client.hpp"
 #include "sample_message.hpp"
 #include "testing/fake_telegram.hpp"
@@ -104,7 +105,8 @@ bool RunConcurrent(int messages, int latency_ms, double max_per_second) {
   const auto fake = FakeBotApi(std::chrono::milliseconds(latency_ms));
   const TelegramSettings settings = SettingsFor(*fake, messages, max_per_second);
   chopar::net::HttpClient http;
-  TelegramChannel channel(settings, http);
+  const chopar::core::SystemClock clock;
+  TelegramChannel channel(settings, http, clock);
   const auto batch = ToChats(messages);
 
   const auto start = Clock::now();
@@ -124,7 +126,8 @@ bool RunDefaultRate(int messages) {
   const auto fake = FakeBotApi(std::chrono::milliseconds(0));
   const TelegramSettings settings = SettingsFor(*fake, messages);
   chopar::net::HttpClient http;
-  TelegramChannel channel(settings, http);
+  const chopar::core::SystemClock clock;
+  TelegramChannel channel(settings, http, clock);
   const auto batch = ToChats(messages);
 
   const auto start = Clock::now();
@@ -147,7 +150,8 @@ bool RunSameChat() {
   const auto fake = FakeBotApi(std::chrono::milliseconds(0));
   const TelegramSettings settings = SettingsFor(*fake, 2);
   chopar::net::HttpClient http;
-  TelegramChannel channel(settings, http);
+  const chopar::core::SystemClock clock;
+  TelegramChannel channel(settings, http, clock);
   const std::vector<Message> batch = {ToChat(kFirstChat, 1), ToChat(kFirstChat, 2)};
 
   const auto outcomes = channel.Send(batch);

@@ -62,7 +62,7 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
     settings.public_url = config.server.public_url;
     settings.webhook_secret = config.telegram.webhook_secret;
     settings.max_per_second = config.telegram.max_per_second;
-    auto bot = std::make_unique<channels::telegram::TelegramChannel>(settings, http_);
+    auto bot = std::make_unique<channels::telegram::TelegramChannel>(settings, http_, clock);
     telegram_bot_ = bot.get();
     telegram_ = std::move(bot);
   }

@@ -161,7 +161,8 @@ HttpResponse HttpClient::Perform(const HttpRequest& request) {
   return std::move(PerformAll(std::span<const HttpRequest>(&request, 1)).front());
 }
 
-std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value) {
+std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value,
+                                                    std::chrono::system_clock::time_point now) {
   if (value.empty()) return std::nullopt;
   if (std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c); })) {
     return std::chrono::seconds(std::stoll(value.substr(0, 9)));
@@ -169,7 +170,7 @@ std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value) {
   std::tm tm{};
   if (strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm) == nullptr) return std::nullopt;
   const auto at = std::chrono::system_clock::from_time_t(timegm(&tm));
-  const auto delay = std::chrono::duration_cast<std::chrono::seconds>(at - std::chrono::system_clock::now());
+  const auto delay = std::chrono::duration_cast<std::chrono::seconds>(at - now);
   return std::max(delay, std::chrono::seconds(0));
 }
 

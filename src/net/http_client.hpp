@@ -69,7 +69,10 @@ class HttpClient {
   std::vector<CurlMulti> idle_;
 };
 
-// The delay of a Retry-After header: delta-seconds or an HTTP date.
-std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value);
+// The delay a Retry-After header asks for: its delta-seconds, or for an HTTP
+// date the time from `now` until then (zero once it has passed). nullopt for
+// an empty or unparsable value.
+std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value,
+                                                    std::chrono::system_clock::time_point now);
 
 }  // namespace chopar::net

@@ -180,6 +180,7 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
     }
   }
 
+  const core::TimePoint answered_at = clock_.Now();  // what an HTTP-date Retry-After counts from
   for (std::size_t k = 0; k < active.size(); ++k) {
     Item& item = *active[k];
     Outcome& outcome = outcomes[item.index];
@@ -200,10 +201,11 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
       } else if (r.status == 0) {
         outcome = Outcome::Retry("eskiz status_by_id: " + r.error_message);
       } else {
-        outcome = Outcome::Retry("status_by_id: " + Reason(r),
-                                 r.status == 429
-                                     ? net::ParseRetryAfter(r.Header("retry-after").value_or(""))
-                                     : std::nullopt);
+        outcome = Outcome::Retry(
+            "status_by_id: " + Reason(r),
+            r.status == 429
+                ? net::ParseRetryAfter(r.Header("retry-after").value_or(""), answered_at)
+                : std::nullopt);
       }
       continue;
     }
@@ -223,8 +225,8 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
     } else if (r.status == 401) {
       outcome = Outcome::Retry(Reason(r) + " (token rejected right after a fresh login)");
     } else if (r.status == 429) {
-      outcome =
-          Outcome::Retry(Reason(r), net::ParseRetryAfter(r.Header("retry-after").value_or("")));
+      outcome = Outcome::Retry(
+          Reason(r), net::ParseRetryAfter(r.Header("retry-after").value_or(""), answered_at));
     } else if (r.status >= 500) {
       outcome = Outcome::Retry(Reason(r));
     } else {

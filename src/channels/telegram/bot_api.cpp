@@ -12,7 +12,7 @@ std::string TelegramBotId(std::string_view bot_token) {
   return std::string(id);
 }
 
-BotApiReply ParseBotApiReply(const net::HttpResponse& response) {
+BotApiReply ParseBotApiReply(const net::HttpResponse& response, core::TimePoint now) {
   BotApiReply reply;
   if (response.error != CURLE_OK) {
     reply.timed_out = response.error == CURLE_OPERATION_TIMEDOUT;
@@ -21,7 +21,7 @@ BotApiReply ParseBotApiReply(const net::HttpResponse& response) {
   }
   reply.error_code = static_cast<int>(response.status);
   if (const auto header = response.Header("retry-after"))
-    reply.retry_after = net::ParseRetryAfter(*header);
+    reply.retry_after = net::ParseRetryAfter(*header, now);
 
   const auto body = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
   if (!body.is_object() || !body.contains("ok") || !body["ok"].is_boolean()) {

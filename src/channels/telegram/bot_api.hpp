@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "channels/telegram/settings.hpp"
+#include "core/clock.hpp"
 #include "net/http_client.hpp"
 
 namespace chopar::channels::telegram {
@@ -29,8 +30,9 @@ struct BotApiReply {
 };
 
 // Never throws: a body that is not Bot API JSON gives ok=false with the HTTP
-// status as error_code.
-BotApiReply ParseBotApiReply(const net::HttpResponse& response);
+// status as error_code. `now` is when the response came: a Retry-After
+// header holding an HTTP date counts from it.
+BotApiReply ParseBotApiReply(const net::HttpResponse& response, core::TimePoint now);
 
 // Builds Bot API requests (POST <api_base>/bot<token>/<method>, JSON bodies).
 // Immutable after construction; thread-safe.

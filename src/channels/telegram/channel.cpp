@@ -94,10 +94,12 @@ Outcome TelegramSendOutcome(const BotApiReply& reply) {
   return Outcome::Permanent(detail);
 }
 
-TelegramChannel::TelegramChannel(TelegramSettings settings, net::HttpClient& http)
+TelegramChannel::TelegramChannel(TelegramSettings settings, net::HttpClient& http,
+                                 const core::Clock& clock)
     : settings_(std::move(settings)),
       api_(settings_),
       http_(http),
+      clock_(clock),
       limiter_(settings_.max_per_second, settings_.per_chat_interval) {}
 
 std::vector<Outcome> TelegramChannel::Send(std::span<const Message> messages) {
@@ -139,8 +141,9 @@ std::vector<Outcome> TelegramChannel::SendTexts(std::span<const TelegramText> te
   }
 
   const std::vector<net::HttpResponse> responses = http_.PerformAll(requests);
+  const core::TimePoint answered_at = clock_.Now();
   for (std::size_t j = 0; j < responses.size(); ++j) {
-    const BotApiReply reply = ParseBotApiReply(responses[j]);
+    const BotApiReply reply = ParseBotApiReply(responses[j], answered_at);
     const std::size_t i = request_of[j];
     outcomes[i] = TelegramSendOutcome(reply);
     if (reply.error_code == 429 && reply.retry_after) {

@@ -12,6 +12,7 @@
 #include "channels/telegram/bot_api.hpp"
 #include "channels/telegram/rate_limiter.hpp"
 #include "channels/telegram/settings.hpp"
+#include "core/clock.hpp"
 #include "net/http_client.hpp"
 
 namespace chopar::channels::telegram {
@@ -38,9 +39,11 @@ struct TelegramText {
 // Thread-safe: Send() may run on several worker threads at once.
 class TelegramChannel final : public Channel {
  public:
-  // `http` is shared and must outlive the channel. Throws
-  // std::invalid_argument for a non-positive max_per_second.
-  TelegramChannel(TelegramSettings settings, net::HttpClient& http);
+  // `http` and `clock` are shared and must outlive the channel; the clock is
+  // what an HTTP-date Retry-After counts from (the pacing itself runs on the
+  // steady clock). Throws std::invalid_argument for a non-positive
+  // max_per_second.
+  TelegramChannel(TelegramSettings settings, net::HttpClient& http, const core::Clock& clock);
 
   std::vector<Outcome> Send(std::span<const Message> messages) override;
   [[nodiscard]] std::string_view ProviderName() const override { return "telegram"; }
@@ -53,11 +56,13 @@ class TelegramChannel final : public Channel {
 
   [[nodiscard]] const TelegramSettings& settings() const { return settings_; }
   [[nodiscard]] const TelegramBotApi& api() const { return api_; }
+  [[nodiscard]] const core::Clock& clock() const { return clock_; }
 
  private:
   const TelegramSettings settings_;
   const TelegramBotApi api_;
   net::HttpClient& http_;
+  const core::Clock& clock_;
   TelegramRateLimiter limiter_;
 };
 

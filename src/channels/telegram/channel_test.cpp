@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/clock.hpp"
 #include "testing/fake_http_server.hpp"
 #include "testing/fake_telegram.hpp"
 
@@ -28,6 +29,8 @@ using testing::FakeHttpServer;
 using testing::FakeTelegram;
 
 constexpr const char* kToken = "123456:TEST-token_abc";
+// What an HTTP-date Retry-After would count from; the fake sends none.
+const core::SimulatedClock kClock{std::chrono::sys_days{std::chrono::year{2026} / 10 / 28}};
 
 // A TCP port that takes connections (the kernel completes them from the
 // backlog) and never answers: a provider that hangs.
@@ -93,7 +96,7 @@ Outcome SendOne(TelegramChannel& channel, const Message& message) {
 TEST(TelegramChannelTest, SuccessIsSentWithTheMessageIdAndTheRequestTelegramExpects) {
   FakeTelegram fake([](const json&) { return BotOk(4242); });
   net::HttpClient http;
-  TelegramChannel channel(SettingsFor(fake), http);
+  TelegramChannel channel(SettingsFor(fake), http, kClock);
 
   const Outcome outcome = SendOne(channel, TelegramMessage(900000001));
 
@@ -115,7 +118,7 @@ TEST(TelegramChannelTest, BlockedBotIsAddressGone) {
   FakeTelegram fake(
       [](const json&) { return BotError(403, "Forbidden: bot was blocked by the user"); });
   net::HttpClient http;
-  TelegramChannel channel(SettingsFor(fake), http);
+  TelegramChannel channel(SettingsFor(fake), http, kClock);
   const Outcome outcome = SendOne(channel, TelegramMessage(900000001));
   EXPECT_EQ(outcome.kind, OutcomeKind::kAddressGone);
   EXPECT_NE(outcome.detail.find("bot was blocked by the user"), std::string::npos)
@@ -125,14 +128,14 @@ TEST(TelegramChannelTest, BlockedBotIsAddressGone) {
 TEST(TelegramChannelTest, DeactivatedUserIsAddressGone) {
   FakeTelegram fake([](const json&) { return BotError(403, "Forbidden: user is deactivated"); });
   net::HttpClient http;
-  TelegramChannel channel(SettingsFor(fake), http);
+  TelegramChannel channel(SettingsFor(fake), http, kClock);
   EXPECT_EQ(SendOne(channel, TelegramMessage(900000001)).kind, OutcomeKind::kAddressGone);
 }
 
 TEST(TelegramChannelTest, ChatNotFoundIsAddressGone) {
   FakeTelegram fake([](const json&) { return BotError(400, "Bad Request: chat not found"); });
   net::HttpClient http;
-  TelegramChannel channel(SettingsFor(fake), http);
+  TelegramChannel channel(SettingsFor(fake), http, kClock);
   const Outcome outcome = SendOne(channel, TelegramMessage(900000001));
   EXPECT_EQ(outcome.kind, OutcomeKind::kAddressGone);
   EXPECT_EQ(outcome.detail, "telegram 400: Bad Request: chat not found");
@@ -143,7 +146,7 @@ TEST(TelegramChannelTest, OtherBadRequestIsPermanentWithTelegramsReason) {
     return BotError(400, "Bad Request: can't parse entities: Unsupported start tag \"x\"");
   });
   net::HttpClient http;
-  TelegramChannel channel(SettingsFor(fake), http);
+  TelegramChannel channel(SettingsFor(fake), http, kClock);
   const Outcome outcome = SendOne(channel, TelegramMessage(900000001));
   EXPECT_EQ(outcome.kind, OutcomeKind::kPermanent);
   EXPECT_NE(outcome.detail.find("can't parse entities"), std::string::npos) << outcome.detail;
@@ -153,7 +156,7 @@ TEST(TelegramChannelTest, TooManyRequestsRetriesAfterTelegramsRetryAfter) {
   FakeTelegram fake(
       [](const json&) { return BotError(429, "Too Many Requests: retry after 7", 7); });
   net::HttpClient http;
-  TelegramChannel channel(SettingsFor(fake), http);
+  TelegramChannel channel(SettingsFor(fake), http, kClock);
   const Outcome outcome = SendOne(channel, TelegramMessage(900000001));
   EXPECT_EQ(outcome.kind, OutcomeKind::kRetry);
   EXPECT_EQ(outcome.retry_after, 7s);
@@ -165,7 +168,7 @@ TEST(TelegramChannelTest, TooManyRequestsHoldsBackTheNextMessageToThatChat) {
   net::HttpClient http;
   TelegramSettings settings = SettingsFor(fake);
   settings.max_wait = 5s;
-  TelegramChannel channel(settings, http);
+  TelegramChannel channel(settings, http, kClock);
   (void)SendOne(channel, TelegramMessage(900000001));
   // The chat is deferred 40 s, beyond max_wait: refused here, nothing sent.
   const Outcome next = SendOne(channel, TelegramMessage(900000001));
@@ -181,7 +184,7 @@ TEST(TelegramChannelTest, ServerErrorsRetry) {
     return {502, "<html>Bad Gateway</html>", {}, "text/html"};
   });
   net::HttpClient http;
-  TelegramChannel channel(SettingsFor(fake), http);
+  TelegramChannel channel(SettingsFor(fake), http, kClock);
   const auto outcomes =
       channel.Send(std::vector<Message>{TelegramMessage(1, 1), TelegramMessage(2, 2)});
   ASSERT_EQ(outcomes.size(), 2u);
@@ -198,7 +201,7 @@ TEST(TelegramChannelTest, TimeoutRetries) {
   settings.bot_token = kToken;
   settings.api_base = silent.url();
   settings.timeout = 200ms;
-  TelegramChannel channel(settings, http);
+  TelegramChannel channel(settings, http, kClock);
   const Outcome outcome = SendOne(channel, TelegramMessage(900000001));
   EXPECT_EQ(outcome.kind, OutcomeKind::kRetry);
   EXPECT_NE(outcome.detail.find("no answer in time"), std::string::npos) << outcome.detail;
@@ -207,7 +210,7 @@ TEST(TelegramChannelTest, TimeoutRetries) {
 TEST(TelegramChannelTest, RefusedBotTokenRetriesRatherThanFailingTheMessage) {
   FakeTelegram fake([](const json&) { return BotError(401, "Unauthorized"); });
   net::HttpClient http;
-  TelegramChannel channel(SettingsFor(fake), http);
+  TelegramChannel channel(SettingsFor(fake), http, kClock);
   EXPECT_EQ(SendOne(channel, TelegramMessage(900000001)).kind, OutcomeKind::kRetry);
 }
 
@@ -217,14 +220,14 @@ TEST(TelegramChannelTest, UnreachableApiRetries) {
   settings.bot_token = kToken;
   settings.api_base = "http://127.0.0.1:1";  // nothing listens on port 1
   settings.timeout = 2s;
-  TelegramChannel channel(settings, http);
+  TelegramChannel channel(settings, http, kClock);
   EXPECT_EQ(SendOne(channel, TelegramMessage(900000001)).kind, OutcomeKind::kRetry);
 }
 
 TEST(TelegramChannelTest, MessageWithoutChatIsPermanentAndOthersStillGo) {
   FakeTelegram fake([](const json&) { return BotOk(9); });
   net::HttpClient http;
-  TelegramChannel channel(SettingsFor(fake), http);
+  TelegramChannel channel(SettingsFor(fake), http, kClock);
   std::vector<Message> messages = {TelegramMessage(1, 1), TelegramMessage(2, 2)};
   messages[0].telegram_chat_id.reset();
   const auto outcomes = channel.Send(messages);
@@ -255,7 +258,7 @@ TEST(TelegramChannelTest, TwoThousandChatsAtAThousandPerSecondRunConcurrently) {
   net::HttpClient http;
   TelegramSettings settings = SettingsFor(fake);
   settings.max_per_second = 1000;
-  TelegramChannel channel(settings, http);
+  TelegramChannel channel(settings, http, kClock);
   const auto messages = ToChats(2000);
 
   const auto start = steady_clock::now();
@@ -279,7 +282,7 @@ TEST(TelegramChannelTest, TwoThousandChatsAtAThousandPerSecondRunConcurrently) {
 TEST(TelegramChannelTest, DefaultRateSpreadsNinetyMessagesOverThreeSeconds) {
   FakeTelegram fake([](const json&) { return BotOk(1); });
   net::HttpClient http;
-  TelegramChannel channel(SettingsFor(fake), http);  // 30 per second
+  TelegramChannel channel(SettingsFor(fake), http, kClock);  // 30 per second
   const auto start = steady_clock::now();
   const auto outcomes = channel.Send(ToChats(90));
 
@@ -301,7 +304,7 @@ TEST(TelegramChannelTest, DefaultRateSpreadsNinetyMessagesOverThreeSeconds) {
 TEST(TelegramChannelTest, TwoMessagesToOneChatAreASecondApartAndOthersDoNotWait) {
   FakeTelegram fake([](const json&) { return BotOk(1); });
   net::HttpClient http;
-  TelegramChannel channel(SettingsFor(fake), http);
+  TelegramChannel channel(SettingsFor(fake), http, kClock);
   // Chat 1 twice, then three other chats: those go in the second chat 1 waits.
   std::vector<Message> messages = {TelegramMessage(1, 1), TelegramMessage(1, 2),
                                    TelegramMessage(2, 3), TelegramMessage(3, 4),
@@ -333,7 +336,7 @@ TEST(TelegramChannelTest, MessageWhoseTurnIsBeyondMaxWaitComesBackAsRetry) {
   TelegramSettings settings = SettingsFor(fake);
   settings.max_per_second = 1000;
   settings.max_wait = 2s;
-  TelegramChannel channel(settings, http);
+  TelegramChannel channel(settings, http, kClock);
   // Four to one chat: turns just after 0, 1, 2 and 3 s; the last two are beyond 2 s.
   const auto outcomes = channel.Send(std::vector<Message>{
       TelegramMessage(1, 1), TelegramMessage(1, 2), TelegramMessage(1, 3), TelegramMessage(1, 4)});
@@ -351,7 +354,7 @@ TEST(TelegramChannelTest, ParallelSendersShareOneBotWidePace) {
   net::HttpClient http;
   TelegramSettings settings = SettingsFor(fake);
   settings.max_per_second = 20;
-  TelegramChannel channel(settings, http);
+  TelegramChannel channel(settings, http, kClock);
   const auto start = steady_clock::now();
   std::thread a([&] { (void)channel.Send(ToChats(20, 1000)); });
   std::thread b([&] { (void)channel.Send(ToChats(20, 2000)); });

@@ -42,7 +42,7 @@ TelegramPoller::RunResult TelegramPoller::RunOnce() {
   const TelegramChannel& channel = updates_.channel();
   const net::HttpResponse response =
       http_.Perform(channel.api().GetUpdates(offset, channel.settings().long_poll));
-  const BotApiReply reply = ParseBotApiReply(response);
+  const BotApiReply reply = ParseBotApiReply(response, channel.clock().Now());
   RunResult result;
   if (!reply.ok || !reply.result.is_array()) {
     result.failed = true;

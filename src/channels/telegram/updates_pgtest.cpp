@@ -166,7 +166,7 @@ class TelegramConnectTest : public testing::PgTest {
     updates_.reset();
     channel_.reset();
     http_ = std::make_unique<net::HttpClient>();
-    channel_ = std::make_unique<TelegramChannel>(Settings(), *http_);
+    channel_ = std::make_unique<TelegramChannel>(Settings(), *http_, clock_);
     updates_ = std::make_unique<TelegramUpdates>(*channel_, *pool_, clock_);
     poller_ = std::make_unique<TelegramPoller>(*updates_, *pool_, *http_);
   }
@@ -227,7 +227,7 @@ TEST_F(TelegramConnectTest, CreateLinkForAnUnknownUserIsUserNotFound) {
 TEST_F(TelegramConnectTest, CreateLinkWithoutABotUsernameIsUnavailable) {
   TelegramSettings settings = Settings();
   settings.bot_username.clear();
-  TelegramChannel channel(settings, *http_);
+  TelegramChannel channel(settings, *http_, clock_);
   TelegramUpdates updates(channel, *pool_, clock_);
   try {
     (void)updates.CreateLink(1);
@@ -270,7 +270,7 @@ TEST_F(TelegramConnectTest, WebhookWithAWrongOrMissingSecretIsRefusedAndChangesN
 TEST_F(TelegramConnectTest, WebhookIsRefusedWhenNoSecretIsConfigured) {
   TelegramSettings settings = Settings();
   settings.webhook_secret.clear();
-  TelegramChannel channel(settings, *http_);
+  TelegramChannel channel(settings, *http_, clock_);
   TelegramUpdates updates(channel, *pool_, clock_);
   EXPECT_THROW((void)updates.HandleWebhook("", StartUpdate(1, kChat, "/start x").dump()),
                core::ApiError);

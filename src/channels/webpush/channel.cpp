@@ -40,7 +40,8 @@ std::string Snippet(std::string_view body) {
 
 TargetResult Permanent(std::string detail) { return {TargetKind::kPermanent, std::move(detail), {}, {}}; }
 
-TargetResult Classify(const net::HttpResponse& response) {
+// `now` is when the response came: an HTTP-date Retry-After counts from it.
+TargetResult Classify(const net::HttpResponse& response, core::TimePoint now) {
   if (response.error != CURLE_OK) {
     const bool timeout = response.error == CURLE_OPERATION_TIMEDOUT;
     return {TargetKind::kRetry, (timeout ? "timeout: " : "network error: ") + response.error_message, {}, {}};
@@ -48,7 +49,7 @@ TargetResult Classify(const net::HttpResponse& response) {
   const long status = response.status;
   const auto retry_after = [&] {
     const auto value = response.Header("retry-after");
-    return value ? net::ParseRetryAfter(*value) : std::nullopt;
+    return value ? net::ParseRetryAfter(*value, now) : std::nullopt;
   };
   if (status >= 200 && status < 300) return {TargetKind::kSent, "", {}, response.Header("location")};
   if (status == 404 || status == 410) {
@@ -101,11 +102,6 @@ Outcome Combine(const Message& message, const std::vector<TargetResult>& results
   return outcome;
 }
 
-const core::Clock& TheSystemClock() {
-  static const core::SystemClock clock;
-  return clock;
-}
-
 }  // namespace
 
 std::string WebPushPlaintext(const Message& message, std::string_view public_url) {
@@ -126,12 +122,10 @@ WebPushChannel::WebPushChannel(WebPushSettings settings, net::HttpClient& http,
                                const core::Clock& clock)
     : settings_(std::move(settings)),
       http_(http),
+      clock_(clock),
       vapid_(settings_.vapid_public_key, settings_.vapid_private_key, settings_.subject, clock) {
   if (settings_.ttl_seconds <= 0) throw std::invalid_argument("ttl_seconds must be positive");
 }
-
-WebPushChannel::WebPushChannel(WebPushSettings settings, net::HttpClient& http)
-    : WebPushChannel(std::move(settings), http, TheSystemClock()) {}
 
 std::vector<Outcome> WebPushChannel::Send(std::span<const Message> messages) {
   std::vector<std::vector<TargetResult>> results(messages.size());
@@ -187,9 +181,10 @@ std::vector<Outcome> WebPushChannel::Send(std::span<const Message> messages) {
   }
 
   const std::vector<net::HttpResponse> responses = http_.PerformAll(requests);
+  const core::TimePoint now = clock_.Now();
   for (std::size_t i = 0; i < responses.size(); ++i) {
     const auto [m, t] = owners[i];
-    results[m][t] = Classify(responses[i]);
+    results[m][t] = Classify(responses[i], now);
   }
 
   std::vector<Outcome> outcomes;

@@ -52,12 +52,11 @@ struct WebPushSettings {
 // Thread-safe: Send() may run on several worker threads at once.
 class WebPushChannel final : public Channel {
  public:
-  // `http` and `clock` are shared and must outlive the channel. Throws
-  // std::invalid_argument for bad VAPID keys or subject (see VapidSigner)
-  // or a non-positive ttl_seconds.
+  // `http` and `clock` are shared and must outlive the channel. The clock
+  // dates the VAPID tokens (their `exp`) and is what an HTTP-date
+  // Retry-After counts from. Throws std::invalid_argument for bad VAPID keys
+  // or subject (see VapidSigner) or a non-positive ttl_seconds.
   WebPushChannel(WebPushSettings settings, net::HttpClient& http, const core::Clock& clock);
-  // The same on the system clock.
-  WebPushChannel(WebPushSettings settings, net::HttpClient& http);
 
   std::vector<Outcome> Send(std::span<const Message> messages) override;
   [[nodiscard]] std::string_view ProviderName() const override { return "webpush"; }
@@ -67,6 +66,7 @@ class WebPushChannel final : public Channel {
  private:
   const WebPushSettings settings_;
   net::HttpClient& http_;
+  const core::Clock& clock_;
   VapidSigner vapid_;
 };
 

@@ -16,7 +16,9 @@
 
 #include "channels/render.hpp"
 #include "channels/webpush/crypto.hpp"
+#include "core/clock.hpp"
 #include "core/encoding.hpp"
+#include "core/time_format.hpp"
 #include "testing/fake_http_server.hpp"
 
 namespace chopar::channels::webpush {
@@ -85,7 +87,7 @@ class WebPushChannelTest : public ::testing::Test {
     settings_.public_url = std::string(kPublicUrl);
     settings_.allow_http_endpoints = true;
     settings_.timeout = milliseconds(5000);
-    channel_ = std::make_unique<WebPushChannel>(settings_, http_);
+    channel_ = std::make_unique<WebPushChannel>(settings_, http_, clock_);
   }
 
   void AnswerFor(const Subscriber& s, FakeHttpServer::Response response) {
@@ -118,6 +120,7 @@ class WebPushChannelTest : public ::testing::Test {
     return nlohmann::json::parse(*plaintext);
   }
 
+  core::SimulatedClock clock_{*core::ParseRfc3339("2026-10-28T13:05:00Z")};
   VapidKeys keys_ = GenerateVapidKeys();
   WebPushSettings settings_;
   std::mutex mutex_;
@@ -162,6 +165,8 @@ TEST_F(WebPushChannelTest, SentPayloadDecryptsToTheNotificationWithTheProtocolHe
   const auto claims = JwtClaims(authorization);
   EXPECT_EQ(claims["aud"], server_.url());
   EXPECT_EQ(claims["sub"], kSubject);
+  // 2026-10-28T13:05:00Z on the channel's clock, plus the 12 h token lifetime.
+  EXPECT_EQ(claims["exp"], 1793192700 + 12 * 3600);
 
   EXPECT_EQ(Decrypt(phone, r), (nlohmann::json{{"id", 12},
                                                {"title", "Muddat yaqin"},
@@ -219,6 +224,15 @@ TEST_F(WebPushChannelTest, TooManyRequestsRetriesAfterTheServicesDelay) {
   const auto outcomes = channel_->Send(batch);
   EXPECT_EQ(outcomes[0].kind, OutcomeKind::kRetry);
   EXPECT_EQ(outcomes[0].retry_after, seconds(120));
+}
+
+TEST_F(WebPushChannelTest, RetryAfterDateCountsFromTheChannelsClock) {
+  const Subscriber phone{1};
+  AnswerFor(phone, Answer(503, {{"Retry-After", "Wed, 28 Oct 2026 13:06:30 GMT"}}));
+  const std::vector<Message> batch = {PushMessage(12, {phone.Target(server_.url())})};
+  const auto outcomes = channel_->Send(batch);
+  EXPECT_EQ(outcomes[0].kind, OutcomeKind::kRetry);
+  EXPECT_EQ(outcomes[0].retry_after, seconds(90));
 }
 
 TEST_F(WebPushChannelTest, ServerErrorsRetry) {
@@ -296,7 +310,7 @@ TEST_F(WebPushChannelTest, TimeoutRetries) {
   const SilentServer silent;
   WebPushSettings settings = settings_;
   settings.timeout = milliseconds(300);
-  WebPushChannel channel(settings, http_);
+  WebPushChannel channel(settings, http_, clock_);
   const Subscriber phone{1};
   const std::vector<Message> batch = {PushMessage(12, {phone.Target(silent.url())})};
   const auto outcomes = channel.Send(batch);
@@ -307,7 +321,7 @@ TEST_F(WebPushChannelTest, TimeoutRetries) {
 TEST_F(WebPushChannelTest, HttpEndpointsAreRefusedUnlessAllowed) {
   WebPushSettings settings = settings_;
   settings.allow_http_endpoints = false;
-  WebPushChannel channel(settings, http_);
+  WebPushChannel channel(settings, http_, clock_);
   const Subscriber phone{1};
   const std::vector<Message> batch = {PushMessage(12, {phone.Target(server_.url())}),
                                       PushMessage(13, {{7, "not a url", "x", "y"}})};
@@ -336,10 +350,10 @@ TEST_F(WebPushChannelTest, BadSubscriptionKeysArePermanentWithoutARequest) {
 TEST_F(WebPushChannelTest, RejectsBadVapidSettings) {
   WebPushSettings settings = settings_;
   settings.vapid_private_key = GenerateVapidKeys().private_key;
-  EXPECT_THROW(WebPushChannel(settings, http_), std::invalid_argument);
+  EXPECT_THROW(WebPushChannel(settings, http_, clock_), std::invalid_argument);
   settings = settings_;
   settings.ttl_seconds = 0;
-  EXPECT_THROW(WebPushChannel(settings, http_), std::invalid_argument);
+  EXPECT_THROW(WebPushChannel(settings, http_, clock_), std::invalid_argument);
 }
 
 TEST(WebPushPlaintextTest, LongBodyIsCutToFitOneRecord) {
