@@ -6,7 +6,6 @@
 #include "core/api_error.hpp"
 #include "core/channel_kind.hpp"
 #include "core/encoding.hpp"
-#include "core/time_format.hpp"
 #include "hub/queries.hpp"
 
 namespace chopar::hub {
@@ -91,10 +90,9 @@ std::int64_t InboxService::MarkRead(std::int64_t user_id, const nlohmann::json& 
       id_list.push_back(id.get<std::int64_t>());
     }
   }
-  const std::string now = core::FormatRfc3339Micros(std::chrono::system_clock::now());
   auto tx = pool_.Begin("mark_read");
-  const auto result = read_all ? tx.Exec(queries::kMarkReadAll, user_id, now)
-                               : tx.Exec(queries::kMarkReadIds, user_id, db::ArrayLiteral(id_list), now);
+  const auto result = read_all ? tx.Exec(queries::kMarkReadAll, user_id)
+                               : tx.Exec(queries::kMarkReadIds, user_id, db::ArrayLiteral(id_list));
   const std::int64_t updated = result.AffectedRows();
   if (updated > 0) tx.Exec(queries::kWakeInbox, std::to_string(user_id));
   tx.Commit();

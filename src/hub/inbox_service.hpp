@@ -29,6 +29,8 @@ class InboxService {
 
   // Body {"ids": [..]} or {"all": true}. Returns how many became read (ids of
   // other users are ignored; a repeat gives 0). Wakes the user's streams.
+  // read_at is the database's now() (the transaction's time), as for users'
+  // updated_at: a record of when, which nothing decides on.
   std::int64_t MarkRead(std::int64_t user_id, const nlohmann::json& body);
 
   // Notifications of the user with id > after_id, oldest first, at most
