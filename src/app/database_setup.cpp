@@ -6,13 +6,17 @@
 namespace chopar::app {
 
 DatabaseSetup::DatabaseSetup(const Config& config) {
+  pool_.size = config.database.pool_size;
   if (!config.database.url.empty()) {
-    conninfo_ = config.database.url;
+    pool_.conninfo = config.database.url;
+    pool_.listen_conninfo = config.database.listen_url;
+    pool_.pooling = config.database.prepared_statements ? db::ServerPooling::kNone
+                                                        : db::ServerPooling::kTransaction;
     return;
   }
   cluster_ = db::EmbeddedCluster::Start(std::filesystem::path(config.server.data_dir) / "pg",
                                         config.database.pg_bin_dir);
-  conninfo_ = cluster_->conninfo();
+  pool_.conninfo = cluster_->conninfo();
 }
 
 DatabaseSetup::~DatabaseSetup() {
@@ -22,7 +26,8 @@ DatabaseSetup::~DatabaseSetup() {
 std::string DatabaseSetup::location() const { return cluster_ ? cluster_->folder().string() : ""; }
 
 int DatabaseSetup::MigrateNow() {
-  auto conn = db::Connection::Open(conninfo_);
+  auto conn =
+      db::Connection::Open(pool_.listen_conninfo.empty() ? pool_.conninfo : pool_.listen_conninfo);
   return db::Migrate(conn);
 }
 

@@ -25,24 +25,39 @@ bool Succeeded(const Result& result) {
   return result.Status() == PGRES_COMMAND_OK || result.Status() == PGRES_TUPLES_OK;
 }
 
+// Notices (a NOTICE from the server) are not chopar's concern; libpq would
+// print them on stderr.
+void IgnoreNotice(void*, const char*) {}
+
 }  // namespace
 
-Connection Connection::Open(const std::string& conninfo) {
+Connection Connection::Open(const std::string& conninfo, ServerPooling pooling) {
   // Options go in the startup packet so they hold before the first statement.
   // JIT is off: chopar's statements are short and touch a few rows each, yet
   // a plan whose cost estimate passes jit_above_cost (a claim of 500 rows
-  // does) would spend 15-20 ms compiling before every execution.
+  // does) would spend 15-20 ms compiling before every execution. A pooler
+  // refuses options: see ServerPooling.
   constexpr const char* kSessionOptions =
       "-c TimeZone=UTC -c search_path=chopar,public -c client_min_messages=warning -c jit=off";
-  const char* keys[] = {"dbname", "options", "application_name", "fallback_application_name", nullptr};
-  const char* values[] = {conninfo.c_str(), kSessionOptions, "chopar", "chopar", nullptr};
+  const bool direct = pooling == ServerPooling::kNone;
+  const char* keys[] = {"dbname", "application_name", "fallback_application_name",
+                        direct ? "options" : nullptr, nullptr};
+  const char* values[] = {conninfo.c_str(), "chopar", "chopar", kSessionOptions, nullptr};
   PGconn* raw = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (raw == nullptr) throw ConnectionError("", "out of memory connecting to PostgreSQL");
-  Connection conn(raw);
+  Connection conn(raw, pooling);
   if (PQstatus(raw) != CONNECTION_OK) {
     throw ConnectionError("", "cannot connect to PostgreSQL: " + ErrorMessage(raw));
   }
+  PQsetNoticeProcessor(raw, IgnoreNotice, nullptr);
+  // PgBouncer tracks TimeZone per client and sets it on the server session
+  // before each of the client's transactions.
+  if (!direct) conn.ExecScript("SET TimeZone = 'UTC'");
   return conn;
+}
+
+void Connection::Begin() {
+  ExecScript(pooling_ == ServerPooling::kNone ? "BEGIN" : "BEGIN; SET LOCAL jit = off");
 }
 
 Result Connection::Check(PGresult* raw_result) {
@@ -52,7 +67,12 @@ Result Connection::Check(PGresult* raw_result) {
     return result;
   }
   const char* state = raw_result ? PQresultErrorField(raw_result, PG_DIAG_SQLSTATE) : nullptr;
-  const std::string message = raw_result && *PQresultErrorMessage(raw_result)
+  // The primary message only: DETAIL may quote a row ("Failing row contains
+  // (…, a@b.uz, …)"), and these messages are logged.
+  const char* primary =
+      raw_result ? PQresultErrorField(raw_result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+  const std::string message = primary != nullptr ? std::string("ERROR:  ") + primary
+                              : raw_result && *PQresultErrorMessage(raw_result)
                                   ? std::string(PQresultErrorMessage(raw_result))
                                   : ErrorMessage(conn_.get());
   if (state == nullptr && PQstatus(conn_.get()) != CONNECTION_OK) {
@@ -68,22 +88,34 @@ void Connection::Prepare(const Query& query) {
 }
 
 Result Connection::Exec(const Query& query, const Params& params) {
+  if (pooling_ != ServerPooling::kNone) return ExecText(query.sql, params);
   Prepare(query);
   const ParamPointers pointers(params);
   return Check(PQexecPrepared(conn_.get(), query.name, static_cast<int>(pointers.values.size()),
                               pointers.values.data(), nullptr, nullptr, 0));
 }
 
+bool Connection::SendInPipeline(const Statement& statement) {
+  const ParamPointers pointers(statement.params);
+  const int count = static_cast<int>(pointers.values.size());
+  if (pooling_ != ServerPooling::kNone) {
+    return PQsendQueryParams(conn_.get(), statement.query.sql, count, nullptr,
+                             pointers.values.data(), nullptr, nullptr, 0) == 1;
+  }
+  return PQsendQueryPrepared(conn_.get(), statement.query.name, count, pointers.values.data(),
+                             nullptr, nullptr, 0) == 1;
+}
+
 std::vector<Result> Connection::ExecPipeline(std::span<const Statement> statements) {
-  for (const Statement& statement : statements) Prepare(statement.query);
+  if (pooling_ == ServerPooling::kNone) {
+    for (const Statement& statement : statements) Prepare(statement.query);
+  }
   PGconn* conn = conn_.get();
   if (PQenterPipelineMode(conn) != 1) {
     throw ConnectionError("", "cannot enter pipeline mode: " + ErrorMessage(conn));
   }
   for (const Statement& statement : statements) {
-    const ParamPointers pointers(statement.params);
-    if (PQsendQueryPrepared(conn, statement.query.name, static_cast<int>(pointers.values.size()),
-                            pointers.values.data(), nullptr, nullptr, 0) != 1) {
+    if (!SendInPipeline(statement)) {
       poisoned_ = true;
       throw ConnectionError(
           "", "cannot send " + std::string(statement.query.name) + ": " + ErrorMessage(conn));

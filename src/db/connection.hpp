@@ -32,16 +32,41 @@ struct Statement {
   Params params;
 };
 
+// What stands between chopar and the server ([database] prepared_statements
+// in docs/configuration.md). chopar's own statements name every table with
+// its schema and need no session state either way; what differs is how
+// statements travel and how the session's settings are made.
+enum class ServerPooling {
+  // Each connection is a server session of its own: statements are prepared
+  // once per connection under their query's name, and TimeZone=UTC, jit=off
+  // and search_path=chopar,public are sent in the startup packet.
+  kNone,
+  // A pooler in transaction mode (PgBouncer) that may run each transaction
+  // on another server session, knows no named prepared statements and
+  // refuses startup options: every statement is sent unnamed (parsed and
+  // planned each time), TimeZone=UTC is SET once after connecting (the
+  // pooler carries it to whichever server session runs the client's next
+  // transaction), and each transaction turns jit off for itself (SET LOCAL).
+  kTransaction,
+};
+
 // One libpq connection; move-only, not thread-safe (one thread at a time).
-// Every session runs with TimeZone=UTC and search_path=chopar. Statement
-// failures throw the DbError subclass of their SQLSTATE; a lost connection
-// throws ConnectionError and leaves IsBroken() true.
+// Every session runs with TimeZone=UTC (see ServerPooling). Statement
+// failures throw the DbError subclass of their SQLSTATE, whose message is
+// the server's primary message without DETAIL (that may quote the row: an
+// email, a body); a lost connection throws ConnectionError and leaves
+// IsBroken() true.
 class Connection {
  public:
   // Connects to `conninfo` (URL or key=value). Throws ConnectionError.
-  static Connection Open(const std::string& conninfo);
+  static Connection Open(const std::string& conninfo, ServerPooling pooling = ServerPooling::kNone);
 
-  // Runs a named query as a prepared statement, preparing it on first use.
+  // BEGIN, and with ServerPooling::kTransaction the transaction's own
+  // settings, in one round trip.
+  void Begin();
+
+  // Runs a query: as a prepared statement named after the query, prepared
+  // on first use (ServerPooling::kNone), or unnamed.
   Result Exec(const Query& query, const Params& params);
   template <typename... Args>
   Result Exec(const Query& query, const Args&... args) {
@@ -69,13 +94,16 @@ class Connection {
   [[nodiscard]] PGconn* raw() const { return conn_.get(); }
 
  private:
-  explicit Connection(PGconn* conn) : conn_(conn) {}
+  Connection(PGconn* conn, ServerPooling pooling) : conn_(conn), pooling_(pooling) {}
   Result Check(PGresult* result);
   void Prepare(const Query& query);
+  // Sends one statement of a pipeline; false when libpq refused it.
+  bool SendInPipeline(const Statement& statement);
   std::vector<Result> ReadPipelineResults(std::size_t count);
   std::vector<Notification> DrainNotifications();
 
   std::unique_ptr<PGconn, PgConnDeleter> conn_;
+  ServerPooling pooling_;
   std::unordered_set<std::string> prepared_;
   // Set when a pipeline ended in a state this connection cannot be trusted
   // after (the pool then closes it).

@@ -18,7 +18,7 @@ PooledConnection::~PooledConnection() {
 
 Transaction::Transaction(PooledConnection conn, std::string_view name)
     : conn_(std::move(conn)), name_(name) {
-  conn_->ExecScript("BEGIN");
+  conn_->Begin();
 }
 
 Transaction::~Transaction() {
@@ -68,8 +68,20 @@ void Transaction::Commit() {
   }
 }
 
+Pool::Pool(PoolSettings settings)
+    : conninfo_(std::move(settings.conninfo)),
+      listen_conninfo_(settings.listen_conninfo.empty() ? conninfo_
+                                                        : std::move(settings.listen_conninfo)),
+      pooling_(settings.pooling),
+      size_(settings.size),
+      acquire_timeout_(settings.acquire_timeout) {}
+
 Pool::Pool(std::string conninfo, int size, std::chrono::milliseconds acquire_timeout)
-    : conninfo_(std::move(conninfo)), size_(size), acquire_timeout_(acquire_timeout) {}
+    : Pool(PoolSettings{.conninfo = std::move(conninfo),
+                        .listen_conninfo = "",
+                        .pooling = ServerPooling::kNone,
+                        .size = size,
+                        .acquire_timeout = acquire_timeout}) {}
 
 PooledConnection Pool::Acquire() {
   std::unique_lock lock(mutex_);
@@ -86,7 +98,7 @@ PooledConnection Pool::Acquire() {
   ++open_;
   lock.unlock();
   try {
-    return PooledConnection(this, Connection::Open(conninfo_));
+    return PooledConnection(this, Connection::Open(conninfo_, pooling_));
   } catch (...) {
     lock.lock();
     --open_;

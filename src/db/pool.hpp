@@ -84,10 +84,20 @@ class Transaction {
   std::vector<Statement> deferred_;
 };
 
+// Where and how a Pool connects; a value.
+struct PoolSettings {
+  std::string conninfo;         // URL or key=value, as for Connection::Open
+  std::string listen_conninfo;  // a direct connection for LISTEN; empty: conninfo
+  ServerPooling pooling = ServerPooling::kNone;
+  int size = 16;
+  std::chrono::milliseconds acquire_timeout{5000};
+};
+
 // A fixed-size pool of connections to one database, opened lazily and
 // re-opened after the server restarts. Thread-safe.
 class Pool {
  public:
+  explicit Pool(PoolSettings settings);
   Pool(std::string conninfo, int size, std::chrono::milliseconds acquire_timeout = std::chrono::seconds(5));
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
@@ -100,6 +110,11 @@ class Pool {
   Transaction Begin(std::string_view name);
 
   [[nodiscard]] const std::string& conninfo() const { return conninfo_; }
+  // Where the loops and the inbox streams LISTEN (db::Listener): a LISTEN
+  // must stay on one server session, which a transaction-mode pooler does
+  // not keep.
+  [[nodiscard]] const std::string& listen_conninfo() const { return listen_conninfo_; }
+  [[nodiscard]] ServerPooling pooling() const { return pooling_; }
   [[nodiscard]] int size() const { return size_; }
   // Connections borrowed right now (for metrics).
   [[nodiscard]] int InUse() const;
@@ -109,6 +124,8 @@ class Pool {
   void Return(std::optional<Connection> conn);
 
   const std::string conninfo_;
+  const std::string listen_conninfo_;
+  const ServerPooling pooling_;
   const int size_;
   const std::chrono::milliseconds acquire_timeout_;
   mutable std::mutex mutex_;

@@ -41,8 +41,10 @@ void RefreshQueueDepth(db::Pool& pool, core::Gauge& gauge) {
   gauge.Set(static_cast<double>(depth.Int(0, 0)));
 }
 
-void RegisterQueueDepthCollector(core::MetricsRegistry& registry, const std::string& conninfo) {
-  auto pool = std::make_shared<db::Pool>(conninfo, 1, std::chrono::seconds(1));
+void RegisterQueueDepthCollector(core::MetricsRegistry& registry, db::PoolSettings database) {
+  database.size = 1;
+  database.acquire_timeout = std::chrono::seconds(1);
+  auto pool = std::make_shared<db::Pool>(std::move(database));
   core::Gauge& gauge = QueueDepthGauge(registry);
   registry.AddCollector([pool, &gauge] {
     try {

@@ -26,7 +26,7 @@ db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, const WorkerSettin
   db::BackgroundLoopSettings loop;
   loop.name = "delivery";
   loop.threads = settings.concurrency;
-  loop.listen = db::ListenOn{pool.conninfo(), db::kDeliveriesChannel};
+  loop.listen = db::ListenOn{pool.listen_conninfo(), db::kDeliveriesChannel};
   loop.error_backoff = kErrorBackoff;
   return loop;
 }

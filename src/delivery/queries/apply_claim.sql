@@ -5,7 +5,7 @@
 -- recorded it in this transaction), 'defer' (stays queued until `until`),
 -- 'skip' (→ skipped) or 'fail' (→ failed); $5: now. Returns the claim token
 -- and attempt number of the rows to send.
-UPDATE deliveries d
+UPDATE chopar.deliveries d
 SET status = CASE a.action WHEN 'send' THEN 'sending' WHEN 'sent' THEN 'sent' WHEN 'defer' THEN 'queued'
                            WHEN 'skip' THEN 'skipped' ELSE 'failed' END,
     attempts = d.attempts + CASE WHEN a.action IN ('send', 'sent') THEN 1 ELSE 0 END,

@@ -12,7 +12,7 @@ WITH r AS MATERIALIZED (
     AS r(id bigint, token uuid, status text, next_attempt_at timestamptz, reason text,
          provider_message_id text, telegram_chat_gone bigint, gone_push bigint[])
 ), updated AS (
-  UPDATE deliveries d
+  UPDATE chopar.deliveries d
   SET status = r.status,
       next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at),
       lease_until = NULL,
@@ -27,14 +27,14 @@ WITH r AS MATERIALIZED (
     AND d.id = ANY (ARRAY(SELECT r.id FROM r))
   RETURNING d.id, d.user_id
 ), telegram AS (
-  UPDATE telegram_connections t
+  UPDATE chopar.telegram_connections t
   SET active = false, updated_at = $2::timestamptz
   FROM updated u JOIN r ON r.id = u.id
   WHERE r.telegram_chat_gone IS NOT NULL AND t.user_id = u.user_id
     AND t.chat_id = r.telegram_chat_gone AND t.active
   RETURNING t.user_id
 ), push AS (
-  DELETE FROM push_subscriptions p
+  DELETE FROM chopar.push_subscriptions p
   USING updated u JOIN r ON r.id = u.id
   WHERE p.user_id = u.user_id AND p.id = ANY (r.gone_push)
   RETURNING p.id
