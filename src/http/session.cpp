@@ -12,8 +12,10 @@
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http.hpp>
 
+#include "core/log_context.hpp"
 #include "core/text.hpp"
 #include "http/blocking_call.hpp"
+#include "http/request_id.hpp"
 
 // GCC 12 mishandles temporaries with destructors inside co_await
 // expressions (they may be destroyed twice), so every argument of a co_await
@@ -242,6 +244,14 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
     }
   }
   const unsigned version = parser.is_header_done() ? parser.get().version() : 11;
+  if (parser.is_header_done()) {
+    const auto header = parser.get()["X-Request-Id"];
+    request_id_ = RequestIdFor(header.empty() ? std::nullopt
+                                              : std::optional<std::string_view>(std::string_view(
+                                                    header.data(), header.size())));
+  } else {
+    request_id_ = RequestIdFor(std::nullopt);
+  }
   if (ec == bhttp::error::body_limit) {
     const ErrorInfo error{
         413, "payload_too_large",
@@ -289,12 +299,14 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
     }
   }
   request.body = std::move(message.body());
+  request.id = request_id_;
   co_return incoming;
 }
 
 asio::awaitable<bool> Session::Write(const Response& response, unsigned version, bool keep_alive) {
   bhttp::response<bhttp::string_body> message{static_cast<bhttp::status>(response.status), version};
   message.set(bhttp::field::server, "chopar");
+  message.set("X-Request-Id", request_id_);
   if (!response.content_type.empty())
     message.set(bhttp::field::content_type, response.content_type);
   for (const auto& [name, value] : response.headers) message.set(name, value);
@@ -350,6 +362,7 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   chunked_ = version >= 11;
   bhttp::response<bhttp::empty_body> header{bhttp::status::ok, version};
   header.set(bhttp::field::server, "chopar");
+  header.set("X-Request-Id", request_id_);
   header.set(bhttp::field::content_type, "text/event-stream");
   header.set(bhttp::field::cache_control, "no-cache");
   header.set("X-Accel-Buffering", "no");
@@ -387,19 +400,22 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
       if (!heartbeat_due && !woken_) continue;
     }
     woken_ = false;
-    hub::InboxService& inbox = context_.inbox;
+    hub::InboxService& inbox = *context_.inbox;
     const std::int64_t after = last_id_;
-    Fetched fetched = co_await RunBlocking(context_.handlers, [&inbox, user_id, after] {
-      Fetched result;
-      try {
-        result.items = inbox.ListSince(user_id, after, kStreamBatch);
-        result.unread_count = inbox.UnreadCount(user_id);
-        result.ok = true;
-      } catch (const std::exception& e) {
-        spdlog::warn("inbox stream of user {}: {}", user_id, e.what());
-      }
-      return result;
-    });
+    const std::string& request_id = request_id_;
+    Fetched fetched =
+        co_await RunBlocking(context_.handlers, [&inbox, user_id, after, &request_id] {
+          const core::LogScope scope("request_id", request_id);
+          Fetched result;
+          try {
+            result.items = inbox.ListSince(user_id, after, kStreamBatch);
+            result.unread_count = inbox.UnreadCount(user_id);
+            result.ok = true;
+          } catch (const std::exception& e) {
+            spdlog::warn("inbox stream of user {}: {}", user_id, e.what());
+          }
+          return result;
+        });
     // A failed fetch is tried again at the next heartbeat tick.
     retry_on_tick = !fetched.ok;
     if (!fetched.ok) continue;
