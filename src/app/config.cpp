@@ -28,6 +28,8 @@ std::vector<Binding> Bindings(Config& c) {
       {"database", "url", &c.database.url},
       {"database", "pool_size", &c.database.pool_size},
       {"database", "pg_bin_dir", &c.database.pg_bin_dir},
+      {"database", "listen_url", &c.database.listen_url},
+      {"database", "prepared_statements", &c.database.prepared_statements},
       {"server", "listen", ListenAddress{&c.server.http}},
       {"server", "api_key", &c.server.http.api_key},
       {"server", "inbox_secret", &c.server.http.inbox_secret},
@@ -35,6 +37,8 @@ std::vector<Binding> Bindings(Config& c) {
       {"server", "public_url", &c.server.public_url},
       {"server", "io_threads", &c.server.http.io_threads},
       {"server", "handler_threads", &c.server.http.handler_threads},
+      {"server", "roles", &c.server.roles},
+      {"server", "metrics_listen", &c.server.metrics_listen},
       {"delivery", "batch", &c.delivery.batch},
       {"delivery", "lease_seconds", &c.delivery.lease},
       {"delivery", "max_attempts", &c.delivery.max_attempts},
@@ -46,6 +50,8 @@ std::vector<Binding> Bindings(Config& c) {
       {"scheduler", "batch", &c.scheduler.batch},
       {"scheduler", "concurrency", &c.scheduler.concurrency},
       {"scheduler", "max_sleep_seconds", &c.scheduler.max_sleep},
+      {"log", "level", &c.log.level},
+      {"log", "format", &c.log.format},
       {"channels.email", "provider", &c.email.provider},
       {"channels.email", "smtp_url", &c.email.smtp_url},
       {"channels.email", "from", &c.email.from},
@@ -257,6 +263,25 @@ void Validate(const Config& c) {
   if (c.telegram.updates != "webhook" && c.telegram.updates != "polling" &&
       c.telegram.updates != "off") {
     Fail("[channels.telegram] updates must be webhook, polling or off");
+  }
+  // Checked here so a bad value stops the start like any other.
+  try {
+    (void)Roles::FromNames(c.server.roles);
+  } catch (const std::invalid_argument& e) {
+    Fail(std::string("[server] roles: ") + e.what());
+  }
+  if (!c.server.metrics_listen.empty()) {
+    http::Settings unused;
+    try {
+      http::ApplyListenAddress(c.server.metrics_listen, unused);
+    } catch (const std::invalid_argument& e) {
+      Fail(std::string("[server] metrics_listen: ") + e.what());
+    }
+  }
+  try {
+    CheckLogSettings(c.log);
+  } catch (const std::invalid_argument& e) {
+    Fail(e.what());
   }
   for (core::ChannelKind kind : core::kAllChannels) {
     if (c.delivery.hourly_limits[kind] < 0) {

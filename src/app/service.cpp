@@ -7,6 +7,7 @@
 #include "app/channel_providers.hpp"
 #include "app/database_setup.hpp"
 #include "app/secrets.hpp"
+#include "app/service_manager.hpp"
 #include "app/shutdown_signal.hpp"
 #include "channels/telegram/poller.hpp"
 #include "channels/telegram/updates.hpp"
@@ -42,12 +43,37 @@ std::string SecretOrStored(const std::string& configured, const Config& config, 
   return secret.value;
 }
 
+// /metrics and /healthz on [server] metrics_listen, or null when it is not set.
+std::unique_ptr<http::Server> StartMetricsServer(const Config& config, db::Pool& pool,
+                                                 core::MetricsRegistry& metrics) {
+  if (config.server.metrics_listen.empty()) return nullptr;
+  http::Settings settings;
+  http::ApplyListenAddress(config.server.metrics_listen, settings);
+  settings.io_threads = 1;
+  settings.handler_threads = 2;
+  auto server = std::make_unique<http::Server>(settings, pool, metrics);
+  server->Start();
+  std::cout << "  metrics:   http://" << settings.host << ":" << server->port() << "/metrics\n";
+  return server;
+}
+
+// Until SIGTERM or SIGINT, telling systemd's watchdog (when it watches) that
+// the main thread is alive. Returns the signal.
+int WaitForShutdown(const ServiceManager& service_manager) {
+  const auto interval = service_manager.WatchdogInterval();
+  if (!interval) return WaitForShutdownSignal();
+  for (;;) {
+    if (const auto signal = WaitForShutdownSignal(*interval)) return *signal;
+    service_manager.Watchdog();
+  }
+}
+
 }  // namespace
 
-int RunService(const Config& config, Role role) {
+int RunService(const Config& config, const Roles& roles) {
   DatabaseSetup database(config);
   database.MigrateNow();
-  db::Pool pool(database.conninfo(), config.database.pool_size);
+  db::Pool pool(database.pool_settings());
   core::SystemClock clock;
   // Every component of this process counts here; /metrics renders it.
   core::MetricsRegistry metrics;
@@ -56,7 +82,7 @@ int RunService(const Config& config, Role role) {
       SecretOrStored(config.sms.callback_secret, config, "sms_callback_secret", false);
   ChannelProviders providers(config, pool, clock, sms_callback_secret);
   delivery::Worker worker(pool, providers.set(), clock, metrics, config.delivery);
-  delivery::RegisterQueueDepthCollector(metrics, database.conninfo());
+  delivery::RegisterQueueDepthCollector(metrics, database.pool_settings());
 
   // Load the time zone database once, before threads race to do it.
   (void)schedule::FindTimeZone("UTC");
@@ -77,17 +103,16 @@ int RunService(const Config& config, Role role) {
   if (providers.telegram_bot() != nullptr) {
     telegram_updates = std::make_unique<channels::telegram::TelegramUpdates>(
         *providers.telegram_bot(), pool, clock);
-    if (config.telegram.updates == "polling" && role == Role::kServe) {
+    if (config.telegram.updates == "polling" && roles.Has(ProcessRole::kApi)) {
       telegram_poller = std::make_unique<channels::telegram::TelegramPoller>(
           *telegram_updates, pool, providers.http(), metrics);
     }
   }
 
-  const bool runs_workers = role != Role::kScheduler;
-  const bool runs_scheduler = role != Role::kWorker;
-  std::cout << "chopar " << CHOPAR_VERSION
-            << (role == Role::kServe ? " serving" : role == Role::kWorker ? " worker" : " scheduler") << "\n";
-  if (role == Role::kServe) {
+  const bool runs_workers = roles.Has(ProcessRole::kWorker);
+  const bool runs_scheduler = roles.Has(ProcessRole::kScheduler);
+  std::cout << "chopar " << CHOPAR_VERSION << " running " << roles.Describe() << "\n";
+  if (roles.Has(ProcessRole::kApi)) {
     http::Settings settings = config.server.http;
     settings.api_key = SecretOrStored(settings.api_key, config, "api_key", true);
     settings.inbox_secret = SecretOrStored(settings.inbox_secret, config, "inbox_secret", false);
@@ -101,16 +126,22 @@ int RunService(const Config& config, Role role) {
   std::cout << "  database:  "
             << (database.embedded() ? "embedded PostgreSQL in " + database.location() : "configured [database] url")
             << "\n  channels:  " << providers.Describe() << std::endl;
+  const std::unique_ptr<http::Server> metrics_server = StartMetricsServer(config, pool, metrics);
 
   if (runs_workers) worker.Start();
   if (runs_scheduler) scheduler.Start();
   if (telegram_poller) telegram_poller->Start();
-  const int signal = WaitForShutdownSignal();
+  const ServiceManager service_manager;
+  service_manager.Ready("running " + roles.Describe());
+  const int signal = WaitForShutdown(service_manager);
+  service_manager.Stopping();
   spdlog::info("signal {} received: draining", signal);
   if (server) server->Stop();
   if (telegram_poller) telegram_poller->Stop();
   if (runs_scheduler) scheduler.Stop();
   if (runs_workers) worker.Stop();
+  // Last, so a scrape sees the drain.
+  if (metrics_server) metrics_server->Stop();
   spdlog::info("stopped");
   return 0;
 }

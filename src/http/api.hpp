@@ -38,6 +38,8 @@ void RegisterUserRoutes(Router& router, const Dependencies& deps, const std::str
 void RegisterNotificationRoutes(Router& router, const Dependencies& deps);
 void RegisterInboxRoutes(Router& router, const Dependencies& deps);
 void RegisterSystemRoutes(Router& router, const Dependencies& deps);
+// GET /healthz (the database answers on `pool`) and GET /metrics (`metrics`).
+void RegisterSystemRoutes(Router& router, db::Pool& pool, core::MetricsRegistry& metrics);
 
 // All of the above.
 void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret);
