@@ -86,16 +86,18 @@ SummaryStats BuiltinSource::Summary(const ReportPeriod& period) {
 }
 
 AnomalyContent BuiltinSource::Anomaly(const ReportJob& job, core::TimePoint due) {
+  // anomaly_metrics.sql takes today and two weeks, each window with its own
+  // parameters so the planner sees every range's bounds.
+  static_assert(kBaselineWeeks == 2);
   const auto windows = SameWeekdayWindows(job.zone, due, kBaselineWeeks);
-  std::vector<std::string> from, to;
-  for (const auto& [start, end] : windows) {
-    from.push_back(core::FormatRfc3339Micros(start));
-    to.push_back(core::FormatRfc3339Micros(end));
-  }
+  const auto bound = [&](std::size_t window, bool end) {
+    return core::FormatRfc3339Micros(end ? windows[window].second : windows[window].first);
+  };
   return Guarded([&] {
     auto conn = pool_.Acquire();
     const db::Result rows =
-        conn->Exec(queries::kAnomalyMetrics, db::ArrayLiteral(from), db::ArrayLiteral(to));
+        conn->Exec(queries::kAnomalyMetrics, bound(0, false), bound(0, true), bound(1, false),
+                   bound(1, true), bound(2, false), bound(2, true));
     // values[window][metric]; window 0 is today.
     std::vector<Metrics> values(windows.size());
     std::set<std::string> names;

@@ -1,15 +1,19 @@
--- The builtin anomaly check's numbers: for each window k of
--- unnest($1 from[], $2 to[]) (today first, then the same hours of the same
--- weekday one and two weeks before), the notifications created per type and
--- their deliveries sent and failed per channel. Rows (k, metric, value);
--- metrics with no rows in a window are absent. Each window is an index
--- range of notifications_created (0011); deliveries are reached through
--- UNIQUE (notification_id, channel).
-WITH w AS (
-  SELECT * FROM unnest($1::timestamptz[], $2::timestamptz[]) WITH ORDINALITY AS w(from_at, to_at, k)
-), n AS MATERIALIZED (
-  SELECT w.k, n.id, n.type
-  FROM w JOIN notifications n ON n.created_at >= w.from_at AND n.created_at < w.to_at
+-- The builtin anomaly check's numbers over three windows: k = 1 is today
+-- [$1, $2), k = 2 and 3 the same hours of the same weekday one and two weeks
+-- before ([$3, $4), [$5, $6)). For each window, the notifications created
+-- per type and their deliveries sent and failed per channel: rows (k,
+-- metric, value); metrics with no rows in a window are absent. Each window
+-- is an index range of notifications_created (0011), planned with its own
+-- bounds; deliveries are reached through UNIQUE (notification_id, channel).
+WITH n AS MATERIALIZED (
+  SELECT 1 AS k, id, type FROM notifications
+  WHERE created_at >= $1::timestamptz AND created_at < $2::timestamptz
+  UNION ALL
+  SELECT 2, id, type FROM notifications
+  WHERE created_at >= $3::timestamptz AND created_at < $4::timestamptz
+  UNION ALL
+  SELECT 3, id, type FROM notifications
+  WHERE created_at >= $5::timestamptz AND created_at < $6::timestamptz
 )
 SELECT k, 'notifications.' || type AS metric, count(*) AS value
 FROM n GROUP BY k, type
