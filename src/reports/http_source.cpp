@@ -39,6 +39,10 @@ ParsedUrl Parse(std::string_view url) {
   ParsedUrl parsed{CurlUrl(curl_url()), std::nullopt};
   if (!parsed.handle) throw std::bad_alloc();
   const std::string text(url);
+  if (text.find("://") == std::string::npos) {
+    parsed.problem = "it must begin with http:// or https://";
+    return parsed;
+  }
   if (const CURLUcode code = curl_url_set(parsed.handle.get(), CURLUPART_URL, text.c_str(), 0);
       code != CURLUE_OK) {
     parsed.problem = curl_url_strerror(code);
