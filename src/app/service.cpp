@@ -76,8 +76,7 @@ int RunService(const Config& config, Role role) {
   // [[reports]]: the jobs were checked when the configuration was loaded.
   const std::vector<reports::ReportJob> report_jobs = reports::CompileReportJobs(config.reports);
   reports::JobSource report_source(pool, providers.http());
-  reports::Runner report_runner(pool, report_jobs, report_source, clock,
-                                core::MetricsRegistry::Global());
+  reports::Runner report_runner(pool, report_jobs, report_source, clock, metrics);
   reports::ReportStatus report_status(pool, report_jobs, clock);
   std::unique_ptr<http::Server> server;
 

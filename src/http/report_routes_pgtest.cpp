@@ -22,7 +22,7 @@ class ReportRoutesTest : public testing::HttpServerTest {
     // Routes are added before the server starts: a new server with them.
     client_.reset();
     server_ = std::make_unique<Server>(DefaultSettings(),
-                                       Dependencies{*pool_, *notify_, *users_, *inbox_});
+                                       Dependencies{*pool_, *notify_, *users_, *inbox_, metrics_});
     RegisterReportRoutes(server_->router(), *status_);
     server_->Start();
     client_ = std::make_unique<testing::HttpClient>(server_->port());

@@ -54,7 +54,8 @@ TEST_F(AdminDeliveryTest, BlockedAdminFailsAloneAndTheOtherReceivesExactlyOnce) 
   AddUser(2, true, kReadingChat);
   net::HttpClient http;
   channels::telegram::TelegramChannel telegram(Settings(), http, clock_);
-  delivery::Worker worker(*pool_, delivery::ChannelSet::AllTo(telegram), clock_);
+  core::MetricsRegistry worker_metrics;
+  delivery::Worker worker(*pool_, delivery::ChannelSet::AllTo(telegram), clock_, worker_metrics);
   ScriptedSource source;
   Runner runner(*pool_, testing::DocumentJobs(), source, clock_, metrics_);
 

@@ -62,6 +62,7 @@ Runner::Runner(db::Pool& pool, std::vector<ReportJob> jobs, ReportSource& source
       source_(source),
       clock_(clock),
       settings_(settings),
+      notifications_(metrics),
       loop_(
           LoopSettings(), [this](const db::StepContext&) { return Step(); }, metrics) {
   for (const ReportJob& job : jobs_) {
@@ -156,6 +157,7 @@ Runner::Committed Runner::Commit(const Occurrence& occurrence,
   }
 
   int recipients = 0;
+  std::vector<hub::BatchItemResult> notified;
   if (message) {
     std::vector<hub::NotificationRequest> requests;
     for (std::int64_t user : Recipients(tx, job)) {
@@ -170,7 +172,8 @@ Runner::Committed Runner::Commit(const Occurrence& occurrence,
                       {"due_at", core::FormatRfc3339(occurrence.due)}};
       requests.push_back(std::move(request));
     }
-    for (const hub::BatchItemResult& item : hub::NotifyService::NotifyIn(tx, requests, now)) {
+    notified = hub::NotifyService::NotifyIn(tx, requests, now);
+    for (const hub::BatchItemResult& item : notified) {
       if (std::holds_alternative<hub::NotifyResult>(item)) {
         ++recipients;
       } else {
@@ -183,6 +186,7 @@ Runner::Committed Runner::Commit(const Occurrence& occurrence,
   }
   tx.Defer(queries::kFinishRun, job.name, occurrence.period.key, recipients, now_text);
   tx.Commit();
+  notifications_.CountCommitted(notified);
   return {CommitOutcome::kCommitted, recipients};
 }
 

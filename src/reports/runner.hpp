@@ -9,6 +9,7 @@
 #include "core/metrics.hpp"
 #include "db/background_loop.hpp"
 #include "db/pool.hpp"
+#include "hub/notify_service.hpp"
 #include "reports/due.hpp"
 #include "reports/job.hpp"
 #include "reports/source.hpp"
@@ -66,6 +67,7 @@ std::optional<ReportMessage> MessageFor(const ReportJob& job, const ReportPeriod
 //   chopar_report_failures_total{job}                 runs that did not happen
 //   chopar_report_last_success_timestamp_seconds{job} the job's last report (any instance,
 //                                                     as of this process's last look)
+// plus chopar_notifications_created_total for the notifications it commits,
 // and the loop's (db::BackgroundLoop, loop="reports"). Logs one INFO line per
 // report, one WARN line per failure.
 //
@@ -119,6 +121,7 @@ class Runner {
   const core::Clock& clock_;
   const RunnerSettings settings_;
   std::vector<JobMetrics> metrics_;  // per job, in jobs_ order
+  hub::NotifyMetrics notifications_;
   // Declared last: built after, and destroyed before, everything its steps use.
   db::BackgroundLoop loop_;
 };
