@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "app/config_fixture.hpp"
 
 namespace chopar::app {
@@ -42,6 +45,31 @@ threshold = 0.5
 )";
 
 using ReportConfigTest = ConfigTest;
+
+// The README's [[reports]] example: the first ```toml block that has one.
+std::string ReadmeReportsExample() {
+  std::ifstream in(CHOPAR_README);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (std::size_t at = text.find("```toml\n"); at != std::string::npos;
+       at = text.find("```toml\n", at + 1)) {
+    const std::size_t start = at + 8;
+    const std::string block = text.substr(start, text.find("```", start) - start);
+    if (block.find("[[reports]]") != std::string::npos) return block;
+  }
+  return "";
+}
+
+TEST_F(ReportConfigTest, TheReadmesThreeJobsLoad) {
+  const std::string example = ReadmeReportsExample();
+  ASSERT_FALSE(example.empty());
+  const Config config = Load(example);
+  const auto jobs = reports::CompileReportJobs(config.reports);
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_EQ(jobs[0].cron, "0 9 * * 1");
+  EXPECT_EQ(jobs[1].cron, "0 9 1 * *");
+  EXPECT_EQ(jobs[2].cron, "0 20 * * *");
+  for (const auto& job : jobs) EXPECT_EQ(job.timezone, "Asia/Tashkent");
+}
 
 TEST_F(ReportConfigTest, ReadsEveryJobWithItsKeys) {
   const Config config = Load(kThreeJobs);

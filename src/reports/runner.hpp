@@ -53,8 +53,9 @@ std::optional<ReportMessage> MessageFor(const ReportJob& job, const ReportPeriod
 // The tick ends after the first report committed: at most one report per
 // tick per instance.
 //
-// A source that fails (SourceError), or a run with no recipient (no admin
-// user, no listed user exists), records nothing but the job's last_error:
+// A source that fails (SourceError, or any other exception it throws), or a
+// run with no recipient (no admin user, no listed user exists), records
+// nothing but the job's last_error:
 // that occurrence is tried again at the next tick while its window lasts;
 // other jobs go on. A crash or a lost connection before COMMIT leaves the
 // period unreported (any instance does it later); after COMMIT it is
