@@ -22,8 +22,7 @@ class BuiltinSourceTest : public testing::ReportsPgTest {
   void SetUp() override {
     ReportsPgTest::SetUp();
     if (IsSkipped()) return;
-    AddUser(1, true);
-    AddUser(2, true);
+    AddAdminsAndAUser();
     SeedHistory();
   }
 

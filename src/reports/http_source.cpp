@@ -8,19 +8,13 @@
 #include <vector>
 
 #include "core/time_format.hpp"
+#include "net/curl_handles.hpp"
 
 namespace chopar::reports {
 namespace {
 
-// Owners of libcurl's URL handle and of the strings it hands out.
-struct CurlUrlDeleter {
-  void operator()(CURLU* url) const noexcept { curl_url_cleanup(url); }
-};
-struct CurlStringDeleter {
-  void operator()(char* text) const noexcept { curl_free(text); }
-};
-using CurlUrl = std::unique_ptr<CURLU, CurlUrlDeleter>;
-using CurlString = std::unique_ptr<char, CurlStringDeleter>;
+using net::CurlString;
+using net::CurlUrl;
 
 // The parsed URL, or the reason it does not parse as an http(s) URL with a host.
 struct ParsedUrl {

@@ -91,12 +91,25 @@ class ReportsPgTest : public chopar::testing::PgTest {
   }
   std::int64_t Runs() { return Count("SELECT count(*) FROM chopar.report_runs"); }
 
-  // A runner of `jobs` on its own pool, as one chopar process would have.
-  std::unique_ptr<Runner> NewRunner(std::vector<ReportJob> jobs, ReportSource& source,
-                                    std::unique_ptr<db::Pool>& pool,
-                                    core::MetricsRegistry& metrics) {
-    pool = std::make_unique<db::Pool>(db_->url(), 4);
-    return std::make_unique<Runner>(*pool, std::move(jobs), source, clock_, metrics);
+  // What one chopar process has: its own pool, metrics and runner.
+  struct Instance {
+    Instance(const std::string& url, std::vector<ReportJob> jobs, ReportSource& source,
+             const core::Clock& clock)
+        : pool(url, 4), runner(pool, std::move(jobs), source, clock, metrics) {}
+    db::Pool pool;
+    core::MetricsRegistry metrics;
+    Runner runner;
+  };
+  std::unique_ptr<Instance> NewInstance(ReportSource& source,
+                                        std::vector<ReportJob> jobs = DocumentJobs()) {
+    return std::make_unique<Instance>(db_->url(), std::move(jobs), source, clock_);
+  }
+
+  // Two admins (1 and 2, with email) and a user who is not one (3).
+  void AddAdminsAndAUser() {
+    AddUser(1, true);
+    AddUser(2, true);
+    AddUser(3, false);
   }
 
   std::optional<db::Connection> conn_;

@@ -27,9 +27,7 @@ class RunnerTest : public testing::ReportsPgTest {
   void SetUp() override {
     ReportsPgTest::SetUp();
     if (IsSkipped()) return;
-    AddUser(1, true);
-    AddUser(2, true);
-    AddUser(3, false);
+    AddAdminsAndAUser();
   }
 };
 
@@ -79,6 +77,28 @@ TEST_F(RunnerTest, ReportsAPeriodOnceToEveryAdmin) {
       std::chrono::duration<double>(Tashkent(2026, 8, 17, 20).time_since_epoch()).count());
 }
 
+// The source document's four due_task cases, through the runner with the
+// simulated clock and the periods recorded in the database.
+TEST_F(RunnerTest, TheDocumentsFourCasesOnTheSimulatedClock) {
+  ScriptedSource source;
+  Runner runner(*pool_, DocumentJobs(), source, clock_, metrics_);
+  const auto ran = [&]() -> std::string {
+    const TickResult result = runner.RunOnce();
+    return result.ran ? runner.jobs()[result.ran->job].name + " " + result.ran->period.key : "-";
+  };
+  clock_.Set(Tashkent(2026, 8, 17, 9));
+  EXPECT_EQ(ran(), "weekly weekly:2026-W33");
+  clock_.Set(Tashkent(2026, 8, 17, 21));
+  EXPECT_EQ(ran(), "anomaly anomaly:2026-08-17");
+  clock_.Set(Tashkent(2026, 8, 18, 8));
+  EXPECT_EQ(ran(), "-");
+  // Had the weekly report not been sent on Monday, Tuesday 09:00 is too late.
+  Sql("DELETE FROM chopar.report_runs WHERE job = 'weekly'");
+  clock_.Set(Tashkent(2026, 8, 18, 9));
+  EXPECT_EQ(ran(), "-");
+  EXPECT_EQ(source.fetched().size(), 2u);
+}
+
 TEST_F(RunnerTest, AnomalyCheckThatFindsNothingIsRecordedAndSendsNothing) {
   ScriptedSource source([](const ReportJob&, const ReportPeriod&) -> ReportContent {
     return AnomalyContent{{{"orders", 95}}, {{"orders", 100}}};
@@ -108,10 +128,8 @@ TEST_F(RunnerTest, RestartBetweenFetchAndCommitReportsOnce) {
       "chopar.die()");
   ScriptedSource source;
   {
-    std::unique_ptr<db::Pool> pool;
-    core::MetricsRegistry metrics;
-    auto runner = NewRunner(DocumentJobs(), source, pool, metrics);
-    EXPECT_THROW(runner->RunOnce(), db::DbError);
+    auto process = NewInstance(source);
+    EXPECT_THROW(process->runner.RunOnce(), db::DbError);
   }
   EXPECT_EQ(source.fetched().size(), 1u);
   EXPECT_EQ(Runs(), 0);
@@ -119,10 +137,8 @@ TEST_F(RunnerTest, RestartBetweenFetchAndCommitReportsOnce) {
 
   Sql("DROP TRIGGER die ON chopar.report_runs");
   clock_.Advance(minutes(3));
-  std::unique_ptr<db::Pool> pool;
-  core::MetricsRegistry metrics;
-  auto restarted = NewRunner(DocumentJobs(), source, pool, metrics);
-  const TickResult result = restarted->RunOnce();
+  auto restarted = NewInstance(source);
+  const TickResult result = restarted->runner.RunOnce();
   ASSERT_TRUE(result.ran);
   EXPECT_EQ(result.ran->period.key, "weekly:2026-W33");
   EXPECT_EQ(Notifications("weekly", "weekly:2026-W33", 1), 1);
@@ -135,17 +151,13 @@ TEST_F(RunnerTest, RestartBetweenFetchAndCommitReportsOnce) {
 TEST_F(RunnerTest, CrashAfterCommitNeverReportsAgain) {
   ScriptedSource source;
   {
-    std::unique_ptr<db::Pool> pool;
-    core::MetricsRegistry metrics;
-    auto runner = NewRunner(DocumentJobs(), source, pool, metrics);
-    ASSERT_TRUE(runner->RunOnce().ran);
+    auto process = NewInstance(source);
+    ASSERT_TRUE(process->runner.RunOnce().ran);
   }
   for (int restart = 0; restart < 3; ++restart) {
     clock_.Advance(minutes(5));
-    std::unique_ptr<db::Pool> pool;
-    core::MetricsRegistry metrics;
-    auto runner = NewRunner(DocumentJobs(), source, pool, metrics);
-    const TickResult result = runner->RunOnce();
+    auto process = NewInstance(source);
+    const TickResult result = process->runner.RunOnce();
     EXPECT_FALSE(result.ran);
     EXPECT_FALSE(result.pending);
   }
@@ -162,18 +174,16 @@ TEST_F(RunnerTest, TwoInstancesReportEachPeriodOnce) {
     both_fetched->arrive_and_wait();
     return ScriptedSource::DefaultAnswer(job, period);
   });
-  std::unique_ptr<db::Pool> pool_a, pool_b;
-  core::MetricsRegistry metrics_a, metrics_b;
-  auto a = NewRunner(DocumentJobs(), source, pool_a, metrics_a);
-  auto b = NewRunner(DocumentJobs(), source, pool_b, metrics_b);
+  auto a = NewInstance(source);
+  auto b = NewInstance(source);
 
   for (const core::TimePoint at : {Tashkent(2026, 8, 17, 9), Tashkent(2026, 8, 17, 20),
                                    Tashkent(2026, 8, 18, 20), Tashkent(2026, 9, 1, 9)}) {
     clock_.Set(at);
     both_fetched = std::make_unique<std::latch>(2);
     TickResult result_a, result_b;
-    std::thread thread_a([&] { result_a = a->RunOnce(); });
-    std::thread thread_b([&] { result_b = b->RunOnce(); });
+    std::thread thread_a([&] { result_a = a->runner.RunOnce(); });
+    std::thread thread_b([&] { result_b = b->runner.RunOnce(); });
     thread_a.join();
     thread_b.join();
     EXPECT_NE(result_a.ran.has_value(), result_b.ran.has_value());
@@ -186,23 +196,21 @@ TEST_F(RunnerTest, TwoInstancesReportEachPeriodOnce) {
   EXPECT_EQ(AllReportNotifications(), 8);
   EXPECT_EQ(Runs(), 4);
   EXPECT_DOUBLE_EQ(
-      metrics_a.GetCounter("chopar_report_runs_total", "", {{"job", "weekly"}}).Value() +
-          metrics_b.GetCounter("chopar_report_runs_total", "", {{"job", "weekly"}}).Value(),
+      a->metrics.GetCounter("chopar_report_runs_total", "", {{"job", "weekly"}}).Value() +
+          b->metrics.GetCounter("chopar_report_runs_total", "", {{"job", "weekly"}}).Value(),
       1);
 }
 
 // Two instances ticking every half hour through two weeks, in parallel.
 TEST_F(RunnerTest, TwoInstancesTickingTogetherForTwoWeeks) {
   ScriptedSource source;
-  std::unique_ptr<db::Pool> pool_a, pool_b;
-  core::MetricsRegistry metrics_a, metrics_b;
-  auto a = NewRunner(DocumentJobs(), source, pool_a, metrics_a);
-  auto b = NewRunner(DocumentJobs(), source, pool_b, metrics_b);
+  auto a = NewInstance(source);
+  auto b = NewInstance(source);
   for (core::TimePoint at = Tashkent(2026, 8, 17, 8); at < Tashkent(2026, 9, 1, 10);
        at += minutes(30)) {
     clock_.Set(at);
-    std::thread thread_a([&] { (void)a->RunOnce(); });
-    (void)b->RunOnce();
+    std::thread thread_a([&] { (void)a->runner.RunOnce(); });
+    (void)b->runner.RunOnce();
     thread_a.join();
   }
   // Three Mondays, fifteen evenings, one 1st of the month; each once per admin.
