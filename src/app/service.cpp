@@ -12,10 +12,12 @@
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
+#include "http/console_routes.hpp"
 #include "http/schedule_routes.hpp"
 #include "http/server.hpp"
 #include "http/sms_routes.hpp"
 #include "http/telegram_routes.hpp"
+#include "http/web_routes.hpp"
 #include "channels/telegram_poller.hpp"
 #include "channels/telegram_updates.hpp"
 #include "hub/inbox_service.hpp"
@@ -91,6 +93,8 @@ int RunService(const Config& config, Role role) {
     http::RegisterScheduleRoutes(server->router(), schedules);
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
+    http::RegisterConsoleRoutes(server->router(), pool, users, config.push.webpush.vapid_public_key);
+    http::RegisterWebRoutes(server->router());
     server->Start();
     std::cout << "  listening: http://" << settings.host << ":" << server->port() << "\n";
   }
