@@ -4,8 +4,9 @@
 #include <iostream>
 
 #include "app/database_setup.hpp"
-#include "core/api_error.hpp"
 #include "core/clock.hpp"
+#include "core/request_error.hpp"
+#include "core/time_format.hpp"
 #include "db/pool.hpp"
 #include "schedule/csv_import.hpp"
 #include "schedule/schedule_service.hpp"
@@ -27,10 +28,12 @@ int RunCronPreview(const std::string& pattern, const std::string& timezone, cons
   nlohmann::json body = {{"cron", pattern}, {"timezone", timezone}, {"count", count}};
   if (!after.empty()) body["after"] = after;
   try {
-    const auto result = schedule::PreviewFireTimes(body, core::SystemClock().Now());
-    for (const auto& instant : result["fire_at"]) std::cout << instant.get<std::string>() << "\n";
+    const auto request = schedule::ParsePreviewRequest(body);
+    for (core::TimePoint instant : schedule::PreviewFireTimes(request, core::SystemClock().Now())) {
+      std::cout << core::FormatRfc3339(instant) << "\n";
+    }
     return 0;
-  } catch (const core::ApiError& e) {
+  } catch (const core::RequestError& e) {
     std::cerr << "chopar cron: " << e.what() << "\n";
     return 2;
   }

@@ -5,7 +5,7 @@
 
 #include "channels/eskiz_form.hpp"
 #include "channels/queries.hpp"
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 #include "core/time_format.hpp"
 
 namespace chopar::channels {
@@ -44,7 +44,8 @@ EskizCallbackResult RecordEskizCallback(db::Pool& pool, std::string_view body, c
   }
   if (const auto it = fields.find("status"); it != fields.end()) result.status = it->second;
   if (result.provider_message_id.empty() || result.status.empty()) {
-    throw core::ApiError(400, "invalid_callback", "an Eskiz delivery report needs request_id (or id) and status");
+    throw core::RequestError(core::ErrorCode::kInvalidCallback,
+                             "an Eskiz delivery report needs request_id (or id) and status");
   }
   result.final = IsFinalEskizStatus(result.status);
   if (!result.final) return result;

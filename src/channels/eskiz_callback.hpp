@@ -30,7 +30,7 @@ struct EskizCallbackResult {
 // (provider_status, updated_at = clock.Now()); a repeated report, a later
 // different one, a non-final status (e.g. TRANSMTD) and an unknown id change
 // nothing and are not errors (answer 200 so Eskiz does not resend them).
-// Throws core::ApiError 400 "invalid_callback" when the body names no id or
+// Throws core::RequestError kInvalidCallback when the body names no id or
 // no status; db errors when the database is lost. Thread-safe.
 EskizCallbackResult RecordEskizCallback(db::Pool& pool, std::string_view body, const core::Clock& clock);
 

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <thread>
 
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar::channels {
@@ -86,9 +86,8 @@ TEST_F(EskizCallbackTest, RefusesABodyWithoutIdOrStatus) {
     try {
       (void)RecordEskizCallback(*pool_, body, clock_);
       ADD_FAILURE() << "accepted: " << body;
-    } catch (const core::ApiError& e) {
-      EXPECT_EQ(e.status(), 400);
-      EXPECT_EQ(e.code(), "invalid_callback");
+    } catch (const core::RequestError& e) {
+      EXPECT_EQ(e.code(), core::ErrorCode::kInvalidCallback);
     }
   }
   EXPECT_EQ(StatusOf(delivery_), "<null>");

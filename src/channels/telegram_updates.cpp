@@ -8,8 +8,8 @@
 #include "channels/queries.hpp"
 #include "channels/render.hpp"
 #include "channels/telegram_texts.hpp"
-#include "core/api_error.hpp"
 #include "core/encoding.hpp"
+#include "core/request_error.hpp"
 #include "core/time_format.hpp"
 
 namespace chopar::channels {
@@ -118,8 +118,7 @@ TelegramUpdates::TelegramUpdates(TelegramChannel& channel, db::Pool& pool, const
 json TelegramUpdates::CreateLink(std::int64_t user_id) {
   const std::string_view username = BotUsername(channel_.settings());
   if (username.empty()) {
-    throw core::ApiError(503, "unavailable",
-                         "Telegram is not configured: set [channels.telegram] bot_username");
+    throw core::Unavailable("Telegram is not configured: set [channels.telegram] bot_username");
   }
   const std::string token = core::Base64UrlEncode(core::RandomBytes(kTokenBytes));
   const core::TimePoint now = clock_.Now();
@@ -144,11 +143,10 @@ json TelegramUpdates::HandleWebhook(std::string_view secret_header, std::string_
   constexpr std::string_view kDigestKey = "chopar telegram webhook";
   if (secret.empty() || !core::ConstantTimeEquals(core::HmacSha256(kDigestKey, secret_header),
                                                   core::HmacSha256(kDigestKey, secret))) {
-    throw core::ApiError(401, "unauthorized", "wrong or missing X-Telegram-Bot-Api-Secret-Token");
+    throw core::Unauthorized("wrong or missing X-Telegram-Bot-Api-Secret-Token");
   }
   const json update = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!update.is_object())
-    throw core::ApiError(400, "invalid_json", "the body must be a Telegram Update object");
+  if (!update.is_object()) throw core::InvalidJson("the body must be a Telegram Update object");
   HandleUpdate(update);
   return {{"ok", true}};
 }

@@ -52,17 +52,17 @@ class TelegramUpdates {
 
   // GET /v1/users/{id}/telegram/link → {"url": "https://t.me/<bot>?start=<token>",
   // "expires_at": "<RFC 3339>"}: a new one-time token valid for link_ttl.
-  // Throws core::ApiError 404 user_not_found for an unknown user, 503
-  // unavailable when bot_username is not configured.
+  // Throws core::RequestError kUserNotFound for an unknown user,
+  // kUnavailable when bot_username is not configured.
   nlohmann::json CreateLink(std::int64_t user_id);
 
   // POST /v1/telegram/webhook: `secret_header` is the request's
   // X-Telegram-Bot-Api-Secret-Token ("" if absent), compared in constant time
   // with webhook_secret before the body is even parsed. Returns {"ok": true}
   // (answer 200) for every well-formed update, acted on or not, so Telegram
-  // does not redeliver it. Throws core::ApiError 401 unauthorized for a wrong
+  // does not redeliver it. Throws core::RequestError kUnauthorized for a wrong
   // or missing secret or when no webhook_secret is configured (nothing
-  // changes), 400 invalid_json for a body that is not a JSON object; database
+  // changes), kInvalidJson for a body that is not a JSON object; database
   // errors propagate (answer 5xx: Telegram redelivers, which is harmless).
   nlohmann::json HandleWebhook(std::string_view secret_header, std::string_view body);
 

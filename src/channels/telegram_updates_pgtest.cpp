@@ -8,7 +8,7 @@
 #include "channels/telegram_poller.hpp"
 #include "channels/telegram_texts.hpp"
 #include "channels/telegram_updates.hpp"
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 #include "core/time_format.hpp"
 #include "testing/fake_http_server.hpp"
 #include "testing/test_database.hpp"
@@ -216,10 +216,9 @@ TEST_F(TelegramConnectTest, CreateLinkGivesAOneTimeDeepLinkThatExpiresInADay) {
 TEST_F(TelegramConnectTest, CreateLinkForAnUnknownUserIsUserNotFound) {
   try {
     (void)updates_->CreateLink(77);
-    FAIL() << "expected ApiError";
-  } catch (const core::ApiError& e) {
-    EXPECT_EQ(e.status(), 404);
-    EXPECT_EQ(e.code(), "user_not_found");
+    FAIL() << "expected RequestError";
+  } catch (const core::RequestError& e) {
+    EXPECT_EQ(e.code(), core::ErrorCode::kUserNotFound);
   }
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.telegram_link_tokens"), 0);
 }
@@ -231,10 +230,9 @@ TEST_F(TelegramConnectTest, CreateLinkWithoutABotUsernameIsUnavailable) {
   TelegramUpdates updates(channel, *pool_, clock_);
   try {
     (void)updates.CreateLink(1);
-    FAIL() << "expected ApiError";
-  } catch (const core::ApiError& e) {
-    EXPECT_EQ(e.status(), 503);
-    EXPECT_EQ(e.code(), "unavailable");
+    FAIL() << "expected RequestError";
+  } catch (const core::RequestError& e) {
+    EXPECT_EQ(e.code(), core::ErrorCode::kUnavailable);
   }
 }
 
@@ -256,9 +254,8 @@ TEST_F(TelegramConnectTest, WebhookWithAWrongOrMissingSecretIsRefusedAndChangesN
     try {
       (void)Webhook(StartUpdate(1, kChat, "/start " + token), secret);
       FAIL() << "accepted secret '" << secret << "'";
-    } catch (const core::ApiError& e) {
-      EXPECT_EQ(e.status(), 401);
-      EXPECT_EQ(e.code(), "unauthorized");
+    } catch (const core::RequestError& e) {
+      EXPECT_EQ(e.code(), core::ErrorCode::kUnauthorized);
     }
   }
   EXPECT_EQ(Connection(1), "");
@@ -273,7 +270,7 @@ TEST_F(TelegramConnectTest, WebhookIsRefusedWhenNoSecretIsConfigured) {
   TelegramChannel channel(settings, *http_);
   TelegramUpdates updates(channel, *pool_, clock_);
   EXPECT_THROW((void)updates.HandleWebhook("", StartUpdate(1, kChat, "/start x").dump()),
-               core::ApiError);
+               core::RequestError);
 }
 
 TEST_F(TelegramConnectTest, WebhookBodyThatIsNotAnUpdateIsInvalidJson) {
@@ -281,9 +278,8 @@ TEST_F(TelegramConnectTest, WebhookBodyThatIsNotAnUpdateIsInvalidJson) {
     try {
       (void)updates_->HandleWebhook(kSecret, body);
       FAIL() << body;
-    } catch (const core::ApiError& e) {
-      EXPECT_EQ(e.status(), 400);
-      EXPECT_EQ(e.code(), "invalid_json");
+    } catch (const core::RequestError& e) {
+      EXPECT_EQ(e.code(), core::ErrorCode::kInvalidJson);
     }
   }
 }

@@ -115,6 +115,21 @@ TEST_F(DbTest, DeferredFailureSurfacesAtTheNextExecAndRollsBack) {
   EXPECT_EQ(CommittedUsers(), 1);
 }
 
+TEST_F(DbTest, ExecTextRunsAfterTheDeferredStatements) {
+  {
+    auto tx = pool_->Begin("test_defer_then_text");
+    tx.Defer(kInsertUser, 1, "a@b.uz");
+    tx.ExecText("SAVEPOINT before_second");
+    tx.Defer(kInsertUser, 2, "c@d.uz");
+    // The second insert ran inside the savepoint, so rolling back to it
+    // undoes only that one.
+    tx.ExecText("ROLLBACK TO SAVEPOINT before_second");
+    EXPECT_EQ(tx.ExecText("SELECT count(*) FROM chopar.users").Int(0, 0), 1);
+    tx.Commit();
+  }
+  EXPECT_EQ(CommittedUsers(), 1);
+}
+
 TEST_F(DbTest, ExecAndCommitReturnsTheResultAndCommits) {
   {
     auto tx = pool_->Begin("test_exec_and_commit");

@@ -2,6 +2,12 @@
 
 namespace chopar::db {
 
+bool IsTransient(const std::exception& error) {
+  return dynamic_cast<const ConnectionError*>(&error) != nullptr ||
+         dynamic_cast<const PoolTimeout*>(&error) != nullptr ||
+         dynamic_cast<const SerializationFailure*>(&error) != nullptr;
+}
+
 void ThrowForSqlState(const std::string& sqlstate, const std::string& message) {
   if (sqlstate == "23505") throw UniqueViolation(sqlstate, message);
   if (sqlstate == "23514") throw CheckViolation(sqlstate, message);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -47,6 +48,13 @@ class PoolTimeout : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Whether `error` says that retrying the whole unit of work (a new
+// transaction, on a connection from the pool) may succeed: a lost or refused
+// connection (ConnectionError), no free connection in time (PoolTimeout), a
+// lost serialization race or a deadlock (SerializationFailure). Everything
+// else, constraint violations included, would fail the same way again.
+bool IsTransient(const std::exception& error);
 
 // Throws the DbError subclass that matches `sqlstate`.
 [[noreturn]] void ThrowForSqlState(const std::string& sqlstate, const std::string& message);

@@ -35,6 +35,11 @@ Result Transaction::Exec(const Query& query, const Params& params) {
   return std::move(RunDeferredWith({{query, params}}).back());
 }
 
+Result Transaction::ExecText(std::string_view sql, const Params& params) {
+  if (!deferred_.empty()) RunDeferredWith({});
+  return conn_->ExecText(sql, params);
+}
+
 Result Transaction::ExecAndCommit(const Query& query, const Params& params) {
   std::vector<Result> results;
   try {

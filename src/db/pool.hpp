@@ -56,22 +56,22 @@ class Transaction {
   // Runs the statement, after any deferred ones, in one round trip.
   Result Exec(const Query& query, const Params& params);
   // Queues a statement whose result is not needed; it runs with the next
-  // Exec or Commit, in the same round trip, and its failure is thrown there.
+  // Exec, ExecAndCommit or Commit, in the same round trip, and its failure
+  // is thrown there. Nothing reaches the connection around the queue.
   template <typename... Args>
   void Defer(const Query& query, const Args&... args) {
     deferred_.push_back({query, Params(args...)});
   }
   void Defer(const Query& query, Params params) { deferred_.push_back({query, std::move(params)}); }
-  Result ExecText(std::string_view sql, const Params& params = {}) {
-    return conn_->ExecText(sql, params);
-  }
+  // Runs SQL text once (no prepare: SAVEPOINT and the like), after the
+  // deferred statements (which then take a round trip of their own).
+  Result ExecText(std::string_view sql, const Params& params = {});
   // Runs the statement, after any deferred ones, and commits, all in one
   // round trip; returns the statement's result. Throws on any failure (then
   // nothing was written).
   Result ExecAndCommit(const Query& query, const Params& params);
   // Commits; throws on failure (then nothing was written).
   void Commit();
-  Connection& connection() { return *conn_; }
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:

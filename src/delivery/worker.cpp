@@ -131,10 +131,7 @@ RunStats Worker::Record(const std::vector<ClaimedDelivery>& claimed,
       result = RecordOutcomes(pool_, clock_.Now(), claimed, outcomes, settings_, random_);
       break;
     } catch (const std::exception& e) {
-      const bool transient = dynamic_cast<const db::ConnectionError*>(&e) != nullptr ||
-                             dynamic_cast<const db::PoolTimeout*>(&e) != nullptr ||
-                             dynamic_cast<const db::SerializationFailure*>(&e) != nullptr;
-      if (!transient || attempt >= kRecordTries) {
+      if (!db::IsTransient(e) || attempt >= kRecordTries) {
         spdlog::error(
             "recording {} delivery outcomes failed ({}); their leases will run out and they "
             "will be sent again",

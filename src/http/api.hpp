@@ -19,7 +19,7 @@ struct Dependencies {
   hub::InboxService& inbox;
 };
 
-// Registers the endpoints of API.md served by this layer, one function object
+// Registers the endpoints of docs/api.md served by this layer, one function object
 // per endpoint:
 //   users:         PUT/GET /v1/users/{id}, PUT/DELETE /v1/users/{id}/telegram,
 //                  POST /v1/users/{id}/push-subscriptions,
@@ -40,8 +40,8 @@ void RegisterSystemRoutes(Router& router, const Dependencies& deps);
 // All of the above.
 void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret);
 
-// limit (1..100), cursor and unread of a list request; ApiError 400 naming
-// the parameter for a bad value.
+// limit (1..100), cursor and unread of a list request; core::RequestError
+// kInvalidField naming the parameter for a bad value.
 hub::InboxService::ListOptions InboxListOptions(const QueryParams& query);
 
 // The most notifications one POST /v1/notifications/batch may carry.

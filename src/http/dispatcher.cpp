@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <charconv>
 
-#include "core/api_error.hpp"
 #include "core/encoding.hpp"
 #include "core/metrics.hpp"
+#include "core/request_error.hpp"
 #include "http/error_response.hpp"
 #include "http/subscriber_token.hpp"
 
@@ -31,16 +31,12 @@ std::string Join(const std::vector<std::string>& items, std::string_view separat
   return out;
 }
 
-core::ApiError Unauthorized(std::string message) {
-  return core::ApiError(401, "unauthorized", std::move(message));
-}
-
 void CheckServerKey(const Request& request, const std::string& api_key) {
   const auto header = request.Header("authorization");
-  if (!header) throw Unauthorized("missing Authorization: Bearer <api key>");
+  if (!header) throw core::Unauthorized("missing Authorization: Bearer <api key>");
   const std::string_view token = BearerToken(*header);
   if (api_key.empty() || token.empty() || !core::ConstantTimeEquals(token, api_key)) {
-    throw Unauthorized("invalid API key");
+    throw core::Unauthorized("invalid API key");
   }
 }
 
@@ -54,9 +50,9 @@ std::int64_t CheckSubscriber(const Request& request, const std::string& secret) 
     if (query_token) token = *query_token;
   }
   if (token.empty())
-    throw Unauthorized("missing subscriber token (Authorization: Bearer or ?token=)");
+    throw core::Unauthorized("missing subscriber token (Authorization: Bearer or ?token=)");
   const auto user_id = VerifySubscriberToken(secret, token);
-  if (!user_id) throw Unauthorized("invalid subscriber token");
+  if (!user_id) throw core::Unauthorized("invalid subscriber token");
   return *user_id;
 }
 

@@ -2,10 +2,17 @@
 
 #include <spdlog/spdlog.h>
 
-#include "core/api_error.hpp"
 #include "db/errors.hpp"
 
 namespace chopar::http {
+namespace {
+
+ErrorInfo Info(core::ErrorCode code, std::string message) {
+  return {HttpStatus(code), std::string(core::ErrorCodeName(code)), std::move(message),
+          std::nullopt};
+}
+
+}  // namespace
 
 nlohmann::json ErrorInfo::ToJson() const {
   return {{"error",
@@ -16,23 +23,54 @@ nlohmann::json ErrorInfo::ToJson() const {
 
 Response ErrorInfo::ToResponse() const { return JsonResponse(status, ToJson()); }
 
+int HttpStatus(core::ErrorCode code) {
+  using core::ErrorCode;
+  switch (code) {
+    case ErrorCode::kInvalidJson:
+    case ErrorCode::kInvalidField:
+    case ErrorCode::kInvalidCallback:
+      return 400;
+    case ErrorCode::kUnauthorized:
+      return 401;
+    case ErrorCode::kNotFound:
+    case ErrorCode::kUserNotFound:
+      return 404;
+    case ErrorCode::kConflict:
+      return 409;
+    case ErrorCode::kPayloadTooLarge:
+      return 413;
+    case ErrorCode::kRateLimited:
+      return 429;
+    case ErrorCode::kUnavailable:
+      return 503;
+  }
+  return 500;
+}
+
+ErrorInfo ToErrorInfo(const core::RequestError& error) {
+  ErrorInfo info = Info(error.code(), error.what());
+  info.field = error.field();
+  return info;
+}
+
 ErrorInfo MapException(std::exception_ptr error, std::string_view context) {
+  using core::ErrorCode;
   try {
     std::rethrow_exception(error);
-  } catch (const core::ApiError& e) {
-    return {e.status(), e.code(), e.what(), e.field()};
+  } catch (const core::RequestError& e) {
+    return ToErrorInfo(e);
   } catch (const nlohmann::json::parse_error& e) {
-    return {400, "invalid_json", std::string("malformed JSON: ") + e.what(), std::nullopt};
+    return Info(ErrorCode::kInvalidJson, std::string("malformed JSON: ") + e.what());
   } catch (const db::CheckViolation& e) {
     // The database refused what validation let through: still the caller's input.
     spdlog::info("{}: check constraint refused input: {}", context, e.what());
-    return {400, "invalid_field", "a value breaks a database constraint", std::nullopt};
+    return Info(ErrorCode::kInvalidField, "a value breaks a database constraint");
   } catch (const db::PoolTimeout& e) {
     spdlog::warn("{}: {}", context, e.what());
-    return {503, "unavailable", "the database is busy; retry later", std::nullopt};
+    return Info(ErrorCode::kUnavailable, "the database is busy; retry later");
   } catch (const db::ConnectionError& e) {
     spdlog::warn("{}: {}", context, e.what());
-    return {503, "unavailable", "the database is unavailable; retry later", std::nullopt};
+    return Info(ErrorCode::kUnavailable, "the database is unavailable; retry later");
   } catch (const std::exception& e) {
     spdlog::error("{}: internal error: {}", context, e.what());
   } catch (...) {

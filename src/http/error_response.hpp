@@ -6,11 +6,12 @@
 #include <string>
 #include <string_view>
 
+#include "core/request_error.hpp"
 #include "http/message.hpp"
 
 namespace chopar::http {
 
-// An error as the API reports it (API.md "Conventions").
+// An error as the API reports it (docs/api.md "Conventions").
 struct ErrorInfo {
   int status = 500;
   std::string code = "internal";
@@ -22,9 +23,18 @@ struct ErrorInfo {
   [[nodiscard]] Response ToResponse() const;
 };
 
+// THE mapping from error codes to HTTP statuses:
+//   invalid_json, invalid_field, invalid_callback → 400
+//   unauthorized → 401; not_found, user_not_found → 404; conflict → 409;
+//   payload_too_large → 413; rate_limited → 429; unavailable → 503
+int HttpStatus(core::ErrorCode code);
+
+// A request error with its status, code, message and field.
+ErrorInfo ToErrorInfo(const core::RequestError& error);
+
 // THE mapping from exceptions to API errors; nothing else decides a status
 // for an exception:
-//   core::ApiError                       → its status, code, message, field
+//   core::RequestError                   → ToErrorInfo
 //   nlohmann::json::parse_error          → 400 invalid_json
 //   db::CheckViolation                   → 400 invalid_field
 //   db::PoolTimeout, db::ConnectionError → 503 unavailable

@@ -1,4 +1,4 @@
-// The inbox of the subscriber token's user, called from browsers (API.md
+// The inbox of the subscriber token's user, called from browsers (docs/api.md
 // "Inbox").
 #include <charconv>
 
@@ -24,8 +24,8 @@ struct InboxUnreadCount {
 struct MarkInboxRead {
   hub::InboxService& inbox;
   Response operator()(const Request& request) const {
-    return JsonResponse(
-        200, {{"updated", inbox.MarkRead(*request.subscriber, ParseJsonObject(request))}});
+    const auto read = hub::ParseMarkReadRequest(ParseJsonObject(request));
+    return JsonResponse(200, {{"updated", inbox.MarkRead(*request.subscriber, read)}});
   }
 };
 

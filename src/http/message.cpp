@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 
 namespace chopar::http {
 
@@ -44,12 +44,11 @@ Response NoContentResponse() {
 
 nlohmann::json ParseJsonObject(const Request& request) {
   if (request.body.empty()) {
-    throw core::ApiError(400, "invalid_json",
-                         "the request body is empty; a JSON object is expected");
+    throw core::InvalidJson("the request body is empty; a JSON object is expected");
   }
   auto body = nlohmann::json::parse(request.body);
   if (!body.is_object()) {
-    throw core::ApiError(400, "invalid_json", "the request body must be a JSON object");
+    throw core::InvalidJson("the request body must be a JSON object");
   }
   return body;
 }

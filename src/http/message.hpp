@@ -67,7 +67,7 @@ Response JsonResponse(int status, const nlohmann::json& body);
 // 204 with no body.
 Response NoContentResponse();
 
-// The request body as a JSON object. Throws core::ApiError 400 invalid_json
+// The request body as a JSON object. Throws core::RequestError kInvalidJson
 // for an empty body or a value that is not an object, and
 // nlohmann::json::parse_error for malformed JSON (mapped to 400 invalid_json
 // by the dispatcher).

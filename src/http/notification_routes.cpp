@@ -1,8 +1,8 @@
-// Creating and reading notifications with the server key (API.md
+// Creating and reading notifications with the server key (docs/api.md
 // "Notifications", "Deliveries").
 #include <variant>
 
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 #include "http/api.hpp"
 #include "http/error_response.hpp"
 
@@ -38,12 +38,12 @@ struct CreateNotificationBatch {
     for (std::size_t i = 0; i < items->size(); ++i) {
       try {
         if (!(*items)[i].is_object()) {
-          throw core::ApiError(400, "invalid_json", "each notification must be a JSON object");
+          throw core::InvalidJson("each notification must be a JSON object");
         }
         valid.push_back(hub::ParseNotificationRequest((*items)[i]));
         valid_index.push_back(i);
-      } catch (const core::ApiError&) {
-        results[i] = MapException(std::current_exception(), "batch item").ToJson();
+      } catch (const core::RequestError& e) {
+        results[i] = ToErrorInfo(e).ToJson();
       }
     }
     const auto created = notify.NotifyBatch(valid);
@@ -51,9 +51,7 @@ struct CreateNotificationBatch {
       if (const auto* result = std::get_if<hub::NotifyResult>(&created[k])) {
         results[valid_index[k]] = result->ToJson();
       } else {
-        const auto& error = std::get<core::ApiError>(created[k]);
-        results[valid_index[k]] =
-            ErrorInfo{error.status(), error.code(), error.what(), error.field()}.ToJson();
+        results[valid_index[k]] = ToErrorInfo(std::get<core::RequestError>(created[k])).ToJson();
       }
     }
     return JsonResponse(200, {{"results", results}});
@@ -96,7 +94,8 @@ struct MarkUserNotificationsRead {
     const std::int64_t user_id = request.Id("id");
     const auto body = ParseJsonObject(request);
     RequireUser(inbox, user_id);
-    return JsonResponse(200, {{"updated", inbox.MarkRead(user_id, body)}});
+    return JsonResponse(200,
+                        {{"updated", inbox.MarkRead(user_id, hub::ParseMarkReadRequest(body))}});
   }
 };
 

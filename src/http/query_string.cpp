@@ -2,8 +2,8 @@
 
 #include <charconv>
 
-#include "core/api_error.hpp"
 #include "core/encoding.hpp"
+#include "core/request_error.hpp"
 
 namespace chopar::http {
 namespace {

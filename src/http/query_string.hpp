@@ -16,8 +16,8 @@ class QueryParams {
  public:
   QueryParams() = default;
 
-  // Parses the part after '?' (without it). Throws core::ApiError 400
-  // invalid_field (field "query") for a malformed percent escape.
+  // Parses the part after '?' (without it). Throws core::RequestError
+  // kInvalidField (field "query") for a malformed percent escape.
   static QueryParams Parse(std::string_view query);
 
   // The first value of `name`, if present.
@@ -25,11 +25,11 @@ class QueryParams {
   [[nodiscard]] bool Has(std::string_view name) const { return Get(name).has_value(); }
 
   // The first value of `name` as an integer in [min, max]; nullopt when the
-  // parameter is absent. Throws core::ApiError 400 invalid_field naming the
+  // parameter is absent. Throws core::RequestError kInvalidField naming the
   // parameter for anything else (empty, not a decimal integer, out of range).
   [[nodiscard]] std::optional<std::int64_t> GetInt(std::string_view name, std::int64_t min,
                                                    std::int64_t max) const;
-  // "true"/"1" or "false"/"0"; nullopt when absent; else ApiError 400 invalid_field.
+  // "true"/"1" or "false"/"0"; nullopt when absent; else RequestError kInvalidField.
   [[nodiscard]] std::optional<bool> GetBool(std::string_view name) const;
 
   [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& items() const {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 
 namespace chopar::http {
 namespace {
@@ -44,9 +44,8 @@ TEST(QueryParamsTest, MalformedEscapeIsABadRequest) {
   try {
     QueryParams::Parse("cursor=%zz");
     FAIL() << "no error";
-  } catch (const core::ApiError& e) {
-    EXPECT_EQ(e.status(), 400);
-    EXPECT_EQ(e.code(), "invalid_field");
+  } catch (const core::RequestError& e) {
+    EXPECT_EQ(e.code(), core::ErrorCode::kInvalidField);
   }
 }
 
@@ -58,8 +57,8 @@ TEST(QueryParamsTest, GetIntChecksFormAndRange) {
     try {
       (void)query.GetInt(name, 1, 100);
       ADD_FAILURE() << name << " accepted";
-    } catch (const core::ApiError& e) {
-      EXPECT_EQ(e.status(), 400) << name;
+    } catch (const core::RequestError& e) {
+      EXPECT_EQ(e.code(), core::ErrorCode::kInvalidField) << name;
       EXPECT_EQ(e.field(), name);
     }
   }
@@ -70,7 +69,7 @@ TEST(QueryParamsTest, GetBool) {
   EXPECT_EQ(query.GetBool("a"), true);
   EXPECT_EQ(query.GetBool("b"), false);
   EXPECT_EQ(query.GetBool("missing"), std::nullopt);
-  EXPECT_THROW((void)query.GetBool("c"), core::ApiError);
+  EXPECT_THROW((void)query.GetBool("c"), core::RequestError);
 }
 
 }  // namespace

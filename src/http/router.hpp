@@ -17,7 +17,7 @@ enum class Auth {
 };
 
 // One endpoint. It runs on a handler thread and may block (database work).
-// It reports a bad request by throwing core::ApiError; every exception is
+// It reports a bad request by throwing core::RequestError; every exception is
 // mapped to a status and an error body by the dispatcher, in one place.
 using Handler = std::function<Response(const Request&)>;
 

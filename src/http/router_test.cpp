@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include "core/api_error.hpp"
+#include <tuple>
+
 #include "core/metrics.hpp"
+#include "core/request_error.hpp"
 #include "db/errors.hpp"
 #include "http/dispatcher.hpp"
 #include "http/subscriber_token.hpp"
@@ -234,12 +236,38 @@ TEST_F(DispatcherTest, InboxRoutesAllowCrossOriginBrowsers) {
   EXPECT_EQ(Call("OPTIONS", "/v1/users/1").status, 405);
 }
 
-TEST_F(DispatcherTest, ApiErrorKeepsStatusCodeAndField) {
+TEST_F(DispatcherTest, RequestErrorKeepsStatusCodeAndField) {
   const auto response = Throwing(std::make_exception_ptr(core::UserNotFound(7)));
   EXPECT_EQ(response.status, 404);
   EXPECT_EQ(Body(response)["error"]["code"], "user_not_found");
   EXPECT_EQ(Body(response)["error"]["field"], "user_id");
   EXPECT_EQ(Body(response)["error"]["message"], "user 7 does not exist");
+}
+
+// The codes and statuses of docs/api.md "Conventions" (and invalid_callback).
+TEST_F(DispatcherTest, EachErrorCodeMapsToItsStatusAndName) {
+  using core::ErrorCode;
+  const std::vector<std::tuple<ErrorCode, int, std::string>> cases = {
+      {ErrorCode::kInvalidJson, 400, "invalid_json"},
+      {ErrorCode::kInvalidField, 400, "invalid_field"},
+      {ErrorCode::kInvalidCallback, 400, "invalid_callback"},
+      {ErrorCode::kUnauthorized, 401, "unauthorized"},
+      {ErrorCode::kNotFound, 404, "not_found"},
+      {ErrorCode::kUserNotFound, 404, "user_not_found"},
+      {ErrorCode::kConflict, 409, "conflict"},
+      {ErrorCode::kPayloadTooLarge, 413, "payload_too_large"},
+      {ErrorCode::kRateLimited, 429, "rate_limited"},
+      {ErrorCode::kUnavailable, 503, "unavailable"},
+  };
+  for (const auto& [code, status, name] : cases) {
+    const auto response =
+        Throwing(std::make_exception_ptr(core::RequestError(code, "what happened", "field")));
+    EXPECT_EQ(response.status, status) << name;
+    EXPECT_EQ(Body(response)["error"],
+              (nlohmann::json{{"code", name}, {"message", "what happened"}, {"field", "field"}}));
+  }
+  const auto without_field = Throwing(std::make_exception_ptr(core::NotFound("gone")));
+  EXPECT_TRUE(Body(without_field)["error"]["field"].is_null());
 }
 
 TEST_F(DispatcherTest, EachExceptionTypeMapsToItsStatus) {

@@ -1,6 +1,7 @@
-// Recurring schedules (API.md "Schedules").
+// Recurring schedules (docs/api.md "Schedules").
 #include "http/schedule_routes.hpp"
 
+#include "core/time_format.hpp"
 #include "http/message.hpp"
 
 namespace chopar::http {
@@ -9,7 +10,8 @@ namespace {
 struct PutSchedule {
   schedule::ScheduleService& schedules;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, schedules.Put(request.String("key"), ParseJsonObject(request)));
+    const auto spec = schedule::ParseScheduleSpec(request.String("key"), ParseJsonObject(request));
+    return JsonResponse(200, schedules.Put(spec).ToJson());
   }
 };
 
@@ -31,14 +33,18 @@ struct DeleteSchedule {
 struct BulkPutSchedules {
   schedule::ScheduleService& schedules;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, schedules.BulkPut(ParseJsonObject(request)));
+    const auto specs = schedule::ParseScheduleSpecs(ParseJsonObject(request));
+    return JsonResponse(200, {{"upserted", schedules.BulkPut(specs)}});
   }
 };
 
 struct PreviewSchedule {
   schedule::ScheduleService& schedules;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, schedules.Preview(ParseJsonObject(request)));
+    const auto fire_at = schedules.Preview(schedule::ParsePreviewRequest(ParseJsonObject(request)));
+    nlohmann::json instants = nlohmann::json::array();
+    for (core::TimePoint t : fire_at) instants.push_back(core::FormatRfc3339(t));
+    return JsonResponse(200, {{"fire_at", std::move(instants)}});
   }
 };
 

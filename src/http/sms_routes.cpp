@@ -2,8 +2,8 @@
 #include "http/sms_routes.hpp"
 
 #include "channels/eskiz_callback.hpp"
-#include "core/api_error.hpp"
 #include "core/encoding.hpp"
+#include "core/request_error.hpp"
 #include "http/message.hpp"
 
 namespace chopar::http {

@@ -1,4 +1,4 @@
-// Unauthenticated operational endpoints (API.md "Health and metrics").
+// Unauthenticated operational endpoints (docs/api.md "Health and metrics").
 #include <spdlog/spdlog.h>
 
 #include "core/metrics.hpp"
@@ -17,10 +17,10 @@ struct Healthz {
       return JsonResponse(200, {{"status", "ok"}});
     } catch (const std::exception& e) {
       spdlog::warn("health check: the database does not answer: {}", e.what());
-      auto body =
-          ErrorInfo{503, "unavailable", "the database does not answer", std::nullopt}.ToJson();
+      const ErrorInfo error = ToErrorInfo(core::Unavailable("the database does not answer"));
+      auto body = error.ToJson();
       body["status"] = "unavailable";
-      return JsonResponse(503, body);
+      return JsonResponse(error.status, body);
     }
   }
 };

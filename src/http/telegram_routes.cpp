@@ -1,7 +1,7 @@
 // The Telegram bot's connect flow.
 #include "http/telegram_routes.hpp"
 
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 #include "http/message.hpp"
 
 namespace chopar::http {
@@ -9,7 +9,7 @@ namespace {
 
 channels::TelegramUpdates& Configured(channels::TelegramUpdates* updates) {
   if (updates == nullptr) {
-    throw core::ApiError(503, "unavailable", "Telegram is not configured ([channels.telegram] bot_token)");
+    throw core::Unavailable("Telegram is not configured ([channels.telegram] bot_token)");
   }
   return *updates;
 }

@@ -1,5 +1,5 @@
-// Users and their addresses (API.md "Users and addresses").
-#include "core/api_error.hpp"
+// Users and their addresses (docs/api.md "Users and addresses").
+#include "core/request_error.hpp"
 #include "http/api.hpp"
 #include "http/subscriber_token.hpp"
 
@@ -9,7 +9,9 @@ namespace {
 struct PutUser {
   hub::UserService& users;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, users.PutUser(request.Id("id"), ParseJsonObject(request)));
+    const std::int64_t user_id = request.Id("id");
+    return JsonResponse(200,
+                        users.PutUser(user_id, hub::ParseUserUpdate(ParseJsonObject(request))));
   }
 };
 
@@ -23,7 +25,9 @@ struct GetUser {
 struct PutTelegram {
   hub::UserService& users;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, users.PutTelegram(request.Id("id"), ParseJsonObject(request)));
+    const std::int64_t user_id = request.Id("id");
+    return JsonResponse(
+        200, users.PutTelegram(user_id, hub::ParseTelegramChat(ParseJsonObject(request))));
   }
 };
 
@@ -38,7 +42,10 @@ struct DeleteTelegram {
 struct AddPushSubscription {
   hub::UserService& users;
   Response operator()(const Request& request) const {
-    const auto subscription = users.AddPushSubscription(request.Id("id"), ParseJsonObject(request));
+    const std::int64_t user_id = request.Id("id");
+    const auto parsed = hub::ParsePushSubscription(ParseJsonObject(request),
+                                                   users.options().allow_http_push_endpoints);
+    const auto subscription = users.AddPushSubscription(user_id, parsed);
     return JsonResponse(subscription.created ? 201 : 200, {{"id", subscription.id}});
   }
 };

@@ -2,9 +2,10 @@
 
 #include <thread>
 
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
+#include "hub/user_request.hpp"
 #include "hub/user_service.hpp"
 #include "testing/test_database.hpp"
 
@@ -28,6 +29,11 @@ class HubTest : public testing::PgTest {
     inbox_ = std::make_unique<InboxService>(*pool_);
   }
 
+  // PUT /v1/users/{id} with `body`, as the route parses it.
+  nlohmann::json PutUser(std::int64_t id, const nlohmann::json& body) {
+    return users_->PutUser(id, ParseUserUpdate(body));
+  }
+
   NotificationRequest Request(std::int64_t user, std::optional<std::string> dedup = std::nullopt) {
     NotificationRequest r;
     r.user_id = user;
@@ -47,13 +53,16 @@ class HubTest : public testing::PgTest {
 
 // SEEDS §000 canon 1: preference + address + default, no SMS.
 TEST_F(HubTest, ChannelChoiceForTheFourUsersOfTheSourceDocument) {
-  users_->PutUser(1, {{"email", "aziz@example.uz"}, {"phone", "+998901111111"},
-                      {"preferences", {{"email", true}, {"telegram", true}}}});
-  users_->PutTelegram(1, {{"chat_id", 900000001}});
-  users_->PutUser(2, {{"email", "dilnoza@example.uz"}, {"preferences", {{"email", false}}}});
-  users_->PutUser(3, {{"email", "sardor@example.uz"}});
-  users_->PutUser(4, {{"email", "gulnora@example.uz"}, {"preferences", {{"email", true}, {"telegram", false}}}});
-  users_->AddPushSubscription(4, {{"endpoint", "https://push.example/abc"}, {"keys", {{"p256dh", kP256dh}, {"auth", kAuth}}}});
+  PutUser(1, {{"email", "aziz@example.uz"},
+              {"phone", "+998901111111"},
+              {"preferences", {{"email", true}, {"telegram", true}}}});
+  users_->PutTelegram(1, {.chat_id = 900000001});
+  PutUser(2, {{"email", "dilnoza@example.uz"}, {"preferences", {{"email", false}}}});
+  PutUser(3, {{"email", "sardor@example.uz"}});
+  PutUser(4, {{"email", "gulnora@example.uz"},
+              {"preferences", {{"email", true}, {"telegram", false}}}});
+  users_->AddPushSubscription(
+      4, {.endpoint = "https://push.example/abc", .p256dh = kP256dh, .auth = kAuth});
 
   EXPECT_EQ(notify_->Notify(Request(1)).channels, (Kinds{ChannelKind::kEmail, ChannelKind::kTelegram}));
   EXPECT_EQ(notify_->Notify(Request(2)).channels, Kinds{});
@@ -66,7 +75,7 @@ TEST_F(HubTest, ChannelChoiceForTheFourUsersOfTheSourceDocument) {
 
 // SEEDS §000 canon 2: the cron finds the 18:00 task at 17:05 and 17:10.
 TEST_F(HubTest, RepeatedDedupKeyCreatesNothing) {
-  users_->PutUser(1, {{"email", "aziz@example.uz"}});
+  PutUser(1, {{"email", "aziz@example.uz"}});
   const auto first = notify_->Notify(Request(1, "vazifa:1:muddat:2026-10-28"));
   const auto again = notify_->Notify(Request(1, "vazifa:1:muddat:2026-10-28"));
   EXPECT_TRUE(first.created);
@@ -82,7 +91,7 @@ TEST_F(HubTest, RepeatedDedupKeyCreatesNothing) {
 }
 
 TEST_F(HubTest, ConcurrentRepeatsOfOneKeyCreateOneRow) {
-  users_->PutUser(1, {{"email", "aziz@example.uz"}});
+  PutUser(1, {{"email", "aziz@example.uz"}});
   std::vector<std::thread> threads;
   std::atomic<int> created{0};
   for (int i = 0; i < 8; ++i) {
@@ -94,14 +103,14 @@ TEST_F(HubTest, ConcurrentRepeatsOfOneKeyCreateOneRow) {
 }
 
 TEST_F(HubTest, BatchItemsStandOnTheirOwn) {
-  users_->PutUser(1, {{"email", "aziz@example.uz"}});
-  users_->PutUser(2, {{"email", "dilnoza@example.uz"}});
+  PutUser(1, {{"email", "aziz@example.uz"}});
+  PutUser(2, {{"email", "dilnoza@example.uz"}});
   notify_->Notify(Request(2, "old"));
   const auto results = notify_->NotifyBatch({Request(1, "k"), Request(99), Request(1, "k"), Request(2, "old"), Request(2)});
   ASSERT_EQ(results.size(), 5u);
   const auto& a = std::get<NotifyResult>(results[0]);
   EXPECT_TRUE(a.created);
-  EXPECT_EQ(std::get<core::ApiError>(results[1]).code(), "user_not_found");
+  EXPECT_EQ(std::get<core::RequestError>(results[1]).code(), core::ErrorCode::kUserNotFound);
   const auto& dup_in_batch = std::get<NotifyResult>(results[2]);
   EXPECT_FALSE(dup_in_batch.created);
   EXPECT_EQ(dup_in_batch.id, a.id);
@@ -115,17 +124,30 @@ TEST_F(HubTest, UnknownUserIsNotFoundAndNothingIsWritten) {
   try {
     notify_->Notify(Request(42));
     FAIL() << "expected user_not_found";
-  } catch (const core::ApiError& e) {
-    EXPECT_EQ(e.status(), 404);
-    EXPECT_EQ(e.code(), "user_not_found");
+  } catch (const core::RequestError& e) {
+    EXPECT_EQ(e.code(), core::ErrorCode::kUserNotFound);
+    EXPECT_EQ(e.field(), "user_id");
   }
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 0);
 }
 
+TEST_F(HubTest, NotifyInSeesWhatItsTransactionDeferred) {
+  constexpr db::Query kInsertUser{"test.insert_user",
+                                  "INSERT INTO users (id, email) VALUES ($1, $2)"};
+  auto tx = pool_->Begin("test_notify_in");
+  tx.Defer(kInsertUser, 5, "e@example.uz");
+  const auto results = NotifyService::NotifyIn(tx, {Request(5)}, clock_.Now());
+  tx.Commit();
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_TRUE(std::holds_alternative<NotifyResult>(results[0]));
+  EXPECT_TRUE(std::get<NotifyResult>(results[0]).created);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications WHERE user_id = 5"), 1);
+}
+
 // SEEDS §000 canon 7: unread count, keyset list, mark read.
 TEST_F(HubTest, InboxCountsListsAndMarksRead) {
-  users_->PutUser(1, {{"email", "aziz@example.uz"}});
-  users_->PutUser(2, {{"email", "dilnoza@example.uz"}});
+  PutUser(1, {{"email", "aziz@example.uz"}});
+  PutUser(2, {{"email", "dilnoza@example.uz"}});
   std::vector<std::int64_t> ids;
   for (int i = 0; i < 5; ++i) ids.push_back(notify_->Notify(Request(1)).id);
   const auto other = notify_->Notify(Request(2)).id;
@@ -143,22 +165,28 @@ TEST_F(HubTest, InboxCountsListsAndMarksRead) {
   EXPECT_TRUE(page3["next_cursor"].is_null());
 
   // Another user's id is ignored; a repeat reports 0.
-  EXPECT_EQ(inbox_->MarkRead(1, {{"ids", {ids[0], ids[1], other}}}), 2);
-  EXPECT_EQ(inbox_->MarkRead(1, {{"ids", {ids[0], ids[1], other}}}), 0);
+  EXPECT_EQ(inbox_->MarkRead(1, {.ids = {ids[0], ids[1], other}}), 2);
+  EXPECT_EQ(inbox_->MarkRead(1, {.ids = {ids[0], ids[1], other}}), 0);
   EXPECT_EQ(inbox_->UnreadCount(1), 3);
   EXPECT_EQ(inbox_->UnreadCount(2), 1);
   auto unread = inbox_->List(1, {.limit = 10, .unread_only = true});
   EXPECT_EQ(unread["items"].size(), 3u);
-  EXPECT_EQ(inbox_->MarkRead(1, {{"all", true}}), 3);
-  EXPECT_EQ(inbox_->MarkRead(1, {{"all", true}}), 0);
+  EXPECT_EQ(inbox_->MarkRead(1, {.all = true}), 3);
+  EXPECT_EQ(inbox_->MarkRead(1, {.all = true}), 0);
   EXPECT_EQ(inbox_->UnreadCount(1), 0);
-  EXPECT_THROW(inbox_->List(1, {.limit = 2, .cursor = "garbage!"}), core::ApiError);
+  EXPECT_THROW(inbox_->List(1, {.limit = 2, .cursor = "garbage!"}), core::RequestError);
 }
 
 TEST_F(HubTest, UserPutMergesAndNullClears) {
-  users_->PutUser(7, {{"email", "a@example.uz"}, {"phone", "+998 90 123-45-67"}, {"timezone", "Asia/Tashkent"},
-                      {"preferences", {{"email", true}, {"sms", true}}}, {"quiet_hours", {{"start", "22:00"}, {"end", "08:00"}}}});
-  auto user = users_->PutUser(7, {{"phone", nullptr}, {"preferences", {{"sms", nullptr}, {"push", false}}}});
+  PutUser(7, {{"email", "a@example.uz"},
+              {"phone", "+998 90 123-45-67"},
+              {"timezone", "Asia/Tashkent"},
+              {"preferences", {{"email", true}, {"sms", true}}},
+              {"quiet_hours", {{"start", "22:00"}, {"end", "08:00"}}}});
+  UserUpdate update;
+  update.phone = FieldUpdate<std::string>::Clear();
+  update.preferences = FieldUpdate<nlohmann::json>::Set({{"sms", nullptr}, {"push", false}});
+  auto user = users_->PutUser(7, update);
   EXPECT_EQ(user["email"], "a@example.uz");
   EXPECT_TRUE(user["phone"].is_null());
   EXPECT_EQ(user["timezone"], "Asia/Tashkent");
@@ -166,26 +194,33 @@ TEST_F(HubTest, UserPutMergesAndNullClears) {
   EXPECT_EQ(user["quiet_hours"]["start"], "22:00");
   EXPECT_EQ(user["channels"]["sms"], false);
   EXPECT_EQ(user["channels"]["email"], true);
-  EXPECT_EQ(users_->PutUser(7, {{"preferences", nullptr}})["preferences"], nlohmann::json::object());
-  EXPECT_THROW(users_->PutUser(7, {{"timezone", "Mars/Olympus"}}), core::ApiError);
+  EXPECT_EQ(PutUser(7, {{"preferences", nullptr}})["preferences"], nlohmann::json::object());
+  EXPECT_THROW(PutUser(7, {{"timezone", "Mars/Olympus"}}), core::RequestError);
   EXPECT_EQ(users_->GetUser(7)["timezone"], "Asia/Tashkent");
+  // Cleared members go back to their defaults.
+  user = PutUser(7, {{"timezone", nullptr}, {"quiet_hours", nullptr}, {"email", nullptr}});
+  EXPECT_EQ(user["timezone"], "UTC");
+  EXPECT_TRUE(user["quiet_hours"].is_null());
+  EXPECT_TRUE(user["email"].is_null());
 }
 
 TEST_F(HubTest, PushSubscriptionSameEndpointKeepsItsId) {
-  users_->PutUser(1, {{"email", "a@example.uz"}});
-  const nlohmann::json sub = {{"endpoint", "https://push.example/1"}, {"keys", {{"p256dh", kP256dh}, {"auth", kAuth}}}};
+  PutUser(1, {{"email", "a@example.uz"}});
+  const PushSubscription sub = {
+      .endpoint = "https://push.example/1", .p256dh = kP256dh, .auth = kAuth};
   const auto first = users_->AddPushSubscription(1, sub);
   const auto again = users_->AddPushSubscription(1, sub);
   EXPECT_TRUE(first.created);
   EXPECT_FALSE(again.created);
   EXPECT_EQ(first.id, again.id);
-  EXPECT_THROW(users_->DeletePushSubscription(2, first.id), core::ApiError);
+  EXPECT_THROW(users_->DeletePushSubscription(2, first.id), core::RequestError);
   users_->DeletePushSubscription(1, first.id);
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.push_subscriptions"), 0);
 }
 
 TEST_F(HubTest, NotificationShowsItsDeliveries) {
-  users_->PutUser(1, {{"email", "a@example.uz"}, {"phone", "+998901234567"}, {"preferences", {{"sms", true}}}});
+  PutUser(
+      1, {{"email", "a@example.uz"}, {"phone", "+998901234567"}, {"preferences", {{"sms", true}}}});
   const auto id = notify_->Notify(Request(1)).id;
   const auto doc = inbox_->GetNotification(id);
   EXPECT_EQ(doc["title"], "Muddat yaqin");

@@ -3,9 +3,9 @@
 #include <charconv>
 #include <limits>
 
-#include "core/api_error.hpp"
 #include "core/channel_kind.hpp"
 #include "core/encoding.hpp"
+#include "core/request_error.hpp"
 #include "core/time_format.hpp"
 #include "hub/queries.hpp"
 
@@ -21,7 +21,9 @@ std::optional<std::int64_t> ParseInt(std::string_view text) {
   return value;
 }
 
-core::ApiError BadCursor() { return core::InvalidField("cursor", "cursor is malformed; pass next_cursor as returned"); }
+core::RequestError BadCursor() {
+  return core::InvalidField("cursor", "cursor is malformed; pass next_cursor as returned");
+}
 
 // Inbox cursor: base64url("<created_at micros>:<id>") of the last item shown.
 std::string EncodeCursor(std::int64_t created_micros, std::int64_t id) {
@@ -74,27 +76,12 @@ std::int64_t InboxService::UnreadCount(std::int64_t user_id) {
   return conn->Exec(queries::kUnreadCount, user_id).Int(0, 0);
 }
 
-std::int64_t InboxService::MarkRead(std::int64_t user_id, const nlohmann::json& body) {
-  if (!body.is_object()) throw core::ApiError(400, "invalid_json", "the body must be a JSON object");
-  const auto all = body.find("all");
-  const auto ids = body.find("ids");
-  const bool read_all = all != body.end() && all->is_boolean() && all->get<bool>();
-  if (all != body.end() && !all->is_boolean()) throw core::InvalidField("all", "all must be true or false");
-  std::vector<std::int64_t> id_list;
-  if (!read_all) {
-    if (ids == body.end() || !ids->is_array()) {
-      throw core::InvalidField("ids", "send {\"ids\": [1, 2]} or {\"all\": true}");
-    }
-    if (ids->size() > 1000) throw core::InvalidField("ids", "at most 1000 ids at once");
-    for (const auto& id : *ids) {
-      if (!id.is_number_integer()) throw core::InvalidField("ids", "ids must be integers");
-      id_list.push_back(id.get<std::int64_t>());
-    }
-  }
+std::int64_t InboxService::MarkRead(std::int64_t user_id, const MarkReadRequest& request) {
   const std::string now = core::FormatRfc3339Micros(std::chrono::system_clock::now());
   auto tx = pool_.Begin("mark_read");
-  const auto result = read_all ? tx.Exec(queries::kMarkReadAll, user_id, now)
-                               : tx.Exec(queries::kMarkReadIds, user_id, db::ArrayLiteral(id_list), now);
+  const auto result =
+      request.all ? tx.Exec(queries::kMarkReadAll, user_id, now)
+                  : tx.Exec(queries::kMarkReadIds, user_id, db::ArrayLiteral(request.ids), now);
   const std::int64_t updated = result.AffectedRows();
   if (updated > 0) tx.Exec(queries::kWakeInbox, std::to_string(user_id));
   tx.Commit();

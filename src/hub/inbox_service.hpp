@@ -10,7 +10,19 @@
 
 namespace chopar::hub {
 
-// The in-app bell of one user (API.md "Notifications" list/count/read and the
+// Which of a user's notifications to mark read.
+struct MarkReadRequest {
+  bool all = false;                 // every one of them
+  std::vector<std::int64_t> ids{};  // otherwise these (ids of other users are ignored)
+};
+
+// Parses POST /v1/users/{id}/notifications/read and /v1/inbox/read: {"ids":
+// [1, 2]} (at most 1000) or {"all": true}. Throws core::RequestError
+// kInvalidJson for a body that is not an object, kInvalidField naming "all"
+// or "ids" otherwise. Pure; thread-safe.
+MarkReadRequest ParseMarkReadRequest(const nlohmann::json& body);
+
+// The in-app bell of one user (docs/api.md "Notifications" list/count/read and the
 // inbox endpoints). Every query is scoped by user id. Thread-safe.
 class InboxService {
  public:
@@ -22,14 +34,13 @@ class InboxService {
     bool unread_only = false;
   };
   // {"items": [...], "next_cursor": "..."|null}, newest first, keyset-paginated.
-  // Throws core::ApiError 400 for a malformed cursor or limit.
+  // Throws core::RequestError kInvalidField for a malformed cursor or limit.
   nlohmann::json List(std::int64_t user_id, const ListOptions& options);
 
   std::int64_t UnreadCount(std::int64_t user_id);
 
-  // Body {"ids": [..]} or {"all": true}. Returns how many became read (ids of
-  // other users are ignored; a repeat gives 0). Wakes the user's streams.
-  std::int64_t MarkRead(std::int64_t user_id, const nlohmann::json& body);
+  // Returns how many became read (a repeat gives 0). Wakes the user's streams.
+  std::int64_t MarkRead(std::int64_t user_id, const MarkReadRequest& request);
 
   // Notifications of the user with id > after_id, oldest first, at most
   // `limit`: what an SSE stream has not sent yet.

@@ -6,7 +6,7 @@
 namespace chopar::hub {
 
 NotificationRequest ParseNotificationRequest(const nlohmann::json& body) {
-  if (!body.is_object()) throw core::ApiError(400, "invalid_json", "the body must be a JSON object");
+  RequireObject(body);
   NotificationRequest r;
   r.user_id = RequireId(body, "user_id");
   r.type = RequireString(body, "type", 1, 100);

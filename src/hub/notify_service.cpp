@@ -18,12 +18,16 @@ struct Recipient {
   Addressable addressable{};
 };
 
-std::map<std::int64_t, Recipient> LoadRecipients(db::Connection& conn,
+// `Session` is a db::Connection or a db::Transaction: both run a query with
+// Exec (a transaction after the statements deferred on it).
+template <typename Session>
+std::map<std::int64_t, Recipient> LoadRecipients(Session& session,
                                                  const std::vector<NotificationRequest>& requests) {
   std::set<std::int64_t> ids;
   for (const auto& r : requests) ids.insert(r.user_id);
-  const auto rows = conn.Exec(queries::kUsersForNotify,
-                              db::ArrayLiteral(std::vector<std::int64_t>(ids.begin(), ids.end())));
+  const auto rows =
+      session.Exec(queries::kUsersForNotify,
+                   db::ArrayLiteral(std::vector<std::int64_t>(ids.begin(), ids.end())));
   std::map<std::int64_t, Recipient> recipients;
   for (int i = 0; i < rows.Rows(); ++i) {
     Recipient& r = recipients[rows.Int(i, "id")];
@@ -67,13 +71,13 @@ struct InsertColumns {
   }
 };
 
-}  // namespace
-
-std::vector<BatchItemResult> NotifyService::NotifyOn(
-    db::Connection& conn, const std::vector<NotificationRequest>& requests, core::TimePoint now) {
+template <typename Session>
+std::vector<BatchItemResult> NotifyOn(Session& session,
+                                      const std::vector<NotificationRequest>& requests,
+                                      core::TimePoint now) {
   std::vector<std::optional<BatchItemResult>> results(requests.size());
   if (requests.empty()) return {};
-  const auto recipients = LoadRecipients(conn, requests);
+  const auto recipients = LoadRecipients(session, requests);
 
   InsertColumns columns;
   std::vector<std::vector<core::ChannelKind>> chosen(requests.size());
@@ -90,12 +94,12 @@ std::vector<BatchItemResult> NotifyService::NotifyOn(
 
   if (!columns.idx.empty()) {
     using db::ArrayLiteral;
-    const auto inserted = conn.Exec(queries::kInsertNotifications, ArrayLiteral(columns.idx),
-                                    ArrayLiteral(columns.user_id), ArrayLiteral(columns.type),
-                                    ArrayLiteral(columns.title), ArrayLiteral(columns.body),
-                                    ArrayLiteral(columns.link), ArrayLiteral(columns.data),
-                                    ArrayLiteral(columns.dedup_key), ArrayLiteral(columns.critical),
-                                    ArrayLiteral(columns.channels), core::FormatRfc3339Micros(now));
+    const auto inserted = session.Exec(
+        queries::kInsertNotifications, ArrayLiteral(columns.idx), ArrayLiteral(columns.user_id),
+        ArrayLiteral(columns.type), ArrayLiteral(columns.title), ArrayLiteral(columns.body),
+        ArrayLiteral(columns.link), ArrayLiteral(columns.data), ArrayLiteral(columns.dedup_key),
+        ArrayLiteral(columns.critical), ArrayLiteral(columns.channels),
+        core::FormatRfc3339Micros(now));
 
     // (user, dedup key) → id, for duplicates of an earlier row of this batch.
     std::map<std::pair<std::int64_t, std::string>, std::int64_t> batch_ids;
@@ -117,7 +121,7 @@ std::vector<BatchItemResult> NotifyService::NotifyOn(
       } else {
         // A concurrent transaction inserted the key after this statement's
         // snapshot was taken; a new statement sees its committed row.
-        result.id = conn.Exec(queries::kFindByDedupKey, r.user_id, *r.dedup_key).Int(0, 0);
+        result.id = session.Exec(queries::kFindByDedupKey, r.user_id, *r.dedup_key).Int(0, 0);
       }
       results[idx] = result;
     }
@@ -130,14 +134,16 @@ std::vector<BatchItemResult> NotifyService::NotifyOn(
   return out;
 }
 
+}  // namespace
+
 std::vector<BatchItemResult> NotifyService::NotifyIn(
     db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now) {
-  return NotifyOn(tx.connection(), requests, now);
+  return NotifyOn(tx, requests, now);
 }
 
 NotifyResult NotifyService::Notify(const NotificationRequest& request) {
   auto results = NotifyBatch({request});
-  if (auto* error = std::get_if<core::ApiError>(&results.front())) throw *error;
+  if (auto* error = std::get_if<core::RequestError>(&results.front())) throw *error;
   return std::get<NotifyResult>(results.front());
 }
 

@@ -7,14 +7,14 @@
 #include <variant>
 #include <vector>
 
-#include "core/api_error.hpp"
 #include "core/channel_kind.hpp"
 #include "core/clock.hpp"
+#include "core/request_error.hpp"
 #include "db/pool.hpp"
 
 namespace chopar::hub {
 
-// A validated notification to create (API.md POST /v1/notifications).
+// A validated notification to create (docs/api.md POST /v1/notifications).
 struct NotificationRequest {
   std::int64_t user_id = 0;
   std::string type;
@@ -27,9 +27,9 @@ struct NotificationRequest {
   bool critical = false;
 };
 
-// Parses and validates one request body. Throws core::ApiError (400) naming
-// the field: wrong types, missing user_id/type/title, a type that does not
-// match ^[a-z]+(\.[a-z_]+)*$, an external link, unknown channels, lengths.
+// Parses and validates one request body. Throws core::RequestError
+// (kInvalidJson, kInvalidField) naming the field: wrong types, missing user_id/type/title, a type
+// that does not match ^[a-z]+(\.[a-z_]+)*$, an external link, unknown channels, lengths.
 NotificationRequest ParseNotificationRequest(const nlohmann::json& body);
 
 struct NotifyResult {
@@ -39,7 +39,8 @@ struct NotifyResult {
   [[nodiscard]] nlohmann::json ToJson() const;
 };
 
-using BatchItemResult = std::variant<NotifyResult, core::ApiError>;
+// One item of a batch: created (or found by its dedup key), or refused.
+using BatchItemResult = std::variant<NotifyResult, core::RequestError>;
 
 // Creates notifications: the in-app row, one delivery per chosen channel and
 // one NOTIFY to wake workers and inbox streams, all in one statement.
@@ -48,7 +49,7 @@ class NotifyService {
  public:
   NotifyService(db::Pool& pool, const core::Clock& clock) : pool_(pool), clock_(clock) {}
 
-  // One notification. Throws core::ApiError (404 user_not_found, 400).
+  // One notification. Throws core::RequestError kUserNotFound for an unknown user.
   NotifyResult Notify(const NotificationRequest& request);
 
   // Many notifications in one statement of set-based SQL. Each item is
@@ -59,15 +60,12 @@ class NotifyService {
   // The same inside a transaction the caller owns (the scheduler and the
   // relay create notifications atomically with their own bookkeeping). The
   // caller commits; the NOTIFY is sent at that commit.
+  // Statements the caller deferred on `tx` run first.
   static std::vector<BatchItemResult> NotifyIn(db::Transaction& tx,
                                                const std::vector<NotificationRequest>& requests,
                                                core::TimePoint now);
 
  private:
-  static std::vector<BatchItemResult> NotifyOn(db::Connection& conn,
-                                               const std::vector<NotificationRequest>& requests,
-                                               core::TimePoint now);
-
   db::Pool& pool_;
   const core::Clock& clock_;
 };

@@ -5,16 +5,21 @@
 #include <nlohmann/json.hpp>
 
 #include "db/pool.hpp"
+#include "hub/user_request.hpp"
 
 namespace chopar::hub {
 
-// Users and their addresses (API.md "Users and addresses"). Every method
-// validates first and throws core::ApiError (400 invalid_field / invalid_json,
-// 404 user_not_found / not_found) before writing anything. Thread-safe.
+// Users and their addresses (docs/api.md "Users and addresses"). Requests
+// come validated (see user_request.hpp for their parsers). A user or object
+// that does not exist throws core::RequestError (kUserNotFound / kNotFound)
+// before anything is written; database failures throw db::DbError.
+// Thread-safe.
 class UserService {
  public:
   struct Options {
-    bool allow_http_push_endpoints = false;  // tests against a local push service
+    // Whether push endpoints may be http:// (tests against a local push
+    // service): what callers pass to ParsePushSubscription.
+    bool allow_http_push_endpoints = false;
     // Called inside PutUser's transaction after a user's time zone changed
     // (not on creation), so whatever follows the zone (schedules) moves
     // atomically with it. May throw to abort the update.
@@ -22,15 +27,17 @@ class UserService {
   };
   UserService(db::Pool& pool, Options options) : pool_(pool), options_(std::move(options)) {}
 
-  // PUT /v1/users/{id}: create or merge. Absent fields are kept, null clears;
-  // `preferences` is merged key by key (a null value removes the key).
-  // Returns the user as GetUser does.
-  nlohmann::json PutUser(std::int64_t user_id, const nlohmann::json& body);
+  [[nodiscard]] const Options& options() const { return options_; }
+
+  // PUT /v1/users/{id}: creates the user or applies `update` to it (see
+  // UserUpdate). Returns the user as GetUser does.
+  nlohmann::json PutUser(std::int64_t user_id, const UserUpdate& update);
   // GET /v1/users/{id}: the user plus "channels" addressability.
   nlohmann::json GetUser(std::int64_t user_id);
 
-  // PUT /v1/users/{id}/telegram {"chat_id": n}: connect (active).
-  nlohmann::json PutTelegram(std::int64_t user_id, const nlohmann::json& body);
+  // PUT /v1/users/{id}/telegram: connect (active). Returns {"user_id",
+  // "chat_id", "active": true}.
+  nlohmann::json PutTelegram(std::int64_t user_id, const TelegramChat& chat);
   // DELETE /v1/users/{id}/telegram; idempotent.
   void DeleteTelegram(std::int64_t user_id);
 
@@ -38,9 +45,9 @@ class UserService {
     std::int64_t id;
     bool created;
   };
-  // POST /v1/users/{id}/push-subscriptions with the browser's PushSubscription
-  // JSON. The same endpoint again returns the same id (created = false).
-  Subscription AddPushSubscription(std::int64_t user_id, const nlohmann::json& body);
+  // POST /v1/users/{id}/push-subscriptions. The same endpoint again returns
+  // the same id (created = false).
+  Subscription AddPushSubscription(std::int64_t user_id, const PushSubscription& subscription);
   // DELETE /v1/users/{id}/push-subscriptions/{sub_id}; 404 if not the user's.
   void DeletePushSubscription(std::int64_t user_id, std::int64_t subscription_id);
 

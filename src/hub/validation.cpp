@@ -1,6 +1,6 @@
 #include "hub/validation.hpp"
 
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 
 namespace chopar::hub {
 namespace {
@@ -12,6 +12,10 @@ std::size_t CodePoints(std::string_view text) {
 }
 
 }  // namespace
+
+void RequireObject(const nlohmann::json& body) {
+  if (!body.is_object()) throw core::InvalidJson("the body must be a JSON object");
+}
 
 std::int64_t RequireId(const nlohmann::json& body, const char* field) {
   const auto it = body.find(field);

@@ -8,8 +8,12 @@
 
 namespace chopar::hub {
 
-// Field readers for request bodies. Each throws core::ApiError 400
-// invalid_field naming the field when it is missing (Require…) or has the
+// Throws core::RequestError kInvalidJson ("the body must be a JSON object")
+// unless `body` is an object.
+void RequireObject(const nlohmann::json& body);
+
+// Field readers for request bodies. Each throws core::RequestError
+// kInvalidField naming the field when it is missing (Require…) or has the
 // wrong type or length. Lengths count UTF-8 code points.
 std::int64_t RequireId(const nlohmann::json& body, const char* field);
 std::string RequireString(const nlohmann::json& body, const char* field, std::size_t min_length,

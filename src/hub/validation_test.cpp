@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/push_keys.hpp"
 
@@ -53,7 +53,7 @@ TEST(NotificationRequestParsing, NamesTheOffendingField) {
   auto field_of = [](const nlohmann::json& body) -> std::string {
     try {
       ParseNotificationRequest(body);
-    } catch (const core::ApiError& e) {
+    } catch (const core::RequestError& e) {
       return e.field().value_or("");
     }
     return "accepted";

@@ -7,7 +7,7 @@
 #include <optional>
 #include <span>
 
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 #include "hub/validation.hpp"
 #include "schedule/schedule_store.hpp"
 
@@ -185,7 +185,7 @@ ScheduleSpec SharedSpec(const CsvImportOptions& options) {
                                           {"cron", "@daily"},
                                           {"notification", options.notification},
                                           {"catchup", options.catchup}});
-  } catch (const core::ApiError& e) {
+  } catch (const core::RequestError& e) {
     throw std::invalid_argument(std::string("import options: ") + e.what());
   }
 }
@@ -267,7 +267,7 @@ ScheduleSpec RowSpec(const std::vector<Column>& columns, const std::vector<std::
         (void)ParseZoneField(timezone, "timezone");
         spec.timezone = std::move(timezone);
       }
-    } catch (const core::ApiError& e) {
+    } catch (const core::RequestError& e) {
       throw CsvImportError(line, std::string(e.what()));
     }
     return spec;
@@ -283,7 +283,7 @@ ScheduleSpec RowSpec(const std::vector<Column>& columns, const std::vector<std::
   }
   try {
     return ParseScheduleSpec(key, body);
-  } catch (const core::ApiError& e) {
+  } catch (const core::RequestError& e) {
     throw CsvImportError(line, std::string(e.what()));
   }
 }

@@ -35,8 +35,18 @@ class SchedulePgTest : public testing::PgTest {
   }
 
   void AddUser(std::int64_t id, const std::string& zone) {
-    users_->PutUser(id,
-                    {{"timezone", zone}, {"email", "user" + std::to_string(id) + "@example.uz"}});
+    PutUser(id, {{"timezone", zone}, {"email", "user" + std::to_string(id) + "@example.uz"}});
+  }
+
+  // The writes as their routes make them, from request bodies.
+  void PutUser(std::int64_t id, const nlohmann::json& body) {
+    users_->PutUser(id, hub::ParseUserUpdate(body));
+  }
+  StoredSchedule Put(const std::string& key, const nlohmann::json& body) {
+    return service_->Put(ParseScheduleSpec(key, body));
+  }
+  std::size_t BulkPut(const nlohmann::json& body) {
+    return service_->BulkPut(ParseScheduleSpecs(body));
   }
 
   static nlohmann::json Body(std::int64_t user_id, const std::string& cron,

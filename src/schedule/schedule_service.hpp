@@ -3,60 +3,66 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/clock.hpp"
 #include "db/pool.hpp"
+#include "schedule/schedule_spec.hpp"
 
 namespace chopar::schedule {
 
 // POST /v1/schedules/preview and `chopar cron PATTERN --timezone Z --after T
-// --count N` (no database needed): body {"cron", "timezone" (default "UTC"),
-// "after" (RFC 3339, default `now`), "count" (1..1000, default 10)} →
-// {"fire_at": [RFC 3339…]}, the next instants strictly after `after` exactly
-// as the scheduler fires them. Throws core::ApiError 400 naming the field (a
-// bad cron pattern's message carries the character position). Pure.
-nlohmann::json PreviewFireTimes(const nlohmann::json& body, core::TimePoint now);
+// --count N` (no database needed): the next `request.count` instants strictly
+// after `request.after` (default `now`), exactly as the scheduler fires them.
+// Pure.
+std::vector<core::TimePoint> PreviewFireTimes(const PreviewRequest& request, core::TimePoint now);
 
-// The schedules API (API.md "Schedules"): JSON in, JSON out. Every method
-// validates first and throws core::ApiError (400 invalid_json /
-// invalid_field, 404 not_found / user_not_found) before writing anything;
-// database failures throw db::DbError. Every write wakes the schedulers
-// (NOTIFY chopar_schedules at commit). The pool and clock must outlive the
-// service. Thread-safe (each call borrows its own connection).
+// A schedule as written.
+struct StoredSchedule {
+  std::string key;
+  // The stored first firing (RFC 3339), nullopt when the pattern never fires
+  // or the schedule is disabled.
+  std::optional<std::string> next_fire_at;
+
+  // {"key", "next_fire_at"} (null when absent).
+  [[nodiscard]] nlohmann::json ToJson() const;
+};
+
+// The schedules (docs/api.md "Schedules"). Requests come validated (see
+// schedule_spec.hpp for their parsers). A user or schedule that does not
+// exist throws core::RequestError (kUserNotFound / kNotFound) before anything
+// is written; database failures throw db::DbError. Every write wakes the
+// schedulers (NOTIFY chopar_schedules at commit). The pool and clock must
+// outlive the service. Thread-safe (each call borrows its own connection).
 class ScheduleService {
  public:
-  // Largest `schedules` array BulkPut accepts.
-  static constexpr std::size_t kMaxBulk = 10'000;
-
   ScheduleService(db::Pool& pool, const core::Clock& clock) : pool_(pool), clock_(clock) {}
 
-  // PUT /v1/schedules/{key}: create or replace (see ParseScheduleSpec for the
-  // body). Returns {"key", "next_fire_at"} — next_fire_at is the stored first
-  // firing (null when the pattern never fires or the schedule is disabled).
-  // Re-sending an unchanged schedule keeps its next_fire_at, so an occurrence
-  // that is due and not yet fired is not lost. Unknown user → 404
-  // user_not_found.
-  nlohmann::json Put(std::string_view key, const nlohmann::json& body);
+  // PUT /v1/schedules/{key}: create or replace. Re-sending an unchanged
+  // schedule keeps its next_fire_at, so an occurrence that is due and not yet
+  // fired is not lost. Unknown user → kUserNotFound.
+  StoredSchedule Put(const ScheduleSpec& spec);
 
   // GET /v1/schedules/{key}: the schedule with its state (next_fire_at,
   // last_fired_at, last_due_at, last_skipped_at, skipped_count, last_error,
-  // effective_timezone). 404 not_found if absent.
+  // effective_timezone). kNotFound if absent.
   nlohmann::json Get(std::string_view key);
 
-  // DELETE /v1/schedules/{key} (→ 204). 404 not_found if absent.
+  // DELETE /v1/schedules/{key} (→ 204). kNotFound if absent.
   void Delete(std::string_view key);
 
-  // PUT /v1/schedules {"schedules": [{"key": …, …PUT body…}, …]}: up to
-  // kMaxBulk in one transaction with set-based SQL; all or nothing. An
-  // invalid item is named by index in the error's field and message
-  // ("schedules[3].cron", "schedules[3]: cron: …"); a key given twice, or an
-  // unknown user, also names the index. Returns {"upserted": n}.
-  nlohmann::json BulkPut(const nlohmann::json& body);
+  // PUT /v1/schedules: every spec in one transaction with set-based SQL; all
+  // or nothing. A key given twice, or an unknown user, is refused naming the
+  // item by index as ParseScheduleSpecs does ("schedules[3].user_id").
+  // Returns how many were written.
+  std::size_t BulkPut(const std::vector<ScheduleSpec>& specs);
 
   // POST /v1/schedules/preview: PreviewFireTimes at the clock's now.
-  nlohmann::json Preview(const nlohmann::json& body) const {
-    return PreviewFireTimes(body, clock_.Now());
+  std::vector<core::TimePoint> Preview(const PreviewRequest& request) const {
+    return PreviewFireTimes(request, clock_.Now());
   }
 
   // For hub::UserService::Options::timezone_changed: inside the transaction

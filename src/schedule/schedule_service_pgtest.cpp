@@ -2,27 +2,26 @@
 
 #include <sstream>
 
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 #include "schedule/csv_import.hpp"
 #include "schedule/schedule_pgtest_fixture.hpp"
+#include "testing/request_error.hpp"
 
 namespace chopar::schedule {
 namespace {
 
 using nlohmann::json;
+using testing::RequestErrorOf;
 
 class ScheduleServiceTest : public SchedulePgTest {
  protected:
-  // The ApiError `call` throws, or a failure if it returns.
-  template <typename Call>
-  core::ApiError ErrorOf(Call call) {
-    try {
-      call();
-    } catch (const core::ApiError& e) {
-      return e;
+  // The instants POST /v1/schedules/preview answers for `body`, as RFC 3339.
+  std::vector<std::string> Preview(const json& body) {
+    std::vector<std::string> fire_at;
+    for (core::TimePoint t : service_->Preview(ParsePreviewRequest(body))) {
+      fire_at.push_back(core::FormatRfc3339(t));
     }
-    ADD_FAILURE() << "no error";
-    return core::ApiError(0, "", "");
+    return fire_at;
   }
   std::int64_t Schedules() { return db_->Count("SELECT count(*) FROM chopar.schedules"); }
 };
@@ -31,7 +30,7 @@ TEST_F(ScheduleServiceTest, PutGetDelete) {
   AddUser(8, "Asia/Tashkent");
   json body = Body(8, "5 18 * * *");
   body["notification"]["channels"] = {"push", "telegram"};
-  EXPECT_EQ(service_->Put("pill-17", body),
+  EXPECT_EQ(Put("pill-17", body).ToJson(),
             (json{{"key", "pill-17"}, {"next_fire_at", "2026-10-20T13:05:00Z"}}));
 
   const json got = service_->Get("pill-17");
@@ -55,9 +54,11 @@ TEST_F(ScheduleServiceTest, PutGetDelete) {
   EXPECT_EQ(got["created_at"], "2026-10-20T10:00:00Z");
 
   service_->Delete("pill-17");
-  EXPECT_EQ(ErrorOf([&] { service_->Get("pill-17"); }).code(), "not_found");
-  EXPECT_EQ(ErrorOf([&] { service_->Delete("pill-17"); }).status(), 404);
-  EXPECT_EQ(ErrorOf([&] { service_->Get("no/such key"); }).status(), 404);
+  EXPECT_EQ(RequestErrorOf([&] { service_->Get("pill-17"); }).code(), core::ErrorCode::kNotFound);
+  EXPECT_EQ(RequestErrorOf([&] { service_->Delete("pill-17"); }).code(),
+            core::ErrorCode::kNotFound);
+  EXPECT_EQ(RequestErrorOf([&] { service_->Get("no/such key"); }).code(),
+            core::ErrorCode::kNotFound);
 }
 
 TEST_F(ScheduleServiceTest, TemplateTextAndDataRoundTrip) {
@@ -68,7 +69,7 @@ TEST_F(ScheduleServiceTest, TemplateTextAndDataRoundTrip) {
   body["notification"]["data"] = {{"nested", {{"a", json::array({1, "b", nullptr})}}},
                                   {"emoji", "💊"}};
   body["notification"]["critical"] = true;
-  service_->Put("pill-1", body);
+  Put("pill-1", body);
   const json got = service_->Get("pill-1")["notification"];
   EXPECT_EQ(got["title"], body["notification"]["title"]);
   EXPECT_EQ(got["body"], body["notification"]["body"]);
@@ -78,16 +79,16 @@ TEST_F(ScheduleServiceTest, TemplateTextAndDataRoundTrip) {
 }
 
 TEST_F(ScheduleServiceTest, UnknownUserWritesNothing) {
-  const core::ApiError e = ErrorOf([&] { service_->Put("pill-1", Body(99, "5 18 * * *")); });
-  EXPECT_EQ(e.status(), 404);
-  EXPECT_EQ(e.code(), "user_not_found");
+  const core::RequestError e = RequestErrorOf([&] { Put("pill-1", Body(99, "5 18 * * *")); });
+  EXPECT_EQ(e.code(), core::ErrorCode::kUserNotFound);
+  EXPECT_EQ(e.field(), "user_id");
   EXPECT_EQ(Schedules(), 0);
 }
 
 TEST_F(ScheduleServiceTest, BadCronIsRefusedWithItsPosition) {
   AddUser(1, "UTC");
-  const core::ApiError e = ErrorOf([&] { service_->Put("pill-1", Body(1, "5 18 * * MON-XYZ")); });
-  EXPECT_EQ(e.status(), 400);
+  const core::RequestError e = RequestErrorOf([&] { Put("pill-1", Body(1, "5 18 * * MON-XYZ")); });
+  EXPECT_EQ(e.code(), core::ErrorCode::kInvalidField);
   EXPECT_EQ(e.field(), "cron");
   EXPECT_NE(std::string(e.what()).find("position"), std::string::npos) << e.what();
   EXPECT_EQ(Schedules(), 0);
@@ -95,19 +96,19 @@ TEST_F(ScheduleServiceTest, BadCronIsRefusedWithItsPosition) {
 
 TEST_F(ScheduleServiceTest, ResendingAnUnchangedScheduleKeepsAnOccurrenceThatIsDue) {
   AddUser(1, "UTC");
-  service_->Put("pill-1", Body(1, "0 11 * * *"));
+  Put("pill-1", Body(1, "0 11 * * *"));
   clock_.Set(At("2026-10-20T11:30:00Z"));  // 11:00 passed, not fired yet
   // A rebuild from the application's tables re-sends the same schedule.
-  EXPECT_EQ(service_->Put("pill-1", Body(1, "0 11 * * *"))["next_fire_at"], "2026-10-20T11:00:00Z");
+  EXPECT_EQ(Put("pill-1", Body(1, "0 11 * * *")).next_fire_at, "2026-10-20T11:00:00Z");
   EXPECT_EQ(scheduler_->RunOnce().fired, 1);
   EXPECT_EQ(FiredDueAts("pill-1"), "2026-10-20T11:00:00Z");
 
   // A changed pattern starts from now.
-  EXPECT_EQ(service_->Put("pill-1", Body(1, "0 12 * * *"))["next_fire_at"], "2026-10-20T12:00:00Z");
+  EXPECT_EQ(Put("pill-1", Body(1, "0 12 * * *")).next_fire_at, "2026-10-20T12:00:00Z");
   // So does a changed template? No: only pattern, zone, user and enabled move it.
   json retitled = Body(1, "0 12 * * *");
   retitled["notification"]["title"] = "Yangi";
-  EXPECT_EQ(service_->Put("pill-1", retitled)["next_fire_at"], "2026-10-20T12:00:00Z");
+  EXPECT_EQ(Put("pill-1", retitled).next_fire_at, "2026-10-20T12:00:00Z");
   EXPECT_EQ(service_->Get("pill-1")["notification"]["title"], "Yangi");
 }
 
@@ -115,16 +116,16 @@ TEST_F(ScheduleServiceTest, DisabledScheduleIsNeverDue) {
   AddUser(1, "UTC");
   json body = Body(1, "0 11 * * *");
   body["enabled"] = false;
-  EXPECT_EQ(service_->Put("pill-1", body)["next_fire_at"], nullptr);
+  EXPECT_EQ(Put("pill-1", body).next_fire_at, std::nullopt);
   clock_.Set(At("2026-10-21T11:00:00Z"));
   EXPECT_EQ(scheduler_->RunOnce().claimed, 0);
   body["enabled"] = true;
-  EXPECT_EQ(service_->Put("pill-1", body)["next_fire_at"], "2026-10-22T11:00:00Z");
+  EXPECT_EQ(Put("pill-1", body).next_fire_at, "2026-10-22T11:00:00Z");
 }
 
 TEST_F(ScheduleServiceTest, PatternThatNeverFiresIsStoredWithoutANextInstant) {
   AddUser(1, "UTC");
-  EXPECT_EQ(service_->Put("feb-30", Body(1, "0 0 30 2 *"))["next_fire_at"], nullptr);
+  EXPECT_EQ(Put("feb-30", Body(1, "0 0 30 2 *")).next_fire_at, std::nullopt);
   EXPECT_EQ(scheduler_->LookUpDue().next_fire_at, std::nullopt);
 }
 
@@ -138,7 +139,7 @@ TEST_F(ScheduleServiceTest, BulkPutOfTenThousandInOneCall) {
     item["key"] = "pill-" + std::to_string(i);
     items.push_back(std::move(item));
   }
-  EXPECT_EQ(service_->BulkPut({{"schedules", items}}), (json{{"upserted", 10'000}}));
+  EXPECT_EQ(BulkPut({{"schedules", items}}), 10'000u);
   EXPECT_EQ(Schedules(), 10'000);
   // pill-i belongs to user 1 + i; pill-0 has its own zone, UTC.
   EXPECT_EQ(NextFire("pill-0"), "2026-10-20T18:05:00Z");
@@ -147,11 +148,11 @@ TEST_F(ScheduleServiceTest, BulkPutOfTenThousandInOneCall) {
   EXPECT_EQ(NextFire("pill-3"), "2026-10-20T13:05:00Z");  // Asia/Tashkent
   EXPECT_EQ(NextFire("pill-4"), "2026-10-20T16:05:00Z");  // Europe/Berlin, summer time
   // The same again replaces, idempotently.
-  EXPECT_EQ(service_->BulkPut({{"schedules", items}}), (json{{"upserted", 10'000}}));
+  EXPECT_EQ(BulkPut({{"schedules", items}}), 10'000u);
   EXPECT_EQ(Schedules(), 10'000);
 
   items.push_back(items[0]);
-  EXPECT_EQ(ErrorOf([&] { service_->BulkPut({{"schedules", items}}); }).field(), "schedules");
+  EXPECT_EQ(RequestErrorOf([&] { BulkPut({{"schedules", items}}); }).field(), "schedules");
 }
 
 TEST_F(ScheduleServiceTest, BulkPutIsAllOrNothingAndNamesTheBadItem) {
@@ -164,59 +165,59 @@ TEST_F(ScheduleServiceTest, BulkPutIsAllOrNothingAndNamesTheBadItem) {
   }
   json bad = items;
   bad[7]["cron"] = "0 9 * * 8";
-  core::ApiError e = ErrorOf([&] { service_->BulkPut({{"schedules", bad}}); });
+  core::RequestError e = RequestErrorOf([&] { BulkPut({{"schedules", bad}}); });
   EXPECT_EQ(e.field(), "schedules[7].cron");
   EXPECT_EQ(std::string(e.what()).rfind("schedules[7]: ", 0), 0u) << e.what();
 
   bad = items;
   bad[3]["user_id"] = 99;
-  e = ErrorOf([&] { service_->BulkPut({{"schedules", bad}}); });
-  EXPECT_EQ(e.code(), "user_not_found");
+  e = RequestErrorOf([&] { BulkPut({{"schedules", bad}}); });
+  EXPECT_EQ(e.code(), core::ErrorCode::kUserNotFound);
   EXPECT_EQ(e.field(), "schedules[3].user_id");
 
   bad = items;
   bad[5]["key"] = "k2";
-  e = ErrorOf([&] { service_->BulkPut({{"schedules", bad}}); });
+  e = RequestErrorOf([&] { BulkPut({{"schedules", bad}}); });
   EXPECT_EQ(e.field(), "schedules[5].key");
   EXPECT_NE(std::string(e.what()).find("schedules[2]"), std::string::npos) << e.what();
 
   bad = items;
   bad[4].erase("key");
-  EXPECT_EQ(ErrorOf([&] { service_->BulkPut({{"schedules", bad}}); }).field(), "schedules[4].key");
-  EXPECT_EQ(ErrorOf([&] { service_->BulkPut({{"schedule", items}}); }).field(), "schedules");
+  EXPECT_EQ(RequestErrorOf([&] { BulkPut({{"schedules", bad}}); }).field(), "schedules[4].key");
+  EXPECT_EQ(RequestErrorOf([&] { BulkPut({{"schedule", items}}); }).field(), "schedules");
 
   EXPECT_EQ(Schedules(), 0);
 }
 
 TEST_F(ScheduleServiceTest, PreviewMatchesTheApiExample) {
-  const json preview = service_->Preview({{"cron", "30 2 * * *"},
-                                          {"timezone", "Europe/Berlin"},
-                                          {"after", "2027-03-27T00:00:00Z"},
-                                          {"count", 5}});
-  ASSERT_EQ(preview["fire_at"].size(), 5u);
-  EXPECT_EQ(preview["fire_at"][0], "2027-03-27T01:30:00Z");
-  EXPECT_EQ(preview["fire_at"][1],
+  const auto preview = Preview({{"cron", "30 2 * * *"},
+                                {"timezone", "Europe/Berlin"},
+                                {"after", "2027-03-27T00:00:00Z"},
+                                {"count", 5}});
+  ASSERT_EQ(preview.size(), 5u);
+  EXPECT_EQ(preview[0], "2027-03-27T01:30:00Z");
+  EXPECT_EQ(preview[1],
             "2027-03-28T01:00:00Z");  // 02:30 is skipped by summer time: right after the gap
-  EXPECT_EQ(preview["fire_at"][2], "2027-03-29T00:30:00Z");
+  EXPECT_EQ(preview[2], "2027-03-29T00:30:00Z");
 
   // Defaults: UTC, after now, ten instants.
-  const json defaults = service_->Preview({{"cron", "@hourly"}});
-  ASSERT_EQ(defaults["fire_at"].size(), 10u);
-  EXPECT_EQ(defaults["fire_at"][0], "2026-10-20T11:00:00Z");
+  const auto defaults = Preview({{"cron", "@hourly"}});
+  ASSERT_EQ(defaults.size(), 10u);
+  EXPECT_EQ(defaults[0], "2026-10-20T11:00:00Z");
 
-  core::ApiError e = ErrorOf([&] { service_->Preview({{"cron", "61 * * * *"}}); });
+  core::RequestError e = RequestErrorOf([&] { Preview({{"cron", "61 * * * *"}}); });
   EXPECT_EQ(e.field(), "cron");
   EXPECT_NE(std::string(e.what()).find("position 1"), std::string::npos) << e.what();
-  EXPECT_EQ(ErrorOf([&] {
-              service_->Preview({{"cron", "@daily"}, {"timezone", "Nowhere"}});
+  EXPECT_EQ(RequestErrorOf([&] {
+              Preview({{"cron", "@daily"}, {"timezone", "Nowhere"}});
             }).field(),
             "timezone");
-  EXPECT_EQ(ErrorOf([&] {
-              service_->Preview({{"cron", "@daily"}, {"count", 1001}});
+  EXPECT_EQ(RequestErrorOf([&] {
+              Preview({{"cron", "@daily"}, {"count", 1001}});
             }).field(),
             "count");
-  EXPECT_EQ(ErrorOf([&] {
-              service_->Preview({{"cron", "@daily"}, {"after", "yesterday"}});
+  EXPECT_EQ(RequestErrorOf([&] {
+              Preview({{"cron", "@daily"}, {"after", "yesterday"}});
             }).field(),
             "after");
 }
@@ -225,7 +226,7 @@ TEST_F(ScheduleServiceTest, WritesWakeSchedulers) {
   AddUser(1, "UTC");
   auto listener = db_->Connect();
   listener.Listen("chopar_schedules");
-  service_->Put("pill-1", Body(1, "0 9 * * *"));
+  Put("pill-1", Body(1, "0 9 * * *"));
   const auto woken = listener.WaitForNotifications(std::chrono::seconds(10));
   ASSERT_FALSE(woken.empty());
   EXPECT_EQ(woken[0].channel, "chopar_schedules");

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "core/time_format.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/validation.hpp"
 #include "schedule/time_zone.hpp"
@@ -44,7 +45,7 @@ NotificationTemplate ParseTemplate(const nlohmann::json& body, std::int64_t user
   hub::NotificationRequest parsed;
   try {
     parsed = hub::ParseNotificationRequest(request);
-  } catch (const core::ApiError& e) {
+  } catch (const core::RequestError& e) {
     throw PrefixError(e, "notification.", "notification");
   }
   NotificationTemplate t;
@@ -132,18 +133,17 @@ const date::time_zone* ParseZoneField(std::string_view name, const char* field) 
   }
 }
 
-core::ApiError PrefixError(const core::ApiError& error, std::string_view prefix,
-                           std::string_view label) {
+core::RequestError PrefixError(const core::RequestError& error, std::string_view prefix,
+                               std::string_view label) {
   std::optional<std::string> field;
   if (error.field()) field = std::string(prefix) + *error.field();
   std::string message = error.what();
   if (!label.empty()) message = std::string(label) + ": " + message;
-  return core::ApiError(error.status(), error.code(), std::move(message), std::move(field));
+  return core::RequestError(error.code(), message, std::move(field));
 }
 
 ScheduleSpec ParseScheduleSpec(std::string_view key, const nlohmann::json& body) {
-  if (!body.is_object())
-    throw core::ApiError(400, "invalid_json", "the body must be a JSON object");
+  hub::RequireObject(body);
   if (!IsValidScheduleKey(key)) {
     throw core::InvalidField(
         "key",
@@ -175,6 +175,59 @@ ScheduleSpec ParseScheduleSpec(std::string_view key, const nlohmann::json& body)
     spec.enabled = it->get<bool>();
   }
   return spec;
+}
+
+std::vector<ScheduleSpec> ParseScheduleSpecs(const nlohmann::json& body) {
+  hub::RequireObject(body);
+  const auto items = body.find("schedules");
+  if (items == body.end() || !items->is_array()) {
+    throw core::InvalidField("schedules", "schedules must be an array of schedules");
+  }
+  if (items->size() > kMaxBulkSchedules) {
+    throw core::InvalidField("schedules", "at most " + std::to_string(kMaxBulkSchedules) +
+                                              " schedules per request, got " +
+                                              std::to_string(items->size()));
+  }
+  std::vector<ScheduleSpec> specs;
+  specs.reserve(items->size());
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    const std::string label = "schedules[" + std::to_string(i) + "]";
+    const nlohmann::json& item = (*items)[i];
+    if (!item.is_object())
+      throw core::InvalidField(label, label + ": each schedule must be a JSON object");
+    try {
+      const auto key = item.find("key");
+      if (key == item.end() || !key->is_string())
+        throw core::InvalidField("key", "key is required");
+      specs.push_back(ParseScheduleSpec(key->get<std::string>(), item));
+    } catch (const core::RequestError& e) {
+      throw PrefixError(e, label + ".", label);
+    }
+  }
+  return specs;
+}
+
+PreviewRequest ParsePreviewRequest(const nlohmann::json& body) {
+  hub::RequireObject(body);
+  PreviewRequest request;
+  request.pattern = ParseCronField(hub::RequireString(body, "cron", 1, 200), "cron");
+  const std::string zone_name = hub::OptionalString(body, "timezone", 1, 64).value_or("UTC");
+  request.zone = ParseZoneField(zone_name, "timezone");
+  if (const auto text = hub::OptionalString(body, "after", 1, 64)) {
+    request.after = core::ParseRfc3339(*text);
+    if (!request.after)
+      throw core::InvalidField("after",
+                               "after must be an RFC 3339 time such as 2027-03-27T00:00:00Z");
+  }
+  if (const auto it = body.find("count"); it != body.end() && !it->is_null()) {
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 1 ||
+        it->get<std::int64_t>() > kMaxPreviewCount) {
+      throw core::InvalidField(
+          "count", "count must be an integer from 1 to " + std::to_string(kMaxPreviewCount));
+    }
+    request.count = it->get<int>();
+  }
+  return request;
 }
 
 }  // namespace chopar::schedule

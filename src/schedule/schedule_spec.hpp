@@ -10,8 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/api_error.hpp"
 #include "core/channel_kind.hpp"
+#include "core/clock.hpp"
+#include "core/request_error.hpp"
 #include "schedule/cron.hpp"
 
 namespace chopar::schedule {
@@ -44,7 +45,7 @@ struct NotificationTemplate {
   friend bool operator==(const NotificationTemplate&, const NotificationTemplate&) = default;
 };
 
-// One validated schedule (API.md PUT /v1/schedules/{key}).
+// One validated schedule (docs/api.md PUT /v1/schedules/{key}).
 struct ScheduleSpec {
   std::string key;
   std::int64_t user_id = 0;
@@ -73,22 +74,49 @@ bool IsValidScheduleKey(std::string_view key);
 // POST /v1/notifications validates (hub::ParseNotificationRequest); a
 // dedup_key there is refused because each firing sets its own.
 //
-// Throws core::ApiError 400 (invalid_json / invalid_field) naming the field;
+// Throws core::RequestError (kInvalidJson / kInvalidField) naming the field;
 // a bad cron pattern's message carries the field and character position
 // ("cron: hour field: value 24 out of range 0-23 at position 3"), an unknown
 // zone names it. Pure; thread-safe.
 ScheduleSpec ParseScheduleSpec(std::string_view key, const nlohmann::json& body);
 
-// The cron pattern of request field `field`, or core::ApiError 400 naming
-// the field with CronError's message (field and position).
+// The most schedules one PUT /v1/schedules may carry.
+inline constexpr std::size_t kMaxBulkSchedules = 10'000;
+
+// Parses PUT /v1/schedules {"schedules": [{"key": …, …PUT body…}, …]}: at
+// most kMaxBulkSchedules items, each as ParseScheduleSpec parses it with the
+// key from its "key" member. An invalid item is named by index in the
+// error's field and message ("schedules[3].cron", "schedules[3]: cron: …").
+// Keys given twice are not checked here (ScheduleService::BulkPut refuses
+// them). Pure; thread-safe.
+std::vector<ScheduleSpec> ParseScheduleSpecs(const nlohmann::json& body);
+
+// The instants a pattern would fire at, asked without a schedule.
+struct PreviewRequest {
+  CronPattern pattern;
+  const date::time_zone* zone = nullptr;  // from FindTimeZone; never null once parsed
+  std::optional<core::TimePoint> after;   // strictly after this; nullopt: now
+  int count = 10;                         // 1..kMaxPreviewCount
+};
+inline constexpr int kMaxPreviewCount = 1000;
+
+// Parses POST /v1/schedules/preview {"cron", "timezone" (default "UTC"),
+// "after" (RFC 3339), "count" (1..kMaxPreviewCount, default 10)}. Throws
+// core::RequestError (kInvalidJson / kInvalidField) naming the field (a bad
+// cron pattern's message carries the character position). Pure; thread-safe.
+PreviewRequest ParsePreviewRequest(const nlohmann::json& body);
+
+// The cron pattern of request field `field`, or core::RequestError
+// kInvalidField naming the field with CronError's message (field and
+// position).
 CronPattern ParseCronField(std::string_view text, const char* field);
-// The zone of request field `field`, or core::ApiError 400 naming it.
+// The zone of request field `field`, or core::RequestError kInvalidField naming it.
 const date::time_zone* ParseZoneField(std::string_view name, const char* field);
 
 // The same error with `prefix` in front of its field ("schedules[3]." →
 // "schedules[3].cron") and `label` in front of its message ("schedules[3]: …"),
 // so a bulk request's error says which item is wrong.
-core::ApiError PrefixError(const core::ApiError& error, std::string_view prefix,
-                           std::string_view label);
+core::RequestError PrefixError(const core::RequestError& error, std::string_view prefix,
+                               std::string_view label);
 
 }  // namespace chopar::schedule

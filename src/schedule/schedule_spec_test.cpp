@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "core/time_format.hpp"
+#include "schedule/time_zone.hpp"
+#include "testing/request_error.hpp"
+
 namespace chopar::schedule {
 namespace {
 
@@ -20,15 +24,11 @@ json Body() {
           {"catchup", {{"policy", "latest"}, {"window_seconds", 86400}}}};
 }
 
-// The ApiError a body gets, or a failure if it is accepted.
-core::ApiError ErrorFor(const json& body, std::string_view key = "pill-17") {
-  try {
-    (void)ParseScheduleSpec(key, body);
-  } catch (const core::ApiError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "accepted: " << body.dump();
-  return core::ApiError(0, "", "");
+using testing::RequestErrorOf;
+
+// The RequestError a schedule body gets.
+core::RequestError ErrorFor(const json& body, std::string_view key = "pill-17") {
+  return RequestErrorOf([&] { return ParseScheduleSpec(key, body); });
 }
 
 TEST(ScheduleSpecTest, ParsesTheApiExample) {
@@ -77,9 +77,8 @@ TEST(ScheduleSpecTest, ExplicitZoneAndPolicy) {
 TEST(ScheduleSpecTest, BadCronNamesTheFieldAndPosition) {
   json body = Body();
   body["cron"] = "5 24 * * *";
-  const core::ApiError e = ErrorFor(body);
-  EXPECT_EQ(e.status(), 400);
-  EXPECT_EQ(e.code(), "invalid_field");
+  const core::RequestError e = ErrorFor(body);
+  EXPECT_EQ(e.code(), core::ErrorCode::kInvalidField);
   EXPECT_EQ(e.field(), "cron");
   EXPECT_NE(std::string(e.what()).find("hour"), std::string::npos) << e.what();
   EXPECT_NE(std::string(e.what()).find("position 3"), std::string::npos) << e.what();
@@ -88,7 +87,7 @@ TEST(ScheduleSpecTest, BadCronNamesTheFieldAndPosition) {
 TEST(ScheduleSpecTest, UnknownZoneIsRefused) {
   json body = Body();
   body["timezone"] = "Mars/Olympus";
-  const core::ApiError e = ErrorFor(body);
+  const core::RequestError e = ErrorFor(body);
   EXPECT_EQ(e.field(), "timezone");
   EXPECT_NE(std::string(e.what()).find("Mars/Olympus"), std::string::npos);
 }
@@ -132,7 +131,7 @@ TEST(ScheduleSpecTest, OtherFieldErrors) {
   EXPECT_EQ(ErrorFor(body).field(), "key");
   EXPECT_EQ(ErrorFor(Body(), "-starts-with-dash").field(), "key");
   EXPECT_EQ(ErrorFor(Body(), "has space").field(), "key");
-  EXPECT_EQ(ErrorFor(json::array()).code(), "invalid_json");
+  EXPECT_EQ(ErrorFor(json::array()).code(), core::ErrorCode::kInvalidJson);
 }
 
 TEST(ScheduleSpecTest, KeyGrammar) {
@@ -146,12 +145,116 @@ TEST(ScheduleSpecTest, KeyGrammar) {
 }
 
 TEST(ScheduleSpecTest, PrefixErrorNamesTheItem) {
-  const core::ApiError e =
+  const core::RequestError e =
       PrefixError(core::InvalidField("cron", "cron: bad"), "schedules[3].", "schedules[3]");
   EXPECT_EQ(e.field(), "schedules[3].cron");
   EXPECT_STREQ(e.what(), "schedules[3]: cron: bad");
-  EXPECT_EQ(e.code(), "invalid_field");
-  EXPECT_EQ(e.status(), 400);
+  EXPECT_EQ(e.code(), core::ErrorCode::kInvalidField);
+}
+
+// A PUT /v1/schedules body of `count` valid items keyed k0, k1, …
+json BulkBody(int count) {
+  json items = json::array();
+  for (int i = 0; i < count; ++i) {
+    json item = Body();
+    item["key"] = "k" + std::to_string(i);
+    items.push_back(std::move(item));
+  }
+  return {{"schedules", std::move(items)}};
+}
+
+TEST(ScheduleSpecsTest, ParsesEachItemWithItsOwnKey) {
+  const auto specs = ParseScheduleSpecs(BulkBody(3));
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_EQ(specs[0].key, "k0");
+  EXPECT_EQ(specs[2].key, "k2");
+  EXPECT_EQ(specs[1].user_id, 8);
+  EXPECT_EQ(specs[1].pattern, ParseCron("5 18 * * *"));
+  EXPECT_TRUE(ParseScheduleSpecs({{"schedules", json::array()}}).empty());
+  // Repeated keys are the service's to refuse: it names both items.
+  json twice = BulkBody(2);
+  twice["schedules"][1]["key"] = "k0";
+  EXPECT_EQ(ParseScheduleSpecs(twice).size(), 2u);
+}
+
+TEST(ScheduleSpecsTest, NamesTheBadItemByIndex) {
+  json body = BulkBody(3);
+  body["schedules"][1]["cron"] = "0 9 * * 8";
+  core::RequestError e = RequestErrorOf([&] { return ParseScheduleSpecs(body); });
+  EXPECT_EQ(e.code(), core::ErrorCode::kInvalidField);
+  EXPECT_EQ(e.field(), "schedules[1].cron");
+  EXPECT_EQ(std::string(e.what()).rfind("schedules[1]: cron: ", 0), 0u) << e.what();
+
+  body = BulkBody(3);
+  body["schedules"][2].erase("key");
+  e = RequestErrorOf([&] { return ParseScheduleSpecs(body); });
+  EXPECT_EQ(e.field(), "schedules[2].key");
+  EXPECT_STREQ(e.what(), "schedules[2]: key is required");
+
+  body = BulkBody(3);
+  body["schedules"][0] = 5;
+  e = RequestErrorOf([&] { return ParseScheduleSpecs(body); });
+  EXPECT_EQ(e.field(), "schedules[0]");
+  EXPECT_STREQ(e.what(), "schedules[0]: each schedule must be a JSON object");
+
+  body = BulkBody(1);
+  body["schedules"][0]["notification"]["title"] = 7;
+  EXPECT_EQ(RequestErrorOf([&] { return ParseScheduleSpecs(body); }).field(),
+            "schedules[0].notification.title");
+}
+
+TEST(ScheduleSpecsTest, RefusesABodyWithoutASchedulesArray) {
+  for (const json& body :
+       {json{{"schedule", json::array()}}, json{{"schedules", json::object()}}}) {
+    const auto e = RequestErrorOf([&] { return ParseScheduleSpecs(body); });
+    EXPECT_EQ(e.code(), core::ErrorCode::kInvalidField) << body.dump();
+    EXPECT_EQ(e.field(), "schedules") << body.dump();
+  }
+  EXPECT_EQ(RequestErrorOf([] { return ParseScheduleSpecs(json::array()); }).code(),
+            core::ErrorCode::kInvalidJson);
+  json items = json::array();
+  for (std::size_t i = 0; i <= kMaxBulkSchedules; ++i) items.push_back(nullptr);
+  const auto e = RequestErrorOf([&] { return ParseScheduleSpecs({{"schedules", items}}); });
+  EXPECT_EQ(e.field(), "schedules");
+  EXPECT_STREQ(e.what(), "at most 10000 schedules per request, got 10001");
+}
+
+TEST(PreviewRequestTest, ParsesTheApiExampleAndDefaults) {
+  const PreviewRequest request = ParsePreviewRequest({{"cron", "30 2 * * *"},
+                                                      {"timezone", "Europe/Berlin"},
+                                                      {"after", "2027-03-27T00:00:00Z"},
+                                                      {"count", 5}});
+  EXPECT_EQ(request.pattern, ParseCron("30 2 * * *"));
+  EXPECT_EQ(request.zone, FindTimeZone("Europe/Berlin"));
+  EXPECT_EQ(request.after, core::ParseRfc3339("2027-03-27T00:00:00Z"));
+  EXPECT_EQ(request.count, 5);
+
+  const PreviewRequest defaults = ParsePreviewRequest({{"cron", "@hourly"}, {"after", nullptr}});
+  EXPECT_EQ(defaults.zone, FindTimeZone("UTC"));
+  EXPECT_EQ(defaults.after, std::nullopt);
+  EXPECT_EQ(defaults.count, 10);
+}
+
+TEST(PreviewRequestTest, NamesTheBadField) {
+  auto error_for = [](const json& body) {
+    return RequestErrorOf([&] { return ParsePreviewRequest(body); });
+  };
+  const auto cron = error_for({{"cron", "61 * * * *"}});
+  EXPECT_EQ(cron.code(), core::ErrorCode::kInvalidField);
+  EXPECT_EQ(cron.field(), "cron");
+  EXPECT_NE(std::string(cron.what()).find("position 1"), std::string::npos) << cron.what();
+  EXPECT_EQ(error_for(json::object()).field(), "cron");
+  EXPECT_EQ(error_for({{"cron", 5}}).field(), "cron");
+  const auto zone = error_for({{"cron", "@daily"}, {"timezone", "Nowhere"}});
+  EXPECT_EQ(zone.field(), "timezone");
+  EXPECT_NE(std::string(zone.what()).find("Nowhere"), std::string::npos) << zone.what();
+  EXPECT_EQ(error_for({{"cron", "@daily"}, {"after", "yesterday"}}).field(), "after");
+  for (const json& count : {json(0), json(1001), json("5"), json(2.5)}) {
+    const auto e = error_for({{"cron", "@daily"}, {"count", count}});
+    EXPECT_EQ(e.field(), "count") << count;
+    EXPECT_STREQ(e.what(), "count must be an integer from 1 to 1000");
+  }
+  EXPECT_EQ(error_for(json::array()).code(), core::ErrorCode::kInvalidJson);
 }
 
 }  // namespace

@@ -220,7 +220,8 @@ Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
       metrics.lag.Observe(std::chrono::duration<double>(now - request_due[i]).count());
     } else {
       // The user row is share-locked by the claim, so it cannot vanish.
-      spdlog::error("schedule firing refused: {}", std::get<core::ApiError>(notified[i]).what());
+      spdlog::error("schedule firing refused: {}",
+                    std::get<core::RequestError>(notified[i]).what());
     }
   }
   metrics.fired.Inc(stats.fired);

@@ -22,8 +22,8 @@ class SchedulerTest : public SchedulePgTest {};
 
 TEST_F(SchedulerTest, FiresOncePerOccurrence) {
   AddUser(1, "Asia/Tashkent");
-  const auto put = service_->Put("pill-1", Body(1, "5 18 * * *"));
-  EXPECT_EQ(put["next_fire_at"], "2026-10-20T13:05:00Z");
+  const auto put = Put("pill-1", Body(1, "5 18 * * *"));
+  EXPECT_EQ(put.next_fire_at, "2026-10-20T13:05:00Z");
 
   clock_.Set(At("2026-10-20T13:04:59Z"));
   EXPECT_EQ(scheduler_->RunOnce().claimed, 0);
@@ -59,8 +59,8 @@ TEST_F(SchedulerTest, FiresOncePerOccurrence) {
 
 TEST_F(SchedulerTest, ScheduleThatCannotBeEvaluatedIsParkedAndTheOthersFire) {
   AddUser(1, "Asia/Tashkent");
-  service_->Put("pill-1", Body(1, "5 18 * * *"));
-  service_->Put("broken", Body(1, "5 18 * * *"));
+  Put("pill-1", Body(1, "5 18 * * *"));
+  Put("broken", Body(1, "5 18 * * *"));
   // A zone this process's tzdata does not know (the API refuses it; a newer
   // tzdata elsewhere might have written it).
   ASSERT_EQ(
@@ -92,7 +92,7 @@ TEST_F(SchedulerTest, TwoSchedulersRacingFireEachOccurrenceExactlyOnce) {
     item["key"] = "k" + std::to_string(i);
     items.push_back(std::move(item));
   }
-  EXPECT_EQ(service_->BulkPut({{"schedules", items}})["upserted"], 1500);
+  EXPECT_EQ(BulkPut({{"schedules", items}}), 1500u);
   clock_.Advance(minutes(3));  // three occurrences of each are due: 4500 notifications
 
   SchedulerSettings settings;
@@ -130,12 +130,12 @@ TEST_F(SchedulerTest, TwoSchedulersRacingFireEachOccurrenceExactlyOnce) {
 
 TEST_F(SchedulerTest, UserMovingZonesMovesTheSchedule) {
   AddUser(1, "Europe/Berlin");
-  service_->Put("follows", Body(1, "5 18 * * *"));
-  service_->Put("pinned", Body(1, "5 18 * * *", "Europe/Berlin"));
+  Put("follows", Body(1, "5 18 * * *"));
+  Put("pinned", Body(1, "5 18 * * *", "Europe/Berlin"));
   EXPECT_EQ(NextFire("follows"), "2026-10-20T16:05:00Z");
 
   // Through the user service, as the API does it.
-  users_->PutUser(1, {{"timezone", "Asia/Tashkent"}});
+  PutUser(1, {{"timezone", "Asia/Tashkent"}});
   EXPECT_EQ(NextFire("follows"), "2026-10-20T13:05:00Z");
   EXPECT_EQ(NextFire("pinned"), "2026-10-20T16:05:00Z");
 
@@ -161,9 +161,9 @@ TEST_F(SchedulerTest, UserMovingZonesMovesTheSchedule) {
 
 TEST_F(SchedulerTest, AnOccurrenceAlreadyDueStaysDueWhenTheUserMoves) {
   AddUser(1, "Asia/Tashkent");
-  service_->Put("pill-1", Body(1, "5 18 * * *"));
+  Put("pill-1", Body(1, "5 18 * * *"));
   clock_.Set(At("2026-10-20T14:00:00Z"));  // 13:05Z passed while no scheduler ran
-  users_->PutUser(1, {{"timezone", "Europe/Berlin"}});
+  PutUser(1, {{"timezone", "Europe/Berlin"}});
   EXPECT_EQ(NextFire("pill-1"), "2026-10-20T13:05:00Z");
   EXPECT_EQ(scheduler_->RunOnce().fired, 1);
   EXPECT_EQ(FiredDueAts("pill-1"), "2026-10-20T13:05:00Z");
@@ -173,10 +173,10 @@ TEST_F(SchedulerTest, AnOccurrenceAlreadyDueStaysDueWhenTheUserMoves) {
 TEST_F(SchedulerTest, DowntimeAcrossTwoOccurrencesFollowsEachPolicy) {
   AddUser(1, "UTC");
   clock_.Set(At("2026-10-20T08:00:00Z"));
-  service_->Put("latest", Body(1, "0 9 * * *", nullptr, "latest", 2 * 86400));
-  service_->Put("all", Body(1, "0 9 * * *", nullptr, "all", 2 * 86400));
-  service_->Put("short-window", Body(1, "0 9 * * *", nullptr, "all", 1800));
-  service_->Put("none", Body(1, "0 9 * * *", nullptr, "none", 86400));
+  Put("latest", Body(1, "0 9 * * *", nullptr, "latest", 2 * 86400));
+  Put("all", Body(1, "0 9 * * *", nullptr, "all", 2 * 86400));
+  Put("short-window", Body(1, "0 9 * * *", nullptr, "all", 1800));
+  Put("none", Body(1, "0 9 * * *", nullptr, "none", 86400));
 
   clock_.Set(At("2026-10-21T10:00:00Z"));  // down across 10-20 09:00 and 10-21 09:00
   const SchedulerRunStats stats = scheduler_->RunOnce();
@@ -212,8 +212,8 @@ TEST_F(SchedulerTest, BerlinFollowsTheEndOfSummerTime) {
   AddUser(1, "Europe/Berlin");
   AddUser(2, "Asia/Tashkent");
   clock_.Set(At("2026-10-24T12:00:00Z"));
-  service_->Put("berlin", Body(1, "5 18 * * *"));
-  service_->Put("tashkent", Body(2, "5 18 * * *"));
+  Put("berlin", Body(1, "5 18 * * *"));
+  Put("tashkent", Body(2, "5 18 * * *"));
   for (const char* instant :
        {"2026-10-24T13:05:00Z", "2026-10-24T16:05:00Z", "2026-10-25T13:05:00Z",
         "2026-10-25T17:05:00Z", "2026-10-26T13:05:00Z", "2026-10-26T17:05:00Z"}) {
@@ -229,7 +229,7 @@ TEST_F(SchedulerTest, BerlinFollowsTheEndOfSummerTime) {
 TEST_F(SchedulerTest, LongCatchUpIsSpreadOverBatchesAndFiresEachOccurrenceOnce) {
   AddUser(1, "UTC");
   for (int i = 0; i < 7; ++i)
-    service_->Put("m" + std::to_string(i), Body(1, "* * * * *", nullptr, "all", 86400));
+    Put("m" + std::to_string(i), Body(1, "* * * * *", nullptr, "all", 86400));
   clock_.Advance(hours(20));  // 1200 missed minutes each; `all` fires the newest 1000
   const SchedulerRunStats stats = scheduler_->RunOnce();
   EXPECT_GE(stats.batches, 2);  // at most 5000 notifications per transaction
@@ -248,16 +248,16 @@ TEST_F(SchedulerTest, LongCatchUpIsSpreadOverBatchesAndFiresEachOccurrenceOnce) 
 TEST_F(SchedulerTest, DeletingAUserDeletesTheirSchedules) {
   AddUser(1, "UTC");
   AddUser(2, "UTC");
-  service_->Put("a", Body(1, "@daily"));
-  service_->Put("b", Body(1, "@hourly"));
-  service_->Put("c", Body(2, "@daily"));
+  Put("a", Body(1, "@daily"));
+  Put("b", Body(1, "@hourly"));
+  Put("c", Body(2, "@daily"));
   db_->Scalar("DELETE FROM chopar.users WHERE id = 1");
   EXPECT_EQ(db_->Scalar("SELECT string_agg(key, ',') FROM chopar.schedules"), "c");
 }
 
 TEST_F(SchedulerTest, FailureBeforeCommitLosesNothing) {
   AddUser(1, "UTC");
-  service_->Put("pill-1", Body(1, "0 11 * * *"));
+  Put("pill-1", Body(1, "0 11 * * *"));
   // Every notification insert fails, as if the process died mid-batch.
   db_->Connect().ExecScript(
       "CREATE FUNCTION chopar.refuse() RETURNS trigger LANGUAGE plpgsql AS "
@@ -279,8 +279,8 @@ TEST_F(SchedulerTest, FailureBeforeCommitLosesNothing) {
 TEST_F(SchedulerTest, UserUpdateInProgressIsSkippedNotWaitedFor) {
   AddUser(1, "UTC");
   AddUser(2, "UTC");
-  service_->Put("a", Body(1, "0 11 * * *"));
-  service_->Put("b", Body(2, "0 11 * * *"));
+  Put("a", Body(1, "0 11 * * *"));
+  Put("b", Body(2, "0 11 * * *"));
   clock_.Set(At("2026-10-20T11:00:00Z"));
 
   // A user update holds user 1's row, as PutUser does before it recomputes
@@ -303,11 +303,11 @@ TEST_F(SchedulerTest, UserUpdateInProgressIsSkippedNotWaitedFor) {
 TEST_F(SchedulerTest, IdleLookupReportsTheEarliestAndTheDueCount) {
   AddUser(1, "UTC");
   EXPECT_EQ(scheduler_->LookUpDue().next_fire_at, std::nullopt);
-  service_->Put("a", Body(1, "0 11 * * *"));
-  service_->Put("b", Body(1, "0 12 * * *"));
+  Put("a", Body(1, "0 11 * * *"));
+  Put("b", Body(1, "0 12 * * *"));
   nlohmann::json disabled = Body(1, "30 10 * * *");
   disabled["enabled"] = false;
-  service_->Put("off", disabled);
+  Put("off", disabled);
   DueState state = scheduler_->LookUpDue();
   EXPECT_EQ(state.next_fire_at, At("2026-10-20T11:00:00Z"));
   EXPECT_EQ(state.due, 0);
@@ -338,12 +338,12 @@ TEST_F(SchedulerTest, IdleLookupReadsOnlyTheIndex) {
 
 TEST_F(SchedulerTest, LoopWakesOnNotifyAndFiresWhatIsDue) {
   AddUser(1, "UTC");
-  service_->Put("pill-1", Body(1, "0 11 * * *"));
+  Put("pill-1", Body(1, "0 11 * * *"));
   scheduler_->Start();
   // The loop now sleeps towards 11:00 by the simulated clock (capped at the
   // real max sleep). Moving the clock and writing a schedule wakes it early.
   clock_.Set(At("2026-10-20T11:00:00Z"));
-  service_->Put("other", Body(1, "0 23 * * *"));
+  Put("other", Body(1, "0 23 * * *"));
   const auto deadline = std::chrono::steady_clock::now() + seconds(20);
   while (Notifications() == 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
