@@ -1,7 +1,7 @@
 #include "console/delivery_retry.hpp"
 
 #include "console/queries.hpp"
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 
 namespace chopar::console {
 
@@ -15,9 +15,9 @@ nlohmann::json RetryDelivery(db::Pool& pool, std::int64_t delivery_id) {
   }
   const std::string status = current.String(0, "status");
   if (status == "sent" || status == "sending") {
-    throw core::ApiError(409, "conflict",
-                         "delivery " + std::to_string(delivery_id) + " is " + status +
-                             "; only a delivery that is not sent can be retried");
+    throw core::RequestError(core::ErrorCode::kConflict,
+                             "delivery " + std::to_string(delivery_id) + " is " + status +
+                                 "; only a delivery that is not sent can be retried");
   }
   tx.Exec(queries::kRequeueDelivery, delivery_id);
   const auto delivery = tx.Exec(queries::kGetDelivery, delivery_id);

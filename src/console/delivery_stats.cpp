@@ -1,7 +1,7 @@
 #include "console/delivery_stats.hpp"
 
 #include "console/queries.hpp"
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 
 namespace chopar::console {
 

@@ -13,7 +13,7 @@ inline constexpr int kMaxStatsMinutes = 1440;
 // "status", "count"}]}: the deliveries created in each of the last `minutes`
 // minutes (the current one included, "at" its start), by channel and the
 // status they have now; minutes without deliveries are absent. Ordered by
-// at, channel, status. Throws core::ApiError 400 invalid_field for minutes
+// at, channel, status. Throws core::RequestError 400 invalid_field for minutes
 // outside 1..kMaxStatsMinutes. Thread-safe.
 nlohmann::json DeliveriesPerMinute(db::Pool& pool, int minutes);
 

@@ -2,7 +2,7 @@
 
 #include "console/page.hpp"
 #include "console/queries.hpp"
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 #include "hub/queries.hpp"
 #include "hub/user_json.hpp"
 

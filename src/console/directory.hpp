@@ -10,7 +10,7 @@
 namespace chopar::console {
 
 // The lists the console browses. Each returns {"items": [...],
-// "next_cursor"}, keyset-paginated; throws core::ApiError 400 invalid_field
+// "next_cursor"}, keyset-paginated; throws core::RequestError 400 invalid_field
 // for a bad limit or cursor. Thread-safe.
 
 // GET /v1/users?limit=&cursor=: users in id order, each as GET

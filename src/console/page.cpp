@@ -2,13 +2,13 @@
 
 #include <charconv>
 
-#include "core/api_error.hpp"
 #include "core/encoding.hpp"
+#include "core/request_error.hpp"
 
 namespace chopar::console {
 namespace {
 
-core::ApiError BadCursor() {
+core::RequestError BadCursor() {
   return core::InvalidField("cursor", "cursor is malformed; pass next_cursor as returned");
 }
 

@@ -4,8 +4,8 @@
 
 #include "console/page.hpp"
 #include "console/queries.hpp"
-#include "core/api_error.hpp"
 #include "core/channel_kind.hpp"
+#include "core/request_error.hpp"
 
 namespace chopar::console {
 

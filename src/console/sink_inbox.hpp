@@ -21,7 +21,7 @@ struct SinkFilter {
 // "delivery_id", "notification_id", "channel", "user_id", "address",
 // "title", "body", "html", "created_at"}], "next_cursor"}, each message as
 // the user would have received it (see channels::SinkChannel). Throws
-// core::ApiError 400 invalid_field for a bad channel, limit or cursor, and
+// core::RequestError 400 invalid_field for a bad channel, limit or cursor, and
 // db errors for a database that does not answer. Thread-safe.
 nlohmann::json ListSinkMessages(db::Pool& pool, const SinkFilter& filter);
 

@@ -6,8 +6,9 @@
 #include "console/delivery_stats.hpp"
 #include "console/directory.hpp"
 #include "console/sink_inbox.hpp"
-#include "core/api_error.hpp"
+#include "core/request_error.hpp"
 #include "http/message.hpp"
+#include "hub/user_request.hpp"
 
 namespace chopar::http {
 namespace {
@@ -85,8 +86,9 @@ struct VapidPublicKey {
 struct AddInboxPushSubscription {
   hub::UserService& users;
   Response operator()(const Request& request) const {
-    const auto subscription =
-        users.AddPushSubscription(*request.subscriber, ParseJsonObject(request));
+    const auto parsed = hub::ParsePushSubscription(ParseJsonObject(request),
+                                                   users.options().allow_http_push_endpoints);
+    const auto subscription = users.AddPushSubscription(*request.subscriber, parsed);
     return JsonResponse(subscription.created ? 201 : 200, {{"id", subscription.id}});
   }
 };
