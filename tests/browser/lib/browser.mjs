@@ -42,10 +42,10 @@ export async function launch({ viewport = { width: 1280, height: 860 } } = {}) {
   return { context, close };
 }
 
-// Where screenshots go: CHOPAR_SCREENSHOTS_DIR (`make screenshots` points it
+// Where screenshots go: CHOPAR_TEST_SCREENSHOTS_DIR (`make screenshots` points it
 // at docs/screenshots), else a folder of the build.
 export function screenshotPath(name) {
-  const dir = process.env.CHOPAR_SCREENSHOTS_DIR || path.join(os.tmpdir(), "chopar-screenshots");
+  const dir = process.env.CHOPAR_TEST_SCREENSHOTS_DIR || path.join(os.tmpdir(), "chopar-screenshots");
   fs.mkdirSync(dir, { recursive: true });
   return path.join(dir, `${name}.png`);
 }
