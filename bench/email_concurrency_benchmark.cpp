@@ -15,17 +15,17 @@
 #include <string>
 #include <vector>
 
-#include "channels/email_channel.hpp"
+#include "channels/email/channel.hpp"
 #include "core/clock.hpp"
 #include "sample_message.hpp"
 #include "testing/fake_smtp_server.hpp"
 
 namespace {
 
-using chopar::channels::EmailChannel;
-using chopar::channels::EmailSettings;
 using chopar::channels::Message;
 using chopar::channels::OutcomeKind;
+using chopar::channels::email::EmailChannel;
+using chopar::channels::email::EmailSettings;
 using chopar::testing::FakeSmtpServer;
 using Clock = std::chrono::steady_clock;
 

@@ -14,11 +14,12 @@
 #include <thread>
 #include <vector>
 
-#include "channels/http_client.hpp"
-#include "channels/webpush_channel.hpp"
-#include "channels/webpush_crypto.hpp"
-#include "channels/webpush_vapid.hpp"
+#include "channels/webpush/channel.hpp"
+#include "channels/webpush/crypto.hpp"
+#include "channels/webpush/vapid.hpp"
+#include "core/clock.hpp"
 #include "core/encoding.hpp"
+#include "net/http_client.hpp"
 #include "sample_message.hpp"
 #include "testing/fake_http_server.hpp"
 
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
 
   // Subscriptions share one browser key pair: key generation is the
   // browser's cost, not ours, and is kept out of the measurement.
-  const auto browser = chopar::channels::GenerateP256KeyPair();
+  const auto browser = chopar::channels::webpush::GenerateP256KeyPair();
   const std::string p256dh = chopar::core::Base64UrlEncode(browser.public_key);
   const std::string auth = chopar::core::Base64UrlEncode(chopar::core::RandomBytes(16));
 
@@ -72,24 +73,25 @@ int main(int argc, char** argv) {
     batch.push_back(std::move(m));
   }
 
-  const auto keys = chopar::channels::GenerateVapidKeys();
-  chopar::channels::WebPushSettings settings;
+  const auto keys = chopar::channels::webpush::GenerateVapidKeys();
+  chopar::channels::webpush::WebPushSettings settings;
   settings.vapid_public_key = keys.public_key;
   settings.vapid_private_key = keys.private_key;
   settings.subject = "mailto:bench@example.com";
   settings.public_url = "https://chopar.example";
   settings.allow_http_endpoints = true;
   settings.timeout = std::chrono::milliseconds(30000);
-  chopar::channels::HttpClient http;
-  chopar::channels::WebPushChannel channel(settings, http);
+  chopar::net::HttpClient http;
+  const chopar::core::SystemClock clock;
+  chopar::channels::webpush::WebPushChannel channel(settings, http, clock);
 
   // The cryptography alone, on this thread.
   const std::string plaintext =
-      chopar::channels::WebPushPlaintext(batch.front(), settings.public_url);
+      chopar::channels::webpush::WebPushPlaintext(batch.front(), settings.public_url);
   const auto crypto_start = Clock::now();
   for (int i = 0; i < messages; ++i) {
-    (void)chopar::channels::EncryptPushPayload(plaintext, browser.public_key,
-                                               *chopar::core::Base64UrlDecode(auth));
+    (void)chopar::channels::webpush::EncryptPushPayload(plaintext, browser.public_key,
+                                                        *chopar::core::Base64UrlDecode(auth));
   }
   const double crypto_ms = MillisSince(crypto_start);
 

@@ -28,8 +28,9 @@
 #include <thread>
 #include <vector>
 
-#include "channels/http_client.hpp"
-#include "channels/telegram_channel.hpp"
+#include "channels/telegram/channel.hpp"
+#include "core/clock.hpp"
+#include "net/http_client.hpp"
 #include "sample_message.hpp"
 #include "testing/fake_telegram.hpp"
 
@@ -38,8 +39,8 @@ namespace {
 using chopar::channels::Message;
 using chopar::channels::Outcome;
 using chopar::channels::OutcomeKind;
-using chopar::channels::TelegramChannel;
-using chopar::channels::TelegramSettings;
+using chopar::channels::telegram::TelegramChannel;
+using chopar::channels::telegram::TelegramSettings;
 using chopar::testing::FakeTelegram;
 using Clock = std::chrono::steady_clock;
 
@@ -103,8 +104,9 @@ bool AllSent(const char* scenario, const std::vector<Outcome>& outcomes) {
 bool RunConcurrent(int messages, int latency_ms, double max_per_second) {
   const auto fake = FakeBotApi(std::chrono::milliseconds(latency_ms));
   const TelegramSettings settings = SettingsFor(*fake, messages, max_per_second);
-  chopar::channels::HttpClient http;
-  TelegramChannel channel(settings, http);
+  chopar::net::HttpClient http;
+  const chopar::core::SystemClock clock;
+  TelegramChannel channel(settings, http, clock);
   const auto batch = ToChats(messages);
 
   const auto start = Clock::now();
@@ -123,8 +125,9 @@ bool RunConcurrent(int messages, int latency_ms, double max_per_second) {
 bool RunDefaultRate(int messages) {
   const auto fake = FakeBotApi(std::chrono::milliseconds(0));
   const TelegramSettings settings = SettingsFor(*fake, messages);
-  chopar::channels::HttpClient http;
-  TelegramChannel channel(settings, http);
+  chopar::net::HttpClient http;
+  const chopar::core::SystemClock clock;
+  TelegramChannel channel(settings, http, clock);
   const auto batch = ToChats(messages);
 
   const auto start = Clock::now();
@@ -146,8 +149,9 @@ bool RunDefaultRate(int messages) {
 bool RunSameChat() {
   const auto fake = FakeBotApi(std::chrono::milliseconds(0));
   const TelegramSettings settings = SettingsFor(*fake, 2);
-  chopar::channels::HttpClient http;
-  TelegramChannel channel(settings, http);
+  chopar::net::HttpClient http;
+  const chopar::core::SystemClock clock;
+  TelegramChannel channel(settings, http, clock);
   const std::vector<Message> batch = {ToChat(kFirstChat, 1), ToChat(kFirstChat, 2)};
 
   const auto outcomes = channel.Send(batch);

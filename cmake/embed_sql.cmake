@@ -1,5 +1,8 @@
-# Script mode: writes OUT, a header with one db::Query constant per SQL file.
-set(body "// Generated from src/${AREA}/queries/*.sql — edit those files.\n#pragma once\n\n#include \"db/query.hpp\"\n\nnamespace chopar::${AREA}::queries {\n")
+# Script mode: writes OUT, a header with one db::Query constant per SQL file
+# of src/${AREA}/queries (AREA may be nested: "channels/telegram").
+string(REPLACE "/" "::" namespace ${AREA})
+string(REPLACE "/" "." prefix ${AREA})
+set(body "// Generated from src/${AREA}/queries/*.sql — edit those files.\n#pragma once\n\n#include \"db/query.hpp\"\n\nnamespace chopar::${namespace}::queries {\n")
 foreach(file ${FILES})
   get_filename_component(stem ${file} NAME_WE)
   string(REPLACE "_" ";" parts ${stem})
@@ -11,8 +14,8 @@ foreach(file ${FILES})
     string(APPEND camel "${first}${rest}")
   endforeach()
   file(READ ${file} sql)
-  string(APPEND body "\ninline constexpr db::Query k${camel}{\"${AREA}.${stem}\", R\"chopar_sql(${sql})chopar_sql\"};\n")
+  string(APPEND body "\ninline constexpr db::Query k${camel}{\"${prefix}.${stem}\", R\"chopar_sql(${sql})chopar_sql\"};\n")
 endforeach()
-string(APPEND body "\n}  // namespace chopar::${AREA}::queries\n")
+string(APPEND body "\n}  // namespace chopar::${namespace}::queries\n")
 file(WRITE ${OUT}.tmp "${body}")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

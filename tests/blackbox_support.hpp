@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "channels/http_client.hpp"
 #include "core/process.hpp"
 #include "db/embedded_cluster.hpp"
+#include "net/http_client.hpp"
 #include "testing/child_process.hpp"
 
 namespace chopar::testing {
@@ -32,9 +32,9 @@ class Api {
 
   // `body` is sent as JSON unless null. A transport failure comes back as a
   // response with `error` set (status 0), never as an exception.
-  channels::HttpResponse Call(const std::string& method, const std::string& path,
-                              const nlohmann::json& body = nullptr) {
-    channels::HttpRequest request;
+  net::HttpResponse Call(const std::string& method, const std::string& path,
+                         const nlohmann::json& body = nullptr) {
+    net::HttpRequest request;
     request.method = method;
     request.url = base_ + path;
     request.headers = {"Authorization: Bearer " + key_, "Content-Type: application/json"};
@@ -45,7 +45,7 @@ class Api {
   bool Healthy() { return Call("GET", "/healthz").status == 200; }
 
  private:
-  channels::HttpClient client_;
+  net::HttpClient client_;
   std::string base_;
   std::string key_;
 };

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "blackbox_support.hpp"
-#include "channels/webpush_crypto.hpp"
-#include "channels/webpush_vapid.hpp"
+#include "channels/webpush/crypto.hpp"
+#include "channels/webpush/vapid.hpp"
 #include "core/encoding.hpp"
 #include "testing/child_process.hpp"
 #include "testing/fake_http_server.hpp"
@@ -47,8 +47,8 @@ constexpr std::int64_t kBlockingUser = 2;
 // the test reads what the push service received.
 struct Browser {
   std::string path;
-  channels::P256KeyPair keys = channels::GenerateP256KeyPair();
-  std::string auth = core::RandomBytes(channels::kPushAuthSecretSize);
+  channels::webpush::P256KeyPair keys = channels::webpush::GenerateP256KeyPair();
+  std::string auth = core::RandomBytes(channels::webpush::kPushAuthSecretSize);
 
   // The PushSubscription JSON a browser hands to the application.
   [[nodiscard]] json Subscription(const std::string& base) const {
@@ -174,7 +174,7 @@ class ProvidersBlackBox : public testing::BlackBox {
   }
 
   std::unique_ptr<testing::TestDatabase> db_;
-  const channels::VapidKeys vapid_ = channels::GenerateVapidKeys();
+  const channels::webpush::VapidKeys vapid_ = channels::webpush::GenerateVapidKeys();
   const Browser gone_{"/push/gone"};
   const Browser kept_{"/push/kept"};
   std::atomic<int> last_message_id_{0};
@@ -295,7 +295,8 @@ TEST_F(ProvidersBlackBox, BlockedBotStopsTelegramAndGonePushEndpointIsDeleted) {
   const std::string& authorization = request.headers.at("authorization");
   EXPECT_TRUE(authorization.starts_with("vapid t=")) << authorization;
   EXPECT_TRUE(authorization.ends_with(", k=" + vapid_.public_key)) << authorization;
-  const auto plaintext = channels::DecryptPushPayload(request.body, kept_.keys, kept_.auth);
+  const auto plaintext =
+      channels::webpush::DecryptPushPayload(request.body, kept_.keys, kept_.auth);
   ASSERT_TRUE(plaintext.has_value()) << "the body does not decrypt with the subscription's keys";
   EXPECT_NE(plaintext->find("Muddat yaqin"), std::string::npos) << *plaintext;
 

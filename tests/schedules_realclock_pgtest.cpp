@@ -17,8 +17,8 @@
 #include <optional>
 #include <thread>
 
-#include "channels/http_client.hpp"
 #include "core/time_format.hpp"
+#include "net/http_client.hpp"
 #include "testing/child_process.hpp"
 #include "testing/test_database.hpp"
 
@@ -69,9 +69,9 @@ class ScheduleRealClock : public ::testing::Test {
     return child;
   }
 
-  channels::HttpResponse Call(const std::string& method, const std::string& path,
-                              const nlohmann::json& body = nullptr) {
-    channels::HttpRequest request;
+  net::HttpResponse Call(const std::string& method, const std::string& path,
+                         const nlohmann::json& body = nullptr) {
+    net::HttpRequest request;
     request.method = method;
     request.url = "http://127.0.0.1:" + std::to_string(port_) + path;
     request.headers = {std::string("Authorization: Bearer ") + kApiKey,
@@ -125,7 +125,7 @@ class ScheduleRealClock : public ::testing::Test {
   std::unique_ptr<testing::TestDatabase> db_;
   fs::path dir_;
   int port_ = 0;
-  channels::HttpClient client_;
+  net::HttpClient client_;
 };
 
 TEST_F(ScheduleRealClock, FiresEachMinuteOnTimeAndOnceAfterKill9) {

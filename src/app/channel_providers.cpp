@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "channels/email_channel.hpp"
-#include "channels/eskiz_channel.hpp"
-#include "channels/webpush_channel.hpp"
+#include "channels/email/channel.hpp"
+#include "channels/sms/eskiz_channel.hpp"
+#include "channels/webpush/channel.hpp"
 
 namespace chopar::app {
 namespace {
@@ -21,11 +21,11 @@ bool Wants(const std::string& provider, const std::string& real_name, bool has_c
                            "\" or \"sink\", not \"" + provider + "\"");
 }
 
-std::optional<channels::StartTls> StartTlsFrom(const std::string& text) {
+std::optional<channels::email::StartTls> StartTlsFrom(const std::string& text) {
   if (text.empty()) return std::nullopt;
-  if (text == "required") return channels::StartTls::kRequired;
-  if (text == "opportunistic") return channels::StartTls::kOpportunistic;
-  if (text == "off") return channels::StartTls::kOff;
+  if (text == "required") return channels::email::StartTls::kRequired;
+  if (text == "opportunistic") return channels::email::StartTls::kOpportunistic;
+  if (text == "off") return channels::email::StartTls::kOff;
   throw std::runtime_error("config: [channels.email] starttls must be required, opportunistic or off");
 }
 
@@ -35,7 +35,7 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
                                    const std::string& sms_callback_secret)
     : sink_(pool, config.server.public_url) {
   if (Wants(config.email.provider, "smtp", !config.email.smtp_url.empty(), "channels.email")) {
-    channels::EmailSettings settings;
+    channels::email::EmailSettings settings;
     settings.smtp_url = config.email.smtp_url;
     settings.starttls = StartTlsFrom(config.email.starttls);
     settings.ca_file = config.email.ca_file;
@@ -46,7 +46,7 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
     settings.timeout = std::chrono::seconds(config.email.timeout_seconds);
     settings.max_in_flight = static_cast<std::size_t>(std::max(1, config.email.max_in_flight));
     try {
-      email_ = std::make_unique<channels::EmailChannel>(settings, clock);
+      email_ = std::make_unique<channels::email::EmailChannel>(settings, clock);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("config: [channels.email] ") + e.what());
     }
@@ -57,30 +57,30 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
       throw std::runtime_error(
           "config: [channels.telegram] provider is telegram but bot_token is empty");
     }
-    channels::TelegramSettings settings = config.telegram.bot;
+    channels::telegram::TelegramSettings settings = config.telegram.bot;
     settings.public_url = config.server.public_url;
-    auto bot = std::make_unique<channels::TelegramChannel>(settings, http_);
+    auto bot = std::make_unique<channels::telegram::TelegramChannel>(settings, http_, clock);
     telegram_bot_ = bot.get();
     telegram_ = std::move(bot);
   }
   if (Wants(config.sms.provider, "eskiz",
             !config.sms.eskiz.email.empty() && !config.sms.eskiz.password.empty(),
             "channels.sms")) {
-    channels::EskizSettings settings = config.sms.eskiz;
+    channels::sms::EskizSettings settings = config.sms.eskiz;
     settings.public_url = config.server.public_url;
     std::string base = config.server.public_url;
     while (!base.empty() && base.back() == '/') base.pop_back();
     settings.callback_url = base + "/v1/sms/eskiz/callback/" + sms_callback_secret;
-    sms_ = std::make_unique<channels::EskizChannel>(settings, http_, pool, clock);
+    sms_ = std::make_unique<channels::sms::EskizChannel>(settings, http_, pool, clock);
   }
   if (Wants(config.push.provider, "webpush",
             !config.push.webpush.vapid_public_key.empty() &&
                 !config.push.webpush.vapid_private_key.empty(),
             "channels.push")) {
-    channels::WebPushSettings settings = config.push.webpush;
+    channels::webpush::WebPushSettings settings = config.push.webpush;
     settings.public_url = config.server.public_url;
     try {
-      push_ = std::make_unique<channels::WebPushChannel>(settings, http_, clock);
+      push_ = std::make_unique<channels::webpush::WebPushChannel>(settings, http_, clock);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("config: [channels.push] ") + e.what());
     }

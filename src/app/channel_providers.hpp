@@ -5,12 +5,12 @@
 
 #include "app/config.hpp"
 #include "channels/channel.hpp"
-#include "channels/http_client.hpp"
 #include "channels/sink_channel.hpp"
-#include "channels/telegram_channel.hpp"
+#include "channels/telegram/channel.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
 #include "delivery/channel_set.hpp"
+#include "net/http_client.hpp"
 
 namespace chopar::app {
 
@@ -31,19 +31,19 @@ class ChannelProviders {
   [[nodiscard]] delivery::ChannelSet set();
   // The Telegram bot when Telegram is configured (the connect flow needs
   // it), else null.
-  [[nodiscard]] channels::TelegramChannel* telegram_bot() const { return telegram_bot_; }
-  [[nodiscard]] channels::HttpClient& http() { return http_; }
+  [[nodiscard]] channels::telegram::TelegramChannel* telegram_bot() const { return telegram_bot_; }
+  [[nodiscard]] net::HttpClient& http() { return http_; }
   // "sink", "smtp", … for each channel, for the start-up banner.
   [[nodiscard]] std::string Describe() const;
 
  private:
-  channels::HttpClient http_;
+  net::HttpClient http_;
   channels::SinkChannel sink_;
   std::unique_ptr<channels::Channel> email_;
   std::unique_ptr<channels::Channel> telegram_;
   std::unique_ptr<channels::Channel> push_;
   std::unique_ptr<channels::Channel> sms_;
-  channels::TelegramChannel* telegram_bot_ = nullptr;  // telegram_, when it is the bot
+  channels::telegram::TelegramChannel* telegram_bot_ = nullptr;  // telegram_, when it is the bot
 };
 
 }  // namespace chopar::app

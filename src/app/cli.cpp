@@ -10,7 +10,7 @@
 #include "app/schedule_commands.hpp"
 #include "app/service.hpp"
 #include "app/shutdown_signal.hpp"
-#include "channels/webpush_vapid.hpp"
+#include "channels/webpush/vapid.hpp"
 
 namespace chopar::app {
 
@@ -60,7 +60,7 @@ int RunCli(int argc, char** argv) {
 
   try {
     if (vapid->parsed()) {
-      const auto keys = channels::GenerateVapidKeys();
+      const auto keys = channels::webpush::GenerateVapidKeys();
       std::cout << "[channels.push]\nvapid_public_key = \"" << keys.public_key << "\"\nvapid_private_key = \""
                 << keys.private_key << "\"\n";
       return 0;

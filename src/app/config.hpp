@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "channels/eskiz_settings.hpp"
-#include "channels/telegram_settings.hpp"
-#include "channels/webpush_settings.hpp"
+#include "channels/sms/eskiz_settings.hpp"
+#include "channels/telegram/settings.hpp"
+#include "channels/webpush/settings.hpp"
 #include "delivery/settings.hpp"
 #include "http/settings.hpp"
 #include "schedule/settings.hpp"
@@ -53,19 +53,19 @@ struct Config {
     std::string provider;             // "telegram" | "sink"; empty: telegram if bot_token set
     std::string updates = "webhook";  // "webhook" | "polling" | "off"
     // bot_token, bot_username, api_base, webhook_secret, max_per_second.
-    channels::TelegramSettings bot;
+    channels::telegram::TelegramSettings bot;
   } telegram;
 
   struct Push {
     std::string provider;  // "webpush" | "sink"; empty: webpush if VAPID keys set
     // vapid_public_key, vapid_private_key, subject, allow_http_endpoints.
-    channels::WebPushSettings webpush;
+    channels::webpush::WebPushSettings webpush;
   } push;
 
   struct Sms {
     std::string provider;           // "eskiz" | "sink"; empty: eskiz if email+password set
     std::string callback_secret;    // path secret of delivery reports; empty: generated in data_dir
-    channels::EskizSettings eskiz;  // base_url, email, password, from
+    channels::sms::EskizSettings eskiz;  // base_url, email, password, from
   } sms;
 };
 

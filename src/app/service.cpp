@@ -8,6 +8,8 @@
 #include "app/database_setup.hpp"
 #include "app/secrets.hpp"
 #include "app/shutdown_signal.hpp"
+#include "channels/telegram/poller.hpp"
+#include "channels/telegram/updates.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
@@ -18,8 +20,6 @@
 #include "http/sms_routes.hpp"
 #include "http/telegram_routes.hpp"
 #include "http/web_routes.hpp"
-#include "channels/telegram_poller.hpp"
-#include "channels/telegram_updates.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
@@ -72,12 +72,14 @@ int RunService(const Config& config, Role role) {
   std::unique_ptr<http::Server> server;
 
   // The Telegram connect flow: webhook routes, or a long-polling loop.
-  std::unique_ptr<channels::TelegramUpdates> telegram_updates;
-  std::unique_ptr<channels::TelegramPoller> telegram_poller;
+  std::unique_ptr<channels::telegram::TelegramUpdates> telegram_updates;
+  std::unique_ptr<channels::telegram::TelegramPoller> telegram_poller;
   if (providers.telegram_bot() != nullptr) {
-    telegram_updates = std::make_unique<channels::TelegramUpdates>(*providers.telegram_bot(), pool, clock);
+    telegram_updates = std::make_unique<channels::telegram::TelegramUpdates>(
+        *providers.telegram_bot(), pool, clock);
     if (config.telegram.updates == "polling" && role == Role::kServe) {
-      telegram_poller = std::make_unique<channels::TelegramPoller>(*telegram_updates, pool, providers.http());
+      telegram_poller = std::make_unique<channels::telegram::TelegramPoller>(
+          *telegram_updates, pool, providers.http());
     }
   }
 

@@ -1,7 +1,5 @@
 #pragma once
 
-#include <array>
-
 #include "channels/channel.hpp"
 #include "core/channel_kind.hpp"
 
@@ -20,12 +18,10 @@ class ChannelSet {
     return ChannelSet(channel, channel, channel, channel);
   }
 
-  [[nodiscard]] channels::Channel& For(core::ChannelKind kind) const {
-    return *channels_[core::ChannelIndex(kind)];
-  }
+  [[nodiscard]] channels::Channel& For(core::ChannelKind kind) const { return *channels_[kind]; }
 
  private:
-  std::array<channels::Channel*, 4> channels_;
+  core::PerChannel<channels::Channel*> channels_;
 };
 
 }  // namespace chopar::delivery

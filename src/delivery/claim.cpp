@@ -185,7 +185,7 @@ ClaimResult ClaimBatch(db::Pool& pool, core::TimePoint now, const WorkerSettings
   }
   result.locked = static_cast<int>(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto channel = core::ChannelIndex(rows[i].candidate.channel);
+    const core::ChannelKind channel = rows[i].candidate.channel;
     switch (decisions[i].action) {
       case ClaimAction::kDefer:
         ++result.deferred;

@@ -1,11 +1,11 @@
 #pragma once
 
-#include <array>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "channels/channel.hpp"
+#include "core/channel_kind.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
 #include "delivery/channel_set.hpp"
@@ -26,11 +26,11 @@ struct ClaimResult {
   std::vector<ClaimedDelivery> to_send;  // → sending
   int locked = 0;                        // rows decided on (0: nothing was due)
   int deferred = 0;                      // stayed queued (quiet hours)
-  std::array<int, 4> skipped{};          // → skipped (hourly limit), by core::ChannelIndex
-  std::array<int, 4> failed{};           // → failed (lease lost on the last attempt)
+  core::PerChannel<int> skipped;         // → skipped (hourly limit)
+  core::PerChannel<int> failed;          // → failed (lease lost on the last attempt)
   // → sent inside the claim by a channel that sends in claims (the sink),
-  // by core::ChannelIndex, and each one's seconds from creation to sent.
-  std::array<int, 4> sent{};
+  // and each one's seconds from creation to sent.
+  core::PerChannel<int> sent;
   std::vector<std::pair<core::ChannelKind, double>> sent_latency;
 };
 

@@ -21,21 +21,22 @@ DeliveryMetrics::DeliveryMetrics()
   for (core::ChannelKind kind : core::kAllChannels) {
     const std::string channel(core::ChannelName(kind));
     for (std::size_t s = 0; s < kStatuses.size(); ++s) {
-      totals_[core::ChannelIndex(kind)][s] = &registry.GetCounter(
-          "chopar_deliveries_total", "Deliveries that reached a final status.",
-          {{"channel", channel}, {"status", kStatuses[s]}});
+      totals_[kind][s] =
+          &registry.GetCounter("chopar_deliveries_total", "Deliveries that reached a final status.",
+                               {{"channel", channel}, {"status", kStatuses[s]}});
     }
-    latency_[core::ChannelIndex(kind)] = &registry.GetHistogram(
-        "chopar_delivery_latency_seconds", "Time from notification to sent delivery.", {{"channel", channel}});
+    latency_[kind] =
+        &registry.GetHistogram("chopar_delivery_latency_seconds",
+                               "Time from notification to sent delivery.", {{"channel", channel}});
   }
 }
 
 void DeliveryMetrics::Count(core::ChannelKind channel, Final status, int n) {
-  if (n > 0) totals_[core::ChannelIndex(channel)][static_cast<std::size_t>(status)]->Inc(n);
+  if (n > 0) totals_[channel][static_cast<std::size_t>(status)]->Inc(n);
 }
 
 void DeliveryMetrics::ObserveLatency(core::ChannelKind channel, double seconds) {
-  latency_[core::ChannelIndex(channel)]->Observe(seconds);
+  latency_[channel]->Observe(seconds);
 }
 
 void RefreshQueueDepth(db::Pool& pool) {

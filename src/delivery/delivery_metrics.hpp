@@ -25,8 +25,8 @@ class DeliveryMetrics {
 
  private:
   DeliveryMetrics();
-  std::array<std::array<core::Counter*, 3>, 4> totals_{};
-  std::array<core::Histogram*, 4> latency_{};
+  core::PerChannel<std::array<core::Counter*, 3>> totals_;  // by Final
+  core::PerChannel<core::Histogram*> latency_;
   core::Gauge& queue_depth_;
 };
 

@@ -94,13 +94,12 @@ RecordResult RecordOutcomes(db::Pool& pool, core::TimePoint now, std::span<const
       continue;
     }
     ++result.applied;
-    const auto channel = core::ChannelIndex(m.channel);
     if (updates[i].status == "sent") {
-      ++result.sent[channel];
+      ++result.sent[m.channel];
       result.sent_latency.emplace_back(
           m.channel, std::chrono::duration<double>(now - claimed[i].created_at).count());
     } else if (updates[i].status == "failed") {
-      ++result.failed[channel];
+      ++result.failed[m.channel];
     } else {
       ++result.retried;
     }

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -10,6 +9,7 @@
 
 #include "channels/channel.hpp"
 #include "core/backoff.hpp"
+#include "core/channel_kind.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
 #include "delivery/claim.hpp"
@@ -42,8 +42,8 @@ struct RecordResult {
   int applied = 0;  // rows this worker still owned
   int ignored = 0;  // late answers: the claim had been taken back or released
   int retried = 0;
-  std::array<int, 4> sent{};    // by core::ChannelIndex
-  std::array<int, 4> failed{};  // by core::ChannelIndex
+  core::PerChannel<int> sent;
+  core::PerChannel<int> failed;
   // Seconds from creation to sent, per sent delivery, for the latency metric.
   std::vector<std::pair<core::ChannelKind, double>> sent_latency;
 };

@@ -40,7 +40,7 @@ TEST_F(SendInClaimTest, SinkDeliveryIsSentByTheClaimItself) {
   const ClaimResult claim = ClaimBatch(*pool_, clock_.Now(), settings, Sinks());
 
   EXPECT_TRUE(claim.to_send.empty()) << "nothing is left to send after the claim";
-  EXPECT_EQ(claim.sent[core::ChannelIndex(core::ChannelKind::kEmail)], 1);
+  EXPECT_EQ(claim.sent[core::ChannelKind::kEmail], 1);
   ASSERT_EQ(claim.sent_latency.size(), 1u);
   EXPECT_EQ(Field(ids[0], "status"), "sent");
   EXPECT_EQ(Field(ids[0], "attempts"), "1");

@@ -58,13 +58,12 @@ RunStats Worker::RunOnce() {
   stats.deferred = claim.deferred;
   auto& metrics = DeliveryMetrics::Global();
   for (core::ChannelKind kind : core::kAllChannels) {
-    const auto i = core::ChannelIndex(kind);
-    stats.sent += claim.sent[i];
-    stats.skipped += claim.skipped[i];
-    stats.failed += claim.failed[i];
-    metrics.Count(kind, DeliveryMetrics::Final::kSent, claim.sent[i]);
-    metrics.Count(kind, DeliveryMetrics::Final::kSkipped, claim.skipped[i]);
-    metrics.Count(kind, DeliveryMetrics::Final::kFailed, claim.failed[i]);
+    stats.sent += claim.sent[kind];
+    stats.skipped += claim.skipped[kind];
+    stats.failed += claim.failed[kind];
+    metrics.Count(kind, DeliveryMetrics::Final::kSent, claim.sent[kind]);
+    metrics.Count(kind, DeliveryMetrics::Final::kSkipped, claim.skipped[kind]);
+    metrics.Count(kind, DeliveryMetrics::Final::kFailed, claim.failed[kind]);
   }
   for (const auto& [kind, seconds] : claim.sent_latency) metrics.ObserveLatency(kind, seconds);
   if (claim.to_send.empty()) return stats;
@@ -151,11 +150,10 @@ RunStats Worker::Record(const std::vector<ClaimedDelivery>& claimed,
   stats.ignored = result.ignored;
   auto& metrics = DeliveryMetrics::Global();
   for (core::ChannelKind kind : core::kAllChannels) {
-    const auto i = core::ChannelIndex(kind);
-    stats.sent += result.sent[i];
-    stats.failed += result.failed[i];
-    metrics.Count(kind, DeliveryMetrics::Final::kSent, result.sent[i]);
-    metrics.Count(kind, DeliveryMetrics::Final::kFailed, result.failed[i]);
+    stats.sent += result.sent[kind];
+    stats.failed += result.failed[kind];
+    metrics.Count(kind, DeliveryMetrics::Final::kSent, result.sent[kind]);
+    metrics.Count(kind, DeliveryMetrics::Final::kFailed, result.failed[kind]);
   }
   for (const auto& [kind, seconds] : result.sent_latency) metrics.ObserveLatency(kind, seconds);
   return stats;

@@ -1,7 +1,7 @@
 // Delivery reports of the SMS provider.
 #include "http/sms_routes.hpp"
 
-#include "channels/eskiz_callback.hpp"
+#include "channels/sms/eskiz_callback.hpp"
 #include "core/encoding.hpp"
 #include "core/request_error.hpp"
 #include "http/message.hpp"
@@ -17,7 +17,7 @@ struct EskizCallback {
     if (!core::ConstantTimeEquals(request.String("secret"), secret)) {
       throw core::NotFound("no such route");
     }
-    const auto result = channels::RecordEskizCallback(pool, request.body, clock);
+    const auto result = channels::sms::RecordEskizCallback(pool, request.body, clock);
     return JsonResponse(200, {{"recorded", result.changed}});
   }
 };

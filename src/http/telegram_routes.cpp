@@ -7,7 +7,7 @@
 namespace chopar::http {
 namespace {
 
-channels::TelegramUpdates& Configured(channels::TelegramUpdates* updates) {
+channels::telegram::TelegramUpdates& Configured(channels::telegram::TelegramUpdates* updates) {
   if (updates == nullptr) {
     throw core::Unavailable("Telegram is not configured ([channels.telegram] bot_token)");
   }
@@ -15,14 +15,14 @@ channels::TelegramUpdates& Configured(channels::TelegramUpdates* updates) {
 }
 
 struct GetTelegramLink {
-  channels::TelegramUpdates* updates;
+  channels::telegram::TelegramUpdates* updates;
   Response operator()(const Request& request) const {
     return JsonResponse(200, Configured(updates).CreateLink(request.Id("id")));
   }
 };
 
 struct TelegramWebhook {
-  channels::TelegramUpdates* updates;
+  channels::telegram::TelegramUpdates* updates;
   Response operator()(const Request& request) const {
     const auto secret = request.Header("x-telegram-bot-api-secret-token");
     return JsonResponse(200, Configured(updates).HandleWebhook(secret.value_or(""), request.body));
@@ -31,7 +31,7 @@ struct TelegramWebhook {
 
 }  // namespace
 
-void RegisterTelegramRoutes(Router& router, channels::TelegramUpdates* updates) {
+void RegisterTelegramRoutes(Router& router, channels::telegram::TelegramUpdates* updates) {
   router.Add("GET", "/v1/users/{id}/telegram/link", Auth::kServerKey, GetTelegramLink{updates});
   router.Add("POST", "/v1/telegram/webhook", Auth::kNone, TelegramWebhook{updates});
 }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "channels/telegram_updates.hpp"
+#include "channels/telegram/updates.hpp"
 #include "http/router.hpp"
 
 namespace chopar::http {
@@ -10,6 +10,6 @@ namespace chopar::http {
 // (checked against the configured X-Telegram-Bot-Api-Secret-Token, so no API
 // key). `updates` is null when Telegram is a sink: both answer 503
 // `unavailable` then. It must outlive the router.
-void RegisterTelegramRoutes(Router& router, channels::TelegramUpdates* updates);
+void RegisterTelegramRoutes(Router& router, channels::telegram::TelegramUpdates* updates);
 
 }  // namespace chopar::http

@@ -21,8 +21,7 @@ std::vector<core::ChannelKind> ChooseChannels(const nlohmann::json& preferences,
   std::vector<core::ChannelKind> chosen;
   for (core::ChannelKind kind : core::kAllChannels) {
     const bool is_requested = std::find(requested.begin(), requested.end(), kind) != requested.end();
-    if (is_requested && addressable[core::ChannelIndex(kind)] &&
-        (critical || ChannelEnabled(preferences, kind))) {
+    if (is_requested && addressable[kind] && (critical || ChannelEnabled(preferences, kind))) {
       chosen.push_back(kind);
     }
   }

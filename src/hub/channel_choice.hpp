@@ -1,6 +1,5 @@
 #pragma once
 
-#include <array>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -8,10 +7,9 @@
 
 namespace chopar::hub {
 
-// Which channels a user can be reached on right now, indexed by ChannelIndex:
-// email present; an active Telegram connection; at least one push
-// subscription; a phone number.
-using Addressable = std::array<bool, 4>;
+// Which channels a user can be reached on right now: email present; an
+// active Telegram connection; at least one push subscription; a phone number.
+using Addressable = core::PerChannel<bool>;
 
 // The default when the user's preference for a channel is not a JSON
 // boolean: email, Telegram and push on; SMS off (it costs money).

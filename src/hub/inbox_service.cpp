@@ -6,7 +6,6 @@
 #include "core/channel_kind.hpp"
 #include "core/encoding.hpp"
 #include "core/request_error.hpp"
-#include "core/time_format.hpp"
 #include "hub/queries.hpp"
 
 namespace chopar::hub {
@@ -77,11 +76,10 @@ std::int64_t InboxService::UnreadCount(std::int64_t user_id) {
 }
 
 std::int64_t InboxService::MarkRead(std::int64_t user_id, const MarkReadRequest& request) {
-  const std::string now = core::FormatRfc3339Micros(std::chrono::system_clock::now());
   auto tx = pool_.Begin("mark_read");
-  const auto result =
-      request.all ? tx.Exec(queries::kMarkReadAll, user_id, now)
-                  : tx.Exec(queries::kMarkReadIds, user_id, db::ArrayLiteral(request.ids), now);
+  const auto result = request.all
+                          ? tx.Exec(queries::kMarkReadAll, user_id)
+                          : tx.Exec(queries::kMarkReadIds, user_id, db::ArrayLiteral(request.ids));
   const std::int64_t updated = result.AffectedRows();
   if (updated > 0) tx.Exec(queries::kWakeInbox, std::to_string(user_id));
   tx.Commit();

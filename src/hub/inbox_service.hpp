@@ -39,7 +39,9 @@ class InboxService {
 
   std::int64_t UnreadCount(std::int64_t user_id);
 
-  // Returns how many became read (a repeat gives 0). Wakes the user's streams.
+  // Returns how many became read (ids of other users are ignored; a repeat
+  // gives 0). Wakes the user's streams. read_at is the database's now() (the
+  // transaction's time): a record of when, which nothing decides on.
   std::int64_t MarkRead(std::int64_t user_id, const MarkReadRequest& request);
 
   // Notifications of the user with id > after_id, oldest first, at most

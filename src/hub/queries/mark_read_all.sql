@@ -1,1 +1,1 @@
-UPDATE notifications SET read_at = $2 WHERE user_id = $1 AND read_at IS NULL
+UPDATE notifications SET read_at = now() WHERE user_id = $1 AND read_at IS NULL

@@ -1,0 +1,141 @@
+#include "channels/telegram/poller.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "channels/telegram/queries.hpp"
+#include "db/errors.hpp"
+
+namespace chopar::channels::telegram {
+namespace {
+
+constexpr std::chrono::milliseconds kFirstBackoff{1000};
+constexpr std::chrono::milliseconds kMaxBackoff{30000};
+
+std::string ValidBotId(const TelegramSettings& settings) {
+  std::string id = TelegramBotId(settings.bot_token);
+  if (id.empty())
+    throw std::invalid_argument("telegram bot_token must look like <bot id>:<secret>");
+  return id;
+}
+
+}  // namespace
+
+TelegramPoller::TelegramPoller(TelegramUpdates& updates, db::Pool& pool, net::HttpClient& http)
+    : updates_(updates),
+      pool_(pool),
+      http_(http),
+      bot_id_(ValidBotId(updates.channel().settings())) {}
+
+TelegramPoller::~TelegramPoller() { Stop(); }
+
+TelegramPoller::RunResult TelegramPoller::RunOnce() {
+  std::int64_t offset = 0;
+  {
+    auto conn = pool_.Acquire();
+    conn->Exec(queries::kTelegramEnsurePollState, bot_id_);
+    offset = conn->Exec(queries::kTelegramPollOffset, bot_id_).Int(0, 0);
+  }
+
+  const TelegramChannel& channel = updates_.channel();
+  const net::HttpResponse response =
+      http_.Perform(channel.api().GetUpdates(offset, channel.settings().long_poll));
+  const BotApiReply reply = ParseBotApiReply(response, channel.clock().Now());
+  RunResult result;
+  if (!reply.ok || !reply.result.is_array()) {
+    result.failed = true;
+    result.retry_after = reply.retry_after;
+    result.error =
+        reply.ok ? "getUpdates answered without an array"
+                 : "getUpdates: " + std::to_string(reply.error_code) + " " + reply.description;
+    return result;
+  }
+  result.received = reply.result.size();
+  if (reply.result.empty()) return result;
+
+  std::int64_t next_offset = offset;
+  std::vector<TelegramText> replies;
+  auto tx = pool_.Begin("telegram_poll");
+  if (tx.Exec(queries::kTelegramLockPollState, bot_id_).Int(0, 0) != offset) {
+    // Another poller applied this batch (or a later one) meanwhile.
+    return result;
+  }
+  for (const nlohmann::json& update : reply.result) {
+    const auto id = update.is_object() ? update.find("update_id") : update.end();
+    if (!update.is_object() || id == update.end() || !id->is_number_integer()) continue;
+    const std::int64_t update_id = id->get<std::int64_t>();
+    if (update_id < offset) continue;  // already confirmed: Telegram should not send it
+    next_offset = std::max(next_offset, update_id + 1);
+    tx.ExecText("SAVEPOINT telegram_update");
+    try {
+      TelegramUpdateResult applied = updates_.Apply(tx, update);
+      tx.ExecText("RELEASE SAVEPOINT telegram_update");
+      if (applied.reply) replies.push_back(std::move(*applied.reply));
+      ++result.applied;
+    } catch (const db::ConnectionError&) {
+      throw;
+    } catch (const db::DbError& e) {
+      tx.ExecText("ROLLBACK TO SAVEPOINT telegram_update");
+      spdlog::error("telegram: update {} skipped: {}", update_id, e.what());
+    }
+  }
+  tx.Exec(queries::kTelegramSavePollOffset, bot_id_, next_offset);
+  tx.Commit();
+  updates_.SendReplies(replies);
+  return result;
+}
+
+void TelegramPoller::Start() {
+  std::lock_guard lock(mutex_);
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void TelegramPoller::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool TelegramPoller::Pause(std::chrono::milliseconds delay) {
+  std::unique_lock lock(mutex_);
+  return !wake_.wait_for(lock, delay, [this] { return stopping_; });
+}
+
+void TelegramPoller::Loop() {
+  std::chrono::milliseconds backoff = kFirstBackoff;
+  for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+    }
+    std::optional<std::chrono::milliseconds> wait;
+    try {
+      const RunResult result = RunOnce();
+      if (result.failed) {
+        spdlog::warn("telegram: {}", result.error);
+        wait = result.retry_after ? std::chrono::milliseconds(*result.retry_after) : backoff;
+      } else if (result.received == 0 && updates_.channel().settings().long_poll.count() == 0) {
+        // Short polling (long_poll = 0): do not hammer the Bot API.
+        if (!Pause(kFirstBackoff)) return;
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("telegram: polling failed: {}", e.what());
+      wait = backoff;
+    }
+    if (!wait) {
+      backoff = kFirstBackoff;
+      continue;
+    }
+    backoff = std::min(backoff * 2, kMaxBackoff);
+    if (!Pause(*wait)) return;
+  }
+}
+
+}  // namespace chopar::channels::telegram

@@ -1,0 +1,74 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "channels/telegram/updates.hpp"
+#include "db/pool.hpp"
+#include "net/http_client.hpp"
+
+namespace chopar::channels::telegram {
+
+// Receives the bot's updates by long polling (getUpdates) when no webhook is
+// used ([channels.telegram] updates = "polling").
+//
+// The offset lives in chopar.telegram_poll_state and advances in the same
+// transaction as the effects of the updates it confirms, after getUpdates
+// has returned and before any reply is sent: a crash before that commit
+// gets the same updates again (Telegram keeps them until a later offset
+// confirms them), a crash after it does not replay them. Two pollers on one
+// bot (two processes) do not apply a batch twice: the transaction applies
+// only if the stored offset is still the one it polled with.
+//
+// One background thread between Start() and Stop(); RunOnce() is the loop's
+// body, for tests to step it. `updates`, `pool` and `http` must outlive it.
+class TelegramPoller {
+ public:
+  // Throws std::invalid_argument when the bot token has no numeric bot id.
+  TelegramPoller(TelegramUpdates& updates, db::Pool& pool, net::HttpClient& http);
+  ~TelegramPoller();
+  TelegramPoller(const TelegramPoller&) = delete;
+  TelegramPoller& operator=(const TelegramPoller&) = delete;
+
+  struct RunResult {
+    std::size_t received = 0;  // updates in the getUpdates answer
+    std::size_t applied = 0;   // of those, applied now (not by another poller)
+    bool failed = false;       // getUpdates failed: the loop waits, then tries again
+    std::optional<std::chrono::seconds> retry_after;  // Telegram's wait, when it said
+    std::string error;
+  };
+  // One getUpdates call (waiting up to long_poll for updates) from the stored
+  // offset, then one transaction for the effects and the new offset, then
+  // the replies. Database errors throw (nothing applied; the updates come
+  // again next time); an update whose own statements fail is skipped and
+  // logged, so one bad update cannot stall the bot.
+  RunResult RunOnce();
+
+  // Starts the loop thread (no-op if running). Stop() lets the current
+  // getUpdates return (at most long_poll plus the request timeout), applies
+  // what it brought and joins; also called by the destructor.
+  void Start();
+  void Stop();
+
+ private:
+  void Loop();
+  // Waits `delay` or until Stop(); false when stopping.
+  bool Pause(std::chrono::milliseconds delay);
+
+  TelegramUpdates& updates_;
+  db::Pool& pool_;
+  net::HttpClient& http_;
+  const std::string bot_id_;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace chopar::channels::telegram

@@ -1,0 +1,177 @@
+#include "net/http_client.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <thread>
+
+namespace chopar::net {
+namespace {
+
+struct Transfer {
+  const HttpRequest* request = nullptr;
+  HttpResponse* response = nullptr;
+  CurlEasy easy;
+  CurlSlist headers;
+  bool started = false;
+  bool done = false;
+};
+
+std::size_t WriteBody(char* data, std::size_t size, std::size_t count, void* user) {
+  static_cast<HttpResponse*>(user)->body.append(data, size * count);
+  return size * count;
+}
+
+std::size_t WriteHeader(char* data, std::size_t size, std::size_t count, void* user) {
+  const std::string line(data, size * count);
+  const auto colon = line.find(':');
+  if (colon != std::string::npos) {
+    std::string name = line.substr(0, colon);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(" \t"));
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) value.pop_back();
+    static_cast<HttpResponse*>(user)->headers[name] = value;
+  }
+  return size * count;
+}
+
+void Configure(Transfer& t) {
+  CURL* easy = t.easy.get();
+  const HttpRequest& r = *t.request;
+  curl_easy_setopt(easy, CURLOPT_URL, r.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+  if (r.method == "GET") {
+    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, r.body.c_str());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+  }
+  for (const auto& header : r.headers) {
+    curl_slist* appended = curl_slist_append(t.headers.get(), header.c_str());
+    if (appended != nullptr) {
+      (void)t.headers.release();
+      t.headers.reset(appended);
+    }
+  }
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t.headers.get());
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<long long>(r.timeout.count(), 5000)));
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+  curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, WriteBody);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.response);
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, WriteHeader);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, t.response);
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, &t);
+}
+
+}  // namespace
+
+HttpClient::HttpClient() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+HttpClient::~HttpClient() = default;
+
+CurlMulti HttpClient::Borrow() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_.empty()) {
+      CurlMulti multi = std::move(idle_.back());
+      idle_.pop_back();
+      return multi;
+    }
+  }
+  CurlMulti multi(curl_multi_init());
+  curl_multi_setopt(multi.get(), CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+  curl_multi_setopt(multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, 64L);
+  return multi;
+}
+
+void HttpClient::Return(CurlMulti multi) {
+  std::lock_guard lock(mutex_);
+  idle_.push_back(std::move(multi));
+}
+
+std::vector<HttpResponse> HttpClient::PerformAll(std::span<const HttpRequest> requests) {
+  std::vector<HttpResponse> responses(requests.size());
+  if (requests.empty()) return responses;
+  std::vector<Transfer> transfers(requests.size());
+  CurlMulti multi = Borrow();
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    transfers[i].request = &requests[i];
+    transfers[i].response = &responses[i];
+  }
+
+  std::size_t remaining = requests.size();
+  while (remaining > 0) {
+    // Start every transfer whose time has come.
+    const auto now = std::chrono::steady_clock::now();
+    std::optional<std::chrono::steady_clock::time_point> next_start;
+    for (auto& t : transfers) {
+      if (t.started) continue;
+      if (t.request->not_before > now) {
+        if (!next_start || t.request->not_before < *next_start) next_start = t.request->not_before;
+        continue;
+      }
+      t.easy.reset(curl_easy_init());
+      Configure(t);
+      curl_multi_add_handle(multi.get(), t.easy.get());
+      t.started = true;
+    }
+
+    int running = 0;
+    curl_multi_perform(multi.get(), &running);
+    int queued = 0;
+    while (CURLMsg* message = curl_multi_info_read(multi.get(), &queued)) {
+      if (message->msg != CURLMSG_DONE) continue;
+      Transfer* t = nullptr;
+      curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
+      t->response->error = message->data.result;
+      curl_easy_getinfo(message->easy_handle, CURLINFO_RESPONSE_CODE, &t->response->status);
+      curl_off_t uploaded = 0;
+      curl_easy_getinfo(message->easy_handle, CURLINFO_SIZE_UPLOAD_T, &uploaded);
+      long header_bytes = 0;
+      curl_easy_getinfo(message->easy_handle, CURLINFO_REQUEST_SIZE, &header_bytes);
+      t->response->request_sent = uploaded > 0 || header_bytes > 0;
+      if (t->response->error != CURLE_OK) t->response->error_message = curl_easy_strerror(t->response->error);
+      curl_multi_remove_handle(multi.get(), message->easy_handle);
+      t->easy.reset();
+      t->headers.reset();
+      t->done = true;
+      --remaining;
+    }
+    if (remaining == 0) break;
+
+    int wait_ms = 1000;
+    if (next_start) {
+      const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(*next_start - std::chrono::steady_clock::now());
+      wait_ms = static_cast<int>(std::clamp<long long>(until.count(), 0, 1000));
+    }
+    if (running > 0) {
+      curl_multi_poll(multi.get(), nullptr, 0, wait_ms, nullptr);
+    } else if (wait_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    }
+  }
+  Return(std::move(multi));
+  return responses;
+}
+
+HttpResponse HttpClient::Perform(const HttpRequest& request) {
+  return std::move(PerformAll(std::span<const HttpRequest>(&request, 1)).front());
+}
+
+std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value,
+                                                    std::chrono::system_clock::time_point now) {
+  if (value.empty()) return std::nullopt;
+  if (std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    return std::chrono::seconds(std::stoll(value.substr(0, 9)));
+  }
+  std::tm tm{};
+  if (strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm) == nullptr) return std::nullopt;
+  const auto at = std::chrono::system_clock::from_time_t(timegm(&tm));
+  const auto delay = std::chrono::duration_cast<std::chrono::seconds>(at - now);
+  return std::max(delay, std::chrono::seconds(0));
+}
+
+}  // namespace chopar::net

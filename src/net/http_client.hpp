@@ -1,0 +1,78 @@
+#pragma once
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "net/curl_handles.hpp"
+
+namespace chopar::net {
+
+struct HttpRequest {
+  std::string method = "POST";
+  std::string url;
+  std::vector<std::string> headers;  // "Name: value"
+  std::string body;
+  std::chrono::milliseconds timeout{10000};
+  // Not started before this instant: lets a rate limit delay one request
+  // without holding back the others of the batch.
+  std::chrono::steady_clock::time_point not_before{};
+};
+
+struct HttpResponse {
+  long status = 0;  // 0 when no HTTP response arrived
+  std::string body;
+  std::map<std::string, std::string> headers;  // names lower-cased
+  CURLcode error = CURLE_OK;
+  std::string error_message;
+  // Whether any byte of the request may have reached the server: a failure
+  // after that point leaves the outcome unknown (matters for non-idempotent
+  // providers such as SMS).
+  bool request_sent = false;
+
+  [[nodiscard]] bool ok() const { return error == CURLE_OK && status >= 200 && status < 300; }
+  [[nodiscard]] std::optional<std::string> Header(const std::string& lower_name) const {
+    const auto it = headers.find(lower_name);
+    if (it == headers.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+// Runs batches of HTTP requests concurrently on one thread with libcurl's
+// multi interface: connection reuse across batches, HTTP/2 where the server
+// offers it (multiplexed), a timeout per request. Thread-safe: each caller
+// borrows one of several multi handles, each keeping its own connection
+// cache, so parallel worker threads do not serialise on each other.
+class HttpClient {
+ public:
+  HttpClient();
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // Performs every request and returns one response per request, in order.
+  // Never throws for network or HTTP failures (they are in the responses).
+  std::vector<HttpResponse> PerformAll(std::span<const HttpRequest> requests);
+  HttpResponse Perform(const HttpRequest& request);
+
+ private:
+  CurlMulti Borrow();
+  void Return(CurlMulti multi);
+
+  std::mutex mutex_;
+  std::vector<CurlMulti> idle_;
+};
+
+// The delay a Retry-After header asks for: its delta-seconds, or for an HTTP
+// date the time from `now` until then (zero once it has passed). nullopt for
+// an empty or unparsable value.
+std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value,
+                                                    std::chrono::system_clock::time_point now);
+
+}  // namespace chopar::net
