@@ -74,3 +74,24 @@ export function unavailable(what) {
 export function errorBox(error) {
   return h("p", { class: "error", role: "alert" }, error.message || String(error));
 }
+
+// A keyset-paginated list (docs/api.md "Keyset pagination") shown in `list`
+// with a "Load more" button: `path(cursor)` is the URL of a page, `render`
+// turns all items loaded so far into the list's content. load() fetches the
+// first page again (after a filter changed); the button appends the next.
+export function pagedList({ fetchJson, path, render, signal }) {
+  const list = h("div");
+  const more = h("button", { type: "button", class: "quiet", hidden: true }, "Load more");
+  let items = [];
+  let cursor = null;
+  async function load(append = false) {
+    const page = await fetchJson(path(append ? cursor : null));
+    if (signal.aborted) return;
+    items = append ? items.concat(page.items) : page.items;
+    cursor = page.next_cursor;
+    more.hidden = !cursor;
+    list.replaceChildren(render(items));
+  }
+  more.addEventListener("click", () => load(true).catch((error) => list.replaceChildren(errorBox(error))));
+  return { nodes: [list, more], load, list };
+}

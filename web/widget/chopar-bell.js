@@ -147,7 +147,8 @@ function el(tag, attributes = {}, ...children) {
 // An internal path ("/tasks/1", not "//host", not "/\host", no scheme) made
 // absolute against the host page; null for anything else.
 export function internalUrl(link, base = document.baseURI) {
-  if (typeof link !== "string" || !/^\/[^/\\]/.test(link) && link !== "/") return null;
+  const internal = typeof link === "string" && (link === "/" || /^\/[^/\\]/.test(link));
+  if (!internal) return null;
   const url = new URL(link, base);
   return url.origin === new URL(base).origin ? url.href : null;
 }

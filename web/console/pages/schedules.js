@@ -1,6 +1,6 @@
 // Schedules with their next firing times, and a cron preview.
 import { api, query } from "../api.js";
-import { h, table, formatTime, relativeTime, errorBox } from "../dom.js";
+import { h, table, formatTime, relativeTime, errorBox, pagedList } from "../dom.js";
 
 function inZone(iso, zone) {
   try {
@@ -13,8 +13,6 @@ function inZone(iso, zone) {
 export async function schedulesPage(main, _params, signal) {
   const user = h("input", { id: "schedule-user", type: "number", min: 1 });
   const filter = h("form", { class: "filters", role: "search" }, h("label", { for: "schedule-user" }, "User id"), user, h("button", { type: "submit" }, "Filter"));
-  const list = h("div");
-  const more = h("button", { type: "button", class: "quiet", hidden: true }, "Load more");
 
   const cron = h("input", { id: "preview-cron", type: "text", value: "5 18 * * *", required: true, spellcheck: "false" });
   const zone = h("input", { id: "preview-zone", type: "text", value: "Asia/Tashkent", required: true });
@@ -43,16 +41,11 @@ export async function schedulesPage(main, _params, signal) {
     }
   });
 
-  main.replaceChildren(h("h1", {}, "Schedules"), filter, list, more, preview);
-  let items = [];
-  let cursor = null;
-  async function load(append) {
-    const page = await api(`/v1/schedules${query({ user_id: user.value, limit: 50, cursor: append ? cursor : null })}`);
-    if (signal.aborted) return;
-    items = append ? items.concat(page.items) : page.items;
-    cursor = page.next_cursor;
-    more.hidden = !cursor;
-    list.replaceChildren(
+  const schedules = pagedList({
+    fetchJson: api,
+    path: (cursor) => `/v1/schedules${query({ user_id: user.value, limit: 50, cursor })}`,
+    signal,
+    render: (items) =>
       items.length === 0
         ? h("p", { class: "muted" }, "No schedules.")
         : table(
@@ -69,12 +62,11 @@ export async function schedulesPage(main, _params, signal) {
             items,
             { rowAttributes: (s) => ({ "data-schedule": s.key }) },
           ),
-    );
-  }
+  });
+  main.replaceChildren(h("h1", {}, "Schedules"), filter, ...schedules.nodes, preview);
   filter.addEventListener("submit", (event) => {
     event.preventDefault();
-    load(false).catch((error) => list.replaceChildren(errorBox(error)));
+    schedules.load().catch((error) => schedules.list.replaceChildren(errorBox(error)));
   });
-  more.addEventListener("click", () => load(true));
-  await load(false);
+  await schedules.load();
 }

@@ -1,6 +1,6 @@
 // Users: browse, and edit one user's addresses, preferences and quiet hours.
 import { api, query } from "../api.js";
-import { h, table, errorBox, formatTime } from "../dom.js";
+import { h, table, errorBox, formatTime, pagedList } from "../dom.js";
 
 const CHANNELS = ["email", "telegram", "push", "sms"];
 
@@ -11,18 +11,11 @@ export async function usersPage(main, _params, signal) {
     event.preventDefault();
     location.hash = `#/users/${lookup.value}`;
   });
-  const list = h("div");
-  const more = h("button", { type: "button", class: "quiet", hidden: true }, "Load more");
-  main.replaceChildren(h("h1", {}, "Users"), form, list, more);
-  let items = [];
-  let cursor = null;
-  async function load(append) {
-    const page = await api(`/v1/users${query({ limit: 50, cursor: append ? cursor : null })}`);
-    if (signal.aborted) return;
-    items = append ? items.concat(page.items) : page.items;
-    cursor = page.next_cursor;
-    more.hidden = !cursor;
-    list.replaceChildren(
+  const users = pagedList({
+    fetchJson: api,
+    path: (cursor) => `/v1/users${query({ limit: 50, cursor })}`,
+    signal,
+    render: (items) =>
       items.length === 0
         ? h("p", { class: "muted" }, "No users yet. Create one with PUT /v1/users/{id} or above.")
         : table(
@@ -37,10 +30,9 @@ export async function usersPage(main, _params, signal) {
             ],
             items,
           ),
-    );
-  }
-  more.addEventListener("click", () => load(true));
-  await load(false);
+  });
+  main.replaceChildren(h("h1", {}, "Users"), form, ...users.nodes);
+  await users.load();
 }
 
 function field(id, label, input, help) {
