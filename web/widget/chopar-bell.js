@@ -88,6 +88,7 @@ button { font: inherit; color: inherit; }
   border-radius: var(--chopar-bell-radius, 10px);
   box-shadow: 0 10px 30px rgba(0,0,0,.15); overflow: hidden;
 }
+.panel.align-left { right: auto; left: 0; }
 .panel[hidden] { display: none; }
 .head {
   display: flex; align-items: center; justify-content: space-between; gap: 8px;
@@ -194,6 +195,9 @@ export class ChoparBell extends HTMLElement {
   show() {
     if (this.open) return;
     this._panel.hidden = false;
+    // Open toward the side with room: a bell near the left edge opens rightwards.
+    const room = this.getBoundingClientRect().right;
+    this._panel.classList.toggle("align-left", room < this._panel.offsetWidth);
     this._button.setAttribute("aria-expanded", "true");
     document.addEventListener("pointerdown", this._onDocumentPointer, true);
     if (this._cursor === undefined) this._loadPage();
