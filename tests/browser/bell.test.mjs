@@ -187,4 +187,19 @@ main{padding:24px;max-width:640px} .task{background:#fff;border:1px solid #e5e7e
     await page.locator("chopar-bell li[data-id]").first().waitFor();
     await page.screenshot({ path: screenshotPath("bell-open") });
   });
+
+  it("loads older notifications as the panel scrolls (keyset pages of 20)", async () => {
+    for (let i = 1; i <= 25; i++) await chopar.notify(USER_B, { title: `Eski ${i}`, body: "sahifa", link: null });
+    await openHost(tokenB);
+    await waitUnread(26);
+    await page.locator("chopar-bell .bell").click();
+    await page.locator("chopar-bell li[data-id]").nth(19).waitFor();
+    assert.equal(await page.locator("chopar-bell li[data-id]").count(), 20);
+    await page.locator("chopar-bell .scroll").evaluate((scroll) => scroll.scrollTo(0, scroll.scrollHeight));
+    await page.locator("chopar-bell li[data-id]").nth(25).waitFor();
+    const titles = await page.locator("chopar-bell .title").allTextContents();
+    assert.equal(titles.length, 26);
+    assert.equal(titles[0], "Eski 25");
+    assert.equal(titles[25], "B only: secret");
+  });
 });

@@ -31,6 +31,7 @@ const TEXTS = {
     pushOn: "Push notifications are on",
     pushDenied: "Push notifications are blocked in this browser",
     close: "Close",
+    justNow: "just now",
   },
   uz: {
     notifications: "Bildirishnomalar",
@@ -46,6 +47,12 @@ const TEXTS = {
     pushOn: "Push bildirishnomalar yoqilgan",
     pushDenied: "Bu brauzerda push bildirishnomalar bloklangan",
     close: "Yopish",
+    justNow: "hozirgina",
+    // Browsers' relative-time data for Uzbek is thin; these words are ours.
+    relative: (n, unit) => {
+      const words = { minute: "daqiqa", hour: "soat", day: "kun", week: "hafta", month: "oy", year: "yil" };
+      return n <= 0 ? `${-n} ${words[unit]} oldin` : `${n} ${words[unit]}dan keyin`;
+    },
   },
 };
 
@@ -346,26 +353,20 @@ export class ChoparBell extends HTMLElement {
 
   _relativeTime(iso) {
     const seconds = (new Date(iso).getTime() - Date.now()) / 1000;
-    const steps = [
-      [60, "second"],
-      [3600, "minute"],
-      [86400, "hour"],
-      [604800, "day"],
-      [2629800, "week"],
-      [31557600, "month"],
-      [Infinity, "year"],
+    if (Math.abs(seconds) < 60) return this._t.justNow;
+    const units = [
+      ["minute", 60],
+      ["hour", 3600],
+      ["day", 86400],
+      ["week", 604800],
+      ["month", 2629800],
+      ["year", 31557600],
     ];
-    const sizes = { second: 1, minute: 60, hour: 3600, day: 86400, week: 604800, month: 2629800, year: 31557600 };
-    let format;
-    try {
-      format = new Intl.RelativeTimeFormat(this._locale, { numeric: "auto" });
-    } catch {
-      format = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
-    }
-    for (const [limit, unit] of steps) {
-      if (Math.abs(seconds) < limit) return format.format(Math.round(seconds / sizes[unit]), unit);
-    }
-    return iso;
+    let [unit, size] = units[0];
+    for (const [name, length] of units) if (Math.abs(seconds) >= length) [unit, size] = [name, length];
+    const n = Math.round(seconds / size);
+    if (this._t.relative) return this._t.relative(n, unit);
+    return new Intl.RelativeTimeFormat(this._locale, { numeric: "auto" }).format(n, unit);
   }
 
   _renderItem(item) {
