@@ -17,6 +17,7 @@ COPY sql sql
 COPY src src
 COPY packaging packaging
 COPY docs docs
+COPY web web
 COPY chopar.example.toml ./
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCHOPAR_BUILD_TESTS=OFF -DCHOPAR_BUILD_BENCH=OFF \

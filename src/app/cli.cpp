@@ -30,8 +30,9 @@ int RunCli(int argc, char** argv) {
       cli.add_subcommand("serve", "the roles of [server] roles: all by default (the default)");
   auto* worker = cli.add_subcommand("worker", "delivery workers only (roles = [\"worker\"])");
   auto* migrate = cli.add_subcommand("migrate", "apply database migrations and exit");
-  auto* scheduler =
-      cli.add_subcommand("scheduler", "the schedule firing loop only (roles = [\"scheduler\"])");
+  auto* scheduler = cli.add_subcommand("scheduler",
+                                       "the schedule firing loop and the report jobs (roles = "
+                                       "[\"scheduler\", \"reports\"])");
   auto* vapid = cli.add_subcommand("vapid-keys", "print a new VAPID key pair for [channels.push]");
 
   auto* cron = cli.add_subcommand("cron", "print the next fire times of a cron pattern in a time zone");
@@ -82,7 +83,7 @@ int RunCli(int argc, char** argv) {
     }
     // A subcommand of one role is a shorthand for serve with only that role.
     if (worker->parsed()) return RunService(config, Roles::Only(ProcessRole::kWorker));
-    if (scheduler->parsed()) return RunService(config, Roles::Only(ProcessRole::kScheduler));
+    if (scheduler->parsed()) return RunService(config, Roles::FromNames({"scheduler", "reports"}));
     if (import->parsed()) return RunScheduleImport(config, import_flags);
     return RunService(config, Roles::FromNames(config.server.roles));
   } catch (const std::exception& e) {

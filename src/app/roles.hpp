@@ -15,6 +15,7 @@ enum class ProcessRole {
   kApi,        // the HTTP API, its inbox listener, Telegram updates by polling
   kWorker,     // the delivery loops
   kScheduler,  // the schedule firing loop
+  kReports,    // the admin report jobs ([[reports]])
 };
 
 // Each role with its name in the configuration, in the order they start. A
@@ -24,10 +25,11 @@ struct RoleName {
   ProcessRole role;
   std::string_view name;
 };
-inline constexpr std::array<RoleName, 3> kRoleNames = {{
+inline constexpr std::array<RoleName, 4> kRoleNames = {{
     {ProcessRole::kApi, "api"},
     {ProcessRole::kWorker, "worker"},
     {ProcessRole::kScheduler, "scheduler"},
+    {ProcessRole::kReports, "reports"},
 }};
 
 // A set of roles. A value; thread-compatible.
@@ -42,7 +44,7 @@ class Roles {
   static Roles FromNames(const std::vector<std::string>& names);
 
   [[nodiscard]] bool Has(ProcessRole role) const { return bits_ & Bit(role); }
-  // "api, worker, scheduler", in kRoleNames order.
+  // "api, worker, scheduler, reports", in kRoleNames order.
   [[nodiscard]] std::string Describe() const;
 
  private:
