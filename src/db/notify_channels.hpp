@@ -21,4 +21,9 @@ inline constexpr const char* kInboxChannel = "chopar_inbox";
 // Sent by src/schedule/queries/notify_schedulers.sql.
 inline constexpr const char* kSchedulesChannel = "chopar_schedules";
 
+// Refreshes the template caches of every process: a template was stored or
+// deleted. Payload: its type. Sent by src/templates/queries/put_template.sql
+// and src/templates/queries/delete_template.sql.
+inline constexpr const char* kTemplatesChannel = "chopar_templates";
+
 }  // namespace chopar::db
