@@ -14,16 +14,19 @@
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
+#include "http/preference_routes.hpp"
 #include "http/schedule_routes.hpp"
 #include "http/server.hpp"
 #include "http/sms_routes.hpp"
 #include "http/telegram_routes.hpp"
+#include "http/template_routes.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
 #include "schedule/schedule_service.hpp"
 #include "schedule/scheduler.hpp"
 #include "schedule/time_zone.hpp"
+#include "templates/template_store.hpp"
 
 namespace chopar::app {
 namespace {
@@ -52,7 +55,10 @@ int RunService(const Config& config, Role role) {
 
   const std::string sms_callback_secret =
       SecretOrStored(config.sms.callback_secret, config, "sms_callback_secret", false);
-  ChannelProviders providers(config, pool, clock, sms_callback_secret);
+  // Workers sign unsubscribe links with it; the API checks them.
+  const std::string inbox_secret =
+      SecretOrStored(config.server.http.inbox_secret, config, "inbox_secret", false);
+  ChannelProviders providers(config, pool, clock, sms_callback_secret, inbox_secret);
   delivery::Worker worker(pool, providers.set(), clock, config.delivery);
   delivery::RegisterQueueDepthCollector(database.conninfo());
 
@@ -60,7 +66,8 @@ int RunService(const Config& config, Role role) {
   (void)schedule::FindTimeZone("UTC");
   schedule::ScheduleService schedules(pool, clock);
   schedule::Scheduler scheduler(pool, clock, config.scheduler);
-  hub::NotifyService notify(pool, clock);
+  templates::TemplateStore template_store(pool, pool.conninfo());
+  hub::NotifyService notify(pool, clock, &template_store);
   hub::UserService users(
       pool, {.allow_http_push_endpoints = config.push.webpush.allow_http_endpoints,
              .timezone_changed = [&schedules](db::Transaction& tx, std::int64_t user_id) {
@@ -88,8 +95,11 @@ int RunService(const Config& config, Role role) {
   if (role == Role::kServe) {
     http::Settings settings = config.server.http;
     settings.api_key = SecretOrStored(settings.api_key, config, "api_key", true);
-    settings.inbox_secret = SecretOrStored(settings.inbox_secret, config, "inbox_secret", false);
+    settings.inbox_secret = inbox_secret;
+    template_store.Start();
     server = std::make_unique<http::Server>(settings, http::Dependencies{pool, notify, users, inbox});
+    http::RegisterTemplateRoutes(server->router(), template_store, users);
+    http::RegisterPreferenceRoutes(server->router(), users, inbox_secret);
     http::RegisterScheduleRoutes(server->router(), schedules);
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
@@ -106,6 +116,7 @@ int RunService(const Config& config, Role role) {
   const int signal = WaitForShutdownSignal();
   spdlog::info("signal {} received: draining", signal);
   if (server) server->Stop();
+  template_store.Stop();
   if (telegram_poller) telegram_poller->Stop();
   if (runs_scheduler) scheduler.Stop();
   if (runs_workers) worker.Stop();

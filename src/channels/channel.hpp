@@ -42,6 +42,14 @@ struct Message {
   nlohmann::json data = nlohmann::json::object();
   std::string locale = "en";
   bool critical = false;
+  // The category preferences name this notification by, if it has one.
+  std::optional<std::string> category;
+  // A template's own texts for this channel, rendered when the notification
+  // was created (see ApplyChannelTexts); unset, they are built from title
+  // and body. Push's title and body replace `title` and `body` instead.
+  std::optional<std::string> subject;  // email.subject
+  std::optional<std::string> html;     // email.html: the content inside the email layout
+  std::optional<std::string> text;     // email.text, telegram.text (HTML) or sms.text
 
   // The address for this channel (only the one for `channel` is set).
   std::optional<std::string> email;
@@ -49,6 +57,12 @@ struct Message {
   std::optional<std::int64_t> telegram_chat_id;
   std::vector<PushTarget> push_targets;
 };
+
+// Puts a template's rendered texts for the message's channel into it:
+// `block` is what notifications.content holds for that channel ({"subject",
+// "html", "text"} for email, {"text"} for Telegram and SMS, {"title",
+// "body"} for push); null, or members it does not know, change nothing.
+void ApplyChannelTexts(Message& message, const nlohmann::json& block);
 
 // Why `message` cannot be handed to a provider (no address for its
 // channel), or nullopt when it can.

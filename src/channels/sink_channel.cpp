@@ -24,8 +24,9 @@ db::Params SinkRows(std::span<const Message> messages) {
     channels.push_back(core::ChannelName(m.channel));
     user_ids.push_back(m.user_id);
     addresses.push_back(AddressOf(m));
-    subjects.push_back(m.title);
-    bodies.push_back(m.body);
+    // What the user would read: a template's own texts for the channel first.
+    subjects.push_back(m.subject.value_or(m.title));
+    bodies.push_back(m.text.value_or(m.body));
   }
   using db::ArrayLiteral;
   return db::Params(ArrayLiteral(delivery_ids), ArrayLiteral(channels), ArrayLiteral(user_ids),

@@ -51,6 +51,8 @@ Row ReadRow(const db::Result& r, int i) {
   m.data = ParseJsonOr(r.OptString(i, "data"), nlohmann::json::object());
   m.locale = r.String(i, "locale");
   m.critical = c.critical;
+  m.category = r.OptString(i, "category");
+  channels::ApplyChannelTexts(m, ParseJsonOr(r.OptString(i, "channel_texts"), nullptr));
   switch (c.channel) {
     case core::ChannelKind::kEmail:
       m.email = r.OptString(i, "email");

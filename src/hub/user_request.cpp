@@ -5,6 +5,7 @@
 
 #include "core/request_error.hpp"
 #include "core/time_format.hpp"
+#include "hub/preferences.hpp"
 #include "hub/push_keys.hpp"
 #include "hub/validation.hpp"
 
@@ -83,9 +84,7 @@ UserUpdate ParseUserUpdate(const nlohmann::json& body) {
 
   std::optional<nlohmann::json> preferences;
   if (const nlohmann::json* given = Given(body, "preferences")) {
-    if (!given->is_object()) {
-      throw core::InvalidField("preferences", "preferences must be an object");
-    }
+    ValidatePreferences(*given, "preferences.");
     preferences = *given;
   }
   update.preferences = UpdateOf(body, "preferences", std::move(preferences));

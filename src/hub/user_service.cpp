@@ -1,6 +1,7 @@
 #include "hub/user_service.hpp"
 
 #include "core/request_error.hpp"
+#include "hub/preferences.hpp"
 #include "hub/queries.hpp"
 #include "hub/user_json.hpp"
 
@@ -85,6 +86,30 @@ void UserService::DeletePushSubscription(std::int64_t user_id, std::int64_t subs
     throw core::NotFound("push subscription " + std::to_string(subscription_id) + " of user " +
                          std::to_string(user_id) + " does not exist");
   }
+}
+
+UserService::Preferences UserService::GetPreferences(std::int64_t user_id) {
+  const auto rows = pool_.Acquire()->Exec(queries::kGetPreferences, user_id);
+  if (rows.Empty()) throw core::UserNotFound(user_id);
+  return {nlohmann::json::parse(rows.Text(0, "preferences")), rows.String(0, "locale")};
+}
+
+nlohmann::json UserService::MergePreferences(std::int64_t user_id, const nlohmann::json& preferences) {
+  const auto rows = pool_.Acquire()->Exec(queries::kMergePreferences, user_id, preferences.dump());
+  if (rows.Empty()) throw core::UserNotFound(user_id);
+  return nlohmann::json::parse(rows.Text(0, "preferences"));
+}
+
+UserService::Preferences UserService::TurnOff(std::int64_t user_id, std::string_view group, const std::string& name,
+                                              core::ChannelKind channel) {
+  auto tx = pool_.Begin("turn_off_preferences");
+  const auto rows = tx.Exec(queries::kLockPreferences, user_id);
+  if (rows.Empty()) throw core::UserNotFound(user_id);
+  Preferences result{WithChannelOff(nlohmann::json::parse(rows.Text(0, "preferences")), group, name, channel),
+                     rows.String(0, "locale")};
+  tx.Exec(queries::kSetPreferences, user_id, result.preferences.dump());
+  tx.Commit();
+  return result;
 }
 
 }  // namespace chopar::hub

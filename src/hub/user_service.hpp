@@ -4,6 +4,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "core/channel_kind.hpp"
 #include "db/pool.hpp"
 #include "hub/user_request.hpp"
 
@@ -50,6 +51,23 @@ class UserService {
   Subscription AddPushSubscription(std::int64_t user_id, const PushSubscription& subscription);
   // DELETE /v1/users/{id}/push-subscriptions/{sub_id}; 404 if not the user's.
   void DeletePushSubscription(std::int64_t user_id, std::int64_t subscription_id);
+
+  // A user's preferences and the locale to speak to them in.
+  struct Preferences {
+    nlohmann::json preferences;
+    std::string locale;
+  };
+  // GET /v1/inbox/preferences.
+  Preferences GetPreferences(std::int64_t user_id);
+  // PUT /v1/inbox/preferences: merges `preferences` (an object validated by
+  // ValidatePreferences) key by key, a null removing the key, and returns
+  // the result.
+  nlohmann::json MergePreferences(std::int64_t user_id, const nlohmann::json& preferences);
+  // An unsubscribe link's effect: `channel` off for one category or type
+  // (`group` "categories" or "types"; see WithChannelOff), in one
+  // transaction. Returns the preferences after it.
+  Preferences TurnOff(std::int64_t user_id, std::string_view group, const std::string& name,
+                      core::ChannelKind channel);
 
  private:
   db::Pool& pool_;

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "channels/unsubscribe.hpp"
+
 namespace chopar::channels::email {
 namespace {
 
@@ -83,7 +85,9 @@ std::vector<Outcome> EmailChannel::Send(std::span<const Message> messages) {
     request.password = settings_.password;
     request.mail_from = from_.address;
     request.rcpt_to = *m.email;
-    request.data = BuildMimeMessage(envelope, RenderEmail(m, settings_.public_url), MakeBoundary());
+    const std::string unsubscribe = UnsubscribeUrl(settings_.public_url, settings_.unsubscribe_secret, m.user_id,
+                                                   UnsubscribeScope::Of(m), core::ChannelKind::kEmail);
+    request.data = BuildMimeMessage(envelope, RenderEmail(m, settings_.public_url, unsubscribe), MakeBoundary());
     request.timeout = settings_.timeout;
     requests.push_back(std::move(request));
     request_of.push_back(i);

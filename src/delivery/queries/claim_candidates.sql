@@ -26,7 +26,8 @@ WITH expired AS MATERIALIZED (
 )
 SELECT c.id, c.notification_id, c.user_id, c.channel, c.attempts, c.reclaimed,
        c.created_at::text AS created_at,
-       x.type, x.title, x.body, x.link, x.data::text AS data, x.critical,
+       x.type, x.title, x.body, x.link, x.data::text AS data, x.critical, x.category,
+       x.channel_texts::text AS channel_texts,
        x.email, x.phone, x.locale, x.timezone,
        x.quiet_start::text AS quiet_start, x.quiet_end::text AS quiet_end,
        CASE WHEN c.channel = 'telegram' THEN
@@ -43,7 +44,7 @@ FROM claimed c
 -- rows, would hash the whole users table or merge-join the notifications
 -- from their first id on every claim.
 CROSS JOIN LATERAL (
-  SELECT n.type, n.title, n.body, n.link, n.data, n.critical,
+  SELECT n.type, n.title, n.body, n.link, n.data, n.critical, n.category, n.content -> c.channel AS channel_texts,
          u.email, u.phone, u.locale, u.timezone, u.quiet_start, u.quiet_end
   FROM notifications n, users u
   WHERE n.id = c.notification_id AND u.id = c.user_id
