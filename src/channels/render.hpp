@@ -37,7 +37,8 @@ nlohmann::json RenderPushPayload(const Message& message, std::string_view public
 
 // SMS text: the template's sms.text or "title: body", then the link, cut (on
 // a code point boundary, with "…") to at most `max_chars` characters.
-std::string RenderSmsText(const Message& message, std::string_view public_url, std::size_t max_chars = 300);
+std::string RenderSmsText(const Message& message, std::string_view public_url,
+                          std::size_t max_chars = 300);
 
 // Email parts (the MIME message is assembled by the email channel).
 struct EmailContent {
@@ -52,6 +53,7 @@ struct EmailContent {
 // a button; a footer with `unsubscribe_url`. The text alternative is the
 // template's email.text, or the title and body; then the link and the
 // footer.
-EmailContent RenderEmail(const Message& message, std::string_view public_url, std::string unsubscribe_url);
+EmailContent RenderEmail(const Message& message, std::string_view public_url,
+                         std::string unsubscribe_url);
 
 }  // namespace chopar::channels

@@ -7,7 +7,8 @@
 namespace chopar::channels {
 namespace {
 
-std::string SignedText(std::int64_t user_id, const UnsubscribeScope& scope, core::ChannelKind channel) {
+std::string SignedText(std::int64_t user_id, const UnsubscribeScope& scope,
+                       core::ChannelKind channel) {
   return "unsubscribe\n" + std::to_string(user_id) + "\n" + scope.kind + ":" + scope.name + "\n" +
          std::string(core::ChannelName(channel));
 }
@@ -36,8 +37,8 @@ UnsubscribeScope UnsubscribeScope::Of(const Message& message) {
   return {"type", message.type};
 }
 
-std::string SignUnsubscribe(std::string_view secret, std::int64_t user_id, const UnsubscribeScope& scope,
-                            core::ChannelKind channel) {
+std::string SignUnsubscribe(std::string_view secret, std::int64_t user_id,
+                            const UnsubscribeScope& scope, core::ChannelKind channel) {
   return core::Base64UrlEncode(core::HmacSha256(secret, SignedText(user_id, scope, channel)));
 }
 
@@ -47,8 +48,9 @@ bool VerifyUnsubscribe(std::string_view secret, std::int64_t user_id, const Unsu
   return core::ConstantTimeEquals(SignUnsubscribe(secret, user_id, scope, channel), signature);
 }
 
-std::string UnsubscribeUrl(std::string_view public_url, std::string_view secret, std::int64_t user_id,
-                           const UnsubscribeScope& scope, core::ChannelKind channel) {
+std::string UnsubscribeUrl(std::string_view public_url, std::string_view secret,
+                           std::int64_t user_id, const UnsubscribeScope& scope,
+                           core::ChannelKind channel) {
   std::string base(public_url);
   while (!base.empty() && base.back() == '/') base.pop_back();
   return base + "/v1/unsubscribe?user=" + std::to_string(user_id) + "&" + scope.kind + "=" +

@@ -28,8 +28,8 @@ struct UnsubscribeScope {
 
 // base64url(HMAC-SHA256(key = inbox secret, "unsubscribe\n<user>\n<kind>:<name>\n<channel>")),
 // unpadded. The first line keeps it from ever equalling a subscriber token.
-std::string SignUnsubscribe(std::string_view secret, std::int64_t user_id, const UnsubscribeScope& scope,
-                            core::ChannelKind channel);
+std::string SignUnsubscribe(std::string_view secret, std::int64_t user_id,
+                            const UnsubscribeScope& scope, core::ChannelKind channel);
 
 // Whether `signature` is the one for these values (compared in constant
 // time); false for an empty secret.
@@ -37,7 +37,8 @@ bool VerifyUnsubscribe(std::string_view secret, std::int64_t user_id, const Unsu
                        core::ChannelKind channel, std::string_view signature);
 
 // <public_url>/v1/unsubscribe?user=<id>&<kind>=<name>&channel=<channel>&sig=<signature>
-std::string UnsubscribeUrl(std::string_view public_url, std::string_view secret, std::int64_t user_id,
-                           const UnsubscribeScope& scope, core::ChannelKind channel);
+std::string UnsubscribeUrl(std::string_view public_url, std::string_view secret,
+                           std::int64_t user_id, const UnsubscribeScope& scope,
+                           core::ChannelKind channel);
 
 }  // namespace chopar::channels

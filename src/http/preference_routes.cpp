@@ -33,45 +33,54 @@ struct PageWords {
   const char* title;
   const char* question;  // before the scope's name
   const char* button;
-  const char* done;      // before the scope's name
-  const char* kept;      // after a one-click POST: what stays
+  const char* done;  // before the scope's name
+  const char* kept;  // after a one-click POST: what stays
 };
-constexpr PageWords kEnglishPage{"en", "Unsubscribe", "Stop emails about", "Unsubscribe",
+constexpr PageWords kEnglishPage{"en",
+                                 "Unsubscribe",
+                                 "Stop emails about",
+                                 "Unsubscribe",
                                  "You will no longer get emails about",
                                  "Your other notifications stay as they are."};
-constexpr PageWords kUzbekPage{"uz", "Obunani bekor qilish", "Shu mavzudagi xatlar to‘xtatilsinmi:",
-                               "Obunani bekor qilish", "Endi sizga shu mavzuda xat kelmaydi:",
+constexpr PageWords kUzbekPage{"uz",
+                               "Obunani bekor qilish",
+                               "Shu mavzudagi xatlar to‘xtatilsinmi:",
+                               "Obunani bekor qilish",
+                               "Endi sizga shu mavzuda xat kelmaydi:",
                                "Boshqa bildirishnomalaringiz o‘zgarmaydi."};
 
 const PageWords& PageWordsFor(const std::string& locale) {
   return locale == "uz" || locale.starts_with("uz-") ? kUzbekPage : kEnglishPage;
 }
 
-Response Page(int status, const std::string& lang, const std::string& title, const std::string& inner) {
+Response Page(int status, const std::string& lang, const std::string& title,
+              const std::string& inner) {
   Response response;
   response.status = status;
   response.content_type = "text/html; charset=utf-8";
   response.headers.emplace_back("Cache-Control", "no-store");
   response.headers.emplace_back("Referrer-Policy", "no-referrer");
-  response.body = "<!doctype html>\n<html lang=\"" + lang +
-                  "\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
-                  "content=\"width=device-width,initial-scale=1\"><title>" +
-                  channels::HtmlEscape(title) +
-                  "</title></head>\n<body style=\"margin:0;padding:32px 16px;background:#f4f4f5;"
-                  "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#18181b;\">\n"
-                  "<main style=\"max-width:480px;margin:0 auto;background:#fff;border-radius:8px;padding:24px;"
-                  "line-height:1.5;\">\n" +
-                  inner + "</main>\n</body></html>\n";
+  response.body =
+      "<!doctype html>\n<html lang=\"" + lang +
+      "\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+      "content=\"width=device-width,initial-scale=1\"><title>" +
+      channels::HtmlEscape(title) +
+      "</title></head>\n<body style=\"margin:0;padding:32px 16px;background:#f4f4f5;"
+      "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#18181b;\">\n"
+      "<main style=\"max-width:480px;margin:0 auto;background:#fff;border-radius:8px;padding:24px;"
+      "line-height:1.5;\">\n" +
+      inner + "</main>\n</body></html>\n";
   return response;
 }
 
 // A link that is not one chopar signed: both languages, nothing changed.
 Response Refused() {
-  return Page(403, "uz", "Havola yaroqsiz / Invalid link",
-              "<h1 style=\"font-size:20px;margin:0 0 12px;\">Havola yaroqsiz</h1>\n"
-              "<p>Bu obunani bekor qilish havolasi yaroqsiz yoki buzilgan. Hech narsa o‘zgarmadi.</p>\n"
-              "<h1 style=\"font-size:20px;margin:24px 0 12px;\">Invalid link</h1>\n"
-              "<p>This unsubscribe link is not valid or was altered. Nothing was changed.</p>\n");
+  return Page(
+      403, "uz", "Havola yaroqsiz / Invalid link",
+      "<h1 style=\"font-size:20px;margin:0 0 12px;\">Havola yaroqsiz</h1>\n"
+      "<p>Bu obunani bekor qilish havolasi yaroqsiz yoki buzilgan. Hech narsa o‘zgarmadi.</p>\n"
+      "<h1 style=\"font-size:20px;margin:24px 0 12px;\">Invalid link</h1>\n"
+      "<p>This unsubscribe link is not valid or was altered. Nothing was changed.</p>\n");
 }
 
 struct UnsubscribeLink {
@@ -88,7 +97,8 @@ std::optional<UnsubscribeLink> VerifiedLink(const Request& request, const std::s
   const auto type = request.query.Get("type");
   const auto channel = request.query.Get("channel");
   const auto signature = request.query.Get("sig");
-  if (!user || !channel || !signature || category.has_value() == type.has_value()) return std::nullopt;
+  if (!user || !channel || !signature || category.has_value() == type.has_value())
+    return std::nullopt;
   try {
     std::size_t used = 0;
     link.user_id = std::stoll(*user, &used);
@@ -99,8 +109,10 @@ std::optional<UnsubscribeLink> VerifiedLink(const Request& request, const std::s
   const auto kind = core::ParseChannel(*channel);
   if (!kind) return std::nullopt;
   link.channel = *kind;
-  link.scope = category ? channels::UnsubscribeScope{"category", *category} : channels::UnsubscribeScope{"type", *type};
-  if (!channels::VerifyUnsubscribe(secret, link.user_id, link.scope, link.channel, *signature)) return std::nullopt;
+  link.scope = category ? channels::UnsubscribeScope{"category", *category}
+                        : channels::UnsubscribeScope{"type", *type};
+  if (!channels::VerifyUnsubscribe(secret, link.user_id, link.scope, link.channel, *signature))
+    return std::nullopt;
   return link;
 }
 
@@ -112,14 +124,15 @@ struct ShowUnsubscribe {
     if (!link) return Refused();
     const PageWords& words = PageWordsFor(users.GetPreferences(link->user_id).locale);
     const std::string action = channels::HtmlEscape(request.path + "?" + request.raw_query);
-    return Page(200, words.lang, words.title,
-                "<h1 style=\"font-size:20px;margin:0 0 12px;\">" + std::string(words.title) + "</h1>\n<p>" +
-                    words.question + " <strong>" + channels::HtmlEscape(link->scope.name) + "</strong>?</p>\n" +
-                    "<form method=\"post\" action=\"" + action +
-                    "\"><input type=\"hidden\" name=\"List-Unsubscribe\" value=\"One-Click\">"
-                    "<button type=\"submit\" style=\"padding:12px 20px;border:0;border-radius:6px;"
-                    "background:#2563eb;color:#fff;font-size:16px;font-weight:600;cursor:pointer;\">" +
-                    words.button + "</button></form>\n");
+    return Page(
+        200, words.lang, words.title,
+        "<h1 style=\"font-size:20px;margin:0 0 12px;\">" + std::string(words.title) + "</h1>\n<p>" +
+            words.question + " <strong>" + channels::HtmlEscape(link->scope.name) +
+            "</strong>?</p>\n" + "<form method=\"post\" action=\"" + action +
+            "\"><input type=\"hidden\" name=\"List-Unsubscribe\" value=\"One-Click\">"
+            "<button type=\"submit\" style=\"padding:12px 20px;border:0;border-radius:6px;"
+            "background:#2563eb;color:#fff;font-size:16px;font-weight:600;cursor:pointer;\">" +
+            words.button + "</button></form>\n");
   }
 };
 
@@ -129,13 +142,15 @@ struct Unsubscribe {
   Response operator()(const Request& request) const {
     const auto link = VerifiedLink(request, secret);
     if (!link) return Refused();
-    const auto after = users.TurnOff(link->user_id, link->scope.kind == "category" ? "categories" : "types",
-                                     link->scope.name, link->channel);
+    const auto after =
+        users.TurnOff(link->user_id, link->scope.kind == "category" ? "categories" : "types",
+                      link->scope.name, link->channel);
     const PageWords& words = PageWordsFor(after.locale);
     return Page(200, words.lang, words.title,
-                "<h1 style=\"font-size:20px;margin:0 0 12px;\">" + std::string(words.title) + "</h1>\n<p>" +
-                    words.done + " <strong>" + channels::HtmlEscape(link->scope.name) + "</strong>.</p>\n<p>" +
-                    words.kept + "</p>\n");
+                "<h1 style=\"font-size:20px;margin:0 0 12px;\">" + std::string(words.title) +
+                    "</h1>\n<p>" + words.done + " <strong>" +
+                    channels::HtmlEscape(link->scope.name) + "</strong>.</p>\n<p>" + words.kept +
+                    "</p>\n");
   }
 };
 

@@ -27,7 +27,9 @@ struct PutTemplate {
 
 struct GetTemplate {
   templates::TemplateStore& store;
-  Response operator()(const Request& request) const { return JsonResponse(200, store.Get(TypeOf(request))); }
+  Response operator()(const Request& request) const {
+    return JsonResponse(200, store.Get(TypeOf(request)));
+  }
 };
 
 struct ListTemplates {
@@ -56,7 +58,8 @@ struct PreviewTemplate {
     const auto inline_block = body.find("template");
     const bool has_inline = inline_block != body.end() && !inline_block->is_null();
     if (type.has_value() == has_inline) {
-      throw core::InvalidField("type", "give either type (a stored template) or template (one locale block)");
+      throw core::InvalidField(
+          "type", "give either type (a stored template) or template (one locale block)");
     }
     const auto locale = hub::OptionalString(body, "locale", 2, 16);
     if (locale && !templates::IsValidLocale(*locale)) {
@@ -83,13 +86,15 @@ struct PreviewTemplate {
       stored = store.Find(*type);
       if (!stored) throw core::NotFound("notification type " + *type + " has no template");
       texts = &stored->TextsFor(locale.value_or(user ? user->locale : stored->default_locale));
-      notification = templates::ContextNotification{std::nullopt, *type, std::nullopt, std::nullopt};
+      notification =
+          templates::ContextNotification{std::nullopt, *type, std::nullopt, std::nullopt};
     } else {
       given = templates::LocaleTexts::Parse(*inline_block, "template.");
       texts = &*given;
     }
     if (user && locale) user->locale = *locale;
-    const templates::RenderContext context(templates::MakeContext(std::move(data), user, notification));
+    const templates::RenderContext context(
+        templates::MakeContext(std::move(data), user, notification));
     try {
       return JsonResponse(200, templates::RenderAll(*texts, context));
     } catch (const templates::RenderError& e) {
@@ -100,7 +105,8 @@ struct PreviewTemplate {
 
 }  // namespace
 
-void RegisterTemplateRoutes(Router& router, templates::TemplateStore& store, hub::UserService& users) {
+void RegisterTemplateRoutes(Router& router, templates::TemplateStore& store,
+                            hub::UserService& users) {
   router.Add("POST", "/v1/templates/preview", Auth::kServerKey, PreviewTemplate{store, users});
   router.Add("GET", "/v1/templates", Auth::kServerKey, ListTemplates{store});
   router.Add("PUT", "/v1/templates/{type:str}", Auth::kServerKey, PutTemplate{store});

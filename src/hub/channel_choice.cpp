@@ -8,8 +8,8 @@ namespace {
 // preferences[group][name]: a boolean for the whole scope, or an object of
 // per-channel booleans; nullopt when neither says anything about `kind`.
 // Returns the per-channel setting first, the scope-wide one second.
-std::optional<bool> ScopeSetting(const nlohmann::json& preferences, const char* group, std::string_view name,
-                                 core::ChannelKind kind) {
+std::optional<bool> ScopeSetting(const nlohmann::json& preferences, const char* group,
+                                 std::string_view name, core::ChannelKind kind) {
   const auto groups = preferences.find(group);
   if (groups == preferences.end() || !groups->is_object()) return std::nullopt;
   const auto setting = groups->find(name);
@@ -34,15 +34,18 @@ bool ChannelEnabled(const nlohmann::json& preferences, core::ChannelKind kind) {
   return DefaultEnabled(kind);
 }
 
-bool ChannelEnabled(const nlohmann::json& preferences, core::ChannelKind kind, const PreferenceScope& scope) {
+bool ChannelEnabled(const nlohmann::json& preferences, core::ChannelKind kind,
+                    const PreferenceScope& scope) {
   if (preferences.is_object()) {
     // A type's object that names other channels still leaves the type-wide
     // boolean out: {"types": {"t": {"sms": true}}} says nothing about email.
     if (!scope.type.empty()) {
-      if (const auto setting = ScopeSetting(preferences, "types", scope.type, kind)) return *setting;
+      if (const auto setting = ScopeSetting(preferences, "types", scope.type, kind))
+        return *setting;
     }
     if (scope.category) {
-      if (const auto setting = ScopeSetting(preferences, "categories", *scope.category, kind)) return *setting;
+      if (const auto setting = ScopeSetting(preferences, "categories", *scope.category, kind))
+        return *setting;
     }
   }
   return ChannelEnabled(preferences, kind);
@@ -54,8 +57,10 @@ std::vector<core::ChannelKind> ChooseChannels(const nlohmann::json& preferences,
                                               bool critical, const PreferenceScope& scope) {
   std::vector<core::ChannelKind> chosen;
   for (core::ChannelKind kind : core::kAllChannels) {
-    const bool is_requested = std::find(requested.begin(), requested.end(), kind) != requested.end();
-    if (is_requested && addressable[kind] && (critical || ChannelEnabled(preferences, kind, scope))) {
+    const bool is_requested =
+        std::find(requested.begin(), requested.end(), kind) != requested.end();
+    if (is_requested && addressable[kind] &&
+        (critical || ChannelEnabled(preferences, kind, scope))) {
       chosen.push_back(kind);
     }
   }

@@ -34,7 +34,8 @@ bool ChannelEnabled(const nlohmann::json& preferences, core::ChannelKind kind);
 // categories[K], the channel's own preference, else the default
 // (docs/api.md "Preferences by category and type"). A value that is not a
 // boolean (or an object, where one may be) is no setting and is passed over.
-bool ChannelEnabled(const nlohmann::json& preferences, core::ChannelKind kind, const PreferenceScope& scope);
+bool ChannelEnabled(const nlohmann::json& preferences, core::ChannelKind kind,
+                    const PreferenceScope& scope);
 
 // The channels a notification goes to: requested ∩ enabled ∩ addressable,
 // in the order email, telegram, push, sms, where enabled is

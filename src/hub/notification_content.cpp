@@ -44,15 +44,17 @@ std::string CutToCodePoints(const std::string& text, std::size_t max_chars) {
   return text;
 }
 
-NotificationContent ComposeContent(const NotificationRequest& request, const templates::Template* tmpl,
-                                   const std::string& user_locale, const nlohmann::json& context,
+NotificationContent ComposeContent(const NotificationRequest& request,
+                                   const templates::Template* tmpl, const std::string& user_locale,
+                                   const nlohmann::json& context,
                                    const std::vector<core::ChannelKind>& chosen) {
   NotificationContent content;
   content.title = request.title;
   content.body = request.body;
   if (tmpl == nullptr) {
     if (content.title.empty()) {
-      throw core::InvalidField("title", "title is required: type " + request.type + " has no template");
+      throw core::InvalidField("title",
+                               "title is required: type " + request.type + " has no template");
     }
     return content;
   }
@@ -64,13 +66,15 @@ NotificationContent ComposeContent(const NotificationRequest& request, const tem
   const templates::RenderContext values(context);
   try {
     if (!has_title) content.title = CutToCodePoints(*texts.Render(Target::kTitle, values), 500);
-    if (!has_body) content.body = CutToCodePoints(texts.Render(Target::kBody, values).value_or(""), 10000);
+    if (!has_body)
+      content.body = CutToCodePoints(texts.Render(Target::kBody, values).value_or(""), 10000);
   } catch (const templates::RenderError& e) {
     throw core::InvalidField("data", "template " + request.type + " (" + locale + "): " + e.what());
   }
   if (content.title.empty()) {
-    throw core::InvalidField("data", "template " + request.type + " (" + locale +
-                                         ") rendered an empty title: data lacks what the title names");
+    throw core::InvalidField("data",
+                             "template " + request.type + " (" + locale +
+                                 ") rendered an empty title: data lacks what the title names");
   }
 
   for (core::ChannelKind channel : chosen) {
@@ -80,7 +84,8 @@ NotificationContent ComposeContent(const NotificationRequest& request, const tem
       const auto& info = templates::InfoOf(target);
       if (info.channel != channel || ReplacedByRequest(target, has_title, has_body)) continue;
       try {
-        if (auto text = texts.Render(target, values)) block[std::string(info.key)] = std::move(*text);
+        if (auto text = texts.Render(target, values))
+          block[std::string(info.key)] = std::move(*text);
       } catch (const std::exception& e) {
         block = {{"error", "template " + request.type + " (" + locale + "): " + e.what()}};
         break;

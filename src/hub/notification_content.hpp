@@ -37,8 +37,9 @@ struct NotificationContent {
 // Throws core::RequestError kInvalidField: "title" when there is neither a
 // template nor a title, "data" when the template's title renders empty or
 // cannot be rendered. Pure; thread-safe.
-NotificationContent ComposeContent(const NotificationRequest& request, const templates::Template* tmpl,
-                                   const std::string& user_locale, const nlohmann::json& context,
+NotificationContent ComposeContent(const NotificationRequest& request,
+                                   const templates::Template* tmpl, const std::string& user_locale,
+                                   const nlohmann::json& context,
                                    const std::vector<core::ChannelKind>& chosen);
 
 // `text` cut to at most `max_chars` code points, ending in "…" when cut.

@@ -33,12 +33,13 @@ struct Recipients {
 // db::Transaction: both run a query with Exec (a transaction after the
 // statements deferred on it).
 template <typename Session>
-Recipients LoadRecipients(Session& session, const std::vector<NotificationRequest>& requests, bool draw_ids) {
+Recipients LoadRecipients(Session& session, const std::vector<NotificationRequest>& requests,
+                          bool draw_ids) {
   std::set<std::int64_t> ids;
   for (const auto& r : requests) ids.insert(r.user_id);
-  const auto rows = session.Exec(queries::kUsersForNotify,
-                                 db::ArrayLiteral(std::vector<std::int64_t>(ids.begin(), ids.end())),
-                                 draw_ids ? static_cast<int>(requests.size()) : 0);
+  const auto rows = session.Exec(
+      queries::kUsersForNotify, db::ArrayLiteral(std::vector<std::int64_t>(ids.begin(), ids.end())),
+      draw_ids ? static_cast<int>(requests.size()) : 0);
   Recipients recipients;
   for (int i = 0; i < rows.Rows(); ++i) {
     if (rows.IsNull(i, "id")) {
@@ -69,9 +70,9 @@ struct InsertColumns {
   std::vector<std::optional<std::string>> link, dedup_key, category, content;
   std::vector<bool> critical;
 
-  void Add(std::size_t index, const NotificationRequest& r, const std::vector<core::ChannelKind>& chosen,
-           NotificationContent said, std::optional<std::string> category_name,
-           std::optional<std::int64_t> id) {
+  void Add(std::size_t index, const NotificationRequest& r,
+           const std::vector<core::ChannelKind>& chosen, NotificationContent said,
+           std::optional<std::string> category_name, std::optional<std::int64_t> id) {
     idx.push_back(static_cast<std::int64_t>(index));
     user_id.push_back(r.user_id);
     if (id) drawn_id.push_back(*id);
@@ -96,7 +97,8 @@ struct InsertColumns {
 template <typename Session>
 std::vector<BatchItemResult> NotifyOn(Session& session,
                                       const std::vector<NotificationRequest>& requests,
-                                      core::TimePoint now, const templates::TemplateLookup* lookup) {
+                                      core::TimePoint now,
+                                      const templates::TemplateLookup* lookup) {
   std::vector<std::optional<BatchItemResult>> results(requests.size());
   if (requests.empty()) return {};
   std::vector<std::shared_ptr<const templates::Template>> found(requests.size());
@@ -122,17 +124,20 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
     const Recipient& user = it->second;
     const templates::Template* tmpl = found[i].get();
     const auto category = tmpl != nullptr && tmpl->category ? tmpl->category : r.category;
-    const PreferenceScope scope{r.type, category ? std::optional<std::string_view>(*category) : std::nullopt};
+    const PreferenceScope scope{
+        r.type, category ? std::optional<std::string_view>(*category) : std::nullopt};
     chosen[i] = ChooseChannels(user.preferences, user.addressable, r.channels, r.critical, scope);
     std::optional<std::int64_t> id;
     if (any_template) id = recipients.drawn_ids.at(i);
     try {
       nlohmann::json context;
       if (tmpl != nullptr) {
-        context = templates::MakeContext(r.data, templates::ContextUser{r.user_id, user.locale, user.timezone},
-                                          templates::ContextNotification{id, r.type, r.link, created_at});
+        context = templates::MakeContext(
+            r.data, templates::ContextUser{r.user_id, user.locale, user.timezone},
+            templates::ContextNotification{id, r.type, r.link, created_at});
       }
-      columns.Add(i, r, chosen[i], ComposeContent(r, tmpl, user.locale, context, chosen[i]), category, id);
+      columns.Add(i, r, chosen[i], ComposeContent(r, tmpl, user.locale, context, chosen[i]),
+                  category, id);
     } catch (const core::RequestError& e) {
       results[i] = e;
     }
@@ -145,8 +150,8 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         ArrayLiteral(columns.type), ArrayLiteral(columns.title), ArrayLiteral(columns.body),
         ArrayLiteral(columns.link), ArrayLiteral(columns.data), ArrayLiteral(columns.dedup_key),
         ArrayLiteral(columns.critical), ArrayLiteral(columns.channels),
-        core::FormatRfc3339Micros(now), ArrayLiteral(columns.drawn_id), ArrayLiteral(columns.category),
-        ArrayLiteral(columns.content));
+        core::FormatRfc3339Micros(now), ArrayLiteral(columns.drawn_id),
+        ArrayLiteral(columns.category), ArrayLiteral(columns.content));
 
     // (user, dedup key) → id, for duplicates of an earlier row of this batch.
     std::map<std::pair<std::int64_t, std::string>, std::int64_t> batch_ids;
@@ -183,10 +188,9 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
 
 }  // namespace
 
-std::vector<BatchItemResult> NotifyService::NotifyIn(db::Transaction& tx,
-                                                     const std::vector<NotificationRequest>& requests,
-                                                     core::TimePoint now,
-                                                     const templates::TemplateLookup* templates) {
+std::vector<BatchItemResult> NotifyService::NotifyIn(
+    db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now,
+    const templates::TemplateLookup* templates) {
   return NotifyOn(tx, requests, now, templates);
 }
 

@@ -57,7 +57,8 @@ using BatchItemResult = std::variant<NotifyResult, core::RequestError>;
 // null (no type has a template) and must outlive the service.
 class NotifyService {
  public:
-  NotifyService(db::Pool& pool, const core::Clock& clock, const templates::TemplateLookup* templates = nullptr)
+  NotifyService(db::Pool& pool, const core::Clock& clock,
+                const templates::TemplateLookup* templates = nullptr)
       : pool_(pool), clock_(clock), templates_(templates) {}
 
   // One notification. Throws core::RequestError kUserNotFound for an unknown user, kInvalidField
@@ -73,10 +74,9 @@ class NotifyService {
   // relay create notifications atomically with their own bookkeeping). The
   // caller commits; the NOTIFY is sent at that commit.
   // Statements the caller deferred on `tx` run first.
-  static std::vector<BatchItemResult> NotifyIn(db::Transaction& tx,
-                                               const std::vector<NotificationRequest>& requests,
-                                               core::TimePoint now,
-                                               const templates::TemplateLookup* templates = nullptr);
+  static std::vector<BatchItemResult> NotifyIn(
+      db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now,
+      const templates::TemplateLookup* templates = nullptr);
 
  private:
   db::Pool& pool_;

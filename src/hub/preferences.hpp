@@ -25,7 +25,7 @@ void ValidatePreferences(const nlohmann::json& preferences, const std::string& f
 // "categories" or "types"): group[name][channel] = false, everything else
 // as it was. A boolean group[name] becomes the object it meant, spelled out
 // per channel, so turning one channel off keeps the others as they were.
-nlohmann::json WithChannelOff(nlohmann::json preferences, std::string_view group, const std::string& name,
-                              core::ChannelKind channel);
+nlohmann::json WithChannelOff(nlohmann::json preferences, std::string_view group,
+                              const std::string& name, core::ChannelKind channel);
 
 }  // namespace chopar::hub

@@ -43,7 +43,8 @@ nlohmann::json UserService::PutUser(std::int64_t user_id, const UserUpdate& upda
   const auto before = tx.Exec(queries::kLockUserTimezone, user_id);
   tx.Exec(queries::kUpsertUser, params);
   const auto rows = tx.Exec(queries::kGetUser, user_id);
-  if (!before.Empty() && before.Text(0, 0) != rows.Text(0, "timezone") && options_.timezone_changed) {
+  if (!before.Empty() && before.Text(0, 0) != rows.Text(0, "timezone") &&
+      options_.timezone_changed) {
     options_.timezone_changed(tx, user_id);
   }
   tx.Commit();
@@ -94,19 +95,21 @@ UserService::Preferences UserService::GetPreferences(std::int64_t user_id) {
   return {nlohmann::json::parse(rows.Text(0, "preferences")), rows.String(0, "locale")};
 }
 
-nlohmann::json UserService::MergePreferences(std::int64_t user_id, const nlohmann::json& preferences) {
+nlohmann::json UserService::MergePreferences(std::int64_t user_id,
+                                             const nlohmann::json& preferences) {
   const auto rows = pool_.Acquire()->Exec(queries::kMergePreferences, user_id, preferences.dump());
   if (rows.Empty()) throw core::UserNotFound(user_id);
   return nlohmann::json::parse(rows.Text(0, "preferences"));
 }
 
-UserService::Preferences UserService::TurnOff(std::int64_t user_id, std::string_view group, const std::string& name,
-                                              core::ChannelKind channel) {
+UserService::Preferences UserService::TurnOff(std::int64_t user_id, std::string_view group,
+                                              const std::string& name, core::ChannelKind channel) {
   auto tx = pool_.Begin("turn_off_preferences");
   const auto rows = tx.Exec(queries::kLockPreferences, user_id);
   if (rows.Empty()) throw core::UserNotFound(user_id);
-  Preferences result{WithChannelOff(nlohmann::json::parse(rows.Text(0, "preferences")), group, name, channel),
-                     rows.String(0, "locale")};
+  Preferences result{
+      WithChannelOff(nlohmann::json::parse(rows.Text(0, "preferences")), group, name, channel),
+      rows.String(0, "locale")};
   tx.Exec(queries::kSetPreferences, user_id, result.preferences.dump());
   tx.Commit();
   return result;

@@ -8,9 +8,12 @@ nlohmann::json MakeContext(nlohmann::json data, const std::optional<ContextUser>
     if (!user && !notification) return data;
     data = nlohmann::json::object();
   }
-  if (user) data["user"] = {{"id", user->id}, {"locale", user->locale}, {"timezone", user->timezone}};
+  if (user)
+    data["user"] = {{"id", user->id}, {"locale", user->locale}, {"timezone", user->timezone}};
   if (notification) {
-    auto optional = [](const auto& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
+    auto optional = [](const auto& value) {
+      return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+    };
     data["notification"] = {{"id", optional(notification->id)},
                             {"type", notification->type},
                             {"link", optional(notification->link)},

@@ -96,8 +96,9 @@ nlohmann::json TemplateStore::Put(const Template& tmpl) {
   auto optional_json = [](const nlohmann::json& value) {
     return value.is_null() ? std::nullopt : std::optional<std::string>(value.dump());
   };
-  pool_.Acquire()->Exec(queries::kPutTemplate, tmpl.type, tmpl.category, tmpl.default_locale, locales.dump(),
-                        optional_json(tmpl.digest), optional_json(tmpl.throttle), optional_json(tmpl.escalate));
+  pool_.Acquire()->Exec(queries::kPutTemplate, tmpl.type, tmpl.category, tmpl.default_locale,
+                        locales.dump(), optional_json(tmpl.digest), optional_json(tmpl.throttle),
+                        optional_json(tmpl.escalate));
   ReloadType(tmpl.type);
   return Get(tmpl.type);
 }
@@ -111,7 +112,8 @@ nlohmann::json TemplateStore::Get(const std::string& type) {
 nlohmann::json TemplateStore::List() {
   const auto rows = pool_.Acquire()->Exec(queries::kListTemplates);
   nlohmann::json items = nlohmann::json::array();
-  for (int i = 0; i < rows.Rows(); ++i) items.push_back(nlohmann::json::parse(rows.String(i, "doc")));
+  for (int i = 0; i < rows.Rows(); ++i)
+    items.push_back(nlohmann::json::parse(rows.String(i, "doc")));
   return {{"items", std::move(items)}};
 }
 

@@ -72,8 +72,8 @@ class TemplateStore final : public TemplateLookup {
   void Install(std::shared_ptr<const Map> map);
 
   db::Pool& pool_;
-  std::mutex reload_mutex_;        // one reload at a time, read and install
-  mutable std::mutex map_mutex_;   // guards map_ (the pointer, not the map)
+  std::mutex reload_mutex_;       // one reload at a time, read and install
+  mutable std::mutex map_mutex_;  // guards map_ (the pointer, not the map)
   std::shared_ptr<const Map> map_;
   db::Listener listener_;
 };
