@@ -37,7 +37,8 @@ std::string SecretOrStored(const std::string& configured, const Config& config, 
   const StoredSecret secret = LoadOrCreateSecret(config.server.data_dir, name);
   if (announce) {
     if (secret.generated) {
-      std::cout << "  API key:   " << secret.value << "  (new; stored in " << secret.path.string() << ")\n";
+      std::cout << "  API key:   " << secret.value << "  (new; stored in " << secret.path.string()
+                << ")\n";
     } else {
       std::cout << "  API key:   stored in " << secret.path.string() << "\n";
     }
@@ -52,6 +53,8 @@ int RunService(const Config& config, Role role) {
   database.MigrateNow();
   db::Pool pool(database.conninfo(), config.database.pool_size);
   core::SystemClock clock;
+  // Every component of this process counts here; /metrics renders it.
+  core::MetricsRegistry metrics;
 
   const std::string sms_callback_secret =
       SecretOrStored(config.sms.callback_secret, config, "sms_callback_secret", false);
@@ -59,15 +62,15 @@ int RunService(const Config& config, Role role) {
   const std::string inbox_secret =
       SecretOrStored(config.server.http.inbox_secret, config, "inbox_secret", false);
   ChannelProviders providers(config, pool, clock, sms_callback_secret, inbox_secret);
-  delivery::Worker worker(pool, providers.set(), clock, config.delivery);
-  delivery::RegisterQueueDepthCollector(database.conninfo());
+  delivery::Worker worker(pool, providers.set(), clock, metrics, config.delivery);
+  delivery::RegisterQueueDepthCollector(metrics, database.conninfo());
 
   // Load the time zone database once, before threads race to do it.
   (void)schedule::FindTimeZone("UTC");
   schedule::ScheduleService schedules(pool, clock);
-  schedule::Scheduler scheduler(pool, clock, config.scheduler);
+  schedule::Scheduler scheduler(pool, clock, metrics, config.scheduler);
   templates::TemplateStore template_store(pool, pool.conninfo());
-  hub::NotifyService notify(pool, clock, &template_store);
+  hub::NotifyService notify(pool, clock, metrics, &template_store);
   hub::UserService users(
       pool, {.allow_http_push_endpoints = config.push.webpush.allow_http_endpoints,
              .timezone_changed = [&schedules](db::Transaction& tx, std::int64_t user_id) {
@@ -84,22 +87,26 @@ int RunService(const Config& config, Role role) {
         *providers.telegram_bot(), pool, clock);
     if (config.telegram.updates == "polling" && role == Role::kServe) {
       telegram_poller = std::make_unique<channels::telegram::TelegramPoller>(
-          *telegram_updates, pool, providers.http());
+          *telegram_updates, pool, providers.http(), metrics);
     }
   }
 
   const bool runs_workers = role != Role::kScheduler;
   const bool runs_scheduler = role != Role::kWorker;
   std::cout << "chopar " << CHOPAR_VERSION
-            << (role == Role::kServe ? " serving" : role == Role::kWorker ? " worker" : " scheduler") << "\n";
+            << (role == Role::kServe    ? " serving"
+                : role == Role::kWorker ? " worker"
+                                        : " scheduler")
+            << "\n";
   if (role == Role::kServe) {
     http::Settings settings = config.server.http;
     settings.api_key = SecretOrStored(settings.api_key, config, "api_key", true);
     settings.inbox_secret = inbox_secret;
     template_store.Start();
-    server = std::make_unique<http::Server>(settings, http::Dependencies{pool, notify, users, inbox});
+    server = std::make_unique<http::Server>(
+        settings, http::Dependencies{pool, notify, users, inbox, metrics});
     http::RegisterTemplateRoutes(server->router(), template_store, users);
-    http::RegisterPreferenceRoutes(server->router(), users, inbox_secret);
+    http::RegisterPreferenceRoutes(server->router(), users, template_store, inbox_secret);
     http::RegisterScheduleRoutes(server->router(), schedules);
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
@@ -107,7 +114,8 @@ int RunService(const Config& config, Role role) {
     std::cout << "  listening: http://" << settings.host << ":" << server->port() << "\n";
   }
   std::cout << "  database:  "
-            << (database.embedded() ? "embedded PostgreSQL in " + database.location() : "configured [database] url")
+            << (database.embedded() ? "embedded PostgreSQL in " + database.location()
+                                    : "configured [database] url")
             << "\n  channels:  " << providers.Describe() << std::endl;
 
   if (runs_workers) worker.Start();

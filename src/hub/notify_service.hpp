@@ -9,6 +9,7 @@
 
 #include "core/channel_kind.hpp"
 #include "core/clock.hpp"
+#include "core/metrics.hpp"
 #include "core/request_error.hpp"
 #include "db/pool.hpp"
 #include "templates/template_store.hpp"
@@ -48,18 +49,32 @@ struct NotifyResult {
 // One item of a batch: created (or found by its dedup key), or refused.
 using BatchItemResult = std::variant<NotifyResult, core::RequestError>;
 
+// chopar_notifications_created_total in a registry, resolved once. It
+// counts committed notifications only: whoever commits counts.
+class NotifyMetrics {
+ public:
+  explicit NotifyMetrics(core::MetricsRegistry& registry);
+  // Counts the results that created a notification; call after the commit
+  // that made them durable. Thread-safe.
+  void CountCommitted(const std::vector<BatchItemResult>& results);
+
+ private:
+  core::Counter& created_;
+};
+
 // Creates notifications: the in-app row, one delivery per chosen channel and
 // one NOTIFY to wake workers and inbox streams, all in one statement.
 // With `templates`, a type that has a template is rendered in each user's
 // locale (hub/notification_content.hpp) and its category decides with the
 // type which channels the user's preferences allow (hub/channel_choice.hpp).
-// Thread-safe (each call borrows its own connection). `templates` may be
-// null (no type has a template) and must outlive the service.
+// Thread-safe (each call borrows its own connection). The pool, clock and
+// registry must outlive the service; so must `templates`, which may be null
+// (no type has a template).
 class NotifyService {
  public:
-  NotifyService(db::Pool& pool, const core::Clock& clock,
+  NotifyService(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics,
                 const templates::TemplateLookup* templates = nullptr)
-      : pool_(pool), clock_(clock), templates_(templates) {}
+      : pool_(pool), clock_(clock), metrics_(metrics), templates_(templates) {}
 
   // One notification. Throws core::RequestError kUserNotFound for an unknown user, kInvalidField
   // for a title neither the request nor a template gives.
@@ -72,7 +87,8 @@ class NotifyService {
 
   // The same inside a transaction the caller owns (the scheduler and the
   // relay create notifications atomically with their own bookkeeping). The
-  // caller commits; the NOTIFY is sent at that commit.
+  // caller commits; the NOTIFY is sent at that commit, and the caller counts
+  // what it committed (NotifyMetrics::CountCommitted).
   // Statements the caller deferred on `tx` run first.
   static std::vector<BatchItemResult> NotifyIn(
       db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now,
@@ -81,6 +97,7 @@ class NotifyService {
  private:
   db::Pool& pool_;
   const core::Clock& clock_;
+  NotifyMetrics metrics_;
   const templates::TemplateLookup* templates_;
 };
 

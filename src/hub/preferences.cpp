@@ -1,6 +1,7 @@
 #include "hub/preferences.hpp"
 
 #include "core/request_error.hpp"
+#include "hub/channel_choice.hpp"
 #include "hub/validation.hpp"
 
 namespace chopar::hub {
@@ -58,6 +59,23 @@ nlohmann::json WithChannelOff(nlohmann::json preferences, std::string_view group
     setting = nlohmann::json::object();
   }
   setting[std::string(core::ChannelName(channel))] = false;
+  return preferences;
+}
+
+nlohmann::json WithCategoryChannels(nlohmann::json preferences, const std::string& name,
+                                    const core::PerChannel<bool>& wanted) {
+  if (!preferences.is_object()) preferences = nlohmann::json::object();
+  nlohmann::json& groups = preferences["categories"];
+  if (!groups.is_object()) groups = nlohmann::json::object();
+  groups.erase(name);
+  nlohmann::json setting = nlohmann::json::object();
+  for (core::ChannelKind kind : core::kAllChannels) {
+    if (ChannelEnabled(preferences, kind) != wanted[kind]) {
+      setting[std::string(core::ChannelName(kind))] = wanted[kind];
+    }
+  }
+  if (!setting.empty()) groups[name] = std::move(setting);
+  if (groups.empty()) preferences.erase("categories");
   return preferences;
 }
 

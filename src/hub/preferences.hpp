@@ -28,4 +28,11 @@ void ValidatePreferences(const nlohmann::json& preferences, const std::string& f
 nlohmann::json WithChannelOff(nlohmann::json preferences, std::string_view group,
                               const std::string& name, core::ChannelKind channel);
 
+// `preferences` with category `name` set to `wanted` on each channel, each
+// as sparingly as it can be said: a channel whose wanted value is what the
+// user would get without the category's setting has none; the others get
+// categories[name][channel]. An empty result removes the category.
+nlohmann::json WithCategoryChannels(nlohmann::json preferences, const std::string& name,
+                                    const core::PerChannel<bool>& wanted);
+
 }  // namespace chopar::hub

@@ -1,7 +1,6 @@
 #include "hub/user_service.hpp"
 
 #include "core/request_error.hpp"
-#include "hub/preferences.hpp"
 #include "hub/queries.hpp"
 #include "hub/user_json.hpp"
 
@@ -102,14 +101,13 @@ nlohmann::json UserService::MergePreferences(std::int64_t user_id,
   return nlohmann::json::parse(rows.Text(0, "preferences"));
 }
 
-UserService::Preferences UserService::TurnOff(std::int64_t user_id, std::string_view group,
-                                              const std::string& name, core::ChannelKind channel) {
-  auto tx = pool_.Begin("turn_off_preferences");
+UserService::Preferences UserService::UpdatePreferences(
+    std::int64_t user_id, const std::function<nlohmann::json(nlohmann::json)>& change) {
+  auto tx = pool_.Begin("update_preferences");
   const auto rows = tx.Exec(queries::kLockPreferences, user_id);
   if (rows.Empty()) throw core::UserNotFound(user_id);
-  Preferences result{
-      WithChannelOff(nlohmann::json::parse(rows.Text(0, "preferences")), group, name, channel),
-      rows.String(0, "locale")};
+  Preferences result{change(nlohmann::json::parse(rows.Text(0, "preferences"))),
+                     rows.String(0, "locale")};
   tx.Exec(queries::kSetPreferences, user_id, result.preferences.dump());
   tx.Commit();
   return result;

@@ -63,11 +63,12 @@ class UserService {
   // ValidatePreferences) key by key, a null removing the key, and returns
   // the result.
   nlohmann::json MergePreferences(std::int64_t user_id, const nlohmann::json& preferences);
-  // An unsubscribe link's effect: `channel` off for one category or type
-  // (`group` "categories" or "types"; see WithChannelOff), in one
-  // transaction. Returns the preferences after it.
-  Preferences TurnOff(std::int64_t user_id, std::string_view group, const std::string& name,
-                      core::ChannelKind channel);
+  // Replaces a user's preferences by `change(current)` in one transaction
+  // (the row locked meanwhile): what unsubscribe links and the preferences
+  // page do. Returns the preferences after it. `change` must return an
+  // object; it may throw to change nothing.
+  Preferences UpdatePreferences(std::int64_t user_id,
+                                const std::function<nlohmann::json(nlohmann::json)>& change);
 
  private:
   db::Pool& pool_;

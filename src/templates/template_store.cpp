@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <set>
+
 #include "core/request_error.hpp"
 #include "db/notify_channels.hpp"
 #include "templates/queries.hpp"
@@ -47,14 +49,23 @@ void TemplateStore::Start() {
 
 void TemplateStore::Stop() { listener_.Stop(); }
 
+std::shared_ptr<const TemplateStore::Map> TemplateStore::Snapshot() const {
+  std::lock_guard lock(map_mutex_);
+  return map_;
+}
+
 std::shared_ptr<const Template> TemplateStore::Find(std::string_view type) const {
-  std::shared_ptr<const Map> map;
-  {
-    std::lock_guard lock(map_mutex_);
-    map = map_;
-  }
+  const auto map = Snapshot();
   const auto it = map->find(type);
   return it == map->end() ? nullptr : it->second;
+}
+
+std::vector<std::string> TemplateStore::Categories() const {
+  std::set<std::string> names;
+  for (const auto& [type, tmpl] : *Snapshot()) {
+    if (tmpl->category) names.insert(*tmpl->category);
+  }
+  return {names.begin(), names.end()};
 }
 
 void TemplateStore::Install(std::shared_ptr<const Map> map) {
@@ -76,12 +87,7 @@ void TemplateStore::ReloadType(const std::string& type) {
   std::lock_guard reload(reload_mutex_);
   const auto rows = pool_.Acquire()->Exec(queries::kGetTemplate, type);
   std::shared_ptr<const Template> parsed = rows.Empty() ? nullptr : Parse(rows.String(0, "doc"));
-  std::shared_ptr<const Map> current;
-  {
-    std::lock_guard lock(map_mutex_);
-    current = map_;
-  }
-  auto map = std::make_shared<Map>(*current);
+  auto map = std::make_shared<Map>(*Snapshot());
   if (parsed) {
     (*map)[type] = std::move(parsed);
   } else {

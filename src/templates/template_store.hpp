@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "db/listener.hpp"
 #include "db/pool.hpp"
@@ -51,6 +52,8 @@ class TemplateStore final : public TemplateLookup {
   void Stop();
 
   [[nodiscard]] std::shared_ptr<const Template> Find(std::string_view type) const override;
+  // The categories the cached templates name, sorted, each once.
+  [[nodiscard]] std::vector<std::string> Categories() const;
 
   // Creates or replaces the template; returns it as GET shows it.
   nlohmann::json Put(const Template& tmpl);
@@ -69,6 +72,7 @@ class TemplateStore final : public TemplateLookup {
 
  private:
   using Map = std::map<std::string, std::shared_ptr<const Template>, std::less<>>;
+  [[nodiscard]] std::shared_ptr<const Map> Snapshot() const;
   void Install(std::shared_ptr<const Map> map);
 
   db::Pool& pool_;
