@@ -1,5 +1,7 @@
 #include "channels/render.hpp"
 
+#include "core/encoding.hpp"
+
 namespace chopar::channels {
 namespace {
 
@@ -93,29 +95,7 @@ std::optional<std::string> AbsoluteLink(const Message& message, std::string_view
   return std::string(TrimSlash(public_url)) + *message.link;
 }
 
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string HtmlEscape(std::string_view text) { return core::HtmlEscape(text); }
 
 std::string RenderTelegramHtml(const Message& message, std::string_view public_url) {
   std::string text;

@@ -25,7 +25,7 @@ const Words& WordsFor(std::string_view locale);
 // public_url + link, or nullopt when the message has no link.
 std::optional<std::string> AbsoluteLink(const Message& message, std::string_view public_url);
 
-// Escapes &, <, > and " for HTML text and attribute values.
+// Escapes &, <, >, " and ' for HTML text and attribute values (core::HtmlEscape).
 std::string HtmlEscape(std::string_view text);
 
 // Telegram sendMessage text for parse_mode HTML: the template's

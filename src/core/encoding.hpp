@@ -30,4 +30,8 @@ std::string RandomBytes(std::size_t bytes);
 // Lowercase hex of `bytes`.
 std::string HexEncode(std::string_view bytes);
 
+// & < > " ' as the HTML entities &amp; &lt; &gt; &quot; &#39;: safe in HTML
+// text and attribute values, and only entities Telegram's HTML mode accepts.
+std::string HtmlEscape(std::string_view text);
+
 }  // namespace chopar::core

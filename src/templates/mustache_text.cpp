@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/encoding.hpp"
+
 namespace chopar::templates {
 namespace {
 
@@ -170,33 +172,6 @@ std::string WithoutStandaloneLines(std::string_view source) {
 
 }  // namespace
 
-std::string EscapeHtml(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 RenderContext::RenderContext(const nlohmann::json& value)
     : data_(std::make_unique<mustache::data>(ToData(value))) {}
 RenderContext::~RenderContext() = default;
@@ -231,7 +206,7 @@ MustacheText::MustacheText(std::string_view source, Escaping escaping)
     if (rendered->is_valid()) compiled_ = std::move(rendered);
   }
   if (escaping_ == Escaping::kHtml) {
-    compiled_->set_custom_escape([](const std::string& text) { return EscapeHtml(text); });
+    compiled_->set_custom_escape([](const std::string& text) { return core::HtmlEscape(text); });
   } else {
     compiled_->set_custom_escape([](const std::string& text) { return text; });
   }

@@ -16,9 +16,9 @@ class basic_data;
 
 namespace chopar::templates {
 
-// How `{{x}}` is written into a target: HTML-escaped (& < > " ' become
-// entities; email HTML and Telegram's HTML parse mode) or as it is (plain
-// text). `{{{x}}}` and `{{&x}}` are never escaped.
+// How `{{x}}` is written into a target: HTML-escaped (core::HtmlEscape;
+// email HTML and Telegram's HTML parse mode) or as it is (plain text).
+// `{{{x}}}` and `{{&x}}` are never escaped.
 enum class Escaping { kHtml, kNone };
 
 // A template that does not parse: what is wrong and where, as a byte offset
@@ -81,9 +81,5 @@ class MustacheText {
   Escaping escaping_;
   std::unique_ptr<kainjow::mustache::basic_mustache<std::string>> compiled_;
 };
-
-// & < > " ' as HTML entities (&amp; &lt; &gt; &quot; &#39;): safe in HTML
-// text and attributes, and only entities Telegram's HTML mode accepts.
-std::string EscapeHtml(std::string_view text);
 
 }  // namespace chopar::templates
