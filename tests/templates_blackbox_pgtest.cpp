@@ -329,14 +329,17 @@ TEST_F(TemplatesBlackBox, EveryUserGetsTheirLanguageOnEveryChannel) {
                                            : "<b>" + escaped + "</b> is due at 18:00"))
         << telegram;
 
-    // SMS (the sink records its words): verbatim, in the user's language.
+    // SMS (the sink records the text as sent, the link last): verbatim, in
+    // the user's language.
     EXPECT_EQ(
         db_->Scalar("SELECT body FROM chopar.sink_messages WHERE channel = 'sms' AND user_id = " +
                     std::to_string(user)),
-        uzbek ? "Vazifa " + hostile + ": 18:00 gacha" : "Task " + hostile + ": due 18:00");
+        (uzbek ? "Vazifa " + hostile + ": 18:00 gacha" : "Task " + hostile + ": due 18:00") + " " +
+            base() + "/tasks/7");
   }
 
-  // A request's own title and body win over the template's, everywhere.
+  // A request's own title and body win over the template's, everywhere: the
+  // SMS is then "title: body".
   const json own = Notify({{"user_id", 1},
                            {"type", "task.due"},
                            {"title", "O'z sarlavham"},
@@ -348,7 +351,7 @@ TEST_F(TemplatesBlackBox, EveryUserGetsTheirLanguageOnEveryChannel) {
   EXPECT_EQ(
       db_->Scalar("SELECT subject || ' | ' || body FROM chopar.sink_messages WHERE channel = 'sms' "
                   "ORDER BY id DESC LIMIT 1"),
-      "O'z sarlavham | O'z matnim");
+      "O'z sarlavham | O'z sarlavham: O'z matnim");
 }
 
 TEST_F(TemplatesBlackBox, RenderingTooLongFailsThatDeliveryOnly) {
