@@ -96,6 +96,7 @@ struct Options {
   bool keep_databases = false;
   bool raw_only = false;
   bool templates = false;
+  bool data = false;
 };
 
 void PrintUsage() {
@@ -120,6 +121,9 @@ void PrintUsage() {
   --raw-only             only the raw-SQL ceiling (chopar is used for `migrate`)
   --templates            chopar renders every notification from a template (title,
                          body, email and Telegram blocks; requests send only data)
+  --data                 requests carry their title and body and also the data the
+                         template of --templates renders from (its baseline: the
+                         same requests, no template)
 
 chopar is started with CHOPAR_DATABASE_URL, CHOPAR_SERVER_LISTEN/API_KEY/
 DATA_DIR and very high CHOPAR_LIMITS_HOURLY_*; any other CHOPAR_* variable in
@@ -136,8 +140,8 @@ Options ParseOptions(int argc, char** argv) {
       PrintUsage();
       std::exit(0);
     }
-    if (arg == "--templates") {
-      options.templates = true;
+    if (arg == "--templates" || arg == "--data") {
+      (arg == "--templates" ? options.templates : options.data) = true;
       continue;
     }
     if (arg == "--keep-databases" || arg == "--raw-only") {
@@ -304,27 +308,34 @@ std::string IntArray(const std::vector<Int>& values, size_t begin, size_t end) {
 
 // Notification k (0-based) of a phase, identical for chopar and raw SQL.
 // With `templated`, requests carry only data and chopar renders the same
-// title and body from kBenchTemplate, plus its email and Telegram blocks.
+// title and body from kBenchTemplate, plus its email and Telegram blocks;
+// with `with_data`, requests carry their title and body and that data too.
 struct Workload {
   int users;
   bool templated = false;
+  bool with_data = false;
   long long UserOf(long long k) const { return k % users + 1; }
   static std::string Title(long long k) { return "Bench ping " + std::to_string(k); }
   static std::string Body(long long k) {
     return "Notification " + std::to_string(k) + " of the end-to-end benchmark";
   }
+  static Json Data(long long k) {
+    return {{"n", k}, {"task", {{"title", Title(k)}, {"due", "18:00"}}}};
+  }
   Json Item(long long k) const {
     if (templated) {
       return Json{{"user_id", UserOf(k)},
                   {"type", "bench.ping"},
-                  {"data", {{"n", k}, {"task", {{"title", Title(k)}, {"due", "18:00"}}}}},
+                  {"data", Data(k)},
                   {"channels", {"email", "telegram"}}};
     }
-    return Json{{"user_id", UserOf(k)},
-                {"type", "bench.ping"},
-                {"title", Title(k)},
-                {"body", Body(k)},
-                {"channels", {"email", "telegram"}}};
+    Json item{{"user_id", UserOf(k)},
+              {"type", "bench.ping"},
+              {"title", Title(k)},
+              {"body", Body(k)},
+              {"channels", {"email", "telegram"}}};
+    if (with_data) item["data"] = Data(k);
+    return item;
   }
 };
 
@@ -1220,7 +1231,7 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
   std::cout << "  chopar serve ready in " << Fixed(SecondsSince(boot), 2) << " s on port " << port
             << "\n";
 
-  const Workload workload{options.users, options.templates};
+  const Workload workload{options.users, options.templates, options.data};
   ChoparResult result;
   long long expected_deliveries = 0;
   try {

@@ -74,6 +74,15 @@ class SpecContext final : public mustache::basic_context<std::string> {
   std::vector<const mustache::data*> stack_;
 };
 
+// What kainjow's render writes to: only `<<` of a string is used.
+struct StringSink {
+  std::string text;
+  StringSink& operator<<(const std::string& piece) {
+    text += piece;
+    return *this;
+  }
+};
+
 // kainjow reports "… at <offset>"; the offset is the last number.
 std::size_t OffsetIn(const std::string& message) {
   const auto at = message.rfind(" at ");
@@ -218,7 +227,12 @@ MustacheText& MustacheText::operator=(MustacheText&&) noexcept = default;
 
 std::string MustacheText::Render(const RenderContext& context) const {
   SpecContext scope(&context.data());
-  return compiled_->render(scope);
+  // kainjow's own string render goes through a std::ostringstream, whose
+  // construction costs more than rendering a short text: this is on the
+  // notify path, so the pieces are appended to a string instead.
+  StringSink sink;
+  compiled_->render(scope, sink);
+  return std::move(sink.text);
 }
 
 }  // namespace chopar::templates
