@@ -38,8 +38,7 @@ std::string EmailHtml(const Message& message, const std::optional<std::string>& 
     html += "<h1 style=\"margin:0 0 12px;font-size:20px;line-height:1.3;\">" +
             HtmlEscape(message.title) + "</h1>\n";
     if (!message.body.empty()) {
-      html += "<p style=\"margin:0 0 16px;white-space:pre-line;\">" + HtmlEscape(message.body) +
-              "</p>\n";
+      html += "<p style=\"margin:0 0 16px;\">" + HtmlEscapeLines(message.body) + "</p>\n";
     }
   }
   if (link) {
@@ -96,6 +95,18 @@ std::optional<std::string> AbsoluteLink(const Message& message, std::string_view
 }
 
 std::string HtmlEscape(std::string_view text) { return core::HtmlEscape(text); }
+
+std::string HtmlEscapeLines(std::string_view text) {
+  std::string out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find('\n', start);
+    out += HtmlEscape(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) return out;
+    out += "<br>\n";
+    start = end + 1;
+  }
+}
 
 std::string RenderTelegramHtml(const Message& message, std::string_view public_url) {
   std::string text;

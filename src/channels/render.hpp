@@ -27,6 +27,9 @@ std::optional<std::string> AbsoluteLink(const Message& message, std::string_view
 
 // Escapes &, <, >, " and ' for HTML text and attribute values (core::HtmlEscape).
 std::string HtmlEscape(std::string_view text);
+// HtmlEscape, with each line break kept as "<br>" (a multi-line body such
+// as a report stays one fact a line in an email).
+std::string HtmlEscapeLines(std::string_view text);
 
 // Telegram sendMessage text for parse_mode HTML: the template's
 // telegram.text (already HTML) or the bold title and the body; then the link.
