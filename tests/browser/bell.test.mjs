@@ -179,6 +179,8 @@ main{padding:24px;max-width:640px} .task{background:#fff;border:1px solid #e5e7e
     assert.equal(await named.getAttribute("aria-expanded"), "true");
     const dialog = page.getByRole("dialog", { name: "Notifications" });
     await dialog.waitFor();
+    // The list loads as the panel opens; Tab is to reach its first item.
+    await page.locator("chopar-bell li[data-id]").first().waitFor();
     assert.equal(await page.evaluate(() => document.querySelector("chopar-bell").shadowRoot.activeElement?.getAttribute("role")), "dialog");
     await page.keyboard.press("Tab");
     assert.equal(await page.evaluate(() => document.querySelector("chopar-bell").shadowRoot.activeElement?.textContent), "Mark all as read");
