@@ -21,4 +21,9 @@ inline constexpr const char* kInboxChannel = "chopar_inbox";
 // Sent by src/schedule/queries/notify_schedulers.sql.
 inline constexpr const char* kSchedulesChannel = "chopar_schedules";
 
+// Wakes outbox relays: events were written to chopar.outbox (in chopar's own
+// database or an application's). Payload: empty. Sent by the trigger
+// chopar.outbox_wake of sql/migrations/0010_outbox.sql.
+inline constexpr const char* kOutboxChannel = "chopar_outbox";
+
 }  // namespace chopar::db
