@@ -11,8 +11,9 @@ namespace chopar::testing {
 
 // A fresh database for one test on the server named by
 // CHOPAR_TEST_DATABASE_URL (set by scripts/with-test-pg): fully migrated
-// (cloned from a template database) unless asked for an empty one. Dropped when the object goes. Tests that need it
-// skip with a message when the variable is missing, so pure tests still run.
+// (cloned from a template database) unless asked for an empty one. Dropped
+// when the object goes. Tests that need it skip with a message when the
+// variable is missing, so pure tests still run.
 class TestDatabase {
  public:
   enum class Contents {
