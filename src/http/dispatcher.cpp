@@ -94,18 +94,6 @@ std::string_view BearerToken(std::string_view authorization) {
   return token;
 }
 
-void RecordHttpMetrics(const std::string& route, int status, double seconds) {
-  auto& registry = core::MetricsRegistry::Global();
-  registry
-      .GetCounter("chopar_http_requests_total", "HTTP requests by route and status",
-                  {{"route", route}, {"status", std::to_string(status)}})
-      .Inc();
-  registry
-      .GetHistogram("chopar_http_request_duration_seconds",
-                    "Time from a request's arrival to its response, by route", {{"route", route}})
-      .Observe(seconds);
-}
-
 Response Dispatcher::Dispatch(Request& request) const noexcept {
   std::string route_label = kUnmatchedRoute;
   Response response;
@@ -120,7 +108,7 @@ Response Dispatcher::Dispatch(Request& request) const noexcept {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - request.received_at)
             .count();
-    RecordHttpMetrics(route_label, response.status, seconds);
+    metrics_.Record(route_label, response.status, seconds);
   } catch (const std::exception& e) {
     spdlog::warn("recording HTTP metrics failed: {}", e.what());
   }

@@ -46,7 +46,7 @@ TEST_F(HttpServerTest, HealthzAndMetricsNeedNoKey) {
 TEST_F(HttpServerTest, HealthzIsUnavailableWithoutTheDatabase) {
   db::Pool dead_pool("postgresql:///nonexistent?host=/nonexistent-socket-dir", 1,
                      std::chrono::milliseconds(200));
-  Server server(DefaultSettings(), Dependencies{dead_pool, *notify_, *users_, *inbox_});
+  Server server(DefaultSettings(), Dependencies{dead_pool, *notify_, *users_, *inbox_, metrics_});
   server.Start();
   HttpClient other(server.port());
   const auto health = other.Get("/healthz");

@@ -39,18 +39,6 @@ const std::string kHeartbeat = ": ping\n\n";
 
 auto Redirect(error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
 
-core::Gauge& ConnectionsGauge() {
-  static core::Gauge& gauge = core::MetricsRegistry::Global().GetGauge(
-      "chopar_http_connections", "Open HTTP connections, streams included");
-  return gauge;
-}
-
-core::Gauge& StreamsGauge() {
-  static core::Gauge& gauge = core::MetricsRegistry::Global().GetGauge(
-      "chopar_http_streams", "Open Server-Sent Events streams");
-  return gauge;
-}
-
 std::string LowerCase(std::string_view text) {
   std::string out(text);
   for (char& c : out) {
@@ -139,16 +127,16 @@ Session::Session(const ServerContext& context, asio::ip::tcp::socket socket)
       stream_(std::move(socket)),
       executor_(stream_.get_executor()),
       wake_timer_(executor_) {
-  ConnectionsGauge().Add(1);
+  context_.dispatcher.metrics().connections().Add(1);
 }
 
 Session::~Session() {
   if (stream_user_) {
     context_.streams.Remove(*stream_user_, this);
-    StreamsGauge().Add(-1);
+    context_.dispatcher.metrics().streams().Add(-1);
   }
   context_.sessions.Remove(this);
-  ConnectionsGauge().Add(-1);
+  context_.dispatcher.metrics().connections().Add(-1);
 }
 
 void Session::Start() {
@@ -329,7 +317,7 @@ asio::awaitable<bool> Session::Write(const Response& response, unsigned version,
 }
 
 asio::awaitable<void> Session::RefuseAndClose(const ErrorInfo& error, unsigned version) {
-  RecordHttpMetrics(Dispatcher::kUnmatchedRoute, error.status, 0);
+  context_.dispatcher.metrics().Record(Dispatcher::kUnmatchedRoute, error.status, 0);
   const Response response = error.ToResponse();
   const bool written = co_await Write(response, version, /*keep_alive=*/false);
   if (!written) co_return;
@@ -387,7 +375,7 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   last_count_ = start.unread_count;
   woken_ = woken_ || start.catch_up;
   context_.streams.Add(user_id, shared_from_this());
-  StreamsGauge().Add(1);
+  context_.dispatcher.metrics().streams().Add(1);
   asio::co_spawn(
       executor_, [self = shared_from_this()] { return self->WatchForClose(); }, asio::detached);
 
@@ -438,7 +426,7 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   }
 
   context_.streams.Remove(user_id, this);
-  StreamsGauge().Add(-1);
+  context_.dispatcher.metrics().streams().Add(-1);
   stream_user_.reset();
   if (healthy && !peer_closed_ && chunked_) {
     const auto last_chunk = bhttp::make_chunk_last();

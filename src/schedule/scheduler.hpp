@@ -7,6 +7,7 @@
 #include "core/clock.hpp"
 #include "db/background_loop.hpp"
 #include "db/pool.hpp"
+#include "schedule/scheduler_metrics.hpp"
 #include "schedule/settings.hpp"
 
 namespace chopar::schedule {
@@ -38,10 +39,12 @@ struct DueState {
 // and the dedup key), and a crash before COMMIT loses nothing (the schedule
 // is still due).
 //
-// Time comes from `clock`. The pool and clock must outlive the Scheduler.
+// Time comes from `clock`; metrics go to `metrics` (SchedulerMetrics). The
+// pool, clock and registry must outlive the Scheduler.
 class Scheduler {
  public:
-  Scheduler(db::Pool& pool, const core::Clock& clock, SchedulerSettings settings = {});
+  Scheduler(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics,
+            SchedulerSettings settings = {});
   // Stops if running and joins the threads.
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
@@ -91,6 +94,7 @@ class Scheduler {
   db::Pool& pool_;
   const core::Clock& clock_;
   const SchedulerSettings settings_;
+  SchedulerMetrics metrics_;
   // Declared last: built after, and destroyed before, everything its steps use.
   db::BackgroundLoop loop_;
 };
