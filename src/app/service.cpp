@@ -6,6 +6,7 @@
 
 #include "app/channel_providers.hpp"
 #include "app/database_setup.hpp"
+#include "app/relays.hpp"
 #include "app/secrets.hpp"
 #include "app/shutdown_signal.hpp"
 #include "channels/telegram/poller.hpp"
@@ -14,6 +15,7 @@
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
+#include "http/outbox_routes.hpp"
 #include "http/schedule_routes.hpp"
 #include "http/server.hpp"
 #include "http/sms_routes.hpp"
@@ -83,10 +85,21 @@ int RunService(const Config& config, Role role) {
     }
   }
 
-  const bool runs_workers = role != Role::kScheduler;
-  const bool runs_scheduler = role != Role::kWorker;
+  Relays relays(config, database.conninfo(), pool, providers.http(), clock, metrics);
+  if (role == Role::kRelay && !relays.configured()) {
+    throw std::runtime_error(
+        "chopar relay: no [[relay.targets]] in the configuration (docs/configuration.md)");
+  }
+
+  const bool runs_workers = role == Role::kServe || role == Role::kWorker;
+  const bool runs_scheduler = role == Role::kServe || role == Role::kScheduler;
+  const bool runs_relays = (role == Role::kServe || role == Role::kRelay) && relays.configured();
   std::cout << "chopar " << CHOPAR_VERSION
-            << (role == Role::kServe ? " serving" : role == Role::kWorker ? " worker" : " scheduler") << "\n";
+            << (role == Role::kServe    ? " serving"
+                : role == Role::kWorker ? " worker"
+                : role == Role::kRelay  ? " relay"
+                                        : " scheduler")
+            << "\n";
   if (role == Role::kServe) {
     http::Settings settings = config.server.http;
     settings.api_key = SecretOrStored(settings.api_key, config, "api_key", true);
@@ -95,22 +108,27 @@ int RunService(const Config& config, Role role) {
     http::RegisterScheduleRoutes(server->router(), schedules);
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
+    http::RegisterOutboxRoutes(server->router(), relays.sources());
     server->Start();
     std::cout << "  listening: http://" << settings.host << ":" << server->port() << "\n";
   }
   std::cout << "  database:  "
-            << (database.embedded() ? "embedded PostgreSQL in " + database.location() : "configured [database] url")
-            << "\n  channels:  " << providers.Describe() << std::endl;
+            << (database.embedded() ? "embedded PostgreSQL in " + database.location()
+                                    : "configured [database] url")
+            << "\n  channels:  " << providers.Describe() << "\n  relay:     " << relays.Describe()
+            << std::endl;
 
   if (runs_workers) worker.Start();
   if (runs_scheduler) scheduler.Start();
   if (telegram_poller) telegram_poller->Start();
+  if (runs_relays) relays.Start();
   const int signal = WaitForShutdownSignal();
   spdlog::info("signal {} received: draining", signal);
   if (server) server->Stop();
   if (telegram_poller) telegram_poller->Stop();
   if (runs_scheduler) scheduler.Stop();
   if (runs_workers) worker.Stop();
+  if (runs_relays) relays.Stop();
   spdlog::info("stopped");
   return 0;
 }

@@ -55,8 +55,9 @@ void RequireParses(const std::string& source, const char* key, const std::string
 
 }  // namespace
 
-NotifyTarget::NotifyTarget(const TargetSettings& settings, db::Pool& pool, const core::Clock& clock)
-    : settings_(settings), pool_(pool), clock_(clock) {
+NotifyTarget::NotifyTarget(const TargetSettings& settings, db::Pool& pool, const core::Clock& clock,
+                           core::MetricsRegistry& metrics)
+    : settings_(settings), pool_(pool), clock_(clock), metrics_(metrics) {
   RequireParses(settings.title, "title", settings.name);
   RequireParses(settings.body, "body", settings.name);
   RequireParses(settings.link, "link", settings.name);
@@ -110,6 +111,7 @@ std::vector<PublishOutcome> NotifyTarget::Publish(std::span<const Event* const> 
   auto tx = pool_.Begin("notify_events");
   const auto results = hub::NotifyService::NotifyIn(tx, requests, clock_.Now());
   tx.Commit();
+  metrics_.CountCommitted(results);
   for (std::size_t k = 0; k < results.size(); ++k) {
     if (const auto* error = std::get_if<core::RequestError>(&results[k])) {
       outcomes[positions[k]] = PublishOutcome::Failed(error->what());

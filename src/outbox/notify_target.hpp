@@ -21,13 +21,16 @@ namespace chopar::outbox {
 // title, an external link or an unknown user fails that event alone, with
 // the reason.
 //
-// A batch is one transaction on `pool` (chopar's own database). The pool
-// and clock must outlive the target. Thread-safe.
+// A batch is one transaction on `pool` (chopar's own database); the
+// notifications it created are counted in `metrics`
+// (chopar_notifications_created_total). The pool, clock and registry must
+// outlive the target. Thread-safe.
 class NotifyTarget final : public Target {
  public:
   // `settings` must be a valid notify target (ValidateTargets); throws
   // std::invalid_argument naming the template that does not parse.
-  NotifyTarget(const TargetSettings& settings, db::Pool& pool, const core::Clock& clock);
+  NotifyTarget(const TargetSettings& settings, db::Pool& pool, const core::Clock& clock,
+               core::MetricsRegistry& metrics);
 
   std::vector<PublishOutcome> Publish(std::span<const Event* const> events) override;
 
@@ -39,6 +42,7 @@ class NotifyTarget final : public Target {
   const TargetSettings settings_;
   db::Pool& pool_;
   const core::Clock& clock_;
+  hub::NotifyMetrics metrics_;
 };
 
 }  // namespace chopar::outbox

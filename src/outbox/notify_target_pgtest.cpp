@@ -40,10 +40,11 @@ class NotifyTargetTest : public chopar::testing::PgTest {
   }
   TargetSettings settings_;
   core::SystemClock clock_;
+  core::MetricsRegistry metrics_;
 };
 
 TEST_F(NotifyTargetTest, AnEventBecomesOneNotificationEvenWhenPublishedAgain) {
-  NotifyTarget target(settings_, *pool_, clock_);
+  NotifyTarget target(settings_, *pool_, clock_, metrics_);
   const Event event =
       MakeEvent("3f2b8e1a-8c1d-4a6e-9b7f-0c2d4e6f8a01", "task.due", 1,
                 R"({"user_id": 5, "title": "Muddat yaqin", "body": "Non <olish>", "task_id": 17})");
@@ -68,7 +69,7 @@ TEST_F(NotifyTargetTest, AnEventBecomesOneNotificationEvenWhenPublishedAgain) {
 TEST_F(NotifyTargetTest, TheEventsUserIdServesWhenThePayloadHasNone) {
   settings_.channels = {"email"};
   settings_.critical = true;
-  NotifyTarget target(settings_, *pool_, clock_);
+  NotifyTarget target(settings_, *pool_, clock_, metrics_);
   const auto outcomes = Publish(target, {MakeEvent("3f2b8e1a-8c1d-4a6e-9b7f-0c2d4e6f8a02",
                                                    "report.ready", 6, R"({"title": "Tayyor"})")});
   EXPECT_TRUE(outcomes[0].ok) << outcomes[0].error;
@@ -79,9 +80,9 @@ TEST_F(NotifyTargetTest, TheEventsUserIdServesWhenThePayloadHasNone) {
 }
 
 TEST_F(NotifyTargetTest, AnEventThatMakesNoValidNotificationFailsAloneWithTheReason) {
-  NotifyTarget target(settings_, *pool_, clock_);
+  NotifyTarget target(settings_, *pool_, clock_, metrics_);
   settings_.link = "{{payload.link}}";
-  NotifyTarget linking(settings_, *pool_, clock_);
+  NotifyTarget linking(settings_, *pool_, clock_, metrics_);
   const auto outcomes = Publish(
       target,
       {MakeEvent("3f2b8e1a-8c1d-4a6e-9b7f-0c2d4e6f8a03", "task.due", std::nullopt,
@@ -107,7 +108,7 @@ TEST_F(NotifyTargetTest, AnEventThatMakesNoValidNotificationFailsAloneWithTheRea
 
 TEST_F(NotifyTargetTest, RefusesATemplateThatDoesNotParse) {
   settings_.body = "{{#open}} never closed";
-  EXPECT_THROW(NotifyTarget(settings_, *pool_, clock_), std::invalid_argument);
+  EXPECT_THROW(NotifyTarget(settings_, *pool_, clock_, metrics_), std::invalid_argument);
 }
 
 }  // namespace

@@ -286,6 +286,7 @@ void Relay::Record(db::Transaction& tx, const std::vector<Event>& batch,
 
 std::int64_t Relay::DeleteExpired() {
   std::int64_t deleted = 0;
+  if (settings_.retention_days <= 0) return deleted;  // kept forever
   while (!retention_loop_.Stopping()) {
     auto conn = pool_.Acquire();
     const std::int64_t n =

@@ -69,9 +69,9 @@ class Relay {
   // not throw: they are the batch's outcomes.
   RelayRunStats RunOnce();
 
-  // Deletes events dispatched more than settings.retention_days ago, in
-  // statements of settings.retention_batch rows, until none is left (or
-  // Stop()). Returns how many. Throws db::DbError.
+  // Deletes events dispatched more than settings.retention_days ago (none
+  // when that is 0), in statements of settings.retention_batch rows, until
+  // none is left (or Stop()). Returns how many. Throws db::DbError.
   std::int64_t DeleteExpired();
 
   // Starts settings.concurrency relay loops (RunOnce at once again after a

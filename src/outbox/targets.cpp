@@ -66,7 +66,7 @@ void ValidateOne(const TargetSettings& t, const std::string& where) {
 std::unique_ptr<Target> Build(const TargetSettings& t, const TargetDependencies& deps) {
   if (t.kind == "webhook") return std::make_unique<WebhookTarget>(t, deps.http, deps.clock);
   if (t.kind == "nats") return std::make_unique<NatsTarget>(t);
-  return std::make_unique<NotifyTarget>(t, deps.pool, deps.clock);
+  return std::make_unique<NotifyTarget>(t, deps.pool, deps.clock, deps.metrics);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/clock.hpp"
+#include "core/metrics.hpp"
 #include "db/pool.hpp"
 #include "net/http_client.hpp"
 #include "outbox/settings.hpp"
@@ -41,6 +42,7 @@ struct TargetDependencies {
   db::Pool& pool;  // chopar's own database (the notify target)
   net::HttpClient& http;
   const core::Clock& clock;
+  core::MetricsRegistry& metrics;  // notifications the notify target creates
 };
 
 // The targets of the configuration, built once and owned here; relays get
