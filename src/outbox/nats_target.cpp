@@ -9,7 +9,6 @@ namespace {
 // any batch, so a batch is always sent in one go and its acks awaited once.
 constexpr std::int64_t kMaxPendingPublishes = 1 << 16;
 constexpr std::int64_t kMaxConnectTimeoutMs = 5000;
-constexpr const char* kMsgIdHeader = "Nats-Msg-Id";
 
 std::vector<std::string> SplitTokens(const std::string& subject) {
   std::vector<std::string> tokens;
@@ -142,14 +141,14 @@ void NatsTarget::OnAck(jsCtx*, natsMsg* msg, jsPubAck* ack, jsPubAckErr* error, 
 }
 
 void NatsTarget::Acknowledge(natsMsg* msg, const jsPubAck* ack, const jsPubAckErr* error) {
-  const char* id = nullptr;
-  if (natsMsgHeader_Get(msg, kMsgIdHeader, &id) != NATS_OK || id == nullptr) return;
   std::lock_guard lock(ack_mutex_);
   if (pending_ == nullptr) return;
-  const auto at = pending_->index_of.find(id);
+  const auto at = pending_->index_of.find(msg);
   if (at == pending_->index_of.end()) return;
+  const std::size_t position = at->second;
+  pending_->index_of.erase(at);
   if (ack != nullptr) {
-    pending_->outcomes[at->second] = PublishOutcome::Ok();
+    pending_->outcomes[position] = PublishOutcome::Ok();
     if (ack->Duplicate) ++duplicates_;
   } else if (error != nullptr) {
     std::string reason =
@@ -157,8 +156,8 @@ void NatsTarget::Acknowledge(natsMsg* msg, const jsPubAck* ack, const jsPubAckEr
         (error->ErrText != nullptr ? error->ErrText : natsStatus_GetText(error->Err));
     // No stream listening, or no answer: the target's trouble, not the event's.
     const bool unavailable = error->Err == NATS_NO_RESPONDERS || error->Err == NATS_TIMEOUT;
-    pending_->outcomes[at->second] = unavailable ? PublishOutcome::Unavailable(std::move(reason))
-                                                 : PublishOutcome::Failed(std::move(reason));
+    pending_->outcomes[position] = unavailable ? PublishOutcome::Unavailable(std::move(reason))
+                                               : PublishOutcome::Failed(std::move(reason));
   }
 }
 
@@ -169,7 +168,6 @@ std::vector<PublishOutcome> NatsTarget::Publish(std::span<const Event* const> ev
                                              "no JetStream acknowledgement within " +
                                              std::to_string(settings_.timeout.count()) + " ms"));
   pending.index_of.reserve(events.size());
-  for (std::size_t i = 0; i < events.size(); ++i) pending.index_of.emplace(events[i]->event_id, i);
   try {
     Connect();
   } catch (const NatsError& e) {
@@ -180,9 +178,14 @@ std::vector<PublishOutcome> NatsTarget::Publish(std::span<const Event* const> ev
     std::lock_guard ack_lock(ack_mutex_);
     pending_ = &pending;
   }
+  std::string_view subject_type;  // events of a batch mostly share their type
+  std::string subject;
   for (std::size_t i = 0; i < events.size(); ++i) {
     const Event& event = *events[i];
-    const std::string subject = SubjectFor(settings_.subject, event.type);
+    if (subject.empty() || event.type != subject_type) {
+      subject_type = event.type;
+      subject = SubjectFor(settings_.subject, event.type);
+    }
     natsMsg* raw_msg = nullptr;
     natsStatus status = natsMsg_Create(&raw_msg, subject.c_str(), nullptr, event.body.data(),
                                        static_cast<int>(event.body.size()));
@@ -191,6 +194,10 @@ std::vector<PublishOutcome> NatsTarget::Publish(std::span<const Event* const> ev
       jsPubOptions options;
       jsPubOptions_Init(&options);
       options.MsgId = event.event_id.c_str();
+      {
+        std::lock_guard ack_lock(ack_mutex_);
+        pending.index_of[msg.get()] = i;
+      }
       natsMsg* handed = msg.get();
       status = js_PublishMsgAsync(js_.get(), &handed, &options);
       // On success the library owns the message and cleared `handed`.
@@ -198,6 +205,7 @@ std::vector<PublishOutcome> NatsTarget::Publish(std::span<const Event* const> ev
     }
     if (status != NATS_OK) {
       std::lock_guard ack_lock(ack_mutex_);
+      pending.index_of.erase(msg.get());
       pending.outcomes[i] =
           PublishOutcome::Unavailable(std::string("publish: ") + natsStatus_GetText(status));
     }

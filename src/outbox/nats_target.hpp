@@ -44,11 +44,13 @@ class NatsTarget final : public Target {
   [[nodiscard]] std::uint64_t duplicates() const;
 
  private:
-  // The batch whose acknowledgements are awaited.
+  // The batch whose acknowledgements are awaited. A message is known by its
+  // address: entered before it is published, erased by its acknowledgement
+  // before the handler frees it, so an address the allocator hands out
+  // again always maps to the message that has it now.
   struct Pending {
-    std::unordered_map<std::string, std::size_t> index_of;  // event id → position
+    std::unordered_map<const natsMsg*, std::size_t> index_of;  // → position in the batch
     std::vector<PublishOutcome> outcomes;
-    std::vector<bool> answered;
   };
   static void OnAck(jsCtx* js, natsMsg* msg, jsPubAck* ack, jsPubAckErr* error, void* self);
   void Acknowledge(natsMsg* msg, const jsPubAck* ack, const jsPubAckErr* error);

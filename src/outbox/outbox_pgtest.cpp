@@ -181,12 +181,13 @@ TEST_F(OutboxCanonTest,
        RetentionDeletesOnlyOldDispatchedEventsAndTheAppRoleCannotReadUpdateOrDelete) {
   EmitMany(*pool_, 25);
   db_->Connect().ExecScript(
-      "UPDATE chopar.outbox SET dispatched_at = now() - interval '8 days' WHERE id <= 10;"  // old,
-                                                                                            // dispatched
-      "UPDATE chopar.outbox SET dispatched_at = now() - interval '6 days' WHERE id BETWEEN 11 AND "
-      "15;"
-      "UPDATE chopar.outbox SET created_at = now() - interval '30 days' WHERE id > 20");  // old,
-                                                                                          // pending
+      // Old and dispatched: 1-10. Old but dispatched recently: 11-15. Old
+      // and still pending: 21-25.
+      "UPDATE chopar.outbox SET created_at = now() - interval '8 days', "
+      "  dispatched_at = now() - interval '8 days' + interval '1 second' WHERE id <= 10;"
+      "UPDATE chopar.outbox SET created_at = now() - interval '9 days', "
+      "  dispatched_at = now() - interval '6 days' WHERE id BETWEEN 11 AND 15;"
+      "UPDATE chopar.outbox SET created_at = now() - interval '30 days' WHERE id > 20");
   RelaySettings settings = TestRelaySettings();
   settings.retention_batch = 3;  // several statements
   Relay relay = MakeRelay({}, settings);
@@ -297,7 +298,7 @@ TEST_F(OutboxInstallTest, InstallsIdempotentlyAndGrantsEachRoleOnlyItsPart) {
   EXPECT_EQ(
       db_->Count(
           "SELECT count(*) FROM pg_indexes WHERE schemaname = 'chopar' AND tablename = 'outbox'"),
-      4);
+      3);
 
   const std::string& a = app.name();
   EXPECT_EQ(SqlStateAs(conn, a, "SELECT chopar.emit('task.created', 1, '{\"x\": 1}')"), "");

@@ -152,6 +152,8 @@ std::vector<Event> Relay::Claim(db::Transaction& tx) {
     e.delivered_to = ParseTextArray(rows.Text(i, delivered_to));
     e.body = EventBody(e);
   }
+  std::sort(events.begin(), events.end(),
+            [](const Event& a, const Event& b) { return a.id < b.id; });
   return events;
 }
 
@@ -257,15 +259,13 @@ void Relay::Record(db::Transaction& tx, const std::vector<Event>& batch,
     }
   }
 
-  std::vector<std::int64_t> dispatched, failed, delays;
-  std::vector<std::string> errors, delivered;
+  // The claim marked every event dispatched; the failed ones go back.
+  std::vector<std::int64_t> delays;
+  std::vector<std::string> failed, errors, delivered;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const Verdict& verdict = verdicts[i];
-    if (verdict.errors.empty()) {
-      dispatched.push_back(batch[i].id);
-      continue;
-    }
-    failed.push_back(batch[i].id);
+    if (verdict.errors.empty()) continue;
+    failed.push_back(batch[i].event_id);
     std::string error = Joined(verdict.errors, "; ");
     if (error.size() > kMaxErrorLength) error.resize(kMaxErrorLength);
     errors.push_back(std::move(error));
@@ -274,14 +274,13 @@ void Relay::Record(db::Transaction& tx, const std::vector<Event>& batch,
             .count());
     delivered.push_back(Joined(verdict.delivered, ","));
   }
-  if (!dispatched.empty()) tx.Defer(queries::kMarkDispatched, db::ArrayLiteral(dispatched));
   if (!failed.empty()) {
     tx.Defer(queries::kMarkFailed, db::ArrayLiteral(failed), db::ArrayLiteral(errors),
              db::ArrayLiteral(delays), db::ArrayLiteral(delivered));
   }
   tx.Commit();
-  stats.dispatched = static_cast<int>(dispatched.size());
   stats.failed = static_cast<int>(failed.size());
+  stats.dispatched = static_cast<int>(batch.size()) - stats.failed;
 }
 
 std::int64_t Relay::DeleteExpired() {

@@ -24,12 +24,13 @@ struct RelayRunStats {
 };
 
 // Relays one database's chopar.outbox to the targets (docs/outbox.md):
-// claim due undispatched events in id order with FOR UPDATE SKIP LOCKED,
-// publish each to every target whose types match (and that does not have
-// it yet), then, in the same transaction, mark the events every target has
-// dispatched, and for the others count the attempt, keep the error and the
-// targets that succeeded, and back the event off (settings.backoff, or a
-// target's Retry-After) — without holding back the rest of the batch.
+// claim due undispatched events in id order with FOR UPDATE SKIP LOCKED
+// (marking them dispatched in the same statement, attempts + 1), publish
+// each to every target whose types match (and that does not have it yet),
+// then, in the same transaction, put back the events a target failed —
+// the attempt counted, the error and the targets that succeeded kept, the
+// event backed off (settings.backoff, or a target's Retry-After) — without
+// holding back the rest of the batch, and commit.
 // At least once: a relay that dies after publishing rolls back, and the
 // batch is published again (by it or another relay), so repeats are
 // bounded by one batch per crash. Any number of Relays, in any processes,

@@ -50,8 +50,11 @@ struct RelaySettings {
   // [relay] source_url: the application's database whose chopar.outbox is
   // relayed (besides chopar's own); empty: chopar's own only.
   std::string source_url;
-  int batch = 500;         // [relay] batch: events claimed per transaction
-  int concurrency = 1;     // [relay] concurrency: claim/publish loops per source
+  int batch = 500;  // [relay] batch: events claimed per transaction
+  // [relay] concurrency: claim/publish loops per relayed database; two keep
+  // the database and the targets busy at once (one claims and marks while
+  // the other publishes).
+  int concurrency = 2;
   int retention_days = 7;  // [relay] retention_days: dispatched events kept this long
   bool listen = true;      // [relay] listen: wake on NOTIFY (false: polling only)
   // [relay] poll_seconds: wake-up when no NOTIFY arrives.

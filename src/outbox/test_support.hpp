@@ -81,10 +81,11 @@ class TopRandom final : public core::Random {
   std::uint64_t Uniform(std::uint64_t upper) override { return upper; }
 };
 
-// Relay settings for tests: no listening connection, the given batch.
+// Relay settings for tests: no listening connection, one loop, the given batch.
 inline RelaySettings TestRelaySettings(int batch = 100) {
   RelaySettings settings;
   settings.batch = batch;
+  settings.concurrency = 1;
   settings.listen = false;
   return settings;
 }

@@ -1,8 +1,9 @@
--- Retention: up to $2 events dispatched more than $1 days ago, oldest
--- first, skipping rows another relay is deleting.
+-- Retention: up to $2 events dispatched more than $1 days ago, found in the
+-- old block ranges of outbox_created (an event is dispatched after it is
+-- created), skipping rows another relay is deleting.
 DELETE FROM chopar.outbox
-WHERE id IN (SELECT id FROM chopar.outbox
-             WHERE dispatched_at < now() - make_interval(days => $1::int)
-             ORDER BY dispatched_at
-             LIMIT $2
-             FOR UPDATE SKIP LOCKED)
+WHERE event_id IN (SELECT event_id FROM chopar.outbox
+                   WHERE created_at < now() - make_interval(days => $1::int)
+                     AND dispatched_at < now() - make_interval(days => $1::int)
+                   LIMIT $2
+                   FOR UPDATE SKIP LOCKED)
