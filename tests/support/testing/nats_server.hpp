@@ -26,6 +26,8 @@ class NatsServer {
   // "nats://127.0.0.1:<port>"
   [[nodiscard]] std::string url() const;
   [[nodiscard]] int port() const { return port_; }
+  // The server process (for CPU accounting); -1 while it is not running.
+  [[nodiscard]] pid_t pid() const { return process_ ? process_->pid() : -1; }
 
   // Kills it (SIGKILL), or starts it again on the same port and store.
   void Kill();
