@@ -15,11 +15,13 @@
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
+#include "http/console_routes.hpp"
 #include "http/outbox_routes.hpp"
 #include "http/schedule_routes.hpp"
 #include "http/server.hpp"
 #include "http/sms_routes.hpp"
 #include "http/telegram_routes.hpp"
+#include "http/web_routes.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
@@ -109,6 +111,8 @@ int RunService(const Config& config, Role role) {
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
     http::RegisterOutboxRoutes(server->router(), relays.sources());
+    http::RegisterConsoleRoutes(server->router(), pool, users, config.push.webpush.vapid_public_key);
+    http::RegisterWebRoutes(server->router());
     server->Start();
     std::cout << "  listening: http://" << settings.host << ":" << server->port() << "\n";
   }

@@ -206,7 +206,7 @@ db::Next Worker::Step(const db::StepContext& context) {
 }
 
 milliseconds Worker::IdleWait(int empty_claims) {
-  const milliseconds poll = std::max(settings_.PollInterval(), kMinIdleWait);
+  const milliseconds poll = std::max(settings_.poll_interval, kMinIdleWait);
   // Rows that are due but cannot be claimed are held by another claim (a
   // moment) or by some long transaction: back off from re-asking at once.
   const milliseconds floor =

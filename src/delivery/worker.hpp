@@ -74,7 +74,7 @@ class Worker {
   // even if a Send() is still blocked (its late answer is then ignored; the
   // destructor joins the thread). Idempotent.
   void Stop(std::chrono::milliseconds deadline);
-  void Stop() { Stop(settings_.DrainDeadline()); }
+  void Stop() { Stop(settings_.drain_deadline); }
 
   [[nodiscard]] const WorkerSettings& settings() const { return settings_; }
 
