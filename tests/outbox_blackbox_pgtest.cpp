@@ -2,7 +2,9 @@
 // into an application's database from the command line, relays what the
 // application emits there to a signed webhook, and a relay killed with
 // SIGKILL in the middle of 5,000 events delivers every one after its restart,
-// with repeats bounded by one batch and no notification twice.
+// with repeats bounded by one batch and no notification twice; with
+// [events] emit = ["delivery.*"], every delivery that ends produces exactly
+// one signed webhook of its end, across a relay killed and restarted.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -13,12 +15,14 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "blackbox_support.hpp"
 #include "db/errors.hpp"
 #include "testing/child_process.hpp"
 #include "testing/fake_http_server.hpp"
+#include "testing/fake_smtp_server.hpp"
 #include "testing/test_database.hpp"
 #include "testing/webhook_verifier.hpp"
 
@@ -44,11 +48,13 @@ std::string AsRole(const std::string& url, const std::string& role) {
   return url.substr(0, at) + "user=" + role + (end == std::string::npos ? "" : url.substr(end));
 }
 
-// What a webhook receiver got, checked as a receiver checks it. Thread-safe.
+// What a webhook receiver got, checked as a receiver checks it; each
+// answer takes `delay`. Thread-safe.
 class Receiver {
  public:
-  Receiver()
-      : server_([this](const FakeHttpServer::Request& request) {
+  explicit Receiver(std::chrono::milliseconds delay = 0ms)
+      : server_([this, delay](const FakeHttpServer::Request& request) {
+          std::this_thread::sleep_for(delay);
           std::lock_guard lock(mutex_);
           const std::string problem =
               testing::WebhookSignatureProblem(kSecret, request.headers, request.body);
@@ -252,6 +258,110 @@ TEST_F(OutboxBlackBox, ARelayKilledInTheMiddleOfFiveThousandEventsDeliversEveryO
             kEvents);
   EXPECT_EQ(chopar_db_->Count("SELECT count(*) FROM chopar.outbox WHERE attempts <> 1"), 0)
       << "no event failed: a repeat after the kill is an attempt that never got recorded";
+}
+
+TEST_F(OutboxBlackBox, EachDeliveryThatEndsGivesOneSignedWebhookOfItsEndAcrossARelayRestart) {
+  // Email through an SMTP server that refuses gone@…; at most 3 an hour.
+  testing::FakeSmtpServer smtp(
+      [](testing::FakeSmtpServer::Stage stage, const testing::FakeSmtpServer::Session& session) {
+        testing::FakeSmtpServer::Action action;
+        if (stage == testing::FakeSmtpServer::Stage::kRcptTo &&
+            session.rcpt_to.back().starts_with("gone")) {
+          action.reply = "550 5.1.1 No such user here";
+        }
+        return action;
+      });
+  constexpr int kBatch = 5;
+  const std::string common =
+      "[events]\nemit = [\"delivery.*\"]\n[channels.email]\nprovider = \"smtp\"\n"
+      "smtp_url = \"" +
+      smtp.url() +
+      "\"\nfrom = \"chopar@example.uz\"\n"
+      "[limits.hourly]\nemail = 3\n";
+  const int port = FreeLoopbackPort();
+  // The API and the worker; no relay in this process.
+  auto serve = Run({"serve"}, common, port, "serve.log");
+  Api api(port, kApiKey);
+  ASSERT_TRUE(WaitUntil([&] { return api.Healthy(); }, 60s)) << serve->Output();
+  json batch = json::array();
+  for (int user = 1; user <= 12; ++user) {
+    const std::string email = (user <= 10 ? "u" : "gone") + std::to_string(user) + "@example.uz";
+    ASSERT_EQ(api.Call("PUT", "/v1/users/" + std::to_string(user), {{"email", email}}).status, 200);
+    for (int i = 0; i < 5; ++i)
+      batch.push_back({{"user_id", user}, {"type", "task.due"}, {"title", "t"}});
+  }
+  const auto created = api.Call("POST", "/v1/notifications/batch", {{"notifications", batch}});
+  ASSERT_EQ(created.status, 200) << created.body;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return chopar_db_->Count(
+                   "SELECT count(*) FROM chopar.deliveries WHERE status IN ('queued', "
+                   "'sending')") == 0;
+      },
+      60s))
+      << serve->Output();
+  // Each user's first 3 are attempted, the other 2 are over the hourly limit:
+  // 10 users × 3 sent, 2 users × 3 refused by the server, 12 × 2 skipped.
+  EXPECT_EQ(chopar_db_->Count("SELECT count(*) FROM chopar.deliveries WHERE status = 'sent'"), 30);
+  EXPECT_EQ(chopar_db_->Count("SELECT count(*) FROM chopar.deliveries WHERE status = 'failed'"), 6);
+  EXPECT_EQ(chopar_db_->Count("SELECT count(*) FROM chopar.deliveries WHERE status = 'skipped'"),
+            24);
+  // One event per delivery, of its end, committed with it.
+  EXPECT_EQ(chopar_db_->Count("SELECT count(*) FROM chopar.outbox"), 60);
+  EXPECT_EQ(chopar_db_->Count("SELECT count(DISTINCT d.id) FROM chopar.deliveries d "
+                              "JOIN chopar.outbox o ON (o.payload->>'id')::bigint = d.id "
+                              "  AND o.type = 'delivery.' || d.status"),
+            60);
+
+  // A relay (its own process, one loop, small batches) killed in the middle
+  // of them, then started again.
+  Receiver receiver(20ms);
+  const std::string relay_config = common +
+                                   "[relay]\nconcurrency = 1\nbatch = " + std::to_string(kBatch) +
+                                   "\n[[relay.targets]]\nkind = \"webhook\"\nurl = \"" +
+                                   receiver.url() + "\"\nsecret = \"" + kSecret + "\"\n";
+  auto relay = Run({"relay"}, relay_config, FreeLoopbackPort(), "relay-1.log");
+  ASSERT_TRUE(WaitUntil([&] { return receiver.ids().size() >= 15; }, 60s)) << relay->Output();
+  relay->Signal(SIGKILL);
+  relay->Wait(10s);
+  EXPECT_LT(receiver.ids().size(), 60u) << "killed too late to test anything";
+  auto restarted = Run({"relay"}, relay_config, FreeLoopbackPort(), "relay-2.log");
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return chopar_db_->Count(
+                   "SELECT count(*) FROM chopar.outbox WHERE dispatched_at IS NULL") == 0;
+      },
+      60s))
+      << restarted->Output();
+  restarted->Signal(SIGTERM);
+  EXPECT_EQ(restarted->Wait(30s), 0) << restarted->Output();
+
+  EXPECT_EQ(receiver.problems(), std::vector<std::string>{});
+  // Delivery id → the webhook ids that told of it, and the type they gave.
+  std::map<std::int64_t, std::set<std::string>> ids_of;
+  std::map<std::int64_t, std::string> type_of;
+  const auto bodies = receiver.bodies();
+  const auto ids = receiver.ids();
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const std::int64_t delivery = bodies[i]["payload"]["id"];
+    ids_of[delivery].insert(ids[i]);
+    type_of[delivery] = bodies[i]["type"];
+    EXPECT_EQ(bodies[i]["payload"]["status"], bodies[i]["type"].get<std::string>().substr(9));
+  }
+  ASSERT_EQ(ids_of.size(), 60u);
+  const db::Result rows =
+      chopar_db_->Connect().ExecText("SELECT id, status FROM chopar.deliveries", {});
+  for (int row = 0; row < rows.Rows(); ++row) {
+    const std::int64_t delivery = rows.Int(row, 0);
+    EXPECT_EQ(ids_of[delivery].size(), 1u) << "delivery " << delivery;
+    EXPECT_EQ(type_of[delivery], "delivery." + rows.String(row, 1)) << "delivery " << delivery;
+  }
+  // At least once: what the kill repeats is that loop's batch, same webhook-id.
+  EXPECT_LE(ids.size() - 60, static_cast<std::size_t>(kBatch));
+  RecordProperty("webhook_repeats", static_cast<int>(ids.size() - 60));
+
+  serve->Signal(SIGTERM);
+  EXPECT_EQ(serve->Wait(30s), 0) << serve->Output();
 }
 
 }  // namespace

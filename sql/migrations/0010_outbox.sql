@@ -78,3 +78,62 @@ $$;
 
 CREATE OR REPLACE TRIGGER outbox_wake AFTER INSERT ON chopar.outbox
   FOR EACH STATEMENT EXECUTE FUNCTION chopar.outbox_wake();
+
+-- chopar's own events (docs/outbox.md, "chopar's own events"): a change to a
+-- notification or a delivery writes its event into chopar.outbox from a
+-- trigger, so it commits or rolls back with the change, whichever statement
+-- made it. Which events a session writes is its setting `chopar.events`
+-- (",delivery.sent,delivery.failed," …), which chopar puts in the startup
+-- options of its connections from [events] emit; unset or empty, the
+-- triggers' WHEN conditions are false and no function runs at all. Only in
+-- chopar's own database: an application's (`chopar outbox install`) has no
+-- notifications.
+DO $own_events$
+BEGIN
+  IF pg_catalog.to_regclass('chopar.deliveries') IS NULL THEN
+    RETURN;
+  END IF;
+
+  -- The payload is the delivery as GET /v1/deliveries shows it.
+  CREATE OR REPLACE FUNCTION chopar.delivery_event() RETURNS trigger LANGUAGE plpgsql AS $f$
+  BEGIN
+    INSERT INTO chopar.outbox (type, user_id, payload)
+    SELECT 'delivery.' || NEW.status, NEW.user_id, d.doc::jsonb
+    FROM chopar.deliveries_api d WHERE d.id = NEW.id;
+    RETURN NULL;
+  END
+  $f$;
+
+  -- The payload is the notification object of the API.
+  CREATE OR REPLACE FUNCTION chopar.notification_event() RETURNS trigger LANGUAGE plpgsql AS $f$
+  BEGIN
+    INSERT INTO chopar.outbox (type, user_id, payload)
+    SELECT TG_ARGV[0], NEW.user_id, n.doc::jsonb
+    FROM chopar.notifications_api n WHERE n.id = NEW.id;
+    RETURN NULL;
+  END
+  $f$;
+
+  -- A delivery's end: sent, failed, skipped or canceled, whichever path set it.
+  CREATE OR REPLACE TRIGGER deliveries_events AFTER UPDATE OF status ON chopar.deliveries
+    FOR EACH ROW
+    WHEN (NEW.status IS DISTINCT FROM OLD.status
+          AND NEW.status IN ('sent', 'failed', 'skipped', 'canceled')
+          AND pg_catalog.strpos(pg_catalog.current_setting('chopar.events', true),
+                                ',delivery.' || NEW.status || ',') > 0)
+    EXECUTE FUNCTION chopar.delivery_event();
+
+  CREATE OR REPLACE TRIGGER notifications_created_event AFTER INSERT ON chopar.notifications
+    FOR EACH ROW
+    WHEN (pg_catalog.strpos(pg_catalog.current_setting('chopar.events', true),
+                            ',notification.created,') > 0)
+    EXECUTE FUNCTION chopar.notification_event('notification.created');
+
+  CREATE OR REPLACE TRIGGER notifications_read_event AFTER UPDATE OF read_at ON chopar.notifications
+    FOR EACH ROW
+    WHEN (OLD.read_at IS NULL AND NEW.read_at IS NOT NULL
+          AND pg_catalog.strpos(pg_catalog.current_setting('chopar.events', true),
+                                ',notification.read,') > 0)
+    EXECUTE FUNCTION chopar.notification_event('notification.read');
+END
+$own_events$;

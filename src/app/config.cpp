@@ -383,6 +383,21 @@ void CompleteTargets(Config& c) {
   } catch (const std::invalid_argument& e) {
     Fail(e.what());
   }
+  // A notify target that takes one of chopar's own events would turn each
+  // into a notification whose deliveries emit again, without end.
+  const std::vector<std::string_view> emitted = outbox::SelectedChoparEvents(c.events.emit);
+  for (const outbox::TargetSettings& target : c.relay.targets) {
+    if (target.kind != "notify") continue;
+    const outbox::TypePatterns types(target.types);
+    for (std::string_view event : emitted) {
+      if (types.Matches(event)) {
+        Fail("[[relay.targets]] notify target \"" + target.name + "\" takes chopar's own event " +
+             std::string(event) +
+             " ([events] emit), whose notification would emit again: give it `types` that leave it "
+             "out");
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -102,6 +102,20 @@ TEST_F(ConfigTest, EventsToEmitMustBeChoparsOwn) {
             "config: [events] emit has the wrong type (expected an array of strings)");
 }
 
+TEST_F(ConfigTest, ANotifyTargetMayNotTakeChoparsOwnEmittedEvents) {
+  constexpr const char* kNotifyAll = "[[relay.targets]]\nkind = \"notify\"\ntitle = \"x\"\n";
+  EXPECT_EQ(
+      FileRefusal(std::string("[events]\nemit = [\"delivery.*\"]\n") + kNotifyAll),
+      "config: [[relay.targets]] notify target \"notify\" takes chopar's own event delivery.sent "
+      "([events] emit), whose notification would emit again: give it `types` that leave it out");
+  // Without [events], or with types that leave chopar's events out, it is fine.
+  EXPECT_EQ(Load(kNotifyAll).relay.targets.size(), 1u);
+  EXPECT_EQ(Load(std::string("[events]\nemit = [\"delivery.*\"]\n") + kNotifyAll +
+                 "types = [\"task.*\"]\n")
+                .relay.targets.size(),
+            1u);
+}
+
 TEST_F(ConfigTest, RelayNumbersMustMakeSense) {
   EXPECT_EQ(FileRefusal("[relay]\nbatch = 0\n"), "config: [relay] batch must be positive");
   EXPECT_EQ(FileRefusal("[relay]\nretention_days = -1\n"),

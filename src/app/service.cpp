@@ -25,6 +25,7 @@
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
+#include "outbox/chopar_events.hpp"
 #include "schedule/schedule_service.hpp"
 #include "schedule/scheduler.hpp"
 #include "schedule/time_zone.hpp"
@@ -51,7 +52,10 @@ std::string SecretOrStored(const std::string& configured, const Config& config, 
 int RunService(const Config& config, Role role) {
   DatabaseSetup database(config);
   database.MigrateNow();
-  db::Pool pool(database.conninfo(), config.database.pool_size);
+  // chopar's own events ([events] emit) are written by triggers that read
+  // the session setting this pool's connections start with.
+  db::Pool pool(database.conninfo(), config.database.pool_size, db::Pool::kDefaultAcquireTimeout,
+                outbox::EventSessionSettings(config.events.emit));
   core::SystemClock clock;
   // Every component of this process counts here; /metrics renders it.
   core::MetricsRegistry metrics;

@@ -20,4 +20,23 @@ std::string ChoparEventNames() {
   return names;
 }
 
+std::vector<std::string_view> SelectedChoparEvents(const std::vector<std::string>& patterns) {
+  std::vector<std::string_view> selected;
+  for (std::string_view event : kChoparEvents) {
+    if (std::any_of(patterns.begin(), patterns.end(),
+                    [&](const std::string& pattern) { return GlobMatches(pattern, event); })) {
+      selected.push_back(event);
+    }
+  }
+  return selected;
+}
+
+db::SessionSettings EventSessionSettings(const std::vector<std::string>& patterns) {
+  const std::vector<std::string_view> selected = SelectedChoparEvents(patterns);
+  if (selected.empty()) return {};
+  std::string value = ",";
+  for (std::string_view event : selected) (value += event) += ',';
+  return {{kEventsSetting, value}};
+}
+
 }  // namespace chopar::outbox

@@ -3,6 +3,9 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "db/connection.hpp"
 
 namespace chopar::outbox {
 
@@ -19,5 +22,18 @@ bool MatchesAnyChoparEvent(std::string_view pattern);
 
 // "notification.created, notification.read, …", for messages.
 std::string ChoparEventNames();
+
+// The events of kChoparEvents that some glob of `patterns` selects, in
+// that order.
+std::vector<std::string_view> SelectedChoparEvents(const std::vector<std::string>& patterns);
+
+// The session setting that chopar's own-event triggers read (migration 0010):
+// the selected events between commas, ",delivery.sent,delivery.failed,".
+inline constexpr const char* kEventsSetting = "chopar.events";
+
+// What every connection of chopar's own pool starts with for [events] emit
+// `patterns` (globs): kEventsSetting listing each event some pattern
+// selects; no setting at all when none is, so the triggers stay idle.
+db::SessionSettings EventSessionSettings(const std::vector<std::string>& patterns);
 
 }  // namespace chopar::outbox
