@@ -17,6 +17,7 @@
 #include "delivery/worker.hpp"
 #include "http/console_routes.hpp"
 #include "http/outbox_routes.hpp"
+#include "http/report_routes.hpp"
 #include "http/schedule_routes.hpp"
 #include "http/server.hpp"
 #include "http/sms_routes.hpp"
@@ -26,6 +27,9 @@
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
 #include "outbox/chopar_events.hpp"
+#include "reports/job_source.hpp"
+#include "reports/report_status.hpp"
+#include "reports/runner.hpp"
 #include "schedule/schedule_service.hpp"
 #include "schedule/scheduler.hpp"
 #include "schedule/time_zone.hpp"
@@ -77,6 +81,11 @@ int RunService(const Config& config, Role role) {
                schedules.RecomputeForUser(tx, user_id);
              }});
   hub::InboxService inbox(pool);
+  // [[reports]]: the jobs were checked when the configuration was loaded.
+  const std::vector<reports::ReportJob> report_jobs = reports::CompileReportJobs(config.reports);
+  reports::JobSource report_source(pool, providers.http());
+  reports::Runner report_runner(pool, report_jobs, report_source, clock, metrics);
+  reports::ReportStatus report_status(pool, report_jobs, clock);
   std::unique_ptr<http::Server> server;
 
   // The Telegram connect flow: webhook routes, or a long-polling loop.
@@ -115,6 +124,7 @@ int RunService(const Config& config, Role role) {
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
     http::RegisterOutboxRoutes(server->router(), relays.sources());
+    http::RegisterReportRoutes(server->router(), report_status);
     http::RegisterConsoleRoutes(server->router(), pool, users, config.push.webpush.vapid_public_key);
     http::RegisterWebRoutes(server->router());
     server->Start();
@@ -128,12 +138,14 @@ int RunService(const Config& config, Role role) {
 
   if (runs_workers) worker.Start();
   if (runs_scheduler) scheduler.Start();
+  if (runs_scheduler) report_runner.Start();
   if (telegram_poller) telegram_poller->Start();
   if (runs_relays) relays.Start();
   const int signal = WaitForShutdownSignal();
   spdlog::info("signal {} received: draining", signal);
   if (server) server->Stop();
   if (telegram_poller) telegram_poller->Stop();
+  if (runs_scheduler) report_runner.Stop();
   if (runs_scheduler) scheduler.Stop();
   if (runs_workers) worker.Stop();
   if (runs_relays) relays.Stop();

@@ -30,7 +30,7 @@ export async function reportsPage(main) {
   const jobs = jobsOf(answer);
   main.replaceChildren(
     h("h1", {}, "Reports"),
-    jobs.length === 0 ? h("p", { class: "muted" }, "No report jobs are configured ([[reports]] in the configuration).") : null,
+    jobs.length === 0 ? h("p", { class: "muted", role: "note" }, "No report jobs are configured ([[reports]] in the configuration).") : null,
     jobs.map((job) => {
       const runs = runsOf(job);
       const facts = Object.entries(job).filter(([, v]) => !Array.isArray(v) && (typeof v !== "object" || v === null));
