@@ -81,11 +81,14 @@ CREATE OR REPLACE TRIGGER outbox_wake AFTER INSERT ON chopar.outbox
 
 -- chopar's own events (docs/outbox.md, "chopar's own events"): a change to a
 -- notification or a delivery writes its event into chopar.outbox from a
--- trigger, so it commits or rolls back with the change, whichever statement
--- made it. Which events a session writes is its setting `chopar.events`
--- (",delivery.sent,delivery.failed," …), which chopar puts in the startup
--- options of its connections from [events] emit; unset or empty, the
--- triggers' WHEN conditions are false and no function runs at all. Only in
+-- statement-level trigger (one INSERT per statement, from its transition
+-- tables), so it commits or rolls back with the change, whichever statement
+-- made it. The triggers exist only once a chopar process has started with
+-- [events] emit set (chopar.enable_own_events()): a database that never
+-- asked for events runs its delivery path without them. Which events a
+-- session writes is its setting `chopar.events` (",delivery.sent,…,"),
+-- which chopar puts in the startup options of its connections from
+-- [events] emit; unset or empty, the triggers return at once. Only in
 -- chopar's own database: an application's (`chopar outbox install`) has no
 -- notifications.
 DO $own_events$
@@ -94,46 +97,84 @@ BEGIN
     RETURN;
   END IF;
 
-  -- The payload is the delivery as GET /v1/deliveries shows it.
-  CREATE OR REPLACE FUNCTION chopar.delivery_event() RETURNS trigger LANGUAGE plpgsql AS $f$
+  -- A delivery's end (sent, failed, skipped or canceled, whichever path set
+  -- it), with the delivery as GET /v1/deliveries shows it.
+  CREATE OR REPLACE FUNCTION chopar.delivery_events() RETURNS trigger LANGUAGE plpgsql AS $f$
+  DECLARE
+    selected text := pg_catalog.current_setting('chopar.events', true);
   BEGIN
-    INSERT INTO chopar.outbox (type, user_id, payload)
-    SELECT 'delivery.' || NEW.status, NEW.user_id, d.doc::jsonb
-    FROM chopar.deliveries_api d WHERE d.id = NEW.id;
+    IF pg_catalog.strpos(selected, ',delivery.') > 0 THEN
+      INSERT INTO chopar.outbox (type, user_id, payload)
+      SELECT 'delivery.' || n.status, n.user_id,
+             jsonb_build_object('id', n.id, 'notification_id', n.notification_id,
+                                'user_id', n.user_id, 'channel', n.channel, 'status', n.status,
+                                'attempts', n.attempts, 'last_error', n.last_error,
+                                'provider_message_id', n.provider_message_id,
+                                'provider_status', n.provider_status,
+                                'next_attempt_at', chopar.api_time(n.next_attempt_at),
+                                'created_at', chopar.api_time(n.created_at),
+                                'updated_at', chopar.api_time(n.updated_at),
+                                'sent_at', chopar.api_time(n.sent_at))
+      FROM new_rows n JOIN old_rows o ON o.id = n.id
+      WHERE n.status IS DISTINCT FROM o.status
+        AND n.status IN ('sent', 'failed', 'skipped', 'canceled')
+        AND pg_catalog.strpos(selected, ',delivery.' || n.status || ',') > 0
+      ORDER BY n.id;
+    END IF;
     RETURN NULL;
   END
   $f$;
 
-  -- The payload is the notification object of the API.
-  CREATE OR REPLACE FUNCTION chopar.notification_event() RETURNS trigger LANGUAGE plpgsql AS $f$
+  -- notification.created (TG_OP INSERT) and notification.read (the first
+  -- read_at), with the notification object of the API.
+  CREATE OR REPLACE FUNCTION chopar.notification_events() RETURNS trigger LANGUAGE plpgsql AS $f$
+  DECLARE
+    event_type text := CASE TG_OP WHEN 'INSERT' THEN 'notification.created'
+                                               ELSE 'notification.read' END;
   BEGIN
-    INSERT INTO chopar.outbox (type, user_id, payload)
-    SELECT TG_ARGV[0], NEW.user_id, n.doc::jsonb
-    FROM chopar.notifications_api n WHERE n.id = NEW.id;
+    IF COALESCE(pg_catalog.strpos(pg_catalog.current_setting('chopar.events', true),
+                                  ',' || event_type || ','), 0) = 0 THEN
+      RETURN NULL;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+      INSERT INTO chopar.outbox (type, user_id, payload)
+      SELECT event_type, n.user_id, a.doc::jsonb
+      FROM new_rows n JOIN chopar.notifications_api a ON a.id = n.id
+      ORDER BY n.id;
+    ELSE
+      INSERT INTO chopar.outbox (type, user_id, payload)
+      SELECT event_type, n.user_id, a.doc::jsonb
+      FROM new_rows n JOIN old_rows o ON o.id = n.id JOIN chopar.notifications_api a ON a.id = n.id
+      WHERE o.read_at IS NULL AND n.read_at IS NOT NULL
+      ORDER BY n.id;
+    END IF;
     RETURN NULL;
   END
   $f$;
 
-  -- A delivery's end: sent, failed, skipped or canceled, whichever path set it.
-  CREATE OR REPLACE TRIGGER deliveries_events AFTER UPDATE OF status ON chopar.deliveries
-    FOR EACH ROW
-    WHEN (NEW.status IS DISTINCT FROM OLD.status
-          AND NEW.status IN ('sent', 'failed', 'skipped', 'canceled')
-          AND pg_catalog.strpos(pg_catalog.current_setting('chopar.events', true),
-                                ',delivery.' || NEW.status || ',') > 0)
-    EXECUTE FUNCTION chopar.delivery_event();
-
-  CREATE OR REPLACE TRIGGER notifications_created_event AFTER INSERT ON chopar.notifications
-    FOR EACH ROW
-    WHEN (pg_catalog.strpos(pg_catalog.current_setting('chopar.events', true),
-                            ',notification.created,') > 0)
-    EXECUTE FUNCTION chopar.notification_event('notification.created');
-
-  CREATE OR REPLACE TRIGGER notifications_read_event AFTER UPDATE OF read_at ON chopar.notifications
-    FOR EACH ROW
-    WHEN (OLD.read_at IS NULL AND NEW.read_at IS NOT NULL
-          AND pg_catalog.strpos(pg_catalog.current_setting('chopar.events', true),
-                                ',notification.read,') > 0)
-    EXECUTE FUNCTION chopar.notification_event('notification.read');
+  -- Installs the triggers when they are missing; a no-op after that.
+  CREATE OR REPLACE FUNCTION chopar.enable_own_events() RETURNS void LANGUAGE plpgsql AS $f$
+  BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_trigger
+               WHERE tgrelid = 'chopar.deliveries'::regclass AND tgname = 'deliveries_events') THEN
+      RETURN;
+    END IF;
+    -- One process at a time; the others find the triggers there.
+    LOCK TABLE chopar.notifications, chopar.deliveries IN SHARE ROW EXCLUSIVE MODE;
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_trigger
+               WHERE tgrelid = 'chopar.deliveries'::regclass AND tgname = 'deliveries_events') THEN
+      RETURN;
+    END IF;
+    CREATE TRIGGER deliveries_events AFTER UPDATE ON chopar.deliveries
+      REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION chopar.delivery_events();
+    CREATE TRIGGER notifications_created_events AFTER INSERT ON chopar.notifications
+      REFERENCING NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION chopar.notification_events();
+    CREATE TRIGGER notifications_read_events AFTER UPDATE ON chopar.notifications
+      REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION chopar.notification_events();
+  END
+  $f$;
 END
 $own_events$;

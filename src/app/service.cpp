@@ -56,6 +56,10 @@ std::string SecretOrStored(const std::string& configured, const Config& config, 
 int RunService(const Config& config, Role role) {
   DatabaseSetup database(config);
   database.MigrateNow();
+  if (!config.events.emit.empty()) {
+    auto conn = db::Connection::Open(database.conninfo());
+    outbox::EnableChoparEvents(conn);
+  }
   // chopar's own events ([events] emit) are written by triggers that read
   // the session setting this pool's connections start with.
   db::Pool pool(database.conninfo(), config.database.pool_size, db::Pool::kDefaultAcquireTimeout,

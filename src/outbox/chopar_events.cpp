@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "outbox/queries.hpp"
 #include "outbox/type_patterns.hpp"
 
 namespace chopar::outbox {
@@ -38,5 +39,7 @@ db::SessionSettings EventSessionSettings(const std::vector<std::string>& pattern
   for (std::string_view event : selected) (value += event) += ',';
   return {{kEventsSetting, value}};
 }
+
+void EnableChoparEvents(db::Connection& conn) { conn.Exec(queries::kEnableOwnEvents); }
 
 }  // namespace chopar::outbox

@@ -36,4 +36,10 @@ inline constexpr const char* kEventsSetting = "chopar.events";
 // selects; no setting at all when none is, so the triggers stay idle.
 db::SessionSettings EventSessionSettings(const std::vector<std::string>& patterns);
 
+// Installs the triggers that write chopar's own events (migration 0010,
+// chopar.enable_own_events) in chopar's database when they are missing;
+// a no-op once they are there. A database where this never ran has no
+// trigger on its notifications and deliveries. Throws db::DbError.
+void EnableChoparEvents(db::Connection& conn);
+
 }  // namespace chopar::outbox

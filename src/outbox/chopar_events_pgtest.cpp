@@ -1,6 +1,6 @@
-// chopar's own events: the triggers of migration 0010 write a notification's
-// or a delivery's event in the transaction of the change, only for the
-// events the session's setting selects.
+// chopar's own events: the triggers of migration 0010, once enabled, write a
+// notification's or a delivery's event in the transaction of the change,
+// only for the events the session's setting selects.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -18,7 +18,9 @@ class ChoparEventsTest : public chopar::testing::PgTest {
   void SetUp() override {
     PgTest::SetUp();
     if (IsSkipped()) return;
-    db_->Connect().ExecScript("INSERT INTO chopar.users (id, email) VALUES (7, 'aziz@example.uz')");
+    auto conn = db_->Connect();
+    conn.ExecScript("INSERT INTO chopar.users (id, email) VALUES (7, 'aziz@example.uz')");
+    EnableChoparEvents(conn);
   }
   // A session of a chopar process with [events] emit = `patterns`.
   db::Connection Session(const std::vector<std::string>& patterns) const {
@@ -69,6 +71,19 @@ TEST(EventSessionSettingsTest, ListsTheSelectedEventsBetweenCommasOrNothing) {
                  ",delivery.sent,delivery.failed,delivery.skipped,delivery.canceled,"}}));
   EXPECT_EQ(EventSessionSettings({"notification.read", "delivery.failed"}),
             (db::SessionSettings{{"chopar.events", ",notification.read,delivery.failed,"}}));
+}
+
+TEST(ChoparEventsTriggersTest, OnlyADatabaseWhereEventsWereEnabledHasTheTriggers) {
+  if (!chopar::testing::TestDatabase::Available()) GTEST_SKIP() << "no test database";
+  chopar::testing::TestDatabase db;
+  const std::string count =
+      "SELECT count(*) FROM pg_trigger WHERE tgrelid IN ('chopar.deliveries'::regclass, "
+      "'chopar.notifications'::regclass) AND NOT tgisinternal";
+  EXPECT_EQ(db.Count(count), 0) << "the delivery path of a database without events is unchanged";
+  auto conn = db.Connect();
+  EnableChoparEvents(conn);
+  EnableChoparEvents(conn);  // idempotent
+  EXPECT_EQ(db.Count(count), 3);
 }
 
 TEST_F(ChoparEventsTest, WithoutTheSettingNothingIsWritten) {
