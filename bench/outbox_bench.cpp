@@ -55,6 +55,7 @@
 #include "outbox/nats_handles.hpp"
 #include "outbox/nats_target.hpp"
 #include "outbox/relay.hpp"
+#include "proc_cpu.hpp"
 #include "testing/child_process.hpp"
 #include "testing/fake_http_server.hpp"
 #include "testing/nats_server.hpp"
@@ -302,29 +303,6 @@ std::string NewUuid() {
 
 // ---------------------------------------------------------------- CPU accounting
 
-// The fields of /proc/<pid>/stat after "(comm)": [0] state, [1] ppid, ...
-std::vector<std::string> ReadStat(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(in, line);
-  const auto close = line.rfind(')');
-  std::vector<std::string> fields;
-  if (close == std::string::npos) return fields;
-  std::istringstream rest(line.substr(close + 1));
-  for (std::string field; rest >> field;) fields.push_back(field);
-  return fields;
-}
-
-// utime + stime of `pid`, or (children) cutime + cstime: its exited children
-// that were waited for.
-double CpuOf(pid_t pid, bool children) {
-  const auto f = ReadStat(pid);
-  if (f.size() < 15) return 0;
-  const double ticks =
-      children ? std::stod(f[13]) + std::stod(f[14]) : std::stod(f[11]) + std::stod(f[12]);
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
 // CPU seconds so far of PostgreSQL (the postmaster and all its children,
 // live or exited), of nats-server, of the relays (this program's exited
 // children: relays are waited for when they stop) and of this program. CPU
@@ -342,19 +320,10 @@ class CpuMeter {
   CpuMeter(pid_t postmaster, pid_t nats) : postmaster_(postmaster), nats_(nats) {}
   [[nodiscard]] Cpu Now() const {
     Cpu now;
-    now.bench = CpuOf(getpid(), false);
-    now.relays = CpuOf(getpid(), true);
-    now.nats = CpuOf(nats_, false);
-    now.postgres = CpuOf(postmaster_, false) + CpuOf(postmaster_, true);
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-      const std::string name = entry.path().filename().string();
-      if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-      const auto stat = ReadStat(static_cast<pid_t>(std::stol(name)));
-      if (stat.size() > 1 && stat[1] == std::to_string(postmaster_)) {
-        now.postgres += CpuOf(static_cast<pid_t>(std::stol(name)), false);
-      }
-    }
+    now.bench = bench::CpuSeconds(getpid(), true, false);
+    now.relays = bench::CpuSeconds(getpid(), false, true);
+    now.nats = bench::CpuSeconds(nats_, true, false);
+    now.postgres = bench::PostgresCpuSeconds(postmaster_);
     return now;
   }
 
@@ -392,9 +361,7 @@ class Bench {
     db::Migrate(own);
     js_ = std::make_unique<JetStream>(nats_.url());
     const auto backend = static_cast<pid_t>(own.ExecText("SELECT pg_backend_pid()", {}).Int(0, 0));
-    const auto stat = ReadStat(backend);
-    meter_ = std::make_unique<CpuMeter>(
-        stat.size() > 1 ? static_cast<pid_t>(std::stol(stat[1])) : 0, nats_.pid());
+    meter_ = std::make_unique<CpuMeter>(bench::ParentOf(backend), nats_.pid());
   }
   ~Bench() { std::filesystem::remove_all(dir_); }
 
