@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean bench screenshots
+.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox screenshots
 
 all: build
 
@@ -40,6 +40,11 @@ screenshots: build
 
 bench: build
 	@bash bench/run.sh
+
+# The transactional outbox: the source document's scenario, relay throughput
+# against a plain-libnats ceiling, commit→publish latency (docs/BENCHMARKS.md).
+bench-outbox: build
+	@bash bench/outbox.sh
 
 format:
 	@find src tests bench -name '*.[ch]pp' | xargs clang-format -i

@@ -49,6 +49,8 @@
 #include <thread>
 #include <vector>
 
+#include "proc_cpu.hpp"
+
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
@@ -515,53 +517,18 @@ class CpuMeter {
 
   // The postmaster of the server `pg` is connected to: its backend's parent.
   static pid_t Postmaster(Pg& pg) {
-    const auto stat = ReadStat(static_cast<pid_t>(pg.Scalar("SELECT pg_backend_pid()")));
-    return stat.size() > 1 ? static_cast<pid_t>(std::stol(stat[1])) : 0;
+    return chopar::bench::ParentOf(static_cast<pid_t>(pg.Scalar("SELECT pg_backend_pid()")));
   }
 
   CpuSeconds Now() const {
     CpuSeconds now;
-    now.client = Seconds(getpid(), false);
-    if (chopar_ > 0) now.chopar = Seconds(chopar_, false);
-    if (postmaster_ > 0) {
-      now.postgres = Seconds(postmaster_, true);
-      std::error_code ec;
-      for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-        const auto stat = ReadStat(static_cast<pid_t>(std::stol(name)));
-        if (stat.size() > 1 && stat[1] == std::to_string(postmaster_)) {
-          now.postgres += Seconds(static_cast<pid_t>(std::stol(name)), false);
-        }
-      }
-    }
+    now.client = chopar::bench::CpuSeconds(getpid(), true, false);
+    if (chopar_ > 0) now.chopar = chopar::bench::CpuSeconds(chopar_, true, false);
+    now.postgres = chopar::bench::PostgresCpuSeconds(postmaster_);
     return now;
   }
 
  private:
-  // The fields of /proc/<pid>/stat after "(comm)": [0] state, [1] ppid, ...
-  static std::vector<std::string> ReadStat(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(in, line);
-    const auto close = line.rfind(')');
-    std::vector<std::string> fields;
-    if (close == std::string::npos) return fields;
-    std::istringstream rest(line.substr(close + 1));
-    for (std::string field; rest >> field;) fields.push_back(field);
-    return fields;
-  }
-
-  // utime + stime (fields 14, 15 of stat), plus cutime + cstime (16, 17):
-  // exited children that were waited for.
-  static double Seconds(pid_t pid, bool with_children) {
-    const auto f = ReadStat(pid);
-    if (f.size() < 15) return 0;
-    double ticks = std::stod(f[11]) + std::stod(f[12]);
-    if (with_children) ticks += std::stod(f[13]) + std::stod(f[14]);
-    return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-  }
-
   pid_t postmaster_;
   pid_t chopar_;
 };

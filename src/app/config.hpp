@@ -11,6 +11,7 @@
 #include "channels/webpush/settings.hpp"
 #include "delivery/settings.hpp"
 #include "http/settings.hpp"
+#include "outbox/settings.hpp"
 #include "reports/job.hpp"
 #include "schedule/settings.hpp"
 
@@ -38,6 +39,8 @@ struct Config {
 
   delivery::WorkerSettings delivery;      // [delivery] and [limits.hourly]
   schedule::SchedulerSettings scheduler;  // [scheduler]
+  outbox::RelaySettings relay;            // [relay] and its [[relay.targets]]
+  outbox::EventSettings events;           // [events]
 
   struct Email {
     std::string provider;  // "smtp" | "sink"; empty: smtp if smtp_url is set, else sink
@@ -88,7 +91,8 @@ Environment ProcessEnvironment();
 // Throws std::runtime_error, its message starting "config: " and naming the
 // key, when the file does not parse, a value has the wrong type or is out of
 // range, or the file or environment names something the configuration does
-// not know: an unknown section or key in the file, or an unknown CHOPAR_…
+// not know: an unknown section or key in the file (in a [[relay.targets]]
+// entry also a key of another kind of target), or an unknown CHOPAR_…
 // variable (those beginning CHOPAR_TEST_ are reserved for the test harness
 // and ignored). The message of an unknown name suggests the closest known one
 // when there is one near enough.

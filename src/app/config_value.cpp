@@ -1,5 +1,6 @@
 #include "app/config_value.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -13,7 +14,7 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 // A value as written, before its target has accepted it.
-using Written = std::variant<std::int64_t, double, bool, std::string>;
+using Written = std::variant<std::int64_t, double, bool, std::string, std::vector<std::string>>;
 
 // The refusal of a value of the wrong kind; AssignWritten says what was expected.
 const Refusal kWrongType{true, ""};
@@ -92,6 +93,13 @@ std::optional<Refusal> Store(const Written& value, ListenAddress out) {
   return std::nullopt;
 }
 
+std::optional<Refusal> Store(const Written& value, std::vector<std::string>* out) {
+  const auto* items = std::get_if<std::vector<std::string>>(&value);
+  if (items == nullptr) return kWrongType;
+  *out = *items;
+  return std::nullopt;
+}
+
 // What a target takes, for "expected …".
 std::string Expected(const SettingTarget& target) {
   struct {
@@ -102,6 +110,7 @@ std::string Expected(const SettingTarget& target) {
     const char* operator()(seconds*) const { return "a whole number of seconds"; }
     const char* operator()(milliseconds*) const { return "a number of seconds"; }
     const char* operator()(ListenAddress) const { return "a string host:port"; }
+    const char* operator()(std::vector<std::string>*) const { return "an array of strings"; }
   } expected;
   return std::visit(expected, target);
 }
@@ -121,7 +130,31 @@ std::optional<Written> FromToml(const toml::node& node) {
   if (auto number = node.value_exact<double>()) return *number;
   if (auto flag = node.value_exact<bool>()) return *flag;
   if (auto text = node.value_exact<std::string>()) return *text;
+  if (const toml::array* array = node.as_array()) {
+    std::vector<std::string> items;
+    for (const toml::node& item : *array) {
+      auto text = item.value_exact<std::string>();
+      if (!text) return std::nullopt;
+      items.push_back(*text);
+    }
+    return items;
+  }
   return std::nullopt;
+}
+
+// "a, b,c" → {"a", "b", "c"}; "" → {}.
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = std::min(text.find(',', start), text.size());
+    std::string item = text.substr(start, comma - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (!item.empty()) items.push_back(std::move(item));
+    start = comma + 1;
+  }
+  return items;
 }
 
 // The whole of `text` as a Number; nullopt when it is not one. A number too
@@ -149,6 +182,7 @@ std::optional<Written> FromText(const std::string& text, const SettingTarget& ta
   if (std::holds_alternative<double*>(target) || std::holds_alternative<milliseconds*>(target)) {
     return ParseNumber<double>(text);
   }
+  if (std::holds_alternative<std::vector<std::string>*>(target)) return SplitList(text);
   if (std::holds_alternative<bool*>(target)) {
     if (text == "true" || text == "1") return true;
     if (text == "false" || text == "0") return false;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "http/settings.hpp"
 
@@ -19,9 +20,12 @@ struct ListenAddress {
 // Where one configuration key's value goes; its type says how the value is
 // read. Durations are written as numbers of seconds: std::chrono::seconds
 // takes whole seconds, std::chrono::milliseconds any number of seconds
-// (rounded to the millisecond); both from 0 to kMaxSettingSeconds.
-using SettingTarget = std::variant<std::string*, int*, double*, bool*, std::chrono::seconds*,
-                                   std::chrono::milliseconds*, ListenAddress>;
+// (rounded to the millisecond); both from 0 to kMaxSettingSeconds. A list
+// of strings is a TOML array of strings, or in the environment the items
+// separated by commas ("delivery.*,notification.read"; empty: none).
+using SettingTarget =
+    std::variant<std::string*, int*, double*, bool*, std::chrono::seconds*,
+                 std::chrono::milliseconds*, ListenAddress, std::vector<std::string>*>;
 
 inline constexpr double kMaxSettingSeconds =
     1e9;  // ~31 years: beyond any sensible setting, far from overflow
@@ -36,7 +40,8 @@ struct Refusal {
 
 // Stores a value of the TOML file in `target`. Integers, floats, booleans
 // and strings are taken as they are (an integer also where a float is
-// expected); tables, arrays, dates and times are the wrong type. Returns
+// expected), an array of strings where a list is expected; tables, other
+// arrays, dates and times are the wrong type. Returns
 // nullopt when stored, else why not (`target` is then unchanged).
 std::optional<Refusal> AssignToml(const toml::node& node, const SettingTarget& target);
 

@@ -6,6 +6,7 @@
 
 #include "app/channel_providers.hpp"
 #include "app/database_setup.hpp"
+#include "app/relays.hpp"
 #include "app/secrets.hpp"
 #include "app/shutdown_signal.hpp"
 #include "channels/telegram/poller.hpp"
@@ -15,6 +16,7 @@
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
 #include "http/console_routes.hpp"
+#include "http/outbox_routes.hpp"
 #include "http/preference_routes.hpp"
 #include "http/report_routes.hpp"
 #include "http/schedule_routes.hpp"
@@ -26,6 +28,7 @@
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
+#include "outbox/chopar_events.hpp"
 #include "reports/job_source.hpp"
 #include "reports/report_status.hpp"
 #include "reports/runner.hpp"
@@ -57,7 +60,14 @@ std::string SecretOrStored(const std::string& configured, const Config& config, 
 int RunService(const Config& config, Role role) {
   DatabaseSetup database(config);
   database.MigrateNow();
-  db::Pool pool(database.conninfo(), config.database.pool_size);
+  if (!config.events.emit.empty()) {
+    auto conn = db::Connection::Open(database.conninfo());
+    outbox::EnableChoparEvents(conn);
+  }
+  // chopar's own events ([events] emit) are written by triggers that read
+  // the session setting this pool's connections start with.
+  db::Pool pool(database.conninfo(), config.database.pool_size, db::Pool::kDefaultAcquireTimeout,
+                outbox::EventSessionSettings(config.events.emit));
   core::SystemClock clock;
   // Every component of this process counts here; /metrics renders it.
   core::MetricsRegistry metrics;
@@ -102,11 +112,19 @@ int RunService(const Config& config, Role role) {
     }
   }
 
-  const bool runs_workers = role != Role::kScheduler;
-  const bool runs_scheduler = role != Role::kWorker;
+  Relays relays(config, database.conninfo(), pool, providers.http(), clock, metrics);
+  if (role == Role::kRelay && !relays.configured()) {
+    throw std::runtime_error(
+        "chopar relay: no [[relay.targets]] in the configuration (docs/configuration.md)");
+  }
+
+  const bool runs_workers = role == Role::kServe || role == Role::kWorker;
+  const bool runs_scheduler = role == Role::kServe || role == Role::kScheduler;
+  const bool runs_relays = (role == Role::kServe || role == Role::kRelay) && relays.configured();
   std::cout << "chopar " << CHOPAR_VERSION
             << (role == Role::kServe    ? " serving"
                 : role == Role::kWorker ? " worker"
+                : role == Role::kRelay  ? " relay"
                                         : " scheduler")
             << "\n";
   if (role == Role::kServe) {
@@ -121,6 +139,7 @@ int RunService(const Config& config, Role role) {
     http::RegisterScheduleRoutes(server->router(), schedules);
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
+    http::RegisterOutboxRoutes(server->router(), relays.sources());
     http::RegisterReportRoutes(server->router(), report_status);
     http::RegisterConsoleRoutes(server->router(), pool, users, config.push.webpush.vapid_public_key);
     http::RegisterWebRoutes(server->router());
@@ -130,12 +149,14 @@ int RunService(const Config& config, Role role) {
   std::cout << "  database:  "
             << (database.embedded() ? "embedded PostgreSQL in " + database.location()
                                     : "configured [database] url")
-            << "\n  channels:  " << providers.Describe() << std::endl;
+            << "\n  channels:  " << providers.Describe() << "\n  relay:     " << relays.Describe()
+            << std::endl;
 
   if (runs_workers) worker.Start();
   if (runs_scheduler) scheduler.Start();
   if (runs_scheduler) report_runner.Start();
   if (telegram_poller) telegram_poller->Start();
+  if (runs_relays) relays.Start();
   const int signal = WaitForShutdownSignal();
   spdlog::info("signal {} received: draining", signal);
   if (server) server->Stop();
@@ -144,6 +165,7 @@ int RunService(const Config& config, Role role) {
   if (runs_scheduler) report_runner.Stop();
   if (runs_scheduler) scheduler.Stop();
   if (runs_workers) worker.Stop();
+  if (runs_relays) relays.Stop();
   spdlog::info("stopped");
   return 0;
 }

@@ -8,6 +8,7 @@ enum class Role {
   kServe,      // HTTP API + delivery workers + scheduler
   kWorker,     // delivery workers only
   kScheduler,  // the schedule firing loop only
+  kRelay,      // the outbox relays only
 };
 
 // Runs chopar until SIGTERM or SIGINT: resolves the database (embedded or

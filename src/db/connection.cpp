@@ -27,15 +27,25 @@ bool Succeeded(const Result& result) {
 
 }  // namespace
 
-Connection Connection::Open(const std::string& conninfo) {
+Connection Connection::Open(const std::string& conninfo, const SessionSettings& settings) {
   // Options go in the startup packet so they hold before the first statement.
   // JIT is off: chopar's statements are short and touch a few rows each, yet
   // a plan whose cost estimate passes jit_above_cost (a claim of 500 rows
   // does) would spend 15-20 ms compiling before every execution.
   constexpr const char* kSessionOptions =
       "-c TimeZone=UTC -c search_path=chopar,public -c client_min_messages=warning -c jit=off";
-  const char* keys[] = {"dbname", "options", "application_name", "fallback_application_name", nullptr};
-  const char* values[] = {conninfo.c_str(), kSessionOptions, "chopar", "chopar", nullptr};
+  std::string options = kSessionOptions;
+  for (const auto& [name, value] : settings) {
+    options += " -c " + name + "=";
+    // libpq splits options at spaces unless escaped.
+    for (char c : value) {
+      if (c == ' ' || c == '\\') options += '\\';
+      options += c;
+    }
+  }
+  const char* keys[] = {"dbname", "options", "application_name", "fallback_application_name",
+                        nullptr};
+  const char* values[] = {conninfo.c_str(), options.c_str(), "chopar", "chopar", nullptr};
   PGconn* raw = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (raw == nullptr) throw ConnectionError("", "out of memory connecting to PostgreSQL");
   Connection conn(raw);

@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -32,14 +33,19 @@ struct Statement {
   Params params;
 };
 
+// Server settings a session starts with besides Connection::Open's own:
+// parameter name → value (custom ones are dotted, "chopar.events").
+using SessionSettings = std::map<std::string, std::string>;
+
 // One libpq connection; move-only, not thread-safe (one thread at a time).
 // Every session runs with TimeZone=UTC and search_path=chopar. Statement
 // failures throw the DbError subclass of their SQLSTATE; a lost connection
 // throws ConnectionError and leaves IsBroken() true.
 class Connection {
  public:
-  // Connects to `conninfo` (URL or key=value). Throws ConnectionError.
-  static Connection Open(const std::string& conninfo);
+  // Connects to `conninfo` (URL or key=value), the session starting with
+  // `settings` too. Throws ConnectionError.
+  static Connection Open(const std::string& conninfo, const SessionSettings& settings = {});
 
   // Runs a named query as a prepared statement, preparing it on first use.
   Result Exec(const Query& query, const Params& params);

@@ -26,5 +26,9 @@ inline constexpr const char* kSchedulesChannel = "chopar_schedules";
 // deleted. Payload: its type. Sent by src/templates/queries/put_template.sql
 // and src/templates/queries/delete_template.sql.
 inline constexpr const char* kTemplatesChannel = "chopar_templates";
+// Wakes outbox relays: events were written to chopar.outbox (in chopar's own
+// database or an application's). Payload: empty. Sent by the trigger
+// chopar.outbox_wake of sql/migrations/0010_outbox.sql.
+inline constexpr const char* kOutboxChannel = "chopar_outbox";
 
 }  // namespace chopar::db

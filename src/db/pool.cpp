@@ -68,8 +68,12 @@ void Transaction::Commit() {
   }
 }
 
-Pool::Pool(std::string conninfo, int size, std::chrono::milliseconds acquire_timeout)
-    : conninfo_(std::move(conninfo)), size_(size), acquire_timeout_(acquire_timeout) {}
+Pool::Pool(std::string conninfo, int size, std::chrono::milliseconds acquire_timeout,
+           SessionSettings session)
+    : conninfo_(std::move(conninfo)),
+      session_(std::move(session)),
+      size_(size),
+      acquire_timeout_(acquire_timeout) {}
 
 PooledConnection Pool::Acquire() {
   std::unique_lock lock(mutex_);
@@ -86,7 +90,7 @@ PooledConnection Pool::Acquire() {
   ++open_;
   lock.unlock();
   try {
-    return PooledConnection(this, Connection::Open(conninfo_));
+    return PooledConnection(this, Connection::Open(conninfo_, session_));
   } catch (...) {
     lock.lock();
     --open_;

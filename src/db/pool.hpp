@@ -88,7 +88,12 @@ class Transaction {
 // re-opened after the server restarts. Thread-safe.
 class Pool {
  public:
-  Pool(std::string conninfo, int size, std::chrono::milliseconds acquire_timeout = std::chrono::seconds(5));
+  static constexpr std::chrono::milliseconds kDefaultAcquireTimeout{5000};
+
+  // Every connection starts its session with `session` (Connection::Open).
+  Pool(std::string conninfo, int size,
+       std::chrono::milliseconds acquire_timeout = kDefaultAcquireTimeout,
+       SessionSettings session = {});
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
 
@@ -109,6 +114,7 @@ class Pool {
   void Return(std::optional<Connection> conn);
 
   const std::string conninfo_;
+  const SessionSettings session_;
   const int size_;
   const std::chrono::milliseconds acquire_timeout_;
   mutable std::mutex mutex_;
