@@ -5,6 +5,7 @@
 
 #include "channels/sms/eskiz_form.hpp"
 #include "channels/sms/queries.hpp"
+#include "core/json.hpp"
 #include "core/request_error.hpp"
 #include "core/time_format.hpp"
 
@@ -15,7 +16,7 @@ std::map<std::string, std::string> CallbackFields(std::string_view body) {
   std::size_t start = body.find_first_not_of(" \t\r\n");
   if (start != std::string_view::npos && body[start] == '{') {
     std::map<std::string, std::string> fields;
-    const auto json = nlohmann::json::parse(body, nullptr, false);
+    const auto json = core::ParseJsonOrDiscarded(body);
     if (json.is_discarded() || !json.is_object()) return fields;
     for (const auto& [key, value] : json.items()) {
       if (value.is_string()) fields.emplace(key, value.get<std::string>());

@@ -1,5 +1,7 @@
 #include "channels/telegram/bot_api.hpp"
 
+#include "core/json.hpp"
+
 namespace chopar::channels::telegram {
 
 std::string TelegramBotId(std::string_view bot_token) {
@@ -23,7 +25,7 @@ BotApiReply ParseBotApiReply(const net::HttpResponse& response, core::TimePoint 
   if (const auto header = response.Header("retry-after"))
     reply.retry_after = net::ParseRetryAfter(*header, now);
 
-  const auto body = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  const auto body = core::ParseJsonOrDiscarded(response.body);
   if (!body.is_object() || !body.contains("ok") || !body["ok"].is_boolean()) {
     reply.description = "HTTP " + std::to_string(response.status) + " without a Bot API answer";
     return reply;

@@ -9,6 +9,7 @@
 #include "channels/telegram/queries.hpp"
 #include "channels/telegram/texts.hpp"
 #include "core/encoding.hpp"
+#include "core/json.hpp"
 #include "core/request_error.hpp"
 #include "core/time_format.hpp"
 
@@ -145,7 +146,7 @@ json TelegramUpdates::HandleWebhook(std::string_view secret_header, std::string_
                                                   core::HmacSha256(kDigestKey, secret))) {
     throw core::Unauthorized("wrong or missing X-Telegram-Bot-Api-Secret-Token");
   }
-  const json update = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const json update = core::ParseJsonOrDiscarded(body);
   if (!update.is_object()) throw core::InvalidJson("the body must be a Telegram Update object");
   HandleUpdate(update);
   return {{"ok", true}};
