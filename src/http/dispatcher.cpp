@@ -73,6 +73,9 @@ void BindParams(const Route& route, const std::vector<std::string>& raw, Request
       if (!decoded || decoded->empty()) {
         throw core::InvalidField(segment.text, "malformed percent-encoding in " + segment.text);
       }
+      if (decoded->find('\0') != std::string::npos) {
+        throw core::InvalidField(segment.text, segment.text + " must not contain %00 (NUL)");
+      }
       request.strings[segment.text] = std::move(*decoded);
     }
   }

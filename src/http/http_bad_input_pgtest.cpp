@@ -128,6 +128,28 @@ std::vector<BadInput> Cases() {
        Notification({{"link", "/tasks/1\nLocation: x"}}).dump(), 400, "invalid_field", "link"},
       {"link a number", "POST", "/v1/notifications", Notification({{"link", 7}}).dump(), 400,
        "invalid_field", "link"},
+      // NUL (U+0000), which PostgreSQL's text and jsonb cannot store.
+      {"title with NUL", "POST", "/v1/notifications",
+       Notification({{"title", std::string("a\0b", 3)}}).dump(), 400, "invalid_field", "title"},
+      {"body with NUL", "POST", "/v1/notifications",
+       Notification({{"body", std::string("a\0b", 3)}}).dump(), 400, "invalid_field", "body"},
+      {"dedup_key with NUL", "POST", "/v1/notifications",
+       Notification({{"dedup_key", std::string("k\0", 2)}}).dump(), 400, "invalid_field",
+       "dedup_key"},
+      {"data value with NUL", "POST", "/v1/notifications",
+       Notification({{"data", {{"task", {{"title", std::string("x\0", 2)}}}}}}).dump(), 400,
+       "invalid_field", "data"},
+      {"data key with NUL", "POST", "/v1/notifications",
+       Notification({{"data", {{std::string("k\0", 2), 1}}}}).dump(), 400, "invalid_field", "data"},
+      {"preferences with NUL", "PUT", "/v1/users/1",
+       json{{"preferences", {{"email", std::string("\0", 1)}}}}.dump(), 400, "invalid_field",
+       "preferences"},
+      {"timezone with NUL", "PUT", "/v1/users/1",
+       json{{"timezone", std::string("UTC\0", 4)}}.dump(), 400, "invalid_field", "timezone"},
+      {"query value with NUL", "GET", "/v1/deliveries?channel=email%00", "", 400, "invalid_field",
+       "channel"},
+      {"query cursor with NUL", "GET", "/v1/users/1/notifications?cursor=%00", "", 400,
+       "invalid_field", "cursor"},
       // Bad type names.
       {"type upper case", "POST", "/v1/notifications", Notification({{"type", "Task.Due"}}).dump(),
        400, "invalid_field", "type"},
@@ -349,6 +371,21 @@ TEST_F(BadInputTest, EachIsRefusedWithItsCodeAndWritesNothing) {
     }
     EXPECT_EQ(DatabaseFingerprint(*db_), before) << "the request changed the database";
   }
+}
+
+TEST_F(BadInputTest, NulInOneBatchItemRefusesThatItemOnly) {
+  const json batch = {{"notifications",
+                       {Notification({{"title", "first"}}),
+                        Notification({{"data", {{"note", std::string("bad\0", 4)}}}}),
+                        Notification({{"title", "third"}})}}};
+  const auto response = client().Post("/v1/notifications/batch", batch.dump(), {kAuth});
+  ASSERT_EQ(response.status, 200) << response.body;
+  const auto results = response.Json()["results"];
+  ASSERT_EQ(results.size(), 3u) << response.body;
+  EXPECT_EQ(results[0]["created"], true) << response.body;
+  EXPECT_EQ(results[1]["error"]["code"], "invalid_field") << response.body;
+  EXPECT_EQ(results[1]["error"]["field"], "data") << response.body;
+  EXPECT_EQ(results[2]["created"], true) << response.body;
 }
 
 TEST_F(BadInputTest, TheSameRequestsWithGoodInputDoWrite) {

@@ -86,6 +86,7 @@ UserUpdate ParseUserUpdate(const nlohmann::json& body) {
     if (!given->is_object()) {
       throw core::InvalidField("preferences", "preferences must be an object");
     }
+    RequireNoNul(*given, "preferences");
     preferences = *given;
   }
   update.preferences = UpdateOf(body, "preferences", std::move(preferences));
