@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <ctime>
 #include <thread>
 
@@ -163,15 +165,25 @@ HttpResponse HttpClient::Perform(const HttpRequest& request) {
 
 std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value,
                                                     std::chrono::system_clock::time_point now) {
+  using std::chrono::seconds;
   if (value.empty()) return std::nullopt;
+  const seconds longest = core::kLongestRetryAfter;
   if (std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c); })) {
-    return std::chrono::seconds(std::stoll(value.substr(0, 9)));
+    std::uint64_t delta = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), delta);
+    if (error == std::errc::result_out_of_range) return longest;
+    if (error != std::errc() || end != value.data() + value.size()) return std::nullopt;
+    return delta >= static_cast<std::uint64_t>(longest.count())
+               ? longest
+               : seconds(static_cast<seconds::rep>(delta));
   }
   std::tm tm{};
   if (strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm) == nullptr) return std::nullopt;
-  const auto at = std::chrono::system_clock::from_time_t(timegm(&tm));
-  const auto delay = std::chrono::duration_cast<std::chrono::seconds>(at - now);
-  return std::max(delay, std::chrono::seconds(0));
+  // In whole seconds: a far-future date would overflow a system_clock time point.
+  const std::int64_t at = timegm(&tm);
+  const std::int64_t from = std::chrono::duration_cast<seconds>(now.time_since_epoch()).count();
+  if (at <= from) return seconds(0);
+  return at - from >= longest.count() ? longest : seconds(at - from);
 }
 
 }  // namespace chopar::net

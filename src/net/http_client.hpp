@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backoff.hpp"
 #include "net/curl_handles.hpp"
 
 namespace chopar::net {
@@ -70,8 +71,9 @@ class HttpClient {
 };
 
 // The delay a Retry-After header asks for: its delta-seconds, or for an HTTP
-// date the time from `now` until then (zero once it has passed). nullopt for
-// an empty or unparsable value.
+// date the time from `now` until then (zero once it has passed), at most
+// core::kLongestRetryAfter (a year-9999 date is a day, never an overflow).
+// nullopt for an empty or unparsable value.
 std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value,
                                                     std::chrono::system_clock::time_point now);
 
