@@ -49,18 +49,20 @@ int RunService(const Config& config, Role role) {
   database.MigrateNow();
   db::Pool pool(database.conninfo(), config.database.pool_size);
   core::SystemClock clock;
+  // Every component of this process counts here; /metrics renders it.
+  core::MetricsRegistry metrics;
 
   const std::string sms_callback_secret =
       SecretOrStored(config.sms.callback_secret, config, "sms_callback_secret", false);
   ChannelProviders providers(config, pool, clock, sms_callback_secret);
-  delivery::Worker worker(pool, providers.set(), clock, config.delivery);
-  delivery::RegisterQueueDepthCollector(database.conninfo());
+  delivery::Worker worker(pool, providers.set(), clock, metrics, config.delivery);
+  delivery::RegisterQueueDepthCollector(metrics, database.conninfo());
 
   // Load the time zone database once, before threads race to do it.
   (void)schedule::FindTimeZone("UTC");
   schedule::ScheduleService schedules(pool, clock);
-  schedule::Scheduler scheduler(pool, clock, config.scheduler);
-  hub::NotifyService notify(pool, clock);
+  schedule::Scheduler scheduler(pool, clock, metrics, config.scheduler);
+  hub::NotifyService notify(pool, clock, metrics);
   hub::UserService users(
       pool, {.allow_http_push_endpoints = config.push.webpush.allow_http_endpoints,
              .timezone_changed = [&schedules](db::Transaction& tx, std::int64_t user_id) {
@@ -77,7 +79,7 @@ int RunService(const Config& config, Role role) {
         *providers.telegram_bot(), pool, clock);
     if (config.telegram.updates == "polling" && role == Role::kServe) {
       telegram_poller = std::make_unique<channels::telegram::TelegramPoller>(
-          *telegram_updates, pool, providers.http());
+          *telegram_updates, pool, providers.http(), metrics);
     }
   }
 
@@ -89,7 +91,7 @@ int RunService(const Config& config, Role role) {
     http::Settings settings = config.server.http;
     settings.api_key = SecretOrStored(settings.api_key, config, "api_key", true);
     settings.inbox_secret = SecretOrStored(settings.inbox_secret, config, "inbox_secret", false);
-    server = std::make_unique<http::Server>(settings, http::Dependencies{pool, notify, users, inbox});
+    server = std::make_unique<http::Server>(settings, http::Dependencies{pool, notify, users, inbox, metrics});
     http::RegisterScheduleRoutes(server->router(), schedules);
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());

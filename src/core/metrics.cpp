@@ -69,11 +69,6 @@ std::vector<double> LatencyBuckets() {
   return {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600};
 }
 
-MetricsRegistry& MetricsRegistry::Global() {
-  static MetricsRegistry registry;
-  return registry;
-}
-
 MetricsRegistry::Family& MetricsRegistry::FamilyFor(const std::string& name, Kind kind,
                                                     const std::string& help) {
   auto [it, inserted] = families_.try_emplace(name);

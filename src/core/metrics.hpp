@@ -56,10 +56,16 @@ std::vector<double> LatencyBuckets();
 
 // Named metrics and their Prometheus text rendering. Metrics live as long as
 // the registry; the references returned stay valid. Thread-safe.
+//
+// There is no global registry: the process creates one (app::RunService) and
+// hands it to every component, which resolves its metrics (name and label
+// set) once, at construction, and keeps the references. Tests give each
+// component a registry of their own and read exactly what it counted.
 class MetricsRegistry {
  public:
-  // The process-wide registry that /metrics renders.
-  static MetricsRegistry& Global();
+  MetricsRegistry() = default;
+  MetricsRegistry(const MetricsRegistry&) = delete;
+  MetricsRegistry& operator=(const MetricsRegistry&) = delete;
 
   Counter& GetCounter(const std::string& name, const std::string& help, const Labels& labels = {});
   Gauge& GetGauge(const std::string& name, const std::string& help, const Labels& labels = {});

@@ -8,26 +8,18 @@
 
 namespace chopar::delivery {
 
-DeliveryMetrics& DeliveryMetrics::Global() {
-  static DeliveryMetrics metrics;
-  return metrics;
-}
-
-DeliveryMetrics::DeliveryMetrics()
-    : queue_depth_(core::MetricsRegistry::Global().GetGauge(
-          "chopar_delivery_queue_depth", "Deliveries queued or being sent.")) {
-  auto& registry = core::MetricsRegistry::Global();
+DeliveryMetrics::DeliveryMetrics(core::MetricsRegistry& registry) {
   constexpr std::array<const char*, 3> kStatuses = {"sent", "failed", "skipped"};
   for (core::ChannelKind kind : core::kAllChannels) {
     const std::string channel(core::ChannelName(kind));
     for (std::size_t s = 0; s < kStatuses.size(); ++s) {
-      totals_[kind][s] =
-          &registry.GetCounter("chopar_deliveries_total", "Deliveries that reached a final status.",
-                               {{"channel", channel}, {"status", kStatuses[s]}});
+      totals_[kind][s] = &registry.GetCounter("chopar_deliveries_total",
+                                              "Deliveries that reached a final status.",
+                                              {{"channel", channel}, {"status", kStatuses[s]}});
     }
-    latency_[kind] =
-        &registry.GetHistogram("chopar_delivery_latency_seconds",
-                               "Time from notification to sent delivery.", {{"channel", channel}});
+    latency_[kind] = &registry.GetHistogram("chopar_delivery_latency_seconds",
+                                            "Time from notification to sent delivery.",
+                                            {{"channel", channel}});
   }
 }
 
@@ -39,17 +31,22 @@ void DeliveryMetrics::ObserveLatency(core::ChannelKind channel, double seconds) 
   latency_[channel]->Observe(seconds);
 }
 
-void RefreshQueueDepth(db::Pool& pool) {
-  auto conn = pool.Acquire();
-  const auto depth = conn->Exec(queries::kQueueDepth);
-  DeliveryMetrics::Global().queue_depth().Set(static_cast<double>(depth.Int(0, 0)));
+core::Gauge& QueueDepthGauge(core::MetricsRegistry& registry) {
+  return registry.GetGauge("chopar_delivery_queue_depth", "Deliveries queued or being sent.");
 }
 
-void RegisterQueueDepthCollector(const std::string& conninfo) {
+void RefreshQueueDepth(db::Pool& pool, core::Gauge& gauge) {
+  auto conn = pool.Acquire();
+  const auto depth = conn->Exec(queries::kQueueDepth);
+  gauge.Set(static_cast<double>(depth.Int(0, 0)));
+}
+
+void RegisterQueueDepthCollector(core::MetricsRegistry& registry, const std::string& conninfo) {
   auto pool = std::make_shared<db::Pool>(conninfo, 1, std::chrono::seconds(1));
-  core::MetricsRegistry::Global().AddCollector([pool] {
+  core::Gauge& gauge = QueueDepthGauge(registry);
+  registry.AddCollector([pool, &gauge] {
     try {
-      RefreshQueueDepth(*pool);
+      RefreshQueueDepth(*pool, gauge);
     } catch (const std::exception& e) {
       spdlog::warn("delivery queue depth not refreshed: {}", e.what());
     }

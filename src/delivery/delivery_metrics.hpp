@@ -9,33 +9,34 @@
 
 namespace chopar::delivery {
 
-// The worker's metrics in core::MetricsRegistry::Global():
+// The delivery worker's metrics, resolved once in the registry it is given:
 //   chopar_deliveries_total{channel, status}     final statuses (sent, failed, skipped)
 //   chopar_delivery_latency_seconds{channel}     created → sent
-//   chopar_delivery_queue_depth                  deliveries queued or sending
-// References are looked up once; thread-safe.
+// Counts are added after the transaction that made them final has committed.
+// Thread-safe; the registry must outlive it.
 class DeliveryMetrics {
  public:
-  static DeliveryMetrics& Global();
+  explicit DeliveryMetrics(core::MetricsRegistry& registry);
 
   enum class Final { kSent, kFailed, kSkipped };
   void Count(core::ChannelKind channel, Final status, int n = 1);
   void ObserveLatency(core::ChannelKind channel, double seconds);
-  core::Gauge& queue_depth() { return queue_depth_; }
 
  private:
-  DeliveryMetrics();
-  core::PerChannel<std::array<core::Counter*, 3>> totals_;  // by Final
-  core::PerChannel<core::Histogram*> latency_;
-  core::Gauge& queue_depth_;
+  core::PerChannel<std::array<core::Counter*, 3>> totals_{};
+  core::PerChannel<core::Histogram*> latency_{};
 };
 
-// Reads the queue depth from the database into the gauge. Throws db::DbError.
-void RefreshQueueDepth(db::Pool& pool);
+// chopar_delivery_queue_depth (deliveries queued or sending), in `registry`.
+core::Gauge& QueueDepthGauge(core::MetricsRegistry& registry);
 
-// Refreshes the queue-depth gauge before every /metrics rendering, on its own
-// one-connection pool to `conninfo` that lives as long as the process (so no
-// caller-owned pool can dangle). A failed read logs and keeps the last value.
-void RegisterQueueDepthCollector(const std::string& conninfo);
+// Reads the queue depth from the database into `gauge`. Throws db::DbError.
+void RefreshQueueDepth(db::Pool& pool, core::Gauge& gauge);
+
+// Refreshes the queue-depth gauge of `registry` before every rendering of
+// it, on its own one-connection pool to `conninfo` that lives as long as the
+// registry's collectors (so no caller-owned pool can dangle). A failed read
+// logs and keeps the last value.
+void RegisterQueueDepthCollector(core::MetricsRegistry& registry, const std::string& conninfo);
 
 }  // namespace chopar::delivery

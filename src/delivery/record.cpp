@@ -36,7 +36,7 @@ OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcom
         update.reason = "gave up after " + std::to_string(m.attempt) + " attempts: " + detail;
         break;
       }
-      const auto delay = core::BackoffDelay(settings.Backoff(), m.attempt, random, outcome.retry_after);
+      const auto delay = core::BackoffDelay(settings.backoff, m.attempt, random, outcome.retry_after);
       update.status = "queued";
       update.next_attempt_at = now + delay;
       update.reason = "attempt " + std::to_string(m.attempt) + " of " + std::to_string(settings.max_attempts) +

@@ -58,7 +58,7 @@ TEST_F(SendInClaimTest, WorkerCountsSinkSendsAsSent) {
   AddUser(1);
   Notify(1, {"email"});
   Notify(1, {"email"});
-  Worker worker(*pool_, Sinks(), clock_, WorkerSettings{});
+  Worker worker(*pool_, Sinks(), clock_, metrics_, WorkerSettings{});
 
   const RunStats stats = worker.RunOnce();
 
@@ -84,7 +84,7 @@ TEST_F(SendInClaimTest, FailingSinkInsertRollsTheWholeClaimBack) {
 TEST_F(SendInClaimTest, MissingAddressStillFailsPermanently) {
   AddUser(1);  // an email address only
   const auto ids = Notify(1, {"sms"});
-  Worker worker(*pool_, Sinks(), clock_, WorkerSettings{});
+  Worker worker(*pool_, Sinks(), clock_, metrics_, WorkerSettings{});
 
   EXPECT_EQ(worker.RunOnce().failed, 1);
   EXPECT_EQ(Field(ids[0], "status"), "failed");
@@ -97,7 +97,7 @@ TEST_F(SendInClaimTest, QuietHoursDeferTheSinkToo) {
   AddUser(1, "email, timezone, quiet_start, quiet_end",
           "'u@example.uz', 'Asia/Tashkent', '13:00', '15:00'");
   const auto ids = Notify(1, {"email"});
-  Worker worker(*pool_, Sinks(), clock_, WorkerSettings{});
+  Worker worker(*pool_, Sinks(), clock_, metrics_, WorkerSettings{});
 
   EXPECT_EQ(worker.RunOnce().deferred, 1);
   EXPECT_EQ(Field(ids[0], "status"), "queued");

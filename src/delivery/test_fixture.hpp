@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/clock.hpp"
+#include "core/metrics.hpp"
 #include "core/time_format.hpp"
 #include "db/connection.hpp"
 #include "testing/test_database.hpp"
@@ -88,6 +89,8 @@ class DeliveryPgTest : public chopar::testing::PgTest {
   }
 
   core::SimulatedClock clock_{T0()};
+
+  core::MetricsRegistry metrics_;  // what this test's components counted
   std::optional<db::Connection> conn_;
 };
 

@@ -133,11 +133,12 @@ class TopRandom final : public core::Random {
 // for real.
 inline void DrainConcurrently(const std::string& database_url, int count, ChannelSet channels,
                               const core::Clock& clock, const WorkerSettings& settings) {
+  core::MetricsRegistry metrics;
   std::vector<std::unique_ptr<db::Pool>> pools;
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < count; ++i) {
     pools.push_back(std::make_unique<db::Pool>(database_url, 2));
-    workers.push_back(std::make_unique<Worker>(*pools.back(), channels, clock, settings));
+    workers.push_back(std::make_unique<Worker>(*pools.back(), channels, clock, metrics, settings));
   }
   std::latch start(count);
   std::vector<std::thread> threads;

@@ -34,17 +34,16 @@ db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, const WorkerSettin
 }  // namespace
 
 Worker::Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock,
-               WorkerSettings settings, core::Random& random)
+               core::MetricsRegistry& metrics, WorkerSettings settings, core::Random& random)
     : pool_(pool),
       channels_(channels),
       clock_(clock),
       settings_(settings),
       random_(random),
+      metrics_(metrics),
       loop_(
           LoopSettings(pool, settings_), [this](const db::StepContext& c) { return Step(c); },
-          core::MetricsRegistry::Global(), random) {
-  DeliveryMetrics::Global();  // registers the metric families up front
-}
+          metrics, random) {}
 
 Worker::~Worker() {
   Stop();
@@ -56,16 +55,15 @@ RunStats Worker::RunOnce() {
   ClaimResult claim = ClaimBatch(pool_, clock_.Now(), settings_, channels_);
   stats.claimed = claim.locked;
   stats.deferred = claim.deferred;
-  auto& metrics = DeliveryMetrics::Global();
   for (core::ChannelKind kind : core::kAllChannels) {
     stats.sent += claim.sent[kind];
     stats.skipped += claim.skipped[kind];
     stats.failed += claim.failed[kind];
-    metrics.Count(kind, DeliveryMetrics::Final::kSent, claim.sent[kind]);
-    metrics.Count(kind, DeliveryMetrics::Final::kSkipped, claim.skipped[kind]);
-    metrics.Count(kind, DeliveryMetrics::Final::kFailed, claim.failed[kind]);
+    metrics_.Count(kind, DeliveryMetrics::Final::kSent, claim.sent[kind]);
+    metrics_.Count(kind, DeliveryMetrics::Final::kSkipped, claim.skipped[kind]);
+    metrics_.Count(kind, DeliveryMetrics::Final::kFailed, claim.failed[kind]);
   }
-  for (const auto& [kind, seconds] : claim.sent_latency) metrics.ObserveLatency(kind, seconds);
+  for (const auto& [kind, seconds] : claim.sent_latency) metrics_.ObserveLatency(kind, seconds);
   if (claim.to_send.empty()) return stats;
 
   const std::uint64_t batch = RegisterInFlight(claim.to_send);
@@ -148,14 +146,13 @@ RunStats Worker::Record(const std::vector<ClaimedDelivery>& claimed,
   RunStats stats;
   stats.retried = result.retried;
   stats.ignored = result.ignored;
-  auto& metrics = DeliveryMetrics::Global();
   for (core::ChannelKind kind : core::kAllChannels) {
     stats.sent += result.sent[kind];
     stats.failed += result.failed[kind];
-    metrics.Count(kind, DeliveryMetrics::Final::kSent, result.sent[kind]);
-    metrics.Count(kind, DeliveryMetrics::Final::kFailed, result.failed[kind]);
+    metrics_.Count(kind, DeliveryMetrics::Final::kSent, result.sent[kind]);
+    metrics_.Count(kind, DeliveryMetrics::Final::kFailed, result.failed[kind]);
   }
-  for (const auto& [kind, seconds] : result.sent_latency) metrics.ObserveLatency(kind, seconds);
+  for (const auto& [kind, seconds] : result.sent_latency) metrics_.ObserveLatency(kind, seconds);
   return stats;
 }
 
@@ -209,7 +206,7 @@ db::Next Worker::Step(const db::StepContext& context) {
 }
 
 milliseconds Worker::IdleWait(int empty_claims) {
-  const milliseconds poll = std::max(settings_.PollInterval(), kMinIdleWait);
+  const milliseconds poll = std::max(settings_.poll_interval, kMinIdleWait);
   // Rows that are due but cannot be claimed are held by another claim (a
   // moment) or by some long transaction: back off from re-asking at once.
   const milliseconds floor =

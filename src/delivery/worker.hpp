@@ -14,6 +14,7 @@
 #include "db/pool.hpp"
 #include "delivery/channel_set.hpp"
 #include "delivery/claim.hpp"
+#include "delivery/delivery_metrics.hpp"
 #include "delivery/settings.hpp"
 
 namespace chopar::delivery {
@@ -29,7 +30,7 @@ struct RunStats {
   int ignored = 0;   // answers that arrived after the claim was taken back
 };
 
-// Delivers queued deliveries (DESIGN §1.3, §3): claim a batch in one short
+// Delivers queued deliveries (docs/ARCHITECTURE.md "Delivering"): claim a batch in one short
 // transaction, send with no transaction open and no pooled connection held,
 // record the outcomes in one short transaction that only applies while the
 // claim is still ours. Any number of Workers, in any number of processes,
@@ -37,11 +38,13 @@ struct RunStats {
 // locks and claim tokens, never from in-process state.
 //
 // Time comes from `clock` (leases, backoff, quiet hours, the hourly window
-// are all computed from it and passed to SQL). The pool, channels, clock and
+// are all computed from it and passed to SQL); metrics go to `metrics`
+// (DeliveryMetrics and the loop's). The pool, channels, clock, registry and
 // random source must outlive the Worker.
 class Worker {
  public:
-  Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock, WorkerSettings settings = {},
+  Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock,
+         core::MetricsRegistry& metrics, WorkerSettings settings = {},
          core::Random& random = core::ThreadLocalRandom::Instance());
   // Stops (with the drain deadline) if running, then joins every thread —
   // which waits for any Send() still in progress: channels must time out.
@@ -71,7 +74,7 @@ class Worker {
   // even if a Send() is still blocked (its late answer is then ignored; the
   // destructor joins the thread). Idempotent.
   void Stop(std::chrono::milliseconds deadline);
-  void Stop() { Stop(settings_.DrainDeadline()); }
+  void Stop() { Stop(settings_.drain_deadline); }
 
   [[nodiscard]] const WorkerSettings& settings() const { return settings_; }
 
@@ -98,6 +101,7 @@ class Worker {
   const core::Clock& clock_;
   const WorkerSettings settings_;
   core::Random& random_;
+  DeliveryMetrics metrics_;
 
   std::mutex inflight_mutex_;
   std::uint64_t next_batch_ = 0;

@@ -59,7 +59,7 @@ TEST_F(ConcurrencyTest, FourWorkersDeliverTwentyThousandExactlyOnce) {
   for (int i = 0; i < 4; ++i) {
     pools.push_back(std::make_unique<db::Pool>(db_->url(), 3));
     workers.push_back(
-        std::make_unique<Worker>(*pools.back(), ChannelSet::AllTo(counting), clock_, settings));
+        std::make_unique<Worker>(*pools.back(), ChannelSet::AllTo(counting), clock_, metrics_, settings));
   }
   for (auto& worker : workers) worker->Start();
 
@@ -118,7 +118,8 @@ TEST_F(ConcurrencyTest, ClaimsOfAKilledWorkerProcessAreDeliveredOnceByAnother) {
       db::Pool pool(url, 2);
       BlockForeverChannel channel(fds[1]);
       core::SimulatedClock child_clock(T0());
-      Worker worker(pool, ChannelSet::AllTo(channel), child_clock, settings);
+      core::MetricsRegistry child_metrics;
+      Worker worker(pool, ChannelSet::AllTo(channel), child_clock, child_metrics, settings);
       (void)worker.RunOnce();
     } catch (...) {
     }
@@ -139,7 +140,7 @@ TEST_F(ConcurrencyTest, ClaimsOfAKilledWorkerProcessAreDeliveredOnceByAnother) {
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 
   channels::SinkChannel sink(*pool_);
-  Worker survivor(*pool_, ChannelSet::AllTo(sink), clock_, settings);
+  Worker survivor(*pool_, ChannelSet::AllTo(sink), clock_, metrics_, settings);
   EXPECT_EQ(survivor.RunOnce().claimed, 0) << "the dead process's leases still hold";
   clock_.Advance(settings.lease + seconds(1));
   EXPECT_EQ(survivor.RunOnce().sent, kCount);
@@ -160,7 +161,7 @@ TEST_F(ConcurrencyTest, SlowChannelHoldsNoPooledConnectionWhileSending) {
   WorkerSettings settings = Unlimited();
   settings.concurrency = 4;
   settings.batch = 13;  // 50 rows need all four loops: 13 + 13 + 13 + 11
-  Worker worker(worker_pool, ChannelSet::AllTo(slow), clock_, settings);
+  Worker worker(worker_pool, ChannelSet::AllTo(slow), clock_, metrics_, settings);
   worker.Start();
   ASSERT_TRUE(slow.WaitForEntered(kCount));
 

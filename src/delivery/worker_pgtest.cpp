@@ -1,4 +1,4 @@
-// The delivery canon (SEEDS §000) on real PostgreSQL: exactly-once sending,
+// The delivery canon of the hub's source document on real PostgreSQL: exactly-once sending,
 // the hourly limit, stale addresses, retries, leases, claim tokens, quiet
 // hours and shutdown drain.
 
@@ -27,10 +27,10 @@ using testing::TopRandom;
 class WorkerTest : public testing::DeliveryPgTest {
  protected:
   Worker MakeWorker(WorkerSettings settings = {}) {
-    return Worker(*pool_, ChannelSet::AllTo(channel_), clock_, settings, random_);
+    return Worker(*pool_, ChannelSet::AllTo(channel_), clock_, metrics_, settings, random_);
   }
-  static double SentTotal(const char* channel) {
-    return core::MetricsRegistry::Global()
+  double SentTotal(const char* channel) {
+    return metrics_
         .GetCounter("chopar_deliveries_total", "", {{"channel", channel}, {"status", "sent"}})
         .Value();
   }
@@ -83,8 +83,8 @@ TEST_F(WorkerTest, RunningAgainSendsNothing) {
 
 TEST_F(WorkerTest, TwoWorkersRacingOnOneDeliverySendItOnce) {
   db::Pool pool_a(db_->url(), 2), pool_b(db_->url(), 2);
-  Worker a(pool_a, ChannelSet::AllTo(channel_), clock_);
-  Worker b(pool_b, ChannelSet::AllTo(channel_), clock_);
+  Worker a(pool_a, ChannelSet::AllTo(channel_), clock_, metrics_);
+  Worker b(pool_b, ChannelSet::AllTo(channel_), clock_, metrics_);
   constexpr int kRounds = 30;
   for (int round = 0; round < kRounds; ++round) {
     AddUser(round + 1);  // a user each, so the hourly limit plays no part
@@ -238,8 +238,8 @@ TEST_F(WorkerTest, RetryStaysQueuedWithAReasonThenFailsAfterMaxAttempts) {
   // Not due yet: a second run leaves it alone.
   EXPECT_EQ(worker.RunOnce().claimed, 0);
   // The backlog of queued rows is visible to the queue-depth metric.
-  RefreshQueueDepth(*pool_);
-  EXPECT_EQ(DeliveryMetrics::Global().queue_depth().Value(), 1);
+  RefreshQueueDepth(*pool_, QueueDepthGauge(metrics_));
+  EXPECT_EQ(QueueDepthGauge(metrics_).Value(), 1);
 
   clock_.Advance(seconds(1));
   EXPECT_EQ(worker.RunOnce().retried, 1);
@@ -321,7 +321,7 @@ TEST_F(WorkerTest, LateResultOfATakenBackClaimIsIgnored) {
   TestChannel slow([](const channels::Message&) { return Outcome::Permanent("late answer"); });
   slow.Block();
   db::Pool pool_a(db_->url(), 2);
-  Worker a(pool_a, ChannelSet::AllTo(slow), clock_);
+  Worker a(pool_a, ChannelSet::AllTo(slow), clock_, metrics_);
   RunStats late;
   std::thread ta([&] { late = a.RunOnce(); });
   ASSERT_TRUE(slow.WaitForEntered(1));

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/metrics.hpp"
 #include "db/pool.hpp"
 #include "http/router.hpp"
 #include "hub/inbox_service.hpp"
@@ -17,6 +18,7 @@ struct Dependencies {
   hub::NotifyService& notify;
   hub::UserService& users;
   hub::InboxService& inbox;
+  core::MetricsRegistry& metrics;  // the HTTP metrics go here; /metrics renders it
 };
 
 // Registers the endpoints of docs/api.md served by this layer, one function object

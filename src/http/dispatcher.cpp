@@ -6,7 +6,7 @@
 #include <charconv>
 
 #include "core/encoding.hpp"
-#include "core/metrics.hpp"
+#include "core/text.hpp"
 #include "core/request_error.hpp"
 #include "http/error_response.hpp"
 #include "http/subscriber_token.hpp"
@@ -85,28 +85,13 @@ void BindParams(const Route& route, const std::vector<std::string>& raw, Request
 
 std::string_view BearerToken(std::string_view authorization) {
   constexpr std::string_view kScheme = "bearer ";
-  if (authorization.size() <= kScheme.size()) return {};
-  for (std::size_t i = 0; i < kScheme.size(); ++i) {
-    const char c = authorization[i];
-    const char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    if (lower != kScheme[i]) return {};
+  if (authorization.size() <= kScheme.size() || !core::StartsWithIgnoringCase(authorization, kScheme)) {
+    return {};
   }
   std::string_view token = authorization.substr(kScheme.size());
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
   while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
   return token;
-}
-
-void RecordHttpMetrics(const std::string& route, int status, double seconds) {
-  auto& registry = core::MetricsRegistry::Global();
-  registry
-      .GetCounter("chopar_http_requests_total", "HTTP requests by route and status",
-                  {{"route", route}, {"status", std::to_string(status)}})
-      .Inc();
-  registry
-      .GetHistogram("chopar_http_request_duration_seconds",
-                    "Time from a request's arrival to its response, by route", {{"route", route}})
-      .Observe(seconds);
 }
 
 Response Dispatcher::Dispatch(Request& request) const noexcept {
@@ -123,7 +108,7 @@ Response Dispatcher::Dispatch(Request& request) const noexcept {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - request.received_at)
             .count();
-    RecordHttpMetrics(route_label, response.status, seconds);
+    metrics_.Record(route_label, response.status, seconds);
   } catch (const std::exception& e) {
     spdlog::warn("recording HTTP metrics failed: {}", e.what());
   }

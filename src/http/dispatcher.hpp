@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "http/http_metrics.hpp"
 #include "http/message.hpp"
 #include "http/router.hpp"
 
@@ -16,18 +17,20 @@ struct AuthKeys {
 // 405 with Allow), converts path ids (400 invalid_field), checks
 // authentication (401 unauthorized), runs the handler, maps any exception
 // through MapException, adds CORS headers for the browser-facing inbox
-// routes (and answers their OPTIONS preflight), and records
-// chopar_http_requests_total{route,status} and
-// chopar_http_request_duration_seconds{route}.
+// routes (and answers their OPTIONS preflight), and records the request in
+// `metrics` (HttpMetrics::Record).
 //
 // Runs on handler threads: it calls handlers, which block. Thread-safe (the
 // router is read-only once serving). Never throws.
 class Dispatcher {
  public:
-  Dispatcher(const Router& router, AuthKeys keys) : router_(router), keys_(std::move(keys)) {}
+  // The router and metrics must outlive the dispatcher.
+  Dispatcher(const Router& router, AuthKeys keys, HttpMetrics& metrics)
+      : router_(router), keys_(std::move(keys)), metrics_(metrics) {}
 
   Response Dispatch(Request& request) const noexcept;
   [[nodiscard]] const Router& router() const { return router_; }
+  [[nodiscard]] HttpMetrics& metrics() const { return metrics_; }
 
   // The metrics label for requests that matched no route.
   static constexpr const char* kUnmatchedRoute = "unmatched";
@@ -37,11 +40,8 @@ class Dispatcher {
 
   const Router& router_;
   AuthKeys keys_;
+  HttpMetrics& metrics_;
 };
-
-// Records one request in the HTTP metrics (also used by the connection for
-// requests refused before dispatch, such as 413).
-void RecordHttpMetrics(const std::string& route, int status, double seconds);
 
 // The bearer credential of an Authorization header ("Bearer <x>", scheme
 // case-insensitive), or empty.

@@ -46,7 +46,7 @@ TEST_F(HttpServerTest, HealthzAndMetricsNeedNoKey) {
 TEST_F(HttpServerTest, HealthzIsUnavailableWithoutTheDatabase) {
   db::Pool dead_pool("postgresql:///nonexistent?host=/nonexistent-socket-dir", 1,
                      std::chrono::milliseconds(200));
-  Server server(DefaultSettings(), Dependencies{dead_pool, *notify_, *users_, *inbox_});
+  Server server(DefaultSettings(), Dependencies{dead_pool, *notify_, *users_, *inbox_, metrics_});
   server.Start();
   HttpClient other(server.port());
   const auto health = other.Get("/healthz");
@@ -174,7 +174,7 @@ TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
   EXPECT_NE(third, std::string::npos);
 }
 
-// SEEDS §000: the four users of the source document, through the API.
+// The four users of the source document, through the API.
 TEST_F(HttpServerTest, ChannelChoiceForTheFourCanonUsers) {
   PutUser(1,
           {{"email", "aziz@example.uz"}, {"preferences", {{"email", true}, {"telegram", true}}}});

@@ -37,7 +37,7 @@ class HttpServerTest : public chopar::testing::PgTest {
     PgTest::SetUp();
     if (IsSkipped()) return;
     users_ = std::make_unique<hub::UserService>(*pool_, hub::UserService::Options{});
-    notify_ = std::make_unique<hub::NotifyService>(*pool_, clock_);
+    notify_ = std::make_unique<hub::NotifyService>(*pool_, clock_, metrics_);
     inbox_ = std::make_unique<hub::InboxService>(*pool_);
     StartServer(DefaultSettings());
   }
@@ -63,7 +63,7 @@ class HttpServerTest : public chopar::testing::PgTest {
     client_.reset();
     server_.reset();
     server_ = std::make_unique<Server>(std::move(settings),
-                                       Dependencies{*pool_, *notify_, *users_, *inbox_});
+                                       Dependencies{*pool_, *notify_, *users_, *inbox_, metrics_});
     server_->Start();
     client_ = std::make_unique<HttpClient>(server_->port());
   }
@@ -103,6 +103,7 @@ class HttpServerTest : public chopar::testing::PgTest {
   }
 
   core::SystemClock clock_;
+  core::MetricsRegistry metrics_;  // what this test's server counted; its /metrics
   std::unique_ptr<hub::UserService> users_;
   std::unique_ptr<hub::NotifyService> notify_;
   std::unique_ptr<hub::InboxService> inbox_;

@@ -9,7 +9,7 @@
 
 namespace chopar::http {
 
-// Who may call a route (API.md "Conventions").
+// Who may call a route (docs/api.md "Conventions").
 enum class Auth {
   kNone,        // /healthz, /metrics, webhooks that check their own secret
   kServerKey,   // Authorization: Bearer <api key>

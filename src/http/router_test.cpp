@@ -84,7 +84,7 @@ constexpr const char* kSecret = "inbox-secret";
 
 class DispatcherTest : public ::testing::Test {
  protected:
-  DispatcherTest() : dispatcher_(router_, AuthKeys{kApiKey, kSecret}) {
+  DispatcherTest() : http_metrics_(metrics_), dispatcher_(router_, AuthKeys{kApiKey, kSecret}, http_metrics_) {
     router_.Add("GET", "/open", Auth::kNone, Named("open"));
     router_.Add("GET", "/v1/users/{id}", Auth::kServerKey, [](const Request& request) {
       return JsonResponse(200, {{"id", request.Id("id")}});
@@ -125,6 +125,8 @@ class DispatcherTest : public ::testing::Test {
   }
 
   Router router_;
+  core::MetricsRegistry metrics_;
+  HttpMetrics http_metrics_;
   Dispatcher dispatcher_;
   std::exception_ptr to_throw_;
 };
@@ -163,7 +165,7 @@ TEST_F(DispatcherTest, ServerRoutesNeedTheApiKey) {
 }
 
 TEST_F(DispatcherTest, AnEmptyApiKeyAcceptsNobody) {
-  Dispatcher open_dispatcher(router_, AuthKeys{"", kSecret});
+  Dispatcher open_dispatcher(router_, AuthKeys{"", kSecret}, http_metrics_);
   Request request;
   request.method = "GET";
   request.path = "/v1/users/1";
@@ -296,13 +298,13 @@ TEST_F(DispatcherTest, EachExceptionTypeMapsToItsStatus) {
 }
 
 TEST_F(DispatcherTest, CountsRequestsByRouteAndStatus) {
-  auto& counter = core::MetricsRegistry::Global().GetCounter(
+  auto& counter = metrics_.GetCounter(
       "chopar_http_requests_total", "", {{"route", "/v1/users/{id}"}, {"status", "401"}});
   const double before = counter.Value();
   Call("GET", "/v1/users/3");
   Call("GET", "/v1/users/4");
   EXPECT_EQ(counter.Value(), before + 2);
-  EXPECT_NE(core::MetricsRegistry::Global().Render().find(
+  EXPECT_NE(metrics_.Render().find(
                 "chopar_http_request_duration_seconds_bucket{route=\"/v1/users/{id}\""),
             std::string::npos);
 }

@@ -70,7 +70,8 @@ struct Server::Impl {
   Impl(Settings s, Dependencies d)
       : settings(std::move(s)),
         deps(d),
-        dispatcher(router, AuthKeys{settings.api_key, settings.inbox_secret}),
+        metrics(d.metrics),
+        dispatcher(router, AuthKeys{settings.api_key, settings.inbox_secret}, metrics),
         io(std::max(1, settings.io_threads)) {}
 
   asio::awaitable<void> AcceptLoop();
@@ -78,6 +79,7 @@ struct Server::Impl {
   Settings settings;
   Dependencies deps;
   Router router;
+  HttpMetrics metrics;
   Dispatcher dispatcher;
   StreamHub streams;
   SessionRegistry sessions;

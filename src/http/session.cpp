@@ -12,7 +12,7 @@
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http.hpp>
 
-#include "core/metrics.hpp"
+#include "core/text.hpp"
 #include "http/blocking_call.hpp"
 
 // GCC 12 mishandles temporaries with destructors inside co_await
@@ -38,26 +38,6 @@ constexpr int kStreamBatch = 100;
 const std::string kHeartbeat = ": ping\n\n";
 
 auto Redirect(error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
-
-core::Gauge& ConnectionsGauge() {
-  static core::Gauge& gauge = core::MetricsRegistry::Global().GetGauge(
-      "chopar_http_connections", "Open HTTP connections, streams included");
-  return gauge;
-}
-
-core::Gauge& StreamsGauge() {
-  static core::Gauge& gauge = core::MetricsRegistry::Global().GetGauge(
-      "chopar_http_streams", "Open Server-Sent Events streams");
-  return gauge;
-}
-
-std::string LowerCase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 std::string Event(std::string_view name, const std::string& data,
                   std::optional<std::int64_t> id = std::nullopt) {
@@ -139,16 +119,16 @@ Session::Session(const ServerContext& context, asio::ip::tcp::socket socket)
       stream_(std::move(socket)),
       executor_(stream_.get_executor()),
       wake_timer_(executor_) {
-  ConnectionsGauge().Add(1);
+  context_.dispatcher.metrics().connections().Add(1);
 }
 
 Session::~Session() {
   if (stream_user_) {
     context_.streams.Remove(*stream_user_, this);
-    StreamsGauge().Add(-1);
+    context_.dispatcher.metrics().streams().Add(-1);
   }
   context_.sessions.Remove(this);
-  ConnectionsGauge().Add(-1);
+  context_.dispatcher.metrics().connections().Add(-1);
 }
 
 void Session::Start() {
@@ -301,7 +281,7 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
     request.raw_query = std::string(target.substr(question + 1));
   for (const auto& field : message) {
     auto [it, inserted] =
-        request.headers.emplace(LowerCase({field.name_string().data(), field.name_string().size()}),
+        request.headers.emplace(core::AsciiLower(std::string_view(field.name_string().data(), field.name_string().size())),
                                 std::string(field.value().data(), field.value().size()));
     if (!inserted) {
       it->second += ", ";
@@ -329,7 +309,7 @@ asio::awaitable<bool> Session::Write(const Response& response, unsigned version,
 }
 
 asio::awaitable<void> Session::RefuseAndClose(const ErrorInfo& error, unsigned version) {
-  RecordHttpMetrics(Dispatcher::kUnmatchedRoute, error.status, 0);
+  context_.dispatcher.metrics().Record(Dispatcher::kUnmatchedRoute, error.status, 0);
   const Response response = error.ToResponse();
   const bool written = co_await Write(response, version, /*keep_alive=*/false);
   if (!written) co_return;
@@ -387,7 +367,7 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   last_count_ = start.unread_count;
   woken_ = woken_ || start.catch_up;
   context_.streams.Add(user_id, shared_from_this());
-  StreamsGauge().Add(1);
+  context_.dispatcher.metrics().streams().Add(1);
   asio::co_spawn(
       executor_, [self = shared_from_this()] { return self->WatchForClose(); }, asio::detached);
 
@@ -438,7 +418,7 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   }
 
   context_.streams.Remove(user_id, this);
-  StreamsGauge().Add(-1);
+  context_.dispatcher.metrics().streams().Add(-1);
   stream_user_.reset();
   if (healthy && !peer_closed_ && chunked_) {
     const auto last_chunk = bhttp::make_chunk_last();

@@ -26,10 +26,11 @@ struct Healthz {
 };
 
 struct Metrics {
+  core::MetricsRegistry& registry;
   Response operator()(const Request&) const {
     Response response;
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    response.body = core::MetricsRegistry::Global().Render();
+    response.body = registry.Render();
     return response;
   }
 };
@@ -38,7 +39,7 @@ struct Metrics {
 
 void RegisterSystemRoutes(Router& router, const Dependencies& deps) {
   router.Add("GET", "/healthz", Auth::kNone, Healthz{deps.pool});
-  router.Add("GET", "/metrics", Auth::kNone, Metrics{});
+  router.Add("GET", "/metrics", Auth::kNone, Metrics{deps.metrics});
 }
 
 }  // namespace chopar::http

@@ -25,7 +25,7 @@ class HubTest : public testing::PgTest {
     PgTest::SetUp();
     if (IsSkipped()) return;
     users_ = std::make_unique<UserService>(*pool_, UserService::Options{});
-    notify_ = std::make_unique<NotifyService>(*pool_, clock_);
+    notify_ = std::make_unique<NotifyService>(*pool_, clock_, metrics_);
     inbox_ = std::make_unique<InboxService>(*pool_);
   }
 
@@ -45,13 +45,18 @@ class HubTest : public testing::PgTest {
     return r;
   }
 
+  double CreatedTotal() {
+    return metrics_.GetCounter("chopar_notifications_created_total", "").Value();
+  }
+
   core::SystemClock clock_;
+  core::MetricsRegistry metrics_;
   std::unique_ptr<UserService> users_;
   std::unique_ptr<NotifyService> notify_;
   std::unique_ptr<InboxService> inbox_;
 };
 
-// SEEDS §000 canon 1: preference + address + default, no SMS.
+// Canon test 1 of the hub's source document: preference + address + default, no SMS.
 TEST_F(HubTest, ChannelChoiceForTheFourUsersOfTheSourceDocument) {
   PutUser(1, {{"email", "aziz@example.uz"},
               {"phone", "+998901111111"},
@@ -73,7 +78,7 @@ TEST_F(HubTest, ChannelChoiceForTheFourUsersOfTheSourceDocument) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 4);  // in-app for everyone
 }
 
-// SEEDS §000 canon 2: the cron finds the 18:00 task at 17:05 and 17:10.
+// Canon test 2 of the hub's source document: the cron finds the 18:00 task at 17:05 and 17:10.
 TEST_F(HubTest, RepeatedDedupKeyCreatesNothing) {
   PutUser(1, {{"email", "aziz@example.uz"}});
   const auto first = notify_->Notify(Request(1, "vazifa:1:muddat:2026-10-28"));
@@ -144,7 +149,29 @@ TEST_F(HubTest, NotifyInSeesWhatItsTransactionDeferred) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications WHERE user_id = 5"), 1);
 }
 
-// SEEDS §000 canon 7: unread count, keyset list, mark read.
+// Regression: the created counter was incremented inside NotifyIn, before the
+// caller's transaction committed, so a rolled-back firing was still counted.
+TEST_F(HubTest, CreatedCounterCountsCommittedNotificationsOnly) {
+  PutUser(6, {{"email", "e@example.uz"}});
+  {
+    auto tx = pool_->Begin("test_rolled_back");
+    const auto results = NotifyService::NotifyIn(tx, {Request(6), Request(6)}, clock_.Now());
+    ASSERT_TRUE(std::get<NotifyResult>(results[0]).created);
+  }  // rolled back
+  EXPECT_EQ(CreatedTotal(), 0);
+
+  auto tx = pool_->Begin("test_committed");
+  const auto results = NotifyService::NotifyIn(tx, {Request(6), Request(6, "same"), Request(6, "same")}, clock_.Now());
+  tx.Commit();
+  NotifyMetrics(metrics_).CountCommitted(results);
+  EXPECT_EQ(CreatedTotal(), 2) << "the repeated dedup key created nothing";
+
+  notify_->Notify(Request(6));
+  notify_->Notify(Request(6, "same"));  // exists: not created
+  EXPECT_EQ(CreatedTotal(), 3);
+}
+
+// Canon test 7 of the hub's source document: unread count, keyset list, mark read.
 TEST_F(HubTest, InboxCountsListsAndMarksRead) {
   PutUser(1, {{"email", "aziz@example.uz"}});
   PutUser(2, {{"email", "dilnoza@example.uz"}});

@@ -38,12 +38,6 @@ std::map<std::int64_t, Recipient> LoadRecipients(Session& session,
   return recipients;
 }
 
-core::Counter& CreatedCounter() {
-  static core::Counter& counter = core::MetricsRegistry::Global().GetCounter(
-      "chopar_notifications_created_total", "Notifications created (in-app rows)");
-  return counter;
-}
-
 // The insert_notifications parameters: one array per column.
 struct InsertColumns {
   std::vector<std::int64_t> idx, user_id;
@@ -103,7 +97,6 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
 
     // (user, dedup key) → id, for duplicates of an earlier row of this batch.
     std::map<std::pair<std::int64_t, std::string>, std::int64_t> batch_ids;
-    int created = 0;
     for (int row = 0; row < inserted.Rows(); ++row) {
       const auto idx = static_cast<std::size_t>(inserted.Int(row, "idx"));
       const NotificationRequest& r = requests[idx];
@@ -112,7 +105,6 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
       if (result.created) {
         result.id = inserted.Int(row, "id");
         result.channels = chosen[idx];
-        ++created;
         if (r.dedup_key) batch_ids[{r.user_id, *r.dedup_key}] = result.id;
       } else if (auto existing = inserted.OptInt(row, "id")) {
         result.id = *existing;
@@ -125,7 +117,6 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
       }
       results[idx] = result;
     }
-    CreatedCounter().Inc(created);
   }
 
   std::vector<BatchItemResult> out;
@@ -135,6 +126,18 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
 }
 
 }  // namespace
+
+NotifyMetrics::NotifyMetrics(core::MetricsRegistry& registry)
+    : created_(registry.GetCounter("chopar_notifications_created_total",
+                                   "Notifications created (in-app rows)")) {}
+
+void NotifyMetrics::CountCommitted(const std::vector<BatchItemResult>& results) {
+  int created = 0;
+  for (const auto& result : results) {
+    if (const auto* done = std::get_if<NotifyResult>(&result); done != nullptr && done->created) ++created;
+  }
+  if (created > 0) created_.Inc(created);
+}
 
 std::vector<BatchItemResult> NotifyService::NotifyIn(
     db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now) {
@@ -153,8 +156,13 @@ std::vector<BatchItemResult> NotifyService::NotifyBatch(
   // atomic on its own, and the read before it is read-only. In READ
   // COMMITTED a BEGIN/COMMIT around them would guarantee nothing more and
   // cost two round trips (a third of a single notification's).
-  auto conn = pool_.Acquire();
-  return NotifyOn(*conn, requests, clock_.Now());
+  std::vector<BatchItemResult> results;
+  {
+    auto conn = pool_.Acquire();
+    results = NotifyOn(*conn, requests, clock_.Now());
+  }
+  metrics_.CountCommitted(results);  // one statement in autocommit: committed
+  return results;
 }
 
 }  // namespace chopar::hub

@@ -9,6 +9,7 @@
 
 #include "core/channel_kind.hpp"
 #include "core/clock.hpp"
+#include "core/metrics.hpp"
 #include "core/request_error.hpp"
 #include "db/pool.hpp"
 
@@ -42,12 +43,27 @@ struct NotifyResult {
 // One item of a batch: created (or found by its dedup key), or refused.
 using BatchItemResult = std::variant<NotifyResult, core::RequestError>;
 
+// chopar_notifications_created_total in a registry, resolved once. It
+// counts committed notifications only: whoever commits counts.
+class NotifyMetrics {
+ public:
+  explicit NotifyMetrics(core::MetricsRegistry& registry);
+  // Counts the results that created a notification; call after the commit
+  // that made them durable. Thread-safe.
+  void CountCommitted(const std::vector<BatchItemResult>& results);
+
+ private:
+  core::Counter& created_;
+};
+
 // Creates notifications: the in-app row, one delivery per chosen channel and
 // one NOTIFY to wake workers and inbox streams, all in one statement.
-// Thread-safe (each call borrows its own connection).
+// Thread-safe (each call borrows its own connection). The pool, clock and
+// registry must outlive the service.
 class NotifyService {
  public:
-  NotifyService(db::Pool& pool, const core::Clock& clock) : pool_(pool), clock_(clock) {}
+  NotifyService(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics)
+      : pool_(pool), clock_(clock), metrics_(metrics) {}
 
   // One notification. Throws core::RequestError kUserNotFound for an unknown user.
   NotifyResult Notify(const NotificationRequest& request);
@@ -59,7 +75,8 @@ class NotifyService {
 
   // The same inside a transaction the caller owns (the scheduler and the
   // relay create notifications atomically with their own bookkeeping). The
-  // caller commits; the NOTIFY is sent at that commit.
+  // caller commits; the NOTIFY is sent at that commit, and the caller counts
+  // what it committed (NotifyMetrics::CountCommitted).
   // Statements the caller deferred on `tx` run first.
   static std::vector<BatchItemResult> NotifyIn(db::Transaction& tx,
                                                const std::vector<NotificationRequest>& requests,
@@ -68,6 +85,7 @@ class NotifyService {
  private:
   db::Pool& pool_;
   const core::Clock& clock_;
+  NotifyMetrics metrics_;
 };
 
 }  // namespace chopar::hub

@@ -31,7 +31,7 @@ class SchedulePgTest : public testing::PgTest {
       service_->RecomputeForUser(tx, user_id);
     };
     users_ = std::make_unique<hub::UserService>(*pool_, std::move(options));
-    scheduler_ = std::make_unique<Scheduler>(*pool_, clock_, SchedulerSettings{});
+    scheduler_ = std::make_unique<Scheduler>(*pool_, clock_, metrics_, SchedulerSettings{});
   }
 
   void AddUser(std::int64_t id, const std::string& zone) {
@@ -83,6 +83,7 @@ class SchedulePgTest : public testing::PgTest {
   std::int64_t Notifications() { return db_->Count("SELECT count(*) FROM chopar.notifications"); }
 
   core::SimulatedClock clock_{At("2026-10-20T10:00:00Z")};
+  core::MetricsRegistry metrics_;  // what this test's scheduler counted
   std::unique_ptr<ScheduleService> service_;
   std::unique_ptr<hub::UserService> users_;
   std::unique_ptr<Scheduler> scheduler_;

@@ -34,30 +34,6 @@ db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, const SchedulerSet
   return loop;
 }
 
-struct SchedulerMetrics {
-  core::Histogram& lag;
-  core::Gauge& due;
-  core::Counter& fired;
-  core::Counter& skipped;
-
-  static SchedulerMetrics& Global() {
-    static SchedulerMetrics metrics{
-        core::MetricsRegistry::Global().GetHistogram(
-            "chopar_schedule_lag_seconds", "Seconds from an occurrence's due instant to its firing",
-            {},
-            {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600,
-             86400}),
-        core::MetricsRegistry::Global().GetGauge("chopar_schedules_due",
-                                                 "Enabled schedules whose next_fire_at has passed"),
-        core::MetricsRegistry::Global().GetCounter(
-            "chopar_schedule_fired_total", "Schedule occurrences fired (notifications created)"),
-        core::MetricsRegistry::Global().GetCounter(
-            "chopar_schedule_skipped_total",
-            "Schedule occurrences skipped by their catch-up policy"),
-    };
-    return metrics;
-  }
-};
 
 // PostgreSQL's text form of a text[] of channel names: "{push,telegram}".
 std::vector<core::ChannelKind> ParseChannelArray(std::string_view text) {
@@ -109,15 +85,28 @@ struct FiringUpdates {
 
 }  // namespace
 
-Scheduler::Scheduler(db::Pool& pool, const core::Clock& clock, SchedulerSettings settings)
+SchedulerMetrics::SchedulerMetrics(core::MetricsRegistry& registry)
+    : lag(registry.GetHistogram(
+          "chopar_schedule_lag_seconds", "Seconds from an occurrence's due instant to its firing", {},
+          {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600,
+           86400})),
+      due(registry.GetGauge("chopar_schedules_due",
+                            "Enabled schedules whose next_fire_at has passed")),
+      fired(registry.GetCounter("chopar_schedule_fired_total",
+                                "Schedule occurrences fired (notifications created)")),
+      skipped(registry.GetCounter("chopar_schedule_skipped_total",
+                                  "Schedule occurrences skipped by their catch-up policy")),
+      notifications(registry) {}
+
+Scheduler::Scheduler(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics,
+                     SchedulerSettings settings)
     : pool_(pool),
       clock_(clock),
       settings_(settings),
+      metrics_(metrics),
       loop_(
           LoopSettings(pool, settings_), [this](const db::StepContext&) { return Step(); },
-          core::MetricsRegistry::Global()) {
-  SchedulerMetrics::Global();  // registers the metric families up front
-}
+          metrics) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
@@ -208,8 +197,8 @@ Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
           ArrayLiteral(updates.last_skipped_at), ArrayLiteral(updates.last_error), now_text);
   tx.Commit();
   stats.batches = 1;
+  metrics_.notifications.CountCommitted(notified);
 
-  auto& metrics = SchedulerMetrics::Global();
   for (std::size_t i = 0; i < notified.size(); ++i) {
     if (const auto* created = std::get_if<hub::NotifyResult>(&notified[i])) {
       if (!created->created) {
@@ -217,15 +206,15 @@ Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
         continue;
       }
       ++stats.fired;
-      metrics.lag.Observe(std::chrono::duration<double>(now - request_due[i]).count());
+      metrics_.lag.Observe(std::chrono::duration<double>(now - request_due[i]).count());
     } else {
       // The user row is share-locked by the claim, so it cannot vanish.
       spdlog::error("schedule firing refused: {}",
                     std::get<core::RequestError>(notified[i]).what());
     }
   }
-  metrics.fired.Inc(stats.fired);
-  metrics.skipped.Inc(stats.skipped);
+  metrics_.fired.Inc(stats.fired);
+  metrics_.skipped.Inc(stats.skipped);
   return result;
 }
 
@@ -237,7 +226,7 @@ DueState Scheduler::LookUpDue() {
     if (!row.IsNull(0, 0)) state.next_fire_at = core::ParsePgTimestamp(row.Text(0, 0));
     state.due = row.Int(0, 1);
   }
-  SchedulerMetrics::Global().due.Set(static_cast<double>(state.due));
+  metrics_.due.Set(static_cast<double>(state.due));
   return state;
 }
 
@@ -249,12 +238,12 @@ db::Next Scheduler::Step() { return db::Next::SleepUpTo(IdleWait(RunOnce())); }
 
 milliseconds Scheduler::IdleWait(const SchedulerRunStats& last) {
   const DueState due = LookUpDue();
-  if (!due.next_fire_at) return settings_.MaxSleep();
+  if (!due.next_fire_at) return settings_.max_sleep;
   const auto until = std::chrono::ceil<milliseconds>(*due.next_fire_at - clock_.Now());
-  if (until > milliseconds(0)) return std::min(until, settings_.MaxSleep());
+  if (until > milliseconds(0)) return std::min(until, settings_.max_sleep);
   // Still due: became due while we worked (go again), or held by other
   // schedulers or a user update (look again shortly, or on NOTIFY).
-  return last.claimed > 0 ? milliseconds(0) : settings_.BusyRetry();
+  return last.claimed > 0 ? milliseconds(0) : settings_.busy_retry;
 }
 
 }  // namespace chopar::schedule

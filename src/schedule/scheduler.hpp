@@ -7,6 +7,7 @@
 #include "core/clock.hpp"
 #include "db/background_loop.hpp"
 #include "db/pool.hpp"
+#include "schedule/scheduler_metrics.hpp"
 #include "schedule/settings.hpp"
 
 namespace chopar::schedule {
@@ -27,7 +28,7 @@ struct DueState {
   std::int64_t due = 0;
 };
 
-// Fires schedules (DESIGN §3 "Schedules"). Each batch is one transaction:
+// Fires schedules (docs/api.md "Schedules", "Firing"). Each batch is one transaction:
 // claim due schedules (next_fire_at <= now) with FOR UPDATE SKIP LOCKED,
 // decide per schedule which occurrences fire (catchup.hpp), create their
 // notifications through hub::NotifyService::NotifyIn with dedup_key
@@ -38,10 +39,12 @@ struct DueState {
 // and the dedup key), and a crash before COMMIT loses nothing (the schedule
 // is still due).
 //
-// Time comes from `clock`. The pool and clock must outlive the Scheduler.
+// Time comes from `clock`; metrics go to `metrics` (SchedulerMetrics). The
+// pool, clock and registry must outlive the Scheduler.
 class Scheduler {
  public:
-  Scheduler(db::Pool& pool, const core::Clock& clock, SchedulerSettings settings = {});
+  Scheduler(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics,
+            SchedulerSettings settings = {});
   // Stops if running and joins the threads.
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
@@ -62,7 +65,7 @@ class Scheduler {
 
   // Starts settings.concurrency loop threads (RunOnce, then sleep until the earliest
   // next_fire_at, woken early by NOTIFY db::kSchedulesChannel on one
-  // dedicated listening connection, at most settings.max_sleep_seconds) and
+  // dedicated listening connection, at most settings.max_sleep) and
   // the listener thread. Database failures are logged and retried with
   // backoff; they never end the loop (see db::BackgroundLoop, loop
   // "scheduler"). Call once.
@@ -83,14 +86,15 @@ class Scheduler {
   // The step of each loop thread: RunOnce(), then sleep for IdleWait().
   db::Next Step();
   // How long to sleep after a RunOnce() that did `last`: until the earliest
-  // next_fire_at, at most settings.max_sleep_seconds. When something is
+  // next_fire_at, at most settings.max_sleep. When something is
   // still due: zero (step again) if `last` claimed anything, else
-  // settings.busy_retry_seconds (it is held by other schedulers).
+  // settings.busy_retry (it is held by other schedulers).
   std::chrono::milliseconds IdleWait(const SchedulerRunStats& last);
 
   db::Pool& pool_;
   const core::Clock& clock_;
   const SchedulerSettings settings_;
+  SchedulerMetrics metrics_;
   // Declared last: built after, and destroyed before, everything its steps use.
   db::BackgroundLoop loop_;
 };

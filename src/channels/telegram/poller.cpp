@@ -14,6 +14,13 @@ namespace {
 constexpr std::chrono::milliseconds kFirstBackoff{1000};
 constexpr std::chrono::milliseconds kMaxBackoff{30000};
 
+db::BackgroundLoopSettings LoopSettings() {
+  db::BackgroundLoopSettings loop;
+  loop.name = "telegram poller";
+  loop.error_backoff = {kFirstBackoff, kMaxBackoff};
+  return loop;
+}
+
 std::string ValidBotId(const TelegramSettings& settings) {
   std::string id = TelegramBotId(settings.bot_token);
   if (id.empty())
@@ -23,11 +30,14 @@ std::string ValidBotId(const TelegramSettings& settings) {
 
 }  // namespace
 
-TelegramPoller::TelegramPoller(TelegramUpdates& updates, db::Pool& pool, net::HttpClient& http)
+TelegramPoller::TelegramPoller(TelegramUpdates& updates, db::Pool& pool, net::HttpClient& http,
+                               core::MetricsRegistry& metrics)
     : updates_(updates),
       pool_(pool),
       http_(http),
-      bot_id_(ValidBotId(updates.channel().settings())) {}
+      bot_id_(ValidBotId(updates.channel().settings())),
+      failure_backoff_(kFirstBackoff),
+      loop_(LoopSettings(), [this](const db::StepContext&) { return Step(); }, metrics) {}
 
 TelegramPoller::~TelegramPoller() { Stop(); }
 
@@ -87,55 +97,25 @@ TelegramPoller::RunResult TelegramPoller::RunOnce() {
   return result;
 }
 
-void TelegramPoller::Start() {
-  std::lock_guard lock(mutex_);
-  if (thread_.joinable()) return;
-  stopping_ = false;
-  thread_ = std::thread([this] { Loop(); });
-}
+void TelegramPoller::Start() { loop_.Start(); }
 
-void TelegramPoller::Stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
+void TelegramPoller::Stop() { loop_.StopAndJoin(); }
+
+db::Next TelegramPoller::Step() {
+  const RunResult result = RunOnce();
+  if (result.failed) {
+    spdlog::warn("telegram: {}", result.error);
+    const std::chrono::milliseconds wait =
+        result.retry_after ? std::chrono::milliseconds(*result.retry_after) : failure_backoff_;
+    failure_backoff_ = std::min(failure_backoff_ * 2, kMaxBackoff);
+    return db::Next::SleepUpTo(wait);
   }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
-bool TelegramPoller::Pause(std::chrono::milliseconds delay) {
-  std::unique_lock lock(mutex_);
-  return !wake_.wait_for(lock, delay, [this] { return stopping_; });
-}
-
-void TelegramPoller::Loop() {
-  std::chrono::milliseconds backoff = kFirstBackoff;
-  for (;;) {
-    {
-      std::lock_guard lock(mutex_);
-      if (stopping_) return;
-    }
-    std::optional<std::chrono::milliseconds> wait;
-    try {
-      const RunResult result = RunOnce();
-      if (result.failed) {
-        spdlog::warn("telegram: {}", result.error);
-        wait = result.retry_after ? std::chrono::milliseconds(*result.retry_after) : backoff;
-      } else if (result.received == 0 && updates_.channel().settings().long_poll.count() == 0) {
-        // Short polling (long_poll = 0): do not hammer the Bot API.
-        if (!Pause(kFirstBackoff)) return;
-      }
-    } catch (const std::exception& e) {
-      spdlog::error("telegram: polling failed: {}", e.what());
-      wait = backoff;
-    }
-    if (!wait) {
-      backoff = kFirstBackoff;
-      continue;
-    }
-    backoff = std::min(backoff * 2, kMaxBackoff);
-    if (!Pause(*wait)) return;
+  failure_backoff_ = kFirstBackoff;
+  // Short polling (long_poll = 0) finding nothing: do not hammer the Bot API.
+  if (result.received == 0 && updates_.channel().settings().long_poll.count() == 0) {
+    return db::Next::SleepUpTo(kFirstBackoff);
   }
+  return db::Next::Again();
 }
 
 }  // namespace chopar::channels::telegram

@@ -1,14 +1,13 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "channels/telegram/updates.hpp"
+#include "core/metrics.hpp"
+#include "db/background_loop.hpp"
 #include "db/pool.hpp"
 #include "net/http_client.hpp"
 
@@ -25,12 +24,16 @@ namespace chopar::channels::telegram {
 // bot (two processes) do not apply a batch twice: the transaction applies
 // only if the stored offset is still the one it polled with.
 //
-// One background thread between Start() and Stop(); RunOnce() is the loop's
-// body, for tests to step it. `updates`, `pool` and `http` must outlive it.
+// One db::BackgroundLoop thread ("telegram poller") between Start() and
+// Stop(); RunOnce() is its step, for tests to call directly. A failed
+// getUpdates waits Telegram's retry_after, or a backoff doubling from 1 s to
+// 30 s; a database error is retried by the loop with the same backoff.
+// `updates`, `pool`, `http` and `metrics` must outlive it.
 class TelegramPoller {
  public:
   // Throws std::invalid_argument when the bot token has no numeric bot id.
-  TelegramPoller(TelegramUpdates& updates, db::Pool& pool, net::HttpClient& http);
+  TelegramPoller(TelegramUpdates& updates, db::Pool& pool, net::HttpClient& http,
+                 core::MetricsRegistry& metrics);
   ~TelegramPoller();
   TelegramPoller(const TelegramPoller&) = delete;
   TelegramPoller& operator=(const TelegramPoller&) = delete;
@@ -56,19 +59,17 @@ class TelegramPoller {
   void Stop();
 
  private:
-  void Loop();
-  // Waits `delay` or until Stop(); false when stopping.
-  bool Pause(std::chrono::milliseconds delay);
+  // RunOnce(), then what the loop does next.
+  db::Next Step();
 
   TelegramUpdates& updates_;
   db::Pool& pool_;
   net::HttpClient& http_;
   const std::string bot_id_;
-
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread thread_;
+  // Pause after the next failed getUpdates; only the loop's thread uses it.
+  std::chrono::milliseconds failure_backoff_;
+  // Declared last: built after, and destroyed before, everything its step uses.
+  db::BackgroundLoop loop_;
 };
 
 }  // namespace chopar::channels::telegram

@@ -168,7 +168,7 @@ class TelegramConnectTest : public testing::PgTest {
     http_ = std::make_unique<net::HttpClient>();
     channel_ = std::make_unique<TelegramChannel>(Settings(), *http_, clock_);
     updates_ = std::make_unique<TelegramUpdates>(*channel_, *pool_, clock_);
-    poller_ = std::make_unique<TelegramPoller>(*updates_, *pool_, *http_);
+    poller_ = std::make_unique<TelegramPoller>(*updates_, *pool_, *http_, metrics_);
   }
 
   std::string NewToken(std::int64_t user_id) {
@@ -191,6 +191,7 @@ class TelegramConnectTest : public testing::PgTest {
 
   core::SimulatedClock clock_{*core::ParseRfc3339("2026-10-28T13:05:00Z")};
   FakeBotApi bot_;  // before the client, so connections close before it goes
+  core::MetricsRegistry metrics_;
   std::unique_ptr<net::HttpClient> http_;
   std::unique_ptr<TelegramChannel> channel_;
   std::unique_ptr<TelegramUpdates> updates_;
