@@ -196,13 +196,14 @@ void ApplyTable(const std::vector<Binding>& bindings, const toml::table& table,
   }
 }
 
-void ApplyFile(const std::vector<Binding>& bindings, const std::filesystem::path& path) {
+// `parse` returns the document's root table; `name` is the file shown in errors.
+template <typename Parse>
+void ApplyDocument(const std::vector<Binding>& bindings, const std::string& name, Parse parse) {
   toml::table root;
   try {
-    root = toml::parse_file(path.string());
+    root = parse();
   } catch (const toml::parse_error& e) {
-    Fail(path.string() + ":" + std::to_string(e.source().begin.line) + ": " +
-         std::string(e.description()));
+    Fail(name + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
   }
   ApplyTable(bindings, root, "");
 }
@@ -282,7 +283,20 @@ Config LoadConfig(const std::optional<std::filesystem::path>& path,
                   const Environment& environment) {
   Config config;
   const std::vector<Binding> bindings = Bindings(config);
-  if (path) ApplyFile(bindings, *path);
+  if (path) {
+    const std::string name = path->string();
+    ApplyDocument(bindings, name, [&] { return toml::parse_file(name); });
+  }
+  ApplyEnvironment(bindings, environment);
+  Validate(config);
+  return config;
+}
+
+Config LoadConfigText(std::string_view toml_text, const Environment& environment) {
+  Config config;
+  const std::vector<Binding> bindings = Bindings(config);
+  ApplyDocument(bindings, "<text>",
+                [&] { return toml::parse(toml_text, std::string_view("<text>")); });
   ApplyEnvironment(bindings, environment);
   Validate(config);
   return config;
