@@ -67,6 +67,7 @@ std::vector<Binding> Bindings(Config& c) {
       {"channels.push", "vapid_private_key", &c.push.webpush.vapid_private_key},
       {"channels.push", "subject", &c.push.webpush.subject},
       {"channels.push", "allow_http_endpoints", &c.push.webpush.allow_http_endpoints},
+      {"channels.push", "max_subscriptions_per_user", &c.push.webpush.max_subscriptions_per_user},
       {"channels.sms", "provider", &c.sms.provider},
       {"channels.sms", "base_url", &c.sms.eskiz.base_url},
       {"channels.sms", "email", &c.sms.eskiz.email},
@@ -247,6 +248,8 @@ void Validate(const Config& c) {
   RequirePositive(c.database.pool_size, "[database] pool_size");
   RequirePositive(c.server.http.io_threads, "[server] io_threads");
   RequirePositive(c.server.http.handler_threads, "[server] handler_threads");
+  RequirePositive(c.push.webpush.max_subscriptions_per_user,
+                  "[channels.push] max_subscriptions_per_user");
   RequirePositive(c.delivery.batch, "[delivery] batch");
   RequirePositive(c.delivery.lease, "[delivery] lease_seconds");
   RequirePositive(c.delivery.max_attempts, "[delivery] max_attempts");

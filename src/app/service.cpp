@@ -65,6 +65,7 @@ int RunService(const Config& config, Role role) {
   hub::NotifyService notify(pool, clock, metrics);
   hub::UserService users(
       pool, {.allow_http_push_endpoints = config.push.webpush.allow_http_endpoints,
+             .max_push_subscriptions = config.push.webpush.max_subscriptions_per_user,
              .timezone_changed = [&schedules](db::Transaction& tx, std::int64_t user_id) {
                schedules.RecomputeForUser(tx, user_id);
              }});

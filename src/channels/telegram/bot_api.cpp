@@ -79,8 +79,12 @@ net::HttpRequest TelegramBotApi::GetUpdates(std::int64_t offset,
                          {"allowed_updates", nlohmann::json::array({"message", "my_chat_member"})}};
   if (offset > 0) body["offset"] = offset;
   // The server holds the request for up to `long_poll`: leave room for the answer.
-  return Post("getUpdates", body,
-              std::chrono::duration_cast<std::chrono::milliseconds>(long_poll) + timeout_);
+  net::HttpRequest request =
+      Post("getUpdates", body,
+           std::chrono::duration_cast<std::chrono::milliseconds>(long_poll) + timeout_);
+  // 100 updates of up to 4096 characters each, with their metadata.
+  request.max_response_bytes = 8 << 20;
+  return request;
 }
 
 net::HttpRequest TelegramBotApi::Post(std::string_view method, const nlohmann::json& body,
