@@ -35,6 +35,11 @@ std::vector<Binding> Bindings(Config& c) {
       {"server", "public_url", &c.server.public_url},
       {"server", "io_threads", &c.server.http.io_threads},
       {"server", "handler_threads", &c.server.http.handler_threads},
+      {"server", "max_connections", &c.server.http.max_connections},
+      {"server", "max_streams", &c.server.http.max_streams},
+      {"server", "max_streams_per_user", &c.server.http.max_streams_per_user},
+      {"server", "idle_timeout_seconds", &c.server.http.idle_timeout},
+      {"server", "write_timeout_seconds", &c.server.http.write_timeout},
       {"delivery", "batch", &c.delivery.batch},
       {"delivery", "lease_seconds", &c.delivery.lease},
       {"delivery", "max_attempts", &c.delivery.max_attempts},
@@ -248,6 +253,11 @@ void Validate(const Config& c) {
   RequirePositive(c.database.pool_size, "[database] pool_size");
   RequirePositive(c.server.http.io_threads, "[server] io_threads");
   RequirePositive(c.server.http.handler_threads, "[server] handler_threads");
+  RequirePositive(c.server.http.max_connections, "[server] max_connections");
+  RequirePositive(c.server.http.max_streams, "[server] max_streams");
+  RequirePositive(c.server.http.max_streams_per_user, "[server] max_streams_per_user");
+  RequirePositive(c.server.http.idle_timeout, "[server] idle_timeout_seconds");
+  RequirePositive(c.server.http.write_timeout, "[server] write_timeout_seconds");
   RequirePositive(c.push.webpush.max_subscriptions_per_user,
                   "[channels.push] max_subscriptions_per_user");
   RequirePositive(c.delivery.batch, "[delivery] batch");

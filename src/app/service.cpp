@@ -6,6 +6,7 @@
 
 #include "app/channel_providers.hpp"
 #include "app/database_setup.hpp"
+#include "app/open_files.hpp"
 #include "app/secrets.hpp"
 #include "app/shutdown_signal.hpp"
 #include "channels/telegram/poller.hpp"
@@ -45,6 +46,8 @@ std::string SecretOrStored(const std::string& configured, const Config& config, 
 }  // namespace
 
 int RunService(const Config& config, Role role) {
+  // Before anything holds a descriptor: clients, pool and providers share them.
+  (void)RaiseOpenFileLimit();
   DatabaseSetup database(config);
   database.MigrateNow();
   db::Pool pool(database.conninfo(), config.database.pool_size);
