@@ -7,6 +7,7 @@
 #include "app/channel_providers.hpp"
 #include "app/database_setup.hpp"
 #include "app/open_files.hpp"
+#include "app/queue_depth_refresher.hpp"
 #include "app/secrets.hpp"
 #include "app/shutdown_signal.hpp"
 #include "channels/telegram/poller.hpp"
@@ -59,7 +60,8 @@ int RunService(const Config& config, Role role) {
       SecretOrStored(config.sms.callback_secret, config, "sms_callback_secret", false);
   ChannelProviders providers(config, pool, clock, sms_callback_secret);
   delivery::Worker worker(pool, providers.set(), clock, metrics, config.delivery);
-  delivery::RegisterQueueDepthCollector(metrics, database.conninfo());
+  QueueDepthRefresher queue_depth(database.conninfo(), metrics);
+  queue_depth.Start();
 
   // Load the time zone database once, before threads race to do it.
   (void)schedule::FindTimeZone("UTC");
