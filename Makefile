@@ -48,6 +48,14 @@ fuzz: deps
 bench: build
 	@bash bench/run.sh
 
+# slowhttptest's slowloris and slow read against chopar while a normal client
+# asks /healthz (docs/RELIABILITY.md, "Slow clients"); SLOW_SECONDS per
+# phase, SLOW_CONNECTIONS slow connections.
+SLOW_SECONDS ?= 60
+SLOW_CONNECTIONS ?= 1000
+slowhttp: build
+	@bash scripts/with-test-pg bash bench/slow_clients.sh $(BUILD_DIR)/chopar $(SLOW_SECONDS) $(SLOW_CONNECTIONS)
+
 format:
 	@find src tests bench -name '*.[ch]pp' | xargs clang-format -i
 
