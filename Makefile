@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean bench fuzz slowhttp
+.PHONY: all deps configure build run test unit sanitize format clean bench fuzz slowhttp screenshots
 
 all: build
 
@@ -44,6 +44,11 @@ fuzz: deps
 	  -DCHOPAR_FUZZ=ON -DCHOPAR_SANITIZE='address;undefined' -DCHOPAR_BUILD_TESTS=OFF -DCHOPAR_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target fuzz_targets
 	@bash fuzz/run-all $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS) $(FUZZ_JOBS)
+
+# The PNGs of the bell and the console in README.md, taken by the browser
+# tests (tests/browser) into docs/screenshots.
+screenshots: build
+	@CHOPAR_TEST_SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots bash scripts/with-test-pg ctest --test-dir $(BUILD_DIR) --output-on-failure -R '^browser_'
 
 bench: build
 	@bash bench/run.sh

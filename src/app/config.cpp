@@ -11,9 +11,13 @@
 
 #include "app/closest_name.hpp"
 #include "app/config_value.hpp"
+#include "app/report_config.hpp"
 
 namespace chopar::app {
 namespace {
+
+// The array of tables of report jobs, read apart from the sections.
+constexpr std::string_view kReportsKey = "reports";
 
 struct Binding {
   std::string section;  // "limits.hourly" for nested tables
@@ -145,6 +149,9 @@ std::string HeaderName(const std::string& path, const toml::node& node) {
     last_parts.push_back(b.section.substr(b.section.rfind('.') + 1));
     headers.push_back("[" + b.section + "]");
   }
+  sections.push_back(std::string(kReportsKey));
+  last_parts.push_back(std::string(kReportsKey));
+  headers.push_back("[[" + std::string(kReportsKey) + "]]");
   std::optional<std::size_t> closest = ClosestName(name, sections);
   if (!closest) closest = ClosestName(name, last_parts);
   Fail("unknown section [" + name + "]" + Suggestion(closest, headers));
@@ -202,14 +209,21 @@ void ApplyTable(const std::vector<Binding>& bindings, const toml::table& table,
   }
 }
 
-// `parse` returns the document's root table; `name` is the file shown in errors.
+// `parse` returns the document's root table; `name` is the file shown in
+// errors. Its [[reports]] jobs go to `reports`; every other table to
+// `bindings`.
 template <typename Parse>
-void ApplyDocument(const std::vector<Binding>& bindings, const std::string& name, Parse parse) {
+void ApplyDocument(const std::vector<Binding>& bindings, const std::string& name, Parse parse,
+                   std::vector<reports::ReportJobSettings>& reports) {
   toml::table root;
   try {
     root = parse();
   } catch (const toml::parse_error& e) {
     Fail(name + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+  }
+  if (const toml::node* jobs = root.get(kReportsKey)) {
+    reports = ReadReportJobs(*jobs);
+    root.erase(kReportsKey);
   }
   ApplyTable(bindings, root, "");
 }
@@ -277,6 +291,11 @@ void Validate(const Config& c) {
       Fail("[limits.hourly] " + std::string(core::ChannelName(kind)) + " must be >= 0");
     }
   }
+  try {
+    (void)reports::CompileReportJobs(c.reports);
+  } catch (const reports::JobConfigError& e) {
+    Fail("[[reports]] " + std::string(e.what()));
+  }
 }
 
 }  // namespace
@@ -298,7 +317,7 @@ Config LoadConfig(const std::optional<std::filesystem::path>& path,
   const std::vector<Binding> bindings = Bindings(config);
   if (path) {
     const std::string name = path->string();
-    ApplyDocument(bindings, name, [&] { return toml::parse_file(name); });
+    ApplyDocument(bindings, name, [&] { return toml::parse_file(name); }, config.reports);
   }
   ApplyEnvironment(bindings, environment);
   Validate(config);
@@ -308,8 +327,9 @@ Config LoadConfig(const std::optional<std::filesystem::path>& path,
 Config LoadConfigText(std::string_view toml_text, const Environment& environment) {
   Config config;
   const std::vector<Binding> bindings = Bindings(config);
-  ApplyDocument(bindings, "<text>",
-                [&] { return toml::parse(toml_text, std::string_view("<text>")); });
+  ApplyDocument(
+      bindings, "<text>", [&] { return toml::parse(toml_text, std::string_view("<text>")); },
+      config.reports);
   ApplyEnvironment(bindings, environment);
   Validate(config);
   return config;

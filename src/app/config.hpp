@@ -5,12 +5,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "channels/sms/eskiz_settings.hpp"
 #include "channels/telegram/settings.hpp"
 #include "channels/webpush/settings.hpp"
 #include "delivery/settings.hpp"
 #include "http/settings.hpp"
+#include "reports/job.hpp"
 #include "schedule/settings.hpp"
 
 namespace chopar::app {
@@ -68,6 +70,10 @@ struct Config {
     std::string callback_secret;    // path secret of delivery reports; empty: generated in data_dir
     channels::sms::EskizSettings eskiz;  // base_url, email, password, from
   } sms;
+
+  // [[reports]]: periodic reports and anomaly alerts, one table per job
+  // (file only; no environment variables). Checked by LoadConfig.
+  std::vector<reports::ReportJobSettings> reports;
 };
 
 // Environment variables by name.
