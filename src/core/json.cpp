@@ -41,7 +41,8 @@ nlohmann::json ParseJson(std::string_view text, std::size_t max_depth) {
   if (NestsDeeperThan(text, max_depth)) throw TooDeep(max_depth);
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error, and out_of_range for a number beyond a double (1e400).
     throw InvalidJson(std::string("malformed JSON: ") + e.what());
   }
 }

@@ -38,6 +38,20 @@ TEST(JsonTest, BracketsInsideStringsDoNotCount) {
   EXPECT_EQ(ParseJson(text)["t"], "\\");
 }
 
+// The parser reports a number beyond a double as out_of_range, not as a
+// parse error: it must be invalid_json all the same (found by fuzzing).
+TEST(JsonTest, ANumberBeyondADoubleIsInvalidJson) {
+  for (const char* text : {R"({"user_id": 1e400})", R"([-11e4009])"}) {
+    try {
+      (void)ParseJson(text);
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const RequestError& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidJson) << text;
+    }
+    EXPECT_TRUE(ParseJsonOrDiscarded(text).is_discarded()) << text;
+  }
+}
+
 TEST(JsonTest, MalformedJsonIsInvalidJsonWithTheParsersReason) {
   try {
     (void)ParseJson("{\"a\": ");

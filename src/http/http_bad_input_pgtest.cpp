@@ -71,6 +71,8 @@ std::vector<BadInput> Cases() {
       // Malformed JSON and wrong shapes.
       {"malformed json", "POST", "/v1/notifications", "{\"user_id\": 1,", 400, "invalid_json"},
       {"empty body", "POST", "/v1/notifications", "", 400, "invalid_json"},
+      {"number beyond a double", "POST", "/v1/notifications",
+       "{\"user_id\": 1e400, \"type\": \"task.due\", \"title\": \"t\"}", 400, "invalid_json"},
       {"json array body", "POST", "/v1/notifications", "[]", 400, "invalid_json"},
       {"json string body", "POST", "/v1/notifications", "\"hi\"", 400, "invalid_json"},
       {"invalid utf-8", "POST", "/v1/notifications",
