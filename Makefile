@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox screenshots
+.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox fuzz slowhttp screenshots
 
 all: build
 
@@ -33,6 +33,18 @@ unit: build
 sanitize:
 	@$(MAKE) test BUILD_DIR=build-asan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Debug -DCHOPAR_SANITIZE='address;undefined' -DCHOPAR_BUILD_BENCH=OFF"
 
+# Every libFuzzer target under ASan + UBSan with full coverage (clang), for
+# FUZZ_SECONDS each, FUZZ_JOBS at a time; new coverage is merged into
+# fuzz/corpus/ (docs/RELIABILITY.md, "Fuzzing").
+FUZZ_BUILD_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS ?= $(JOBS)
+fuzz: deps
+	@cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCHOPAR_FUZZ=ON -DCHOPAR_SANITIZE='address;undefined' -DCHOPAR_BUILD_TESTS=OFF -DCHOPAR_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target fuzz_targets
+	@bash fuzz/run-all $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS) $(FUZZ_JOBS)
+
 # The PNGs of the bell and the console in README.md, taken by the browser
 # tests (tests/browser) into docs/screenshots.
 screenshots: build
@@ -46,8 +58,16 @@ bench: build
 bench-outbox: build
 	@bash bench/outbox.sh
 
+# slowhttptest's slowloris and slow read against chopar while a normal client
+# asks /healthz (docs/RELIABILITY.md, "Slow clients"); SLOW_SECONDS per
+# phase, SLOW_CONNECTIONS slow connections.
+SLOW_SECONDS ?= 60
+SLOW_CONNECTIONS ?= 1000
+slowhttp: build
+	@bash scripts/with-test-pg bash bench/slow_clients.sh $(BUILD_DIR)/chopar $(SLOW_SECONDS) $(SLOW_CONNECTIONS)
+
 format:
 	@find src tests bench -name '*.[ch]pp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR) build-asan
+	rm -rf $(BUILD_DIR) build-asan $(FUZZ_BUILD_DIR)

@@ -43,6 +43,11 @@ std::vector<Binding> Bindings(Config& c) {
       {"server", "public_url", &c.server.public_url},
       {"server", "io_threads", &c.server.http.io_threads},
       {"server", "handler_threads", &c.server.http.handler_threads},
+      {"server", "max_connections", &c.server.http.max_connections},
+      {"server", "max_streams", &c.server.http.max_streams},
+      {"server", "max_streams_per_user", &c.server.http.max_streams_per_user},
+      {"server", "idle_timeout_seconds", &c.server.http.idle_timeout},
+      {"server", "write_timeout_seconds", &c.server.http.write_timeout},
       {"delivery", "batch", &c.delivery.batch},
       {"delivery", "lease_seconds", &c.delivery.lease},
       {"delivery", "max_attempts", &c.delivery.max_attempts},
@@ -75,6 +80,7 @@ std::vector<Binding> Bindings(Config& c) {
       {"channels.push", "vapid_private_key", &c.push.webpush.vapid_private_key},
       {"channels.push", "subject", &c.push.webpush.subject},
       {"channels.push", "allow_http_endpoints", &c.push.webpush.allow_http_endpoints},
+      {"channels.push", "max_subscriptions_per_user", &c.push.webpush.max_subscriptions_per_user},
       {"channels.sms", "provider", &c.sms.provider},
       {"channels.sms", "base_url", &c.sms.eskiz.base_url},
       {"channels.sms", "email", &c.sms.eskiz.email},
@@ -299,16 +305,18 @@ void ApplyTable(const std::vector<Binding>& bindings, const std::vector<TableLis
   }
 }
 
-// The file's [[reports]] jobs go to `reports`; every other table to
+// `parse` returns the document's root table; `name` is the file shown in
+// errors. Its [[reports]] jobs go to `reports`; every other table to
 // `bindings` and `lists`.
-void ApplyFile(const std::vector<Binding>& bindings, const std::vector<TableList>& lists,
-               const std::filesystem::path& path, std::vector<reports::ReportJobSettings>& reports) {
+template <typename Parse>
+void ApplyDocument(const std::vector<Binding>& bindings, const std::vector<TableList>& lists,
+                   const std::string& name, Parse parse,
+                   std::vector<reports::ReportJobSettings>& reports) {
   toml::table root;
   try {
-    root = toml::parse_file(path.string());
+    root = parse();
   } catch (const toml::parse_error& e) {
-    Fail(path.string() + ":" + std::to_string(e.source().begin.line) + ": " +
-         std::string(e.description()));
+    Fail(name + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
   }
   if (const toml::node* jobs = root.get(kReportsKey)) {
     reports = ReadReportJobs(*jobs);
@@ -356,6 +364,13 @@ void Validate(const Config& c) {
   RequirePositive(c.database.pool_size, "[database] pool_size");
   RequirePositive(c.server.http.io_threads, "[server] io_threads");
   RequirePositive(c.server.http.handler_threads, "[server] handler_threads");
+  RequirePositive(c.server.http.max_connections, "[server] max_connections");
+  RequirePositive(c.server.http.max_streams, "[server] max_streams");
+  RequirePositive(c.server.http.max_streams_per_user, "[server] max_streams_per_user");
+  RequirePositive(c.server.http.idle_timeout, "[server] idle_timeout_seconds");
+  RequirePositive(c.server.http.write_timeout, "[server] write_timeout_seconds");
+  RequirePositive(c.push.webpush.max_subscriptions_per_user,
+                  "[channels.push] max_subscriptions_per_user");
   RequirePositive(c.delivery.batch, "[delivery] batch");
   RequirePositive(c.delivery.lease, "[delivery] lease_seconds");
   RequirePositive(c.delivery.max_attempts, "[delivery] max_attempts");
@@ -435,7 +450,23 @@ Config LoadConfig(const std::optional<std::filesystem::path>& path,
                   const Environment& environment) {
   Config config;
   const std::vector<Binding> bindings = Bindings(config);
-  if (path) ApplyFile(bindings, TableLists(config), *path, config.reports);
+  if (path) {
+    const std::string name = path->string();
+    ApplyDocument(bindings, TableLists(config), name, [&] { return toml::parse_file(name); },
+                  config.reports);
+  }
+  ApplyEnvironment(bindings, environment);
+  Validate(config);
+  CompleteTargets(config);
+  return config;
+}
+
+Config LoadConfigText(std::string_view toml_text, const Environment& environment) {
+  Config config;
+  const std::vector<Binding> bindings = Bindings(config);
+  ApplyDocument(
+      bindings, TableLists(config), "<text>",
+      [&] { return toml::parse(toml_text, std::string_view("<text>")); }, config.reports);
   ApplyEnvironment(bindings, environment);
   Validate(config);
   CompleteTargets(config);

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "channels/sms/eskiz_settings.hpp"
@@ -97,6 +98,10 @@ Environment ProcessEnvironment();
 // and ignored). The message of an unknown name suggests the closest known one
 // when there is one near enough.
 Config LoadConfig(const std::optional<std::filesystem::path>& path, const Environment& environment);
+
+// The same for the text of a TOML document instead of a file (errors name
+// it "<text>").
+Config LoadConfigText(std::string_view toml_text, const Environment& environment);
 
 // LoadConfig(path, ProcessEnvironment()).
 Config LoadConfig(const std::optional<std::filesystem::path>& path);

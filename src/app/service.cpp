@@ -6,6 +6,8 @@
 
 #include "app/channel_providers.hpp"
 #include "app/database_setup.hpp"
+#include "app/open_files.hpp"
+#include "app/queue_depth_refresher.hpp"
 #include "app/relays.hpp"
 #include "app/secrets.hpp"
 #include "app/shutdown_signal.hpp"
@@ -58,6 +60,8 @@ std::string SecretOrStored(const std::string& configured, const Config& config, 
 }  // namespace
 
 int RunService(const Config& config, Role role) {
+  // Before anything holds a descriptor: clients, pool and providers share them.
+  (void)RaiseOpenFileLimit();
   DatabaseSetup database(config);
   database.MigrateNow();
   if (!config.events.emit.empty()) {
@@ -79,7 +83,8 @@ int RunService(const Config& config, Role role) {
       SecretOrStored(config.server.http.inbox_secret, config, "inbox_secret", false);
   ChannelProviders providers(config, pool, clock, sms_callback_secret, inbox_secret);
   delivery::Worker worker(pool, providers.set(), clock, metrics, config.delivery);
-  delivery::RegisterQueueDepthCollector(metrics, database.conninfo());
+  QueueDepthRefresher queue_depth(database.conninfo(), metrics);
+  queue_depth.Start();
 
   // Load the time zone database once, before threads race to do it.
   (void)schedule::FindTimeZone("UTC");
@@ -89,6 +94,7 @@ int RunService(const Config& config, Role role) {
   hub::NotifyService notify(pool, clock, metrics, &template_store);
   hub::UserService users(
       pool, {.allow_http_push_endpoints = config.push.webpush.allow_http_endpoints,
+             .max_push_subscriptions = config.push.webpush.max_subscriptions_per_user,
              .timezone_changed = [&schedules](db::Transaction& tx, std::int64_t user_id) {
                schedules.RecomputeForUser(tx, user_id);
              }});

@@ -62,9 +62,13 @@ Result Connection::Check(PGresult* raw_result) {
     return result;
   }
   const char* state = raw_result ? PQresultErrorField(raw_result, PG_DIAG_SQLSTATE) : nullptr;
-  const std::string message = raw_result && *PQresultErrorMessage(raw_result)
-                                  ? std::string(PQresultErrorMessage(raw_result))
-                                  : ErrorMessage(conn_.get());
+  // The primary message only: PostgreSQL's DETAIL quotes the row's values
+  // ("Failing row contains (…)", "Key (email)=(…)") — addresses and message
+  // bodies that must not reach logs or clients.
+  const char* primary =
+      raw_result ? PQresultErrorField(raw_result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+  const std::string message =
+      primary != nullptr && *primary ? std::string(primary) : ErrorMessage(conn_.get());
   if (state == nullptr && PQstatus(conn_.get()) != CONNECTION_OK) {
     throw ConnectionError("", "connection to PostgreSQL lost: " + message);
   }

@@ -33,10 +33,4 @@ core::Gauge& QueueDepthGauge(core::MetricsRegistry& registry);
 // Reads the queue depth from the database into `gauge`. Throws db::DbError.
 void RefreshQueueDepth(db::Pool& pool, core::Gauge& gauge);
 
-// Refreshes the queue-depth gauge of `registry` before every rendering of
-// it, on its own one-connection pool to `conninfo` that lives as long as the
-// registry's collectors (so no caller-owned pool can dangle). A failed read
-// logs and keeps the last value.
-void RegisterQueueDepthCollector(core::MetricsRegistry& registry, const std::string& conninfo);
-
 }  // namespace chopar::delivery

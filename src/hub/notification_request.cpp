@@ -26,6 +26,7 @@ NotificationRequest ParseNotificationRequest(const nlohmann::json& body) {
   }
   if (const auto it = body.find("data"); it != body.end() && !it->is_null()) {
     if (!it->is_object()) throw core::InvalidField("data", "data must be a JSON object");
+    RequireNoNul(*it, "data");
     r.data = *it;
   }
   r.dedup_key = OptionalString(body, "dedup_key", 1, 255);

@@ -10,6 +10,7 @@ void ValidatePreferences(const nlohmann::json& preferences, const std::string& f
   const std::string field =
       field_prefix.empty() ? "preferences" : field_prefix.substr(0, field_prefix.size() - 1);
   if (!preferences.is_object()) throw core::InvalidField(field, field + " must be an object");
+  RequireNoNul(preferences, field.c_str());
   for (const char* group : {"categories", "types"}) {
     const auto it = preferences.find(group);
     if (it == preferences.end() || it->is_null()) continue;

@@ -73,10 +73,21 @@ void UserService::DeleteTelegram(std::int64_t user_id) {
 
 UserService::Subscription UserService::AddPushSubscription(std::int64_t user_id,
                                                            const PushSubscription& subscription) {
-  auto conn = pool_.Acquire();
-  if (conn->Exec(queries::kUserExists, user_id).Empty()) throw core::UserNotFound(user_id);
-  const auto row = conn->Exec(queries::kUpsertPushSubscription, user_id, subscription.endpoint,
-                              subscription.p256dh, subscription.auth);
+  auto tx = pool_.Begin("add_push_subscription");
+  // The user's row is locked so that two requests at once cannot both take
+  // the last place.
+  if (tx.Exec(queries::kLockUserTimezone, user_id).Empty()) throw core::UserNotFound(user_id);
+  const auto others =
+      tx.Exec(queries::kCountOtherPushSubscriptions, user_id, subscription.endpoint);
+  if (others.Int(0, 0) >= options_.max_push_subscriptions) {
+    throw core::RequestError(core::ErrorCode::kConflict,
+                             "user " + std::to_string(user_id) + " already has " +
+                                 std::to_string(options_.max_push_subscriptions) +
+                                 " push subscriptions, the most allowed; delete one first");
+  }
+  const auto row = tx.Exec(queries::kUpsertPushSubscription, user_id, subscription.endpoint,
+                           subscription.p256dh, subscription.auth);
+  tx.Commit();
   return {row.Int(0, "id"), row.Bool(0, "created")};
 }
 

@@ -21,6 +21,9 @@ class UserService {
     // Whether push endpoints may be http:// (tests against a local push
     // service): what callers pass to ParsePushSubscription.
     bool allow_http_push_endpoints = false;
+    // Push subscriptions one user may have; one more is 409 conflict (the
+    // same endpoint again is never refused).
+    int max_push_subscriptions = 10;
     // Called inside PutUser's transaction after a user's time zone changed
     // (not on creation), so whatever follows the zone (schedules) moves
     // atomically with it. May throw to abort the update.

@@ -61,6 +61,15 @@ EmailChannel::EmailChannel(EmailSettings settings, const core::Clock& clock)
   }
   curl_url_ = url;
   starttls_ = starttls.value_or(settings_.username.empty() ? StartTls::kOpportunistic : StartTls::kRequired);
+  // Opportunistic STARTTLS logs in anyway when the server (or a man in the
+  // middle stripping its STARTTLS offer) offers none: the password would go
+  // in clear text without anyone being told.
+  if (starttls_ == StartTls::kOpportunistic && !settings_.username.empty() &&
+      url.starts_with("smtp://")) {
+    throw std::invalid_argument(
+        "channels.email: starttls = opportunistic with a username would send the password in clear "
+        "text to a server that offers no STARTTLS; use required (or off, knowingly)");
+  }
 }
 
 std::vector<Outcome> EmailChannel::Send(std::span<const Message> messages) {

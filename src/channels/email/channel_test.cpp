@@ -342,11 +342,30 @@ TEST_F(EmailChannelTest, CredentialsImplyRequiredStartTlsUnlessSaidOtherwise) {
   EXPECT_EQ(EmailChannel(settings, clock_).starttls(), StartTls::kRequired);
   settings.starttls = StartTls::kOff;
   EXPECT_EQ(EmailChannel(settings, clock_).starttls(), StartTls::kOff);
-  settings.smtp_url += "?starttls=opportunistic";
-  EXPECT_EQ(EmailChannel(settings, clock_).starttls(), StartTls::kOpportunistic);
   settings.smtp_url = server_.url() + "?tls=yes";
   EXPECT_THROW(EmailChannel(settings, clock_), std::invalid_argument);
   settings.smtp_url = "http://127.0.0.1:25";
+  EXPECT_THROW(EmailChannel(settings, clock_), std::invalid_argument);
+}
+
+// Opportunistic STARTTLS logs in in clear text when no STARTTLS is offered
+// (or a man in the middle strips the offer): with credentials it is refused
+// at start rather than left to leak the password silently.
+TEST_F(EmailChannelTest, OpportunisticStartTlsWithCredentialsIsRefusedAtStart) {
+  EmailSettings settings = Settings();
+  settings.starttls = StartTls::kOpportunistic;
+  EXPECT_EQ(EmailChannel(settings, clock_).starttls(), StartTls::kOpportunistic)
+      << "no credentials";
+  settings.username = "mailer";
+  settings.password = "s3cret";
+  try {
+    EmailChannel channel(settings, clock_);
+    ADD_FAILURE() << "opportunistic STARTTLS with a password was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("clear text"), std::string::npos) << e.what();
+  }
+  settings.starttls.reset();
+  settings.smtp_url += "?starttls=opportunistic";
   EXPECT_THROW(EmailChannel(settings, clock_), std::invalid_argument);
 }
 
