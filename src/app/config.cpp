@@ -28,6 +28,8 @@ std::vector<Binding> Bindings(Config& c) {
       {"database", "url", &c.database.url},
       {"database", "pool_size", &c.database.pool_size},
       {"database", "pg_bin_dir", &c.database.pg_bin_dir},
+      {"database", "connect_timeout_seconds", &c.database.session.connect_timeout},
+      {"database", "statement_timeout_seconds", &c.database.session.statement_timeout},
       {"server", "listen", ListenAddress{&c.server.http}},
       {"server", "api_key", &c.server.http.api_key},
       {"server", "inbox_secret", &c.server.http.inbox_secret},
@@ -244,6 +246,7 @@ void RequirePositive(const T& value, const char* what) {
 
 void Validate(const Config& c) {
   RequirePositive(c.database.pool_size, "[database] pool_size");
+  RequirePositive(c.database.session.connect_timeout, "[database] connect_timeout_seconds");
   RequirePositive(c.server.http.io_threads, "[server] io_threads");
   RequirePositive(c.server.http.handler_threads, "[server] handler_threads");
   RequirePositive(c.delivery.batch, "[delivery] batch");

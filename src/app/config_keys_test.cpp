@@ -46,6 +46,10 @@ const std::vector<KeyCase>& EveryKey() {
             [](const Config& c) { EXPECT_EQ(c.database.pool_size, 4); }),
       Text("database", "pg_bin_dir", "/opt/pg/bin",
            [](const Config& c) { return c.database.pg_bin_dir; }),
+      Other("database", "connect_timeout_seconds", "3",
+            [](const Config& c) { EXPECT_EQ(c.database.session.connect_timeout, seconds(3)); }),
+      Other("database", "statement_timeout_seconds", "0",
+            [](const Config& c) { EXPECT_EQ(c.database.session.statement_timeout, seconds(0)); }),
       {"server", "listen", "[::1]:9090", true,
        [](const Config& c) {
          EXPECT_EQ(c.server.http.host, "::1");
