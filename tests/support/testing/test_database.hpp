@@ -15,7 +15,11 @@ namespace chopar::testing {
 // skip with a message when the variable is missing, so pure tests still run.
 class TestDatabase {
  public:
-  TestDatabase();
+  enum class Contents {
+    kMigrated,  // a clone of the migrated template
+    kEmpty,     // a new database with nothing in it (for migration tests)
+  };
+  explicit TestDatabase(Contents contents = Contents::kMigrated);
   ~TestDatabase();
   TestDatabase(const TestDatabase&) = delete;
   TestDatabase& operator=(const TestDatabase&) = delete;
