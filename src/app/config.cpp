@@ -64,11 +64,13 @@ std::vector<Binding> Bindings(Config& c) {
       {"channels.telegram", "webhook_secret", &c.telegram.bot.webhook_secret},
       {"channels.telegram", "updates", &c.telegram.updates},
       {"channels.telegram", "max_per_second", &c.telegram.bot.max_per_second},
+      {"channels.telegram", "timeout_seconds", &c.telegram.bot.timeout},
       {"channels.push", "provider", &c.push.provider},
       {"channels.push", "vapid_public_key", &c.push.webpush.vapid_public_key},
       {"channels.push", "vapid_private_key", &c.push.webpush.vapid_private_key},
       {"channels.push", "subject", &c.push.webpush.subject},
       {"channels.push", "allow_http_endpoints", &c.push.webpush.allow_http_endpoints},
+      {"channels.push", "timeout_seconds", &c.push.webpush.timeout},
       {"channels.sms", "provider", &c.sms.provider},
       {"channels.sms", "base_url", &c.sms.eskiz.base_url},
       {"channels.sms", "email", &c.sms.eskiz.email},
@@ -257,6 +259,8 @@ void Validate(const Config& c) {
   RequirePositive(c.scheduler.concurrency, "[scheduler] concurrency");
   RequirePositive(c.scheduler.max_sleep, "[scheduler] max_sleep_seconds");
   RequirePositive(c.telegram.bot.max_per_second, "[channels.telegram] max_per_second");
+  RequirePositive(c.telegram.bot.timeout, "[channels.telegram] timeout_seconds");
+  RequirePositive(c.push.webpush.timeout, "[channels.push] timeout_seconds");
   if (c.telegram.updates != "webhook" && c.telegram.updates != "polling" &&
       c.telegram.updates != "off") {
     Fail("[channels.telegram] updates must be webhook, polling or off");
