@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean bench chaos
+.PHONY: all deps configure build run test unit sanitize format clean bench screenshots chaos
 
 all: build
 
@@ -43,6 +43,11 @@ unit: build
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize:
 	@$(MAKE) test BUILD_DIR=build-asan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Debug -DCHOPAR_SANITIZE='address;undefined' -DCHOPAR_BUILD_BENCH=OFF"
+
+# The PNGs of the bell and the console in README.md, taken by the browser
+# tests (tests/browser) into docs/screenshots.
+screenshots: build
+	@CHOPAR_TEST_SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots bash scripts/with-test-pg ctest --test-dir $(BUILD_DIR) --output-on-failure -R '^browser_'
 
 bench: build
 	@bash bench/run.sh

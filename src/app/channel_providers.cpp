@@ -33,7 +33,7 @@ std::optional<channels::email::StartTls> StartTlsFrom(const std::string& text) {
 
 ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const core::Clock& clock,
                                    const std::string& sms_callback_secret)
-    : sink_(pool) {
+    : sink_(pool, config.server.public_url) {
   if (Wants(config.email.provider, "smtp", !config.email.smtp_url.empty(), "channels.email")) {
     channels::email::EmailSettings settings;
     settings.smtp_url = config.email.smtp_url;

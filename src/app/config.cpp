@@ -11,9 +11,13 @@
 
 #include "app/closest_name.hpp"
 #include "app/config_value.hpp"
+#include "app/report_config.hpp"
 
 namespace chopar::app {
 namespace {
+
+// The array of tables of report jobs, read apart from the sections.
+constexpr std::string_view kReportsKey = "reports";
 
 struct Binding {
   std::string section;  // "limits.hourly" for nested tables
@@ -143,6 +147,9 @@ std::string HeaderName(const std::string& path, const toml::node& node) {
     last_parts.push_back(b.section.substr(b.section.rfind('.') + 1));
     headers.push_back("[" + b.section + "]");
   }
+  sections.push_back(std::string(kReportsKey));
+  last_parts.push_back(std::string(kReportsKey));
+  headers.push_back("[[" + std::string(kReportsKey) + "]]");
   std::optional<std::size_t> closest = ClosestName(name, sections);
   if (!closest) closest = ClosestName(name, last_parts);
   Fail("unknown section [" + name + "]" + Suggestion(closest, headers));
@@ -200,13 +207,19 @@ void ApplyTable(const std::vector<Binding>& bindings, const toml::table& table,
   }
 }
 
-void ApplyFile(const std::vector<Binding>& bindings, const std::filesystem::path& path) {
+// The file's [[reports]] jobs go to `reports`; every other table to `bindings`.
+void ApplyFile(const std::vector<Binding>& bindings, const std::filesystem::path& path,
+               std::vector<reports::ReportJobSettings>& reports) {
   toml::table root;
   try {
     root = toml::parse_file(path.string());
   } catch (const toml::parse_error& e) {
     Fail(path.string() + ":" + std::to_string(e.source().begin.line) + ": " +
          std::string(e.description()));
+  }
+  if (const toml::node* jobs = root.get(kReportsKey)) {
+    reports = ReadReportJobs(*jobs);
+    root.erase(kReportsKey);
   }
   ApplyTable(bindings, root, "");
 }
@@ -270,6 +283,11 @@ void Validate(const Config& c) {
       Fail("[limits.hourly] " + std::string(core::ChannelName(kind)) + " must be >= 0");
     }
   }
+  try {
+    (void)reports::CompileReportJobs(c.reports);
+  } catch (const reports::JobConfigError& e) {
+    Fail("[[reports]] " + std::string(e.what()));
+  }
 }
 
 }  // namespace
@@ -289,7 +307,7 @@ Config LoadConfig(const std::optional<std::filesystem::path>& path,
                   const Environment& environment) {
   Config config;
   const std::vector<Binding> bindings = Bindings(config);
-  if (path) ApplyFile(bindings, *path);
+  if (path) ApplyFile(bindings, *path, config.reports);
   ApplyEnvironment(bindings, environment);
   Validate(config);
   return config;

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "channels/sms/eskiz_settings.hpp"
 #include "channels/telegram/settings.hpp"
@@ -11,6 +12,7 @@
 #include "db/session_settings.hpp"
 #include "delivery/settings.hpp"
 #include "http/settings.hpp"
+#include "reports/job.hpp"
 #include "schedule/settings.hpp"
 
 namespace chopar::app {
@@ -69,6 +71,10 @@ struct Config {
     std::string callback_secret;    // path secret of delivery reports; empty: generated in data_dir
     channels::sms::EskizSettings eskiz;  // base_url, email, password, from
   } sms;
+
+  // [[reports]]: periodic reports and anomaly alerts, one table per job
+  // (file only; no environment variables). Checked by LoadConfig.
+  std::vector<reports::ReportJobSettings> reports;
 };
 
 // Environment variables by name.

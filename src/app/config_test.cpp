@@ -25,18 +25,18 @@ TEST_F(ConfigTest, NothingConfiguredGivesTheDocumentedDefaults) {
   EXPECT_EQ(c.server.data_dir, "./var");
   EXPECT_EQ(c.server.public_url, "http://127.0.0.1:8080");
   EXPECT_EQ(c.delivery.batch, 500);
-  EXPECT_EQ(c.delivery.Lease(), seconds(60));
+  EXPECT_EQ(c.delivery.lease, seconds(60));
   EXPECT_EQ(c.delivery.max_attempts, 8);
-  EXPECT_EQ(c.delivery.Backoff().initial, seconds(1));
-  EXPECT_EQ(c.delivery.Backoff().cap, seconds(3600));
+  EXPECT_EQ(c.delivery.backoff.initial, seconds(1));
+  EXPECT_EQ(c.delivery.backoff.cap, seconds(3600));
   EXPECT_EQ(c.delivery.concurrency, 2);
-  EXPECT_EQ(c.delivery.PollInterval(), seconds(1));
-  EXPECT_EQ(c.delivery.DrainDeadline(), seconds(10));
+  EXPECT_EQ(c.delivery.poll_interval, seconds(1));
+  EXPECT_EQ(c.delivery.drain_deadline, seconds(10));
   EXPECT_EQ(c.delivery.hourly_limits, core::PerChannel<int>(20, 30, 30, 3));
   EXPECT_EQ(c.scheduler.batch, 500);
   EXPECT_EQ(c.scheduler.concurrency, 2);
-  EXPECT_EQ(c.scheduler.MaxSleep(), seconds(60));
-  EXPECT_EQ(c.scheduler.BusyRetry(), milliseconds(500));
+  EXPECT_EQ(c.scheduler.max_sleep, seconds(60));
+  EXPECT_EQ(c.scheduler.busy_retry, milliseconds(500));
   EXPECT_EQ(c.email.provider, "");
   EXPECT_EQ(c.email.smtp_url, "");
   EXPECT_EQ(c.email.from, "chopar <noreply@example.com>");
@@ -61,13 +61,13 @@ TEST_F(ConfigTest, TheExampleFileLoadsAndHoldsTheDefaults) {
   const Config defaults = LoadConfig(std::nullopt, {});
   EXPECT_EQ(example.server.http.host, defaults.server.http.host);
   EXPECT_EQ(example.server.http.port, defaults.server.http.port);
-  EXPECT_EQ(example.delivery.Lease(), defaults.delivery.Lease());
-  EXPECT_EQ(example.delivery.Backoff().initial, defaults.delivery.Backoff().initial);
-  EXPECT_EQ(example.delivery.Backoff().cap, defaults.delivery.Backoff().cap);
-  EXPECT_EQ(example.delivery.PollInterval(), defaults.delivery.PollInterval());
-  EXPECT_EQ(example.delivery.DrainDeadline(), defaults.delivery.DrainDeadline());
+  EXPECT_EQ(example.delivery.lease, defaults.delivery.lease);
+  EXPECT_EQ(example.delivery.backoff.initial, defaults.delivery.backoff.initial);
+  EXPECT_EQ(example.delivery.backoff.cap, defaults.delivery.backoff.cap);
+  EXPECT_EQ(example.delivery.poll_interval, defaults.delivery.poll_interval);
+  EXPECT_EQ(example.delivery.drain_deadline, defaults.delivery.drain_deadline);
   EXPECT_EQ(example.delivery.hourly_limits, defaults.delivery.hourly_limits);
-  EXPECT_EQ(example.scheduler.MaxSleep(), defaults.scheduler.MaxSleep());
+  EXPECT_EQ(example.scheduler.max_sleep, defaults.scheduler.max_sleep);
   EXPECT_EQ(example.telegram.bot.max_per_second, defaults.telegram.bot.max_per_second);
   EXPECT_EQ(example.push.webpush.subject, defaults.push.webpush.subject);
 }
@@ -81,7 +81,7 @@ limits = { hourly = { sms = 9 } }
   EXPECT_EQ(c.server.http.host, "0.0.0.0");
   EXPECT_EQ(c.server.http.port, 9000);
   EXPECT_EQ(c.delivery.batch, 7);
-  EXPECT_EQ(c.delivery.HourlyLimit(ChannelKind::kSms), 9);
+  EXPECT_EQ(c.delivery.hourly_limits[ChannelKind::kSms], 9);
 }
 
 TEST_F(ConfigTest, TheEnvironmentWinsOverTheFile) {
@@ -97,7 +97,7 @@ listen = "127.0.0.1:1111"
                          {"CHOPAR_CHANNELS_PUSH_ALLOW_HTTP_ENDPOINTS", "false"}});
   EXPECT_EQ(c.delivery.batch, 200);
   EXPECT_EQ(c.server.http.port, 2222);
-  EXPECT_EQ(c.delivery.PollInterval(), seconds(3))
+  EXPECT_EQ(c.delivery.poll_interval, seconds(3))
       << "what the environment does not set stays the file's";
   EXPECT_FALSE(c.push.webpush.allow_http_endpoints);
 }
@@ -106,10 +106,10 @@ TEST_F(ConfigTest, SecondsBecomeDurationsRoundedToTheMillisecond) {
   const Config c = Load(
       "[delivery]\nbackoff_initial_seconds = 0.0004\nbackoff_max_seconds = 4.35\n"
       "poll_seconds = 0\n");
-  EXPECT_EQ(c.delivery.Backoff().initial, milliseconds(0));
-  EXPECT_EQ(c.delivery.Backoff().cap, milliseconds(4350)) << "4.35 * 1000 is 4349.999…";
-  EXPECT_EQ(c.delivery.PollInterval(), milliseconds(0));
-  EXPECT_EQ(Load("[delivery]\nbackoff_max_seconds = 1_000_000_000\n").delivery.Backoff().cap,
+  EXPECT_EQ(c.delivery.backoff.initial, milliseconds(0));
+  EXPECT_EQ(c.delivery.backoff.cap, milliseconds(4350)) << "4.35 * 1000 is 4349.999…";
+  EXPECT_EQ(c.delivery.poll_interval, milliseconds(0));
+  EXPECT_EQ(Load("[delivery]\nbackoff_max_seconds = 1_000_000_000\n").delivery.backoff.cap,
             seconds(1'000'000'000))
       << "the largest duration accepted";
 }

@@ -44,7 +44,7 @@ TEST_F(ConfigTest, AnUnknownSectionNamesTheClosestSection) {
             "config: unknown section [limits.daily] (did you mean [limits.hourly]?)");
   EXPECT_EQ(FileRefusal("[channels.whatsapp]\nprovider = \"sink\""),
             "config: unknown section [channels.whatsapp]");
-  EXPECT_EQ(FileRefusal("[[reports]]\nname = \"weekly\""), "config: unknown section [reports]");
+  EXPECT_EQ(FileRefusal("[[jobs]]\nname = \"weekly\""), "config: unknown section [jobs]");
 }
 
 TEST_F(ConfigTest, AKnownSectionMustBeATable) {

@@ -14,13 +14,19 @@
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
+#include "http/console_routes.hpp"
+#include "http/report_routes.hpp"
 #include "http/schedule_routes.hpp"
 #include "http/server.hpp"
 #include "http/sms_routes.hpp"
 #include "http/telegram_routes.hpp"
+#include "http/web_routes.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
+#include "reports/job_source.hpp"
+#include "reports/report_status.hpp"
+#include "reports/runner.hpp"
 #include "schedule/schedule_service.hpp"
 #include "schedule/scheduler.hpp"
 #include "schedule/time_zone.hpp"
@@ -69,6 +75,11 @@ int RunService(const Config& config, Role role) {
                schedules.RecomputeForUser(tx, user_id);
              }});
   hub::InboxService inbox(pool);
+  // [[reports]]: the jobs were checked when the configuration was loaded.
+  const std::vector<reports::ReportJob> report_jobs = reports::CompileReportJobs(config.reports);
+  reports::JobSource report_source(pool, providers.http());
+  reports::Runner report_runner(pool, report_jobs, report_source, clock, metrics);
+  reports::ReportStatus report_status(pool, report_jobs, clock);
   std::unique_ptr<http::Server> server;
 
   // The Telegram connect flow: webhook routes, or a long-polling loop.
@@ -95,6 +106,9 @@ int RunService(const Config& config, Role role) {
     http::RegisterScheduleRoutes(server->router(), schedules);
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
+    http::RegisterReportRoutes(server->router(), report_status);
+    http::RegisterConsoleRoutes(server->router(), pool, users, config.push.webpush.vapid_public_key);
+    http::RegisterWebRoutes(server->router());
     server->Start();
     std::cout << "  listening: http://" << settings.host << ":" << server->port() << "\n";
   }
@@ -104,11 +118,13 @@ int RunService(const Config& config, Role role) {
 
   if (runs_workers) worker.Start();
   if (runs_scheduler) scheduler.Start();
+  if (runs_scheduler) report_runner.Start();
   if (telegram_poller) telegram_poller->Start();
   const int signal = WaitForShutdownSignal();
   spdlog::info("signal {} received: draining", signal);
   if (server) server->Stop();
   if (telegram_poller) telegram_poller->Stop();
+  if (runs_scheduler) report_runner.Stop();
   if (runs_scheduler) scheduler.Stop();
   if (runs_workers) worker.Stop();
   spdlog::info("stopped");

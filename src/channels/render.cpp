@@ -61,6 +61,18 @@ std::string HtmlEscape(std::string_view text) {
   return out;
 }
 
+std::string HtmlEscapeLines(std::string_view text) {
+  std::string out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find('\n', start);
+    out += HtmlEscape(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) return out;
+    out += "<br>\n";
+    start = end + 1;
+  }
+}
+
 std::string RenderTelegramHtml(const Message& message, std::string_view public_url) {
   std::string text = "<b>" + HtmlEscape(message.title) + "</b>";
   if (!message.body.empty()) text += "\n" + HtmlEscape(message.body);
@@ -103,7 +115,7 @@ EmailContent RenderEmail(const Message& message, std::string_view public_url) {
   content.text += "-- \n" + std::string(words.unsubscribe) + "\n" + content.unsubscribe_url + "\n";
 
   content.html = "<!doctype html><html><body style=\"font-family:sans-serif\">\n<h2>" + HtmlEscape(message.title) + "</h2>\n";
-  if (!message.body.empty()) content.html += "<p>" + HtmlEscape(message.body) + "</p>\n";
+  if (!message.body.empty()) content.html += "<p>" + HtmlEscapeLines(message.body) + "</p>\n";
   if (link) content.html += "<p><a href=\"" + HtmlEscape(*link) + "\">" + std::string(words.open) + "</a></p>\n";
   content.html += "<hr><p style=\"color:#666;font-size:12px\">" + HtmlEscape(words.unsubscribe) + " <a href=\"" +
                   HtmlEscape(content.unsubscribe_url) + "\">" + std::string(words.preferences) + "</a></p>\n</body></html>\n";

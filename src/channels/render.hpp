@@ -29,6 +29,9 @@ std::string PreferencesUrl(const Message& message, std::string_view public_url);
 
 // Escapes &, <, > and " for HTML text and attribute values.
 std::string HtmlEscape(std::string_view text);
+// HtmlEscape, with each line break kept as "<br>" (a multi-line body such
+// as a report stays one fact a line in an email).
+std::string HtmlEscapeLines(std::string_view text);
 
 // Telegram sendMessage text for parse_mode HTML: bold title, body, link.
 std::string RenderTelegramHtml(const Message& message, std::string_view public_url);

@@ -1,6 +1,7 @@
 #include "channels/sink_channel.hpp"
 
 #include "channels/queries.hpp"
+#include "channels/render.hpp"
 
 namespace chopar::channels {
 namespace {
@@ -13,38 +14,66 @@ std::optional<std::string> AddressOf(const Message& m) {
   return std::nullopt;
 }
 
-// The sink_insert parameters: one array per column, a row per message.
-db::Params SinkRows(std::span<const Message> messages) {
-  std::vector<std::int64_t> delivery_ids, user_ids;
-  std::vector<std::string_view> channels;
-  std::vector<std::optional<std::string>> addresses;
-  std::vector<std::string> subjects, bodies;
-  for (const Message& m : messages) {
-    delivery_ids.push_back(m.delivery_id);
-    channels.push_back(core::ChannelName(m.channel));
-    user_ids.push_back(m.user_id);
-    addresses.push_back(AddressOf(m));
-    subjects.push_back(m.title);
-    bodies.push_back(m.body);
+// What the user would have received on the message's channel.
+struct Rendered {
+  std::string title;
+  std::string body;
+  std::optional<std::string> html;
+};
+
+Rendered Render(const Message& m, std::string_view public_url) {
+  switch (m.channel) {
+    case core::ChannelKind::kEmail: {
+      auto email = RenderEmail(m, public_url);
+      return {std::move(email.subject), std::move(email.text), std::move(email.html)};
+    }
+    case core::ChannelKind::kTelegram:
+      return {m.title, RenderTelegramHtml(m, public_url), std::nullopt};
+    case core::ChannelKind::kPush: {
+      const auto payload = RenderPushPayload(m, public_url);
+      return {payload.value("title", m.title), payload.value("body", m.body), std::nullopt};
+    }
+    case core::ChannelKind::kSms:
+      return {m.title, RenderSmsText(m, public_url), std::nullopt};
   }
-  using db::ArrayLiteral;
-  return db::Params(ArrayLiteral(delivery_ids), ArrayLiteral(channels), ArrayLiteral(user_ids),
-                    ArrayLiteral(addresses), ArrayLiteral(subjects), ArrayLiteral(bodies));
+  return {m.title, m.body, std::nullopt};
 }
 
 }  // namespace
 
+// The sink_insert parameters: one array per column, a row per message.
+db::Params SinkChannel::Rows(std::span<const Message> messages) const {
+  std::vector<std::int64_t> delivery_ids, user_ids;
+  std::vector<std::string_view> channels;
+  std::vector<std::optional<std::string>> addresses, htmls;
+  std::vector<std::string> subjects, bodies;
+  for (const Message& m : messages) {
+    Rendered rendered = Render(m, public_url_);
+    delivery_ids.push_back(m.delivery_id);
+    channels.push_back(core::ChannelName(m.channel));
+    user_ids.push_back(m.user_id);
+    addresses.push_back(AddressOf(m));
+    subjects.push_back(std::move(rendered.title));
+    bodies.push_back(std::move(rendered.body));
+    htmls.push_back(std::move(rendered.html));
+  }
+  using db::ArrayLiteral;
+  return db::Params(ArrayLiteral(delivery_ids), ArrayLiteral(channels), ArrayLiteral(user_ids),
+                    ArrayLiteral(addresses), ArrayLiteral(subjects), ArrayLiteral(bodies),
+                    ArrayLiteral(htmls));
+}
+
 std::vector<Outcome> SinkChannel::Send(std::span<const Message> messages) {
   if (messages.empty()) return {};
   auto conn = pool_.Acquire();
-  conn->Exec(queries::kSinkInsert, SinkRows(messages));
+  conn->Exec(queries::kSinkInsert, Rows(messages));
   return std::vector<Outcome>(messages.size(), Outcome::Sent());
 }
 
 void SinkChannel::SendInClaim(db::Transaction& claim, std::span<const Message> messages) {
   if (messages.empty()) return;
   // Deferred: it goes to the server with the claim's next statement.
-  claim.Defer(queries::kSinkInsert, SinkRows(messages));
+  claim.Defer(queries::kSinkInsert, Rows(messages));
 }
 
 }  // namespace chopar::channels

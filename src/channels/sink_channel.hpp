@@ -8,12 +8,15 @@ namespace chopar::channels {
 // The channel used when a provider has no credentials: it records each
 // message in chopar.sink_messages (one insert per batch: inside the worker's
 // claim, or on its own pooled connection when called through Send) and
-// reports it sent. The admin console shows the table;
-// tests count its rows to prove each delivery was sent exactly once.
-// Thread-safe.
+// reports it sent. Each row is the message as that channel's provider would
+// have carried it (render.hpp, links absolute against `public_url`): an
+// email's subject, text and HTML; the Telegram HTML text; the push title and
+// body; the SMS text. The admin console shows the table; tests count its
+// rows to prove each delivery was sent exactly once. Thread-safe.
 class SinkChannel final : public Channel {
  public:
-  explicit SinkChannel(db::Pool& pool) : pool_(pool) {}
+  explicit SinkChannel(db::Pool& pool, std::string public_url = {})
+      : pool_(pool), public_url_(std::move(public_url)) {}
   std::vector<Outcome> Send(std::span<const Message> messages) override;
   [[nodiscard]] std::string_view ProviderName() const override { return "sink"; }
   // The worker records sink messages inside its claim (see Channel).
@@ -21,7 +24,10 @@ class SinkChannel final : public Channel {
   void SendInClaim(db::Transaction& claim, std::span<const Message> messages) override;
 
  private:
+  [[nodiscard]] db::Params Rows(std::span<const Message> messages) const;
+
   db::Pool& pool_;
+  std::string public_url_;
 };
 
 }  // namespace chopar::channels

@@ -8,7 +8,8 @@ namespace chopar::db {
 // with each name, and tests check that they agree.
 
 // Wakes delivery workers: deliveries were queued. Payload: empty.
-// Sent by src/hub/queries/insert_notifications.sql.
+// Sent by src/hub/queries/insert_notifications.sql and
+// src/console/queries/requeue_delivery.sql.
 inline constexpr const char* kDeliveriesChannel = "chopar_deliveries";
 
 // Wakes the inbox streams of some users: notifications were created or

@@ -200,7 +200,7 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
   const auto applied = tx.ExecAndCommit(
       queries::kApplyClaim,
       db::Params(db::ArrayLiteral(ids), db::ArrayLiteral(actions), db::ArrayLiteral(until),
-                 db::ArrayLiteral(reasons), SqlTime(now), SqlTime(now + settings.Lease())));
+                 db::ArrayLiteral(reasons), SqlTime(now), SqlTime(now + settings.lease)));
 
   std::unordered_map<std::int64_t, int> sending;  // id → row of `applied`
   for (int i = 0; i < applied.Rows(); ++i) {

@@ -57,7 +57,7 @@ std::vector<ClaimDecision> PlanClaim(std::span<const Candidate> candidates, core
       if (candidates[a].critical != candidates[b].critical) return candidates[a].critical;
       return candidates[a].id < candidates[b].id;
     });
-    const int limit = settings.HourlyLimit(key.channel);
+    const int limit = settings.hourly_limits[key.channel];
     const auto found = in_window.find(key);
     const core::RateDecision split =
         core::DecideRateLimit(found == in_window.end() ? 0 : found->second,

@@ -38,7 +38,7 @@ OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcom
       }
       update.status = "queued";
       update.retry_in = std::chrono::duration_cast<std::chrono::milliseconds>(
-          core::BackoffDelay(settings.Backoff(), m.attempt, random, outcome.retry_after));
+          core::BackoffDelay(settings.backoff, m.attempt, random, outcome.retry_after));
       update.reason = "attempt " + std::to_string(m.attempt) + " of " +
                       std::to_string(settings.max_attempts) + ": " + detail;
       break;

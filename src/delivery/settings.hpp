@@ -27,13 +27,6 @@ struct WorkerSettings {
   std::chrono::milliseconds drain_deadline{std::chrono::seconds(10)};
   // [limits.hourly]: per user and channel in any sliding hour.
   core::PerChannel<int> hourly_limits{20, 30, 30, 3};
-
-  // Accessors of the worker code.
-  [[nodiscard]] int HourlyLimit(core::ChannelKind kind) const { return hourly_limits[kind]; }
-  [[nodiscard]] std::chrono::seconds Lease() const { return lease; }
-  [[nodiscard]] core::BackoffPolicy Backoff() const { return backoff; }
-  [[nodiscard]] std::chrono::milliseconds PollInterval() const { return poll_interval; }
-  [[nodiscard]] std::chrono::milliseconds DrainDeadline() const { return drain_deadline; }
 };
 
 }  // namespace chopar::delivery

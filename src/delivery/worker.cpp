@@ -62,7 +62,7 @@ Worker::Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock,
       random_(random),
       metrics_(metrics),
       lease_pool_(pool.conninfo(), std::max(settings_.concurrency, 1) + 2),
-      leases_(lease_pool_, clock, settings_.Lease(), metrics),
+      leases_(lease_pool_, clock, settings_.lease, metrics),
       loop_(
           LoopSettings(pool, settings_), [this](const db::StepContext& c) { return Step(c); },
           metrics, random) {}
@@ -125,7 +125,7 @@ void Worker::SendPart(core::ChannelKind kind, std::vector<ClaimedDelivery> part,
       sendable.push_back(std::move(claimed));
     }
   }
-  const SteadyTime claim_holds_until = claimed_at + settings_.Lease();
+  const SteadyTime claim_holds_until = claimed_at + settings_.lease;
 
   std::vector<ClaimedDelivery> rows;
   std::vector<channels::Outcome> outcomes;
@@ -190,7 +190,7 @@ std::vector<std::int64_t> Worker::BeginUntil(const std::vector<ClaimedDelivery>&
   const std::vector<ClaimKey> keys = KeysOf(part);
   try {
     return RetryWhileLeased(
-        [&] { return BeginSends(lease_pool_, SqlNow(clock_), keys, settings_.Lease()); },
+        [&] { return BeginSends(lease_pool_, SqlNow(clock_), keys, settings_.lease); },
         [&] { return holds_until; }, "starting a delivery batch");
   } catch (const std::exception& e) {
     spdlog::error(
@@ -294,7 +294,7 @@ db::Next Worker::Step(const db::StepContext& context) {
 }
 
 milliseconds Worker::IdleWait(int empty_claims) {
-  const milliseconds poll = std::max(settings_.PollInterval(), kMinIdleWait);
+  const milliseconds poll = std::max(settings_.poll_interval, kMinIdleWait);
   // Rows that are due but cannot be claimed are held by another claim (a
   // moment) or by some long transaction: back off from re-asking at once.
   const milliseconds floor =

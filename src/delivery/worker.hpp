@@ -106,7 +106,7 @@ class Worker {
   // and its outcome is recorded when it ends (the destructor waits for it).
   // Idempotent.
   void Stop(std::chrono::milliseconds deadline);
-  void Stop() { Stop(settings_.DrainDeadline()); }
+  void Stop() { Stop(settings_.drain_deadline); }
 
   [[nodiscard]] const WorkerSettings& settings() const { return settings_; }
 

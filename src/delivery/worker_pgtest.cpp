@@ -1,4 +1,4 @@
-// The delivery canon (SEEDS §000) on real PostgreSQL: exactly-once sending,
+// The delivery canon of the hub's source document on real PostgreSQL: exactly-once sending,
 // the hourly limit, stale addresses, retries, leases, claim tokens, quiet
 // hours and shutdown drain.
 

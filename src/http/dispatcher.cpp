@@ -6,7 +6,7 @@
 #include <charconv>
 
 #include "core/encoding.hpp"
-#include "core/metrics.hpp"
+#include "core/text.hpp"
 #include "core/request_error.hpp"
 #include "http/error_response.hpp"
 #include "http/subscriber_token.hpp"
@@ -82,11 +82,8 @@ void BindParams(const Route& route, const std::vector<std::string>& raw, Request
 
 std::string_view BearerToken(std::string_view authorization) {
   constexpr std::string_view kScheme = "bearer ";
-  if (authorization.size() <= kScheme.size()) return {};
-  for (std::size_t i = 0; i < kScheme.size(); ++i) {
-    const char c = authorization[i];
-    const char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    if (lower != kScheme[i]) return {};
+  if (authorization.size() <= kScheme.size() || !core::StartsWithIgnoringCase(authorization, kScheme)) {
+    return {};
   }
   std::string_view token = authorization.substr(kScheme.size());
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);

@@ -174,7 +174,7 @@ TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
   EXPECT_NE(third, std::string::npos);
 }
 
-// SEEDS §000: the four users of the source document, through the API.
+// The four users of the source document, through the API.
 TEST_F(HttpServerTest, ChannelChoiceForTheFourCanonUsers) {
   PutUser(1,
           {{"email", "aziz@example.uz"}, {"preferences", {{"email", true}, {"telegram", true}}}});

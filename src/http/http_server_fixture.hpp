@@ -64,9 +64,14 @@ class HttpServerTest : public chopar::testing::PgTest {
     server_.reset();
     server_ = std::make_unique<Server>(std::move(settings),
                                        Dependencies{*pool_, *notify_, *users_, *inbox_, metrics_});
+    AddRoutes(server_->router());
     server_->Start();
     client_ = std::make_unique<HttpClient>(server_->port());
   }
+
+  // Routes a test adds to the server's own before it starts (the service
+  // registers more than the Server does).
+  virtual void AddRoutes(Router& /*router*/) {}
 
   HttpClient& client() { return *client_; }
 

@@ -76,6 +76,7 @@ bool Matches(const Route& route, const std::vector<std::string_view>& path,
 std::vector<std::string_view> SplitPath(std::string_view path) {
   std::vector<std::string_view> segments;
   if (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  if (path.empty()) return segments;  // the root, "/": no segment
   while (true) {
     const auto slash = path.find('/');
     segments.push_back(path.substr(0, slash));

@@ -9,7 +9,7 @@
 
 namespace chopar::http {
 
-// Who may call a route (API.md "Conventions").
+// Who may call a route (docs/api.md "Conventions").
 enum class Auth {
   kNone,        // /healthz, /metrics, webhooks that check their own secret
   kServerKey,   // Authorization: Bearer <api key>
@@ -74,7 +74,8 @@ class Router {
 };
 
 // Splits a path into its '/'-separated segments ("/a/b" → {"a", "b"}); a
-// trailing slash gives a last empty segment, which matches nothing.
+// trailing slash gives a last empty segment, which matches nothing. The root
+// "/" has no segment, so the pattern "/" matches it alone.
 std::vector<std::string_view> SplitPath(std::string_view path);
 
 }  // namespace chopar::http

@@ -57,6 +57,17 @@ TEST(RouterTest, LiteralWinsOverParameter) {
   EXPECT_EQ(match.allowed_methods, (std::vector<std::string>{"POST"}));
 }
 
+TEST(RouterTest, RootPatternMatchesOnlyTheRoot) {
+  Router router;
+  router.Add("GET", "/", Auth::kNone, Named("root"));
+  router.Add("GET", "/widget/chopar-bell.js", Auth::kNone, Named("bell"));
+  EXPECT_EQ(router.Find("GET", "/").route->pattern, "/");
+  EXPECT_EQ(router.Find("GET", "/widget/chopar-bell.js").route->pattern, "/widget/chopar-bell.js");
+  for (const char* path : {"//", "/x", "/widget/", "/widget"}) {
+    EXPECT_EQ(router.Find("GET", path).outcome, Outcome::kNotFound) << path;
+  }
+}
+
 TEST(RouterTest, WrongMethodListsTheAllowedOnes) {
   Router router;
   router.Add("PUT", "/v1/users/{id}/telegram", Auth::kNone, Named("put"));

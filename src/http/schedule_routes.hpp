@@ -5,7 +5,7 @@
 
 namespace chopar::http {
 
-// API.md "Schedules": PUT/GET/DELETE /v1/schedules/{key}, bulk PUT
+// docs/api.md "Schedules": PUT/GET/DELETE /v1/schedules/{key}, bulk PUT
 // /v1/schedules (up to 10,000 items, so its body may be up to 16 MiB) and
 // POST /v1/schedules/preview. `schedules` must outlive the router.
 void RegisterScheduleRoutes(Router& router, schedule::ScheduleService& schedules);

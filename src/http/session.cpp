@@ -12,7 +12,7 @@
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http.hpp>
 
-#include "core/metrics.hpp"
+#include "core/text.hpp"
 #include "http/blocking_call.hpp"
 
 // GCC 12 mishandles temporaries with destructors inside co_await
@@ -38,14 +38,6 @@ constexpr int kStreamBatch = 100;
 const std::string kHeartbeat = ": ping\n\n";
 
 auto Redirect(error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
-
-std::string LowerCase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 std::string Event(std::string_view name, const std::string& data,
                   std::optional<std::int64_t> id = std::nullopt) {
@@ -289,7 +281,7 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
     request.raw_query = std::string(target.substr(question + 1));
   for (const auto& field : message) {
     auto [it, inserted] =
-        request.headers.emplace(LowerCase({field.name_string().data(), field.name_string().size()}),
+        request.headers.emplace(core::AsciiLower(std::string_view(field.name_string().data(), field.name_string().size())),
                                 std::string(field.value().data(), field.value().size()));
     if (!inserted) {
       it->second += ", ";

@@ -7,7 +7,7 @@
 
 namespace chopar::http {
 
-// Subscriber tokens (API.md "Conventions"): a browser holding the token of
+// Subscriber tokens (docs/api.md "Conventions"): a browser holding the token of
 // user U may read U's inbox and nothing else. The token is
 // "U." + base64url(HMAC-SHA256(key = inbox secret, message = decimal U)),
 // unpadded. Tokens do not expire; rotating the inbox secret revokes them all.

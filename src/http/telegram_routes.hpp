@@ -5,7 +5,7 @@
 
 namespace chopar::http {
 
-// The Telegram connect flow (API.md "Users and addresses"):
+// The Telegram connect flow (docs/api.md "Users and addresses"):
 // GET /v1/users/{id}/telegram/link (server key) and POST /v1/telegram/webhook
 // (checked against the configured X-Telegram-Bot-Api-Secret-Token, so no API
 // key). `updates` is null when Telegram is a sink: both answer 503

@@ -11,7 +11,7 @@ const Kinds kAll(core::kAllChannels.begin(), core::kAllChannels.end());
 constexpr Addressable kEverywhere = {true, true, true, true};
 
 TEST(ChannelChoice, PreferencesAndDefaultsOverAllAddresses) {
-  // SEEDS §000: ({email:true, telegram:true}, all addresses) → [email, telegram, push].
+  // The source document's worked example: ({email:true, telegram:true}, all addresses) → [email, telegram, push].
   EXPECT_EQ(ChooseChannels({{"email", true}, {"telegram", true}}, kEverywhere, kAll, false),
             (Kinds{ChannelKind::kEmail, ChannelKind::kTelegram, ChannelKind::kPush}));
 }

@@ -56,7 +56,7 @@ class HubTest : public testing::PgTest {
   std::unique_ptr<InboxService> inbox_;
 };
 
-// SEEDS §000 canon 1: preference + address + default, no SMS.
+// Canon test 1 of the hub's source document: preference + address + default, no SMS.
 TEST_F(HubTest, ChannelChoiceForTheFourUsersOfTheSourceDocument) {
   PutUser(1, {{"email", "aziz@example.uz"},
               {"phone", "+998901111111"},
@@ -78,7 +78,7 @@ TEST_F(HubTest, ChannelChoiceForTheFourUsersOfTheSourceDocument) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 4);  // in-app for everyone
 }
 
-// SEEDS §000 canon 2: the cron finds the 18:00 task at 17:05 and 17:10.
+// Canon test 2 of the hub's source document: the cron finds the 18:00 task at 17:05 and 17:10.
 TEST_F(HubTest, RepeatedDedupKeyCreatesNothing) {
   PutUser(1, {{"email", "aziz@example.uz"}});
   const auto first = notify_->Notify(Request(1, "vazifa:1:muddat:2026-10-28"));

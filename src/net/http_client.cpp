@@ -5,6 +5,8 @@
 #include <ctime>
 #include <thread>
 
+#include "core/text.hpp"
+
 namespace chopar::net {
 namespace {
 
@@ -26,8 +28,7 @@ std::size_t WriteHeader(char* data, std::size_t size, std::size_t count, void* u
   const std::string line(data, size * count);
   const auto colon = line.find(':');
   if (colon != std::string::npos) {
-    std::string name = line.substr(0, colon);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string name = core::AsciiLower(std::string_view(line).substr(0, colon));
     std::string value = line.substr(colon + 1);
     value.erase(0, value.find_first_not_of(" \t"));
     while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) value.pop_back();

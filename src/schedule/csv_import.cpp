@@ -8,24 +8,14 @@
 #include <span>
 
 #include "core/request_error.hpp"
+#include "core/text.hpp"
 #include "hub/validation.hpp"
 #include "schedule/schedule_store.hpp"
 
 namespace chopar::schedule {
 namespace {
 
-std::string Trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t");
-  return std::string(text.substr(first, last - first + 1));
-}
-
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
+std::string Trim(std::string_view text) { return std::string(core::TrimBlanks(text)); }
 
 // RFC 4180 records, one at a time, with the line each starts on.
 class CsvReader {
@@ -128,7 +118,7 @@ const std::map<std::string, Column>& ColumnNames() {
 std::vector<Column> HeaderColumns(const std::vector<std::string>& fields) {
   std::vector<Column> columns;
   for (const auto& field : fields) {
-    const std::string name = Lower(Trim(field));
+    const std::string name = core::AsciiLower(Trim(field));
     const auto it = ColumnNames().find(name);
     if (it == ColumnNames().end()) {
       throw CsvImportError(1, "unknown column \"" + name +
@@ -304,7 +294,7 @@ CsvSchedules ParseScheduleCsv(std::istream& in, const CsvImportOptions& options)
     if (fields.size() == 1 && Trim(fields[0]).empty()) continue;
     if (!fields[0].empty() && fields[0][0] == '#') continue;
     const bool names_key = std::any_of(
-        fields.begin(), fields.end(), [](const std::string& f) { return Lower(Trim(f)) == "key"; });
+        fields.begin(), fields.end(), [](const std::string& f) { return core::AsciiLower(Trim(f)) == "key"; });
     if (!header && out.specs.empty() && names_key) {
       header = HeaderColumns(fields);
       continue;

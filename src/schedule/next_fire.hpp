@@ -12,7 +12,7 @@ namespace chopar::schedule {
 
 // When a cron pattern fires in a time zone. Day, hour and minute fields are
 // matched against the LOCAL wall clock of `zone`; daylight-saving changes are
-// handled as cronie does (DESIGN.md §3):
+// handled as cronie does (docs/api.md "Cron patterns"):
 //
 //  * Wildcard patterns (minute or hour field starts with '*', see
 //    CronPattern::IsWildcard) follow the wall clock: an instant fires iff its

@@ -1,5 +1,5 @@
 // NextFireTimes against a deliberately naive reference: walk every UTC minute,
-// read the local wall clock, and decide from DESIGN.md §3 alone whether that
+// read the local wall clock, and decide from the rules in docs/api.md "Cron patterns" alone whether that
 // minute fires. The walk is slow, so it covers a few days around every
 // offset change of 2024-2027 plus a few ordinary days, in every zone below.
 

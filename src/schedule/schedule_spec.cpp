@@ -5,17 +5,12 @@
 #include "core/time_format.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/validation.hpp"
+#include "core/text.hpp"
 #include "schedule/time_zone.hpp"
 
 namespace chopar::schedule {
 namespace {
 
-std::string_view Trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t");
-  return text.substr(first, last - first + 1);
-}
 
 void RejectUnknownMembers(const nlohmann::json& object, const std::set<std::string>& known,
                           const std::string& prefix) {
@@ -160,7 +155,7 @@ ScheduleSpec ParseScheduleSpec(std::string_view key, const nlohmann::json& body)
   ScheduleSpec spec;
   spec.key = std::string(key);
   spec.user_id = hub::RequireId(body, "user_id");
-  spec.cron = std::string(Trim(hub::RequireString(body, "cron", 1, 200)));
+  spec.cron = std::string(core::TrimBlanks(hub::RequireString(body, "cron", 1, 200)));
   spec.pattern = ParseCronField(spec.cron, "cron");
   if (const auto it = body.find("timezone"); it != body.end() && !it->is_null()) {
     if (!it->is_string())

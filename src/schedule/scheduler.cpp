@@ -238,12 +238,12 @@ db::Next Scheduler::Step() { return db::Next::SleepUpTo(IdleWait(RunOnce())); }
 
 milliseconds Scheduler::IdleWait(const SchedulerRunStats& last) {
   const DueState due = LookUpDue();
-  if (!due.next_fire_at) return settings_.MaxSleep();
+  if (!due.next_fire_at) return settings_.max_sleep;
   const auto until = std::chrono::ceil<milliseconds>(*due.next_fire_at - clock_.Now());
-  if (until > milliseconds(0)) return std::min(until, settings_.MaxSleep());
+  if (until > milliseconds(0)) return std::min(until, settings_.max_sleep);
   // Still due: became due while we worked (go again), or held by other
   // schedulers or a user update (look again shortly, or on NOTIFY).
-  return last.claimed > 0 ? milliseconds(0) : settings_.BusyRetry();
+  return last.claimed > 0 ? milliseconds(0) : settings_.busy_retry;
 }
 
 }  // namespace chopar::schedule

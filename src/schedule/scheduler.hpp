@@ -28,7 +28,7 @@ struct DueState {
   std::int64_t due = 0;
 };
 
-// Fires schedules (DESIGN §3 "Schedules"). Each batch is one transaction:
+// Fires schedules (docs/api.md "Schedules", "Firing"). Each batch is one transaction:
 // claim due schedules (next_fire_at <= now) with FOR UPDATE SKIP LOCKED,
 // decide per schedule which occurrences fire (catchup.hpp), create their
 // notifications through hub::NotifyService::NotifyIn with dedup_key
@@ -65,7 +65,7 @@ class Scheduler {
 
   // Starts settings.concurrency loop threads (RunOnce, then sleep until the earliest
   // next_fire_at, woken early by NOTIFY db::kSchedulesChannel on one
-  // dedicated listening connection, at most settings.max_sleep_seconds) and
+  // dedicated listening connection, at most settings.max_sleep) and
   // the listener thread. Database failures are logged and retried with
   // backoff; they never end the loop (see db::BackgroundLoop, loop
   // "scheduler"). Call once.
@@ -86,9 +86,9 @@ class Scheduler {
   // The step of each loop thread: RunOnce(), then sleep for IdleWait().
   db::Next Step();
   // How long to sleep after a RunOnce() that did `last`: until the earliest
-  // next_fire_at, at most settings.max_sleep_seconds. When something is
+  // next_fire_at, at most settings.max_sleep. When something is
   // still due: zero (step again) if `last` claimed anything, else
-  // settings.busy_retry_seconds (it is held by other schedulers).
+  // settings.busy_retry (it is held by other schedulers).
   std::chrono::milliseconds IdleWait(const SchedulerRunStats& last);
 
   db::Pool& pool_;

@@ -19,10 +19,6 @@ struct SchedulerSettings {
   // Due schedules all held by other schedulers: look again after this. Not
   // configurable.
   std::chrono::milliseconds busy_retry{500};
-
-  // Accessors of the loop code.
-  [[nodiscard]] std::chrono::milliseconds MaxSleep() const { return max_sleep; }
-  [[nodiscard]] std::chrono::milliseconds BusyRetry() const { return busy_retry; }
 };
 
 }  // namespace chopar::schedule

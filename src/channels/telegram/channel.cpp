@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "channels/render.hpp"
+#include "core/text.hpp"
 
 namespace chopar::channels::telegram {
 namespace {
@@ -43,15 +44,6 @@ std::string CutUtf16(const std::string& text, std::size_t max_units) {
   return text.substr(0, end) + "…";
 }
 
-bool ContainsNoCase(std::string_view haystack, std::string_view needle) {
-  const auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                              [](char a, char b) {
-                                return std::tolower(static_cast<unsigned char>(a)) ==
-                                       std::tolower(static_cast<unsigned char>(b));
-                              });
-  return it != haystack.end();
-}
-
 std::chrono::seconds CeilSeconds(steady_clock::duration d) {
   return std::max(std::chrono::seconds(1), std::chrono::ceil<std::chrono::seconds>(d));
 }
@@ -85,7 +77,7 @@ Outcome TelegramSendOutcome(const BotApiReply& reply) {
   if (code == 429) return Outcome::Retry(detail, reply.retry_after);
   if (code == 403) return Outcome::AddressGone(detail);
   if (code == 400) {
-    if (ContainsNoCase(reply.description, "chat not found")) return Outcome::AddressGone(detail);
+    if (core::ContainsIgnoringCase(reply.description, "chat not found")) return Outcome::AddressGone(detail);
     return Outcome::Permanent(detail);
   }
   if (code == 401 || code == 404)

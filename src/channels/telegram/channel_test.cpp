@@ -1,10 +1,6 @@
 #include "channels/telegram/channel.hpp"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -15,6 +11,7 @@
 
 #include "core/clock.hpp"
 #include "testing/fake_http_server.hpp"
+#include "testing/silent_server.hpp"
 #include "testing/fake_telegram.hpp"
 
 namespace chopar::channels::telegram {
@@ -27,37 +24,12 @@ using testing::BotError;
 using testing::BotOk;
 using testing::FakeHttpServer;
 using testing::FakeTelegram;
+using testing::SilentServer;
 
 constexpr const char* kToken = "123456:TEST-token_abc";
 // What an HTTP-date Retry-After would count from; the fake sends none.
 const core::SimulatedClock kClock{std::chrono::sys_days{std::chrono::year{2026} / 10 / 28}};
 
-// A TCP port that takes connections (the kernel completes them from the
-// backlog) and never answers: a provider that hangs.
-class SilentServer {
- public:
-  SilentServer() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-        ::listen(fd_, 16) != 0 ||
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-      throw std::runtime_error("cannot listen on 127.0.0.1");
-    }
-    port_ = ntohs(address.sin_port);
-  }
-  ~SilentServer() { ::close(fd_); }
-  SilentServer(const SilentServer&) = delete;
-  SilentServer& operator=(const SilentServer&) = delete;
-  [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 TelegramSettings SettingsFor(const FakeTelegram& fake) {
   TelegramSettings settings;

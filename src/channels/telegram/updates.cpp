@@ -10,6 +10,7 @@
 #include "channels/telegram/texts.hpp"
 #include "core/encoding.hpp"
 #include "core/request_error.hpp"
+#include "core/text.hpp"
 #include "core/time_format.hpp"
 
 namespace chopar::channels::telegram {
@@ -37,13 +38,6 @@ bool IsTokenShape(std::string_view text) {
          });
 }
 
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 // The payload of "/start <payload>" or "/start@<bot> <payload>" ("" for a bare
 // /start); nullopt when the text is not a /start addressed to this bot.
 std::optional<std::string_view> StartPayload(std::string_view text, std::string_view bot_username) {
@@ -54,7 +48,7 @@ std::optional<std::string_view> StartPayload(std::string_view text, std::string_
     const auto end = text.find_first_of(" \t\n");
     const std::string_view mention =
         text.substr(1, end == std::string_view::npos ? text.npos : end - 1);
-    if (!EqualsNoCase(mention, bot_username)) return std::nullopt;
+    if (!core::EqualsIgnoringCase(mention, bot_username)) return std::nullopt;
     text.remove_prefix(end == std::string_view::npos ? text.size() : end);
   }
   if (!text.empty() && text.front() != ' ' && text.front() != '\t' && text.front() != '\n')

@@ -33,7 +33,7 @@ struct TelegramUpdateResult {
   std::optional<TelegramText> reply;    // what the bot answers, sent after commit
 };
 
-// The Telegram connect flow of API.md: one-time t.me deep links, and the
+// The Telegram connect flow of docs/api.md: one-time t.me deep links, and the
 // updates the bot receives (by webhook, or from TelegramPoller).
 //
 // "/start <token>" in a private chat binds that chat to the token's user

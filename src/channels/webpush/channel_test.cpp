@@ -1,10 +1,6 @@
 #include "channels/webpush/channel.hpp"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -20,6 +16,7 @@
 #include "core/encoding.hpp"
 #include "core/time_format.hpp"
 #include "testing/fake_http_server.hpp"
+#include "testing/silent_server.hpp"
 
 namespace chopar::channels::webpush {
 namespace {
@@ -27,6 +24,7 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 using testing::FakeHttpServer;
+using testing::SilentServer;
 
 constexpr std::string_view kPublicUrl = "https://chopar.example";
 constexpr std::string_view kSubject = "mailto:admin@example.com";
@@ -281,30 +279,6 @@ TEST_F(WebPushChannelTest, MixedTargetsRetryWhenAnyMaySucceedLater) {
   EXPECT_EQ(outcomes[1].gone_push_subscriptions, std::vector<std::int64_t>{3});
 }
 
-// A push service that accepts connections and never answers: the kernel
-// completes the handshake from the listen backlog, nobody reads.
-class SilentServer {
- public:
-  SilentServer() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 || ::listen(fd_, 16) != 0 ||
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-      throw std::runtime_error("silent server socket");
-    }
-    port_ = ntohs(address.sin_port);
-  }
-  ~SilentServer() { ::close(fd_); }
-  SilentServer(const SilentServer&) = delete;
-  SilentServer& operator=(const SilentServer&) = delete;
-  [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  int fd_;
-  int port_ = 0;
-};
 
 TEST_F(WebPushChannelTest, TimeoutRetries) {
   const SilentServer silent;

@@ -1,0 +1,28 @@
+#include "console/delivery_retry.hpp"
+
+#include "console/queries.hpp"
+#include "core/request_error.hpp"
+
+namespace chopar::console {
+
+nlohmann::json RetryDelivery(db::Pool& pool, std::int64_t delivery_id) {
+  auto tx = pool.Begin("retry_delivery");
+  // Locked first so the status checked is the status changed: a worker's
+  // claim or record waits for this transaction, never interleaves with it.
+  const auto current = tx.Exec(queries::kLockDelivery, delivery_id);
+  if (current.Empty()) {
+    throw core::NotFound("delivery " + std::to_string(delivery_id) + " does not exist");
+  }
+  const std::string status = current.String(0, "status");
+  if (status == "sent" || status == "sending") {
+    throw core::RequestError(core::ErrorCode::kConflict,
+                             "delivery " + std::to_string(delivery_id) + " is " + status +
+                                 "; only a delivery that is not sent can be retried");
+  }
+  tx.Exec(queries::kRequeueDelivery, delivery_id);
+  const auto delivery = tx.Exec(queries::kGetDelivery, delivery_id);
+  tx.Commit();
+  return nlohmann::json::parse(delivery.Text(0, "doc"));
+}
+
+}  // namespace chopar::console

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "db/result.hpp"
+
+namespace chopar::console {
+
+// One page of a keyset-paginated list of the console's endpoints:
+// {"items": [...], "next_cursor": "…" | null}. A cursor is the base64url of
+// the last shown row's key (an id or a text key), opaque to clients.
+
+// `limit` when it lies in 1..max; else core::InvalidField("limit").
+int CheckLimit(int limit, int max);
+
+// The row key a cursor carries; core::InvalidField("cursor") for one that is
+// not base64url. DecodeIdCursor also refuses a key that is not an integer.
+std::string DecodeKeyCursor(const std::string& cursor);
+std::int64_t DecodeIdCursor(const std::string& cursor);
+
+// Of rows queried with LIMIT limit + 1: how many to show (at most `limit`),
+// and the next cursor, holding column `key_column` of the last shown row
+// when there was one more row (else null).
+int ShownRows(const db::Result& rows, int limit);
+nlohmann::json NextCursor(const db::Result& rows, int limit, const char* key_column);
+
+// The page of such rows whose items are the JSON of their column "doc".
+nlohmann::json PageOf(const db::Result& rows, int limit, const char* key_column);
+
+}  // namespace chopar::console

@@ -1,0 +1,2 @@
+-- The recipients of recipients = "admins" (the partial index users_admins).
+SELECT id FROM users WHERE admin ORDER BY id

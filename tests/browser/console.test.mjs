@@ -1,0 +1,190 @@
+// The admin console in a real browser: sign in, see a failed delivery with
+// its error, retry it and watch it become sent through the sink, read the
+// email in the sink inbox, and see the overview chart with data.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+
+import { chromiumPath, launch, screenshotPath } from "./lib/browser.mjs";
+import { API_KEY, Chopar, freePort, skipReason } from "./lib/chopar.mjs";
+
+const skip = skipReason() || (chromiumPath() ? false : "chromium is not installed");
+const AZIZ = 7;
+const GULNORA = 8;
+// A valid browser push key pair (P-256 point and auth secret).
+const P256DH = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4";
+const PUSH_AUTH = "BTBZMqHH6r4Tts7J_aSIgg";
+
+async function until(what, check, timeoutMs = 15000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("console", { skip }, () => {
+  let chopar, browser, page, failedDelivery, walkthrough;
+
+  before(async () => {
+    chopar = new Chopar({ name: "console" });
+    // First life: email goes through SMTP to a port where nothing listens,
+    // one attempt only, so Aziz's email fails with the provider's error.
+    const deadPort = await freePort();
+    await chopar.start({
+      CHOPAR_CHANNELS_EMAIL_PROVIDER: "smtp",
+      CHOPAR_CHANNELS_EMAIL_SMTP_URL: `smtp://127.0.0.1:${deadPort}`,
+      CHOPAR_DELIVERY_MAX_ATTEMPTS: "1",
+    });
+    await chopar.call("PUT", `/v1/users/${AZIZ}`, { email: "aziz@example.uz", timezone: "Asia/Tashkent", locale: "uz", preferences: { telegram: false, push: false } });
+    const failed = await chopar.notify(AZIZ, { title: "Parolni tiklash", body: "Kod: 482913", link: "/account/reset", critical: true, channels: ["email"] });
+    failedDelivery = await until("the failed delivery", async () => {
+      const { items } = await chopar.call("GET", `/v1/deliveries?status=failed&user_id=${AZIZ}`);
+      return items.find((d) => d.notification_id === failed.id);
+    });
+    assert.ok(failedDelivery.last_error, "the failure keeps its error");
+
+    // Second life: the operator removed the broken SMTP settings; every
+    // channel is the sink now.
+    await chopar.stop();
+    await chopar.start({});
+    await chopar.call("PUT", `/v1/users/${GULNORA}`, { email: "gulnora@example.uz", phone: "+998901234567", timezone: "Asia/Tashkent", locale: "uz", preferences: { sms: true }, quiet_hours: { start: "23:00", end: "07:00" } });
+    await chopar.call("PUT", `/v1/users/${GULNORA}/telegram`, { chat_id: 900000001 });
+    await chopar.call("POST", `/v1/users/${GULNORA}/push-subscriptions`, { endpoint: "https://push.example.net/send/gulnora-1", keys: { p256dh: P256DH, auth: PUSH_AUTH } });
+    walkthrough = await chopar.notify(GULNORA, { title: "Muddat yaqin: hisobot", body: "Haftalik hisobot juma 18:00 gacha", link: "/tasks/42", critical: true });
+    for (let i = 0; i < 5; i++) await chopar.notify(AZIZ, { title: `Eslatma ${i + 1}`, body: "Dori vaqti", channels: ["email"] });
+    await until("the walk-through's deliveries", async () => {
+      const n = await chopar.call("GET", `/v1/notifications/${walkthrough.id}`);
+      return n.deliveries.length === 4 && n.deliveries.every((d) => d.status === "sent");
+    });
+    await chopar.call("PUT", "/v1/schedules/pill-17", { user_id: GULNORA, cron: "5 18 * * *", notification: { type: "pill.reminder", title: "Sitramon", body: "18:00 dori vaqti", link: "/pills/17", channels: ["push", "telegram"] } });
+    await chopar.call("PUT", "/v1/schedules/weekly-review", { user_id: AZIZ, cron: "0 9 * * 1", timezone: "Europe/Berlin", notification: { type: "task.review", title: "Haftalik ko‘rib chiqish" } });
+
+    browser = await launch({ viewport: { width: 1280, height: 860 } });
+    page = await browser.context.newPage();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await chopar?.dispose();
+  });
+
+  it("refuses a wrong API key and signs in with the right one", async () => {
+    await page.goto(`${chopar.url}/`);
+    await page.getByLabel("API key").fill("not-the-key");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "not valid" }).waitFor();
+    await page.screenshot({ path: screenshotPath("console-sign-in") });
+    await page.getByLabel("API key").fill(API_KEY);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.getItem("chopar.apiKey")), API_KEY);
+  });
+
+  it("renders the overview chart with data", async () => {
+    await page.goto(`${chopar.url}/#/overview`);
+    await page.locator("svg.chart rect.bar").first().waitFor();
+    const bars = await page.locator("svg.chart rect.bar").count();
+    assert.ok(bars >= 2, `bars: ${bars}`);
+    const total = Number(await page.locator("figure.chart-figure").getAttribute("data-total"));
+    assert.ok(total >= 10, `deliveries in the chart: ${total}`);
+    assert.match(await page.locator("svg.chart").getAttribute("aria-label"), /failed/);
+    assert.equal(await page.locator('[data-stat="outbox"] .stat-value').textContent(), "—", "no outbox endpoint yet: a dash, not an error");
+    assert.match(await page.locator('[data-stat="failure"] .stat-value').textContent(), /%/);
+    await page.screenshot({ path: screenshotPath("console-overview"), fullPage: true });
+  });
+
+  it("shows a failed delivery with its error, retries it and watches it become sent", async () => {
+    await page.goto(`${chopar.url}/#/deliveries`);
+    await page.getByLabel("Status").selectOption("failed");
+    await page.getByRole("button", { name: "Filter" }).click();
+    const row = page.locator(`tr[data-delivery="${failedDelivery.id}"]`);
+    await row.waitFor();
+    assert.equal(await row.getAttribute("data-status"), "failed");
+    assert.equal((await row.locator(".error-text").textContent()).trim(), failedDelivery.last_error);
+    await page.screenshot({ path: screenshotPath("console-deliveries-failed"), fullPage: true });
+
+    await page.getByLabel("Status").selectOption("");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await row.getByRole("button", { name: `Retry delivery ${failedDelivery.id}` }).click();
+    await page.getByRole("status").filter({ hasText: "queued again" }).waitFor();
+    await page.locator(`tr[data-delivery="${failedDelivery.id}"][data-status="sent"]`).waitFor({ timeout: 15000 });
+    const after = await chopar.call("GET", `/v1/deliveries?user_id=${AZIZ}&channel=email`);
+    const retried = after.items.find((d) => d.id === failedDelivery.id);
+    assert.equal(retried.status, "sent");
+    assert.equal(retried.attempts, 1, "attempts were reset, then one attempt sent it");
+    // A sent delivery is not retried again.
+    const again = await chopar.api("POST", `/v1/deliveries/${failedDelivery.id}/retry`);
+    assert.equal(again.status, 409);
+    assert.equal(await page.locator(`tr[data-delivery="${failedDelivery.id}"] button`).count(), 0);
+  });
+
+  it("shows a notification's in-app state and each channel's status", async () => {
+    await page.goto(`${chopar.url}/#/notifications/${walkthrough.id}`);
+    await page.getByRole("heading", { name: `Notification #${walkthrough.id}` }).waitFor();
+    assert.equal(await page.locator("[data-in-app]").getAttribute("data-in-app"), "unread");
+    for (const channel of ["email", "telegram", "push", "sms"]) {
+      assert.equal(await page.locator(`tr[data-channel="${channel}"]`).getAttribute("data-status"), "sent");
+    }
+    await page.screenshot({ path: screenshotPath("console-notification"), fullPage: true });
+  });
+
+  it("shows in the sink inbox the email, Telegram, push and SMS the walk-through sent", async () => {
+    await page.goto(`${chopar.url}/#/sink`);
+    await page.getByRole("heading", { name: "Sink inbox" }).waitFor();
+    const email = page.locator(`article[data-channel="email"]`).filter({ hasText: "gulnora@example.uz" });
+    await email.waitFor();
+    assert.equal(await email.locator(".subject").textContent(), "Muddat yaqin: hisobot");
+    const frame = page.frameLocator(`article[data-channel="email"]:has-text("gulnora@example.uz") iframe.email-frame`);
+    await frame.locator("body").getByText("Haftalik hisobot juma 18:00 gacha").waitFor();
+    assert.equal(await email.locator("iframe").getAttribute("sandbox"), "", "the email runs no scripts");
+    const telegram = page.locator(`article[data-channel="telegram"]`);
+    assert.equal(await telegram.locator(".bubble b").first().textContent(), "Muddat yaqin: hisobot");
+    assert.match(await page.locator(`article[data-channel="push"] .push-toast`).textContent(), /Haftalik hisobot/);
+    assert.match(await page.locator(`article[data-channel="sms"] .bubble`).textContent(), /Muddat yaqin/);
+    await page.screenshot({ path: screenshotPath("console-sink") });
+  });
+
+  it("edits a user's addresses, preferences and quiet hours", async () => {
+    await page.goto(`${chopar.url}/#/users/${GULNORA}`);
+    await page.getByLabel("Email", { exact: true }).waitFor();
+    assert.equal(await page.getByLabel("Email", { exact: true }).inputValue(), "gulnora@example.uz");
+    assert.match(await page.locator("code.wrap").textContent(), /push\.example\.net/);
+    await page.screenshot({ path: screenshotPath("console-user"), fullPage: true });
+    await page.getByLabel("Phone (E.164)").fill("+998907654321");
+    await page.locator("#pref-email").selectOption("false");
+    await page.getByLabel("Until").fill("06:30");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    const user = await chopar.call("GET", `/v1/users/${GULNORA}`);
+    assert.equal(user.phone, "+998907654321");
+    assert.equal(user.preferences.email, false);
+    assert.deepEqual(user.quiet_hours, { start: "23:00", end: "06:30" });
+  });
+
+  it("lists schedules with their next firing and previews a cron pattern", async () => {
+    await page.goto(`${chopar.url}/#/schedules`);
+    const row = page.locator('tr[data-schedule="pill-17"]');
+    await row.waitFor();
+    const schedule = await chopar.call("GET", "/v1/schedules/pill-17");
+    assert.match(await row.textContent(), new RegExp(schedule.next_fire_at.replace("T", " ").replace("Z", "")));
+    await page.getByLabel("Cron", { exact: true }).fill("30 2 * * *");
+    await page.getByLabel("Time zone", { exact: true }).fill("Europe/Berlin");
+    await page.getByRole("button", { name: "Preview" }).click();
+    await page.locator("ol.preview li").first().waitFor();
+    assert.equal(await page.locator("ol.preview li").count(), 5);
+    await page.screenshot({ path: screenshotPath("console-schedules"), fullPage: true });
+  });
+
+  it("degrades gracefully where the server has no reports or outbox yet", async () => {
+    for (const [hash, heading] of [["#/reports", "Reports"], ["#/outbox", "Outbox"]]) {
+      await page.goto(`${chopar.url}/${hash}`);
+      await page.getByRole("heading", { name: heading }).waitFor();
+      const note = page.getByRole("note");
+      const error = page.locator(".error");
+      await Promise.race([note.waitFor(), page.locator(".card").first().waitFor()]);
+      assert.equal(await error.count(), 0, `${heading}: no error shown`);
+    }
+  });
+});

@@ -1,0 +1,70 @@
+// The console's client of chopar's API, on the same origin. The API key is
+// kept in sessionStorage: it lasts as long as the tab and is never sent
+// anywhere but this server.
+
+const KEY_NAME = "chopar.apiKey";
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    const error = body && body.error;
+    super(error ? `${error.message} (${error.code})` : `HTTP ${status}`);
+    this.status = status;
+    this.code = error ? error.code : null;
+    this.field = error ? error.field : null;
+  }
+}
+
+export function apiKey() {
+  return sessionStorage.getItem(KEY_NAME);
+}
+
+export function setApiKey(key) {
+  if (key) sessionStorage.setItem(KEY_NAME, key);
+  else sessionStorage.removeItem(KEY_NAME);
+}
+
+// Calls `path` with the API key; resolves to the JSON body (null for 204),
+// rejects with ApiError. A 401 signs out.
+export async function api(path, { method = "GET", body, key = apiKey() } = {}) {
+  const response = await fetch(path, {
+    method,
+    headers: {
+      Authorization: `Bearer ${key}`,
+      ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+    },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  const json = text ? JSON.parse(text) : null;
+  if (!response.ok) {
+    const error = new ApiError(response.status, json);
+    if (response.status === 401 && key === apiKey()) {
+      setApiKey(null);
+      window.dispatchEvent(new Event("chopar-signed-out"));
+    }
+    throw error;
+  }
+  return json;
+}
+
+// Like api(), but an endpoint this server does not have (404 on the route
+// itself) resolves to null instead: pages of features still to come show a
+// notice and light up once the server has them.
+export async function optionalApi(path) {
+  try {
+    return await api(path);
+  } catch (error) {
+    if (error.status === 404 && error.code === "not_found") return null;
+    throw error;
+  }
+}
+
+// A query string from the set values of `params`.
+export function query(params) {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== "") search.set(name, value);
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
