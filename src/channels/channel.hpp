@@ -113,7 +113,7 @@ class Channel {
   // without risking a second delivery: it keeps its own record of what was
   // sent and asks the provider before sending again. A channel that answers
   // false (the default) is never handed such a message: the delivery fails
-  // as "outcome unknown" instead (docs/ARCHITECTURE.md "Delivering").
+  // as "outcome unknown" instead (docs/RELIABILITY.md, "Deliveries").
   [[nodiscard]] virtual bool GuardsRepeats() const { return false; }
 
   // A channel with no network to wait on (the sink, which writes a table)

@@ -16,7 +16,7 @@
 
 namespace chopar::delivery {
 
-// A lease covers what is being sent now (docs/ARCHITECTURE.md "Delivering"):
+// A lease covers what is being sent now (docs/RELIABILITY.md, "Deliveries"):
 // the statements that start a channel's batch and keep its rows while the
 // provider answers. `now` is as for ClaimBatch (nullopt: the database's
 // clock); `lease` how long each stamp holds.

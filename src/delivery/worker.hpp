@@ -34,7 +34,7 @@ struct RunStats {
   int ignored = 0;   // answers that arrived after the claim was taken back
 };
 
-// Delivers queued deliveries (docs/ARCHITECTURE.md "Delivering"): claim a
+// Delivers queued deliveries (docs/ARCHITECTURE.md "The data flow"): claim a
 // batch in one short transaction, then channel by channel: confirm the rows
 // are still ours and stamp a fresh lease as their send starts (BeginSends),
 // send with no transaction open and no pooled connection held while a
