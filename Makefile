@@ -32,8 +32,8 @@ test: build
 # (docs/RELIABILITY.md). CHAOS_SEED replays a run.
 CHAOS_SECONDS ?= 1800
 chaos: build
-	@CHOPAR_CHAOS_SECONDS=$(CHAOS_SECONDS) CHOPAR_CHAOS_SEED=$(CHAOS_SEED) \
-	  CHOPAR_CHAOS_REPORT=$(BUILD_DIR)/chaos-report.md bash scripts/with-test-pg \
+	@CHOPAR_TEST_CHAOS_SECONDS=$(CHAOS_SECONDS) CHOPAR_TEST_CHAOS_SEED=$(CHAOS_SEED) \
+	  CHOPAR_TEST_CHAOS_REPORT=$(BUILD_DIR)/chaos-report.md bash scripts/with-test-pg \
 	  $(BUILD_DIR)/tests/faults/faults_pgtest --gtest_filter='ChaosLab.*'
 
 # Only the tests that need no database.

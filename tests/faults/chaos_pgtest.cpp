@@ -1,6 +1,8 @@
 // The chaos lab (chaos_lab.hpp) as a test: a short run in `make test`, a long
-// one with `make chaos` (CHOPAR_CHAOS_SECONDS, CHOPAR_CHAOS_SEED; the
-// figures go to CHOPAR_CHAOS_REPORT when set).
+// one with `make chaos` (CHOPAR_TEST_CHAOS_SECONDS, CHOPAR_TEST_CHAOS_SEED; the
+// figures go to CHOPAR_TEST_CHAOS_REPORT when set). The names start with
+// CHOPAR_TEST_ because the chopar processes inherit the environment and
+// refuse any other unknown CHOPAR_ variable.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -28,9 +30,9 @@ TEST(ChaosLab, EveryDeliveryIsReceivedOnceWhateverFails) {
     GTEST_SKIP() << "needs scripts/with-test-pg";
   }
   ChaosSettings settings;
-  settings.duration = std::chrono::seconds(EnvNumber("CHOPAR_CHAOS_SECONDS", 45));
+  settings.duration = std::chrono::seconds(EnvNumber("CHOPAR_TEST_CHAOS_SECONDS", 45));
   settings.seed =
-      static_cast<std::uint64_t>(EnvNumber("CHOPAR_CHAOS_SEED", std::random_device{}()));
+      static_cast<std::uint64_t>(EnvNumber("CHOPAR_TEST_CHAOS_SEED", std::random_device{}()));
   settings.chopar_binary = CHOPAR_BINARY;
   settings.work_dir =
       std::filesystem::temp_directory_path() / ("chopar-chaos-" + std::to_string(getpid()));
@@ -45,7 +47,7 @@ TEST(ChaosLab, EveryDeliveryIsReceivedOnceWhateverFails) {
   std::cout << report.Markdown();
   for (const std::string& line : report.problems) std::cout << "  problem: " << line << "\n";
   std::cout.flush();
-  if (const char* path = std::getenv("CHOPAR_CHAOS_REPORT"); path != nullptr && *path != '\0') {
+  if (const char* path = std::getenv("CHOPAR_TEST_CHAOS_REPORT"); path != nullptr && *path != '\0') {
     std::ofstream(path) << report.Markdown();
   }
   int faults = 0;
