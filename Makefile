@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox fuzz slowhttp screenshots
+.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox fuzz slowhttp screenshots chaos
 
 all: build
 
@@ -24,6 +24,17 @@ run: build
 # Every test: pure unit tests and PostgreSQL tests against a throwaway cluster.
 test: build
 	@bash scripts/with-test-pg ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) --timeout 600
+
+# The chaos lab for longer than the short run in `make test`: CHAOS_SECONDS of
+# faults every few seconds (kill -9 of chopar processes, PostgreSQL crashes,
+# misbehaving providers) against three chopar processes, then the checks;
+# the figures are printed and written to $(BUILD_DIR)/chaos-report.md
+# (docs/RELIABILITY.md). CHAOS_SEED replays a run.
+CHAOS_SECONDS ?= 1800
+chaos: build
+	@CHOPAR_TEST_CHAOS_SECONDS=$(CHAOS_SECONDS) CHOPAR_TEST_CHAOS_SEED=$(CHAOS_SEED) \
+	  CHOPAR_TEST_CHAOS_REPORT=$(BUILD_DIR)/chaos-report.md bash scripts/with-test-pg \
+	  $(BUILD_DIR)/tests/faults/faults_pgtest --gtest_filter='ChaosLab.*'
 
 # Only the tests that need no database.
 unit: build

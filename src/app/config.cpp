@@ -36,6 +36,8 @@ std::vector<Binding> Bindings(Config& c) {
       {"database", "url", &c.database.url},
       {"database", "pool_size", &c.database.pool_size},
       {"database", "pg_bin_dir", &c.database.pg_bin_dir},
+      {"database", "connect_timeout_seconds", &c.database.session.connect_timeout},
+      {"database", "statement_timeout_seconds", &c.database.session.statement_timeout},
       {"server", "listen", ListenAddress{&c.server.http}},
       {"server", "api_key", &c.server.http.api_key},
       {"server", "inbox_secret", &c.server.http.inbox_secret},
@@ -75,12 +77,14 @@ std::vector<Binding> Bindings(Config& c) {
       {"channels.telegram", "webhook_secret", &c.telegram.bot.webhook_secret},
       {"channels.telegram", "updates", &c.telegram.updates},
       {"channels.telegram", "max_per_second", &c.telegram.bot.max_per_second},
+      {"channels.telegram", "timeout_seconds", &c.telegram.bot.timeout},
       {"channels.push", "provider", &c.push.provider},
       {"channels.push", "vapid_public_key", &c.push.webpush.vapid_public_key},
       {"channels.push", "vapid_private_key", &c.push.webpush.vapid_private_key},
       {"channels.push", "subject", &c.push.webpush.subject},
       {"channels.push", "allow_http_endpoints", &c.push.webpush.allow_http_endpoints},
       {"channels.push", "max_subscriptions_per_user", &c.push.webpush.max_subscriptions_per_user},
+      {"channels.push", "timeout_seconds", &c.push.webpush.timeout},
       {"channels.sms", "provider", &c.sms.provider},
       {"channels.sms", "base_url", &c.sms.eskiz.base_url},
       {"channels.sms", "email", &c.sms.eskiz.email},
@@ -362,6 +366,7 @@ void RequirePositive(const T& value, const char* what) {
 
 void Validate(const Config& c) {
   RequirePositive(c.database.pool_size, "[database] pool_size");
+  RequirePositive(c.database.session.connect_timeout, "[database] connect_timeout_seconds");
   RequirePositive(c.server.http.io_threads, "[server] io_threads");
   RequirePositive(c.server.http.handler_threads, "[server] handler_threads");
   RequirePositive(c.server.http.max_connections, "[server] max_connections");
@@ -379,6 +384,8 @@ void Validate(const Config& c) {
   RequirePositive(c.scheduler.concurrency, "[scheduler] concurrency");
   RequirePositive(c.scheduler.max_sleep, "[scheduler] max_sleep_seconds");
   RequirePositive(c.telegram.bot.max_per_second, "[channels.telegram] max_per_second");
+  RequirePositive(c.telegram.bot.timeout, "[channels.telegram] timeout_seconds");
+  RequirePositive(c.push.webpush.timeout, "[channels.push] timeout_seconds");
   if (c.telegram.updates != "webhook" && c.telegram.updates != "polling" &&
       c.telegram.updates != "off") {
     Fail("[channels.telegram] updates must be webhook, polling or off");

@@ -10,6 +10,7 @@
 #include "channels/sms/eskiz_settings.hpp"
 #include "channels/telegram/settings.hpp"
 #include "channels/webpush/settings.hpp"
+#include "db/session_settings.hpp"
 #include "delivery/settings.hpp"
 #include "http/settings.hpp"
 #include "outbox/settings.hpp"
@@ -27,6 +28,7 @@ struct Config {
     std::string url;  // empty: the embedded cluster in server.data_dir
     int pool_size = 16;
     std::string pg_bin_dir;  // embedded cluster: where initdb/pg_ctl live; empty: found
+    db::SessionSettings session;  // connect_timeout_seconds, statement_timeout_seconds
   } database;
 
   struct Server {

@@ -47,6 +47,10 @@ const std::vector<KeyCase>& EveryKey() {
             [](const Config& c) { EXPECT_EQ(c.database.pool_size, 4); }),
       Text("database", "pg_bin_dir", "/opt/pg/bin",
            [](const Config& c) { return c.database.pg_bin_dir; }),
+      Other("database", "connect_timeout_seconds", "3",
+            [](const Config& c) { EXPECT_EQ(c.database.session.connect_timeout, seconds(3)); }),
+      Other("database", "statement_timeout_seconds", "0",
+            [](const Config& c) { EXPECT_EQ(c.database.session.statement_timeout, seconds(0)); }),
       {"server", "listen", "[::1]:9090", true,
        [](const Config& c) {
          EXPECT_EQ(c.server.http.host, "::1");
@@ -122,6 +126,8 @@ const std::vector<KeyCase>& EveryKey() {
            [](const Config& c) { return c.telegram.updates; }),
       Other("channels.telegram", "max_per_second", "12.5",
             [](const Config& c) { EXPECT_EQ(c.telegram.bot.max_per_second, 12.5); }),
+      Other("channels.telegram", "timeout_seconds", "15",
+            [](const Config& c) { EXPECT_EQ(c.telegram.bot.timeout, seconds(15)); }),
       Text("channels.push", "provider", "webpush", [](const Config& c) { return c.push.provider; }),
       Text("channels.push", "vapid_public_key", "public",
            [](const Config& c) { return c.push.webpush.vapid_public_key; }),
@@ -131,6 +137,8 @@ const std::vector<KeyCase>& EveryKey() {
            [](const Config& c) { return c.push.webpush.subject; }),
       Other("channels.push", "allow_http_endpoints", "true",
             [](const Config& c) { EXPECT_TRUE(c.push.webpush.allow_http_endpoints); }),
+      Other("channels.push", "timeout_seconds", "2.5",
+            [](const Config& c) { EXPECT_EQ(c.push.webpush.timeout, milliseconds(2500)); }),
       Text("channels.sms", "provider", "eskiz", [](const Config& c) { return c.sms.provider; }),
       Text("channels.sms", "base_url", "http://127.0.0.1:2",
            [](const Config& c) { return c.sms.eskiz.base_url; }),

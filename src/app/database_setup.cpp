@@ -2,17 +2,18 @@
 
 #include "db/connection.hpp"
 #include "db/migrate.hpp"
+#include "db/session_settings.hpp"
 
 namespace chopar::app {
 
 DatabaseSetup::DatabaseSetup(const Config& config) {
-  if (!config.database.url.empty()) {
-    conninfo_ = config.database.url;
-    return;
+  if (config.database.url.empty()) {
+    cluster_ = db::EmbeddedCluster::Start(std::filesystem::path(config.server.data_dir) / "pg",
+                                          config.database.pg_bin_dir);
   }
-  cluster_ = db::EmbeddedCluster::Start(std::filesystem::path(config.server.data_dir) / "pg",
-                                        config.database.pg_bin_dir);
-  conninfo_ = cluster_->conninfo();
+  // Every connection of the process, pooled or listening, inherits the limits.
+  conninfo_ = db::WithSessionSettings(cluster_ ? cluster_->conninfo() : config.database.url,
+                                      config.database.session);
 }
 
 DatabaseSetup::~DatabaseSetup() {

@@ -9,7 +9,8 @@
 namespace chopar::app {
 
 // Resolves where the database is: the configured URL, or the embedded
-// cluster in <data_dir>/pg (started or reused). Applies migrations.
+// cluster in <data_dir>/pg (started or reused), with the [database] session
+// limits written into the conninfo. Applies migrations.
 class DatabaseSetup {
  public:
   explicit DatabaseSetup(const Config& config);

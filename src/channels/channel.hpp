@@ -68,6 +68,12 @@ void ApplyChannelTexts(Message& message, const nlohmann::json& block);
 // channel), or nullopt when it can.
 std::optional<std::string> MissingAddress(const Message& message);
 
+// The header every HTTP request to a provider carries for a delivery
+// ("X-Chopar-Delivery-Id: 42"), so the provider's logs, a proxy or a test
+// double can tell which delivery a request is and count repeats. (An email
+// carries the delivery id at the start of its Message-ID.)
+std::string DeliveryIdHeader(std::int64_t delivery_id);
+
 enum class OutcomeKind {
   kSent,         // accepted by the provider
   kRetry,        // try again later (429, 5xx, timeout, SMTP 4xx)
@@ -115,6 +121,14 @@ class Channel {
   virtual std::vector<Outcome> Send(std::span<const Message> messages) = 0;
   // "sink", "smtp", "telegram", "webpush", "eskiz": for logs and metrics.
   [[nodiscard]] virtual std::string_view ProviderName() const = 0;
+
+  // Whether this channel may be handed a message whose earlier send may
+  // already have reached the provider (its worker's lease ran out mid-send)
+  // without risking a second delivery: it keeps its own record of what was
+  // sent and asks the provider before sending again. A channel that answers
+  // false (the default) is never handed such a message: the delivery fails
+  // as "outcome unknown" instead (docs/RELIABILITY.md, "Deliveries").
+  [[nodiscard]] virtual bool GuardsRepeats() const { return false; }
 
   // A channel with no network to wait on (the sink, which writes a table)
   // may instead complete inside the claim's own transaction: the delivery

@@ -43,4 +43,8 @@ std::optional<std::string> MissingAddress(const Message& message) {
   return std::nullopt;
 }
 
+std::string DeliveryIdHeader(std::int64_t delivery_id) {
+  return "X-Chopar-Delivery-Id: " + std::to_string(delivery_id);
+}
+
 }  // namespace chopar::channels

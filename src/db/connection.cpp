@@ -3,6 +3,7 @@
 #include <poll.h>
 
 #include "db/errors.hpp"
+#include "db/session_settings.hpp"
 
 namespace chopar::db {
 namespace {
@@ -27,14 +28,19 @@ bool Succeeded(const Result& result) {
 
 }  // namespace
 
-Connection Connection::Open(const std::string& conninfo, const SessionSettings& settings) {
+Connection Connection::Open(const std::string& conninfo, const ServerSettings& settings) {
   // Options go in the startup packet so they hold before the first statement.
   // JIT is off: chopar's statements are short and touch a few rows each, yet
   // a plan whose cost estimate passes jit_above_cost (a claim of 500 rows
-  // does) would spend 15-20 ms compiling before every execution.
-  constexpr const char* kSessionOptions =
-      "-c TimeZone=UTC -c search_path=chopar,public -c client_min_messages=warning -c jit=off";
-  std::string options = kSessionOptions;
+  // does) would spend 15-20 ms compiling before every execution. The
+  // default limits come first, so `conninfo`'s own connect_timeout (an entry
+  // before dbname) and its own options (appended after ours: a later -c
+  // wins) override them.
+  const SessionSettings defaults;
+  std::string options =
+      "-c TimeZone=UTC -c search_path=chopar,public -c client_min_messages=warning "
+      "-c jit=off -c statement_timeout=" +
+      std::to_string(defaults.statement_timeout.count() * 1000);
   for (const auto& [name, value] : settings) {
     options += " -c " + name + "=";
     // libpq splits options at spaces unless escaped.
@@ -43,9 +49,13 @@ Connection Connection::Open(const std::string& conninfo, const SessionSettings& 
       options += c;
     }
   }
-  const char* keys[] = {"dbname", "options", "application_name", "fallback_application_name",
-                        nullptr};
-  const char* values[] = {conninfo.c_str(), options.c_str(), "chopar", "chopar", nullptr};
+  if (const std::string own = ConninfoValue(conninfo, "options"); !own.empty())
+    options += " " + own;
+  const std::string connect_timeout = std::to_string(defaults.connect_timeout.count());
+  const char* keys[] = {"connect_timeout",           "dbname", "options", "application_name",
+                        "fallback_application_name", nullptr};
+  const char* values[] = {
+      connect_timeout.c_str(), conninfo.c_str(), options.c_str(), "chopar", "chopar", nullptr};
   PGconn* raw = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (raw == nullptr) throw ConnectionError("", "out of memory connecting to PostgreSQL");
   Connection conn(raw);
@@ -185,6 +195,21 @@ std::vector<Notification> Connection::WaitForNotifications(std::chrono::millisec
     }
   }
   return DrainNotifications();
+}
+
+bool Connection::LooksAlive() {
+  PGconn* conn = conn_.get();
+  // A server that closed an idle connection left its last words (a FATAL
+  // message) and then the end of the stream on the socket: read what is
+  // there until nothing more is, without waiting. Reading the end marks the
+  // connection bad.
+  for (int reads = 0; reads < 4 && !IsBroken(); ++reads) {
+    pollfd fd{PQsocket(conn), POLLIN, 0};
+    if (fd.fd < 0) return false;
+    if (poll(&fd, 1, 0) <= 0) break;
+    if (PQconsumeInput(conn) == 0) return false;
+  }
+  return !IsBroken();
 }
 
 bool Connection::IsBroken() const { return poisoned_ || PQstatus(conn_.get()) != CONNECTION_OK; }

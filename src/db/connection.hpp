@@ -35,17 +35,20 @@ struct Statement {
 
 // Server settings a session starts with besides Connection::Open's own:
 // parameter name → value (custom ones are dotted, "chopar.events").
-using SessionSettings = std::map<std::string, std::string>;
+using ServerSettings = std::map<std::string, std::string>;
 
 // One libpq connection; move-only, not thread-safe (one thread at a time).
-// Every session runs with TimeZone=UTC and search_path=chopar. Statement
-// failures throw the DbError subclass of their SQLSTATE; a lost connection
-// throws ConnectionError and leaves IsBroken() true.
+// Every session runs with TimeZone=UTC and search_path=chopar, and under the
+// limits of a default SessionSettings (db/session_settings.hpp) unless its
+// conninfo sets its own (WithSessionSettings). Statement failures throw the
+// DbError subclass of their SQLSTATE; a lost connection throws
+// ConnectionError and leaves IsBroken() true.
 class Connection {
  public:
   // Connects to `conninfo` (URL or key=value), the session starting with
-  // `settings` too. Throws ConnectionError.
-  static Connection Open(const std::string& conninfo, const SessionSettings& settings = {});
+  // `settings` too. Throws ConnectionError, also when the server does not
+  // answer within the connect timeout.
+  static Connection Open(const std::string& conninfo, const ServerSettings& settings = {});
 
   // Runs a named query as a prepared statement, preparing it on first use.
   Result Exec(const Query& query, const Params& params);
@@ -72,6 +75,11 @@ class Connection {
   std::vector<Notification> WaitForNotifications(std::chrono::milliseconds timeout);
 
   [[nodiscard]] bool IsBroken() const;
+  // For an idle connection: false when the server has closed it (a restart,
+  // pg_terminate_backend) and the socket says so already; no round trip,
+  // never blocks. A connection the network dropped silently still looks
+  // alive: its next statement fails (or times out) instead.
+  [[nodiscard]] bool LooksAlive();
   [[nodiscard]] PGconn* raw() const { return conn_.get(); }
 
  private:

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "db/errors.hpp"
 
 namespace chopar::db {
@@ -69,7 +71,7 @@ void Transaction::Commit() {
 }
 
 Pool::Pool(std::string conninfo, int size, std::chrono::milliseconds acquire_timeout,
-           SessionSettings session)
+           ServerSettings session)
     : conninfo_(std::move(conninfo)),
       session_(std::move(session)),
       size_(size),
@@ -77,15 +79,23 @@ Pool::Pool(std::string conninfo, int size, std::chrono::milliseconds acquire_tim
 
 PooledConnection Pool::Acquire() {
   std::unique_lock lock(mutex_);
-  if (!available_.wait_for(lock, acquire_timeout_,
-                           [&] { return !idle_.empty() || open_ < size_; })) {
-    throw PoolTimeout("no database connection became free within " +
-                      std::to_string(acquire_timeout_.count()) + " ms");
-  }
-  if (!idle_.empty()) {
+  for (;;) {
+    if (!available_.wait_for(lock, acquire_timeout_,
+                             [&] { return !idle_.empty() || open_ < size_; })) {
+      throw PoolTimeout("no database connection became free within " +
+                        std::to_string(acquire_timeout_.count()) + " ms");
+    }
+    if (idle_.empty()) break;
     Connection conn = std::move(idle_.back());
     idle_.pop_back();
-    return PooledConnection(this, std::move(conn));
+    if (conn.LooksAlive()) return PooledConnection(this, std::move(conn));
+    // The server closed it: after a restart every idle connection is as
+    // dead as this one, so check them all now rather than one per caller.
+    --open_;
+    const int dropped = 1 + DropDeadIdle();
+    spdlog::info("database pool: dropped {} connection(s) the server had closed; reconnecting",
+                 dropped);
+    available_.notify_all();
   }
   ++open_;
   lock.unlock();
@@ -105,10 +115,20 @@ Transaction Pool::Begin(std::string_view name) {
     try {
       return Transaction(std::move(conn), name);
     } catch (const ConnectionError&) {
-      // An idle connection that died with a server restart; nothing has run yet.
+      // An idle connection that died between its check and its BEGIN;
+      // nothing has run yet. A second failure is the server's, not the pool's.
       if (attempt > 0) throw;
     }
   }
+}
+
+int Pool::DropDeadIdle() {
+  const auto dead = std::remove_if(idle_.begin(), idle_.end(),
+                                   [](Connection& conn) { return !conn.LooksAlive(); });
+  const int dropped = static_cast<int>(idle_.end() - dead);
+  idle_.erase(dead, idle_.end());
+  open_ -= dropped;
+  return dropped;
 }
 
 int Pool::InUse() const {
@@ -121,9 +141,13 @@ void Pool::Return(std::optional<Connection> conn) {
   if (conn && !conn->IsBroken()) {
     idle_.push_back(std::move(*conn));
   } else {
+    // A connection lost while borrowed: its idle siblings likely went with it.
     --open_;
+    if (const int dropped = DropDeadIdle(); dropped > 0) {
+      spdlog::info("database pool: dropped {} idle connection(s) the server had closed", dropped);
+    }
   }
-  available_.notify_one();
+  available_.notify_all();
 }
 
 }  // namespace chopar::db

@@ -85,7 +85,11 @@ class Transaction {
 };
 
 // A fixed-size pool of connections to one database, opened lazily and
-// re-opened after the server restarts. Thread-safe.
+// re-opened after the server restarts: an idle connection is checked before
+// it is lent (Connection::LooksAlive, no round trip), and the first one
+// found dead, or returned broken, makes the pool check and drop every idle
+// one, so after a restart no caller is handed a stale connection.
+// Thread-safe.
 class Pool {
  public:
   static constexpr std::chrono::milliseconds kDefaultAcquireTimeout{5000};
@@ -93,7 +97,7 @@ class Pool {
   // Every connection starts its session with `session` (Connection::Open).
   Pool(std::string conninfo, int size,
        std::chrono::milliseconds acquire_timeout = kDefaultAcquireTimeout,
-       SessionSettings session = {});
+       ServerSettings session = {});
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
 
@@ -101,7 +105,8 @@ class Pool {
   // Throws ConnectionError if a new connection cannot be opened.
   PooledConnection Acquire();
   // BEGIN on a borrowed connection. If the borrowed connection turns out to be
-  // dead (the server restarted), it is replaced once before giving up.
+  // dead after all (it died between its check and the BEGIN), it is replaced
+  // once before giving up.
   Transaction Begin(std::string_view name);
 
   [[nodiscard]] const std::string& conninfo() const { return conninfo_; }
@@ -112,9 +117,12 @@ class Pool {
  private:
   friend class PooledConnection;
   void Return(std::optional<Connection> conn);
+  // Closes the idle connections the server has closed; returns how many.
+  // Called with mutex_ held.
+  int DropDeadIdle();
 
   const std::string conninfo_;
-  const SessionSettings session_;
+  const ServerSettings session_;
   const int size_;
   const std::chrono::milliseconds acquire_timeout_;
   mutable std::mutex mutex_;

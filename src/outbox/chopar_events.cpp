@@ -32,7 +32,7 @@ std::vector<std::string_view> SelectedChoparEvents(const std::vector<std::string
   return selected;
 }
 
-db::SessionSettings EventSessionSettings(const std::vector<std::string>& patterns) {
+db::ServerSettings EventSessionSettings(const std::vector<std::string>& patterns) {
   const std::vector<std::string_view> selected = SelectedChoparEvents(patterns);
   if (selected.empty()) return {};
   std::string value = ",";

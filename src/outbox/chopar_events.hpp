@@ -34,7 +34,7 @@ inline constexpr const char* kEventsSetting = "chopar.events";
 // What every connection of chopar's own pool starts with for [events] emit
 // `patterns` (globs): kEventsSetting listing each event some pattern
 // selects; no setting at all when none is, so the triggers stay idle.
-db::SessionSettings EventSessionSettings(const std::vector<std::string>& patterns);
+db::ServerSettings EventSessionSettings(const std::vector<std::string>& patterns);
 
 // Installs the triggers that write chopar's own events (migration 0010,
 // chopar.enable_own_events) in chopar's database when they are missing;

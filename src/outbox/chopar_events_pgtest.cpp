@@ -64,13 +64,13 @@ class ChoparEventsTest : public chopar::testing::PgTest {
 };
 
 TEST(EventSessionSettingsTest, ListsTheSelectedEventsBetweenCommasOrNothing) {
-  EXPECT_EQ(EventSessionSettings({}), db::SessionSettings{});
+  EXPECT_EQ(EventSessionSettings({}), db::ServerSettings{});
   EXPECT_EQ(EventSessionSettings({"delivery.*"}),
-            (db::SessionSettings{
+            (db::ServerSettings{
                 {"chopar.events",
                  ",delivery.sent,delivery.failed,delivery.skipped,delivery.canceled,"}}));
   EXPECT_EQ(EventSessionSettings({"notification.read", "delivery.failed"}),
-            (db::SessionSettings{{"chopar.events", ",notification.read,delivery.failed,"}}));
+            (db::ServerSettings{{"chopar.events", ",notification.read,delivery.failed,"}}));
 }
 
 TEST(ChoparEventsTriggersTest, OnlyADatabaseWhereEventsWereEnabledHasTheTriggers) {

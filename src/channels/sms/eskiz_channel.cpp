@@ -145,6 +145,7 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
     request.method = "POST";
     request.url = settings_.base_url + "/api/message/sms/send";
     request.headers.push_back("Content-Type: " + form.content_type);
+    request.headers.push_back(DeliveryIdHeader(m.delivery_id));
     request.body = form.body;
     return request;
   };

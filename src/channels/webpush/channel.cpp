@@ -178,6 +178,7 @@ std::vector<Outcome> WebPushChannel::Send(std::span<const Message> messages) {
           "Content-Encoding: aes128gcm",
           "Content-Type: application/octet-stream",
           "Authorization: " + vapid_.Authorization(*origin),
+          DeliveryIdHeader(message.delivery_id),
           // No "Expect: 100-continue" round trip for bodies over 1 KiB.
           "Expect:",
       };

@@ -17,8 +17,9 @@ namespace chopar::testing {
 class TestDatabase {
  public:
   enum class Contents {
-    kMigrated,  // chopar's schema, as `chopar migrate` leaves it
-    kEmpty,     // nothing: an application's database before `chopar outbox install`
+    kMigrated,  // a clone of the migrated template: chopar's schema, as `chopar migrate` leaves it
+    kEmpty,     // a new database with nothing in it (migration tests; an application's database
+                // before `chopar outbox install`)
   };
   explicit TestDatabase(Contents contents = Contents::kMigrated);
   ~TestDatabase();
