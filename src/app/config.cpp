@@ -459,8 +459,8 @@ Config LoadConfig(const std::optional<std::filesystem::path>& path,
   const std::vector<Binding> bindings = Bindings(config);
   if (path) {
     const std::string name = path->string();
-    ApplyDocument(bindings, TableLists(config), name, [&] { return toml::parse_file(name); },
-                  config.reports);
+    ApplyDocument(
+        bindings, TableLists(config), name, [&] { return toml::parse_file(name); }, config.reports);
   }
   ApplyEnvironment(bindings, environment);
   Validate(config);

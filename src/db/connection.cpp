@@ -162,7 +162,9 @@ Result Connection::ExecText(std::string_view sql, const Params& params) {
                             nullptr, pointers.values.data(), nullptr, nullptr, 0));
 }
 
-void Connection::ExecScript(std::string_view sql) { Check(PQexec(conn_.get(), std::string(sql).c_str())); }
+void Connection::ExecScript(std::string_view sql) {
+  Check(PQexec(conn_.get(), std::string(sql).c_str()));
+}
 
 void Connection::Listen(std::string_view channel) {
   char* quoted = PQescapeIdentifier(conn_.get(), channel.data(), channel.size());

@@ -110,6 +110,9 @@ class Pool {
   Transaction Begin(std::string_view name);
 
   [[nodiscard]] const std::string& conninfo() const { return conninfo_; }
+  // The server settings every connection starts its session with: a second
+  // pool for the same work (delivery::Worker's own) must start them too.
+  [[nodiscard]] const ServerSettings& session() const { return session_; }
   [[nodiscard]] int size() const { return size_; }
   // Connections borrowed right now (for metrics).
   [[nodiscard]] int InUse() const;
