@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean bench screenshots
+.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox fuzz slowhttp screenshots chaos
 
 all: build
 
@@ -25,6 +25,17 @@ run: build
 test: build
 	@bash scripts/with-test-pg ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) --timeout 600
 
+# The chaos lab for longer than the short run in `make test`: CHAOS_SECONDS of
+# faults every few seconds (kill -9 of chopar processes, PostgreSQL crashes,
+# misbehaving providers) against three chopar processes, then the checks;
+# the figures are printed and written to $(BUILD_DIR)/chaos-report.md
+# (docs/RELIABILITY.md). CHAOS_SEED replays a run.
+CHAOS_SECONDS ?= 1800
+chaos: build
+	@CHOPAR_TEST_CHAOS_SECONDS=$(CHAOS_SECONDS) CHOPAR_TEST_CHAOS_SEED=$(CHAOS_SEED) \
+	  CHOPAR_TEST_CHAOS_REPORT=$(BUILD_DIR)/chaos-report.md bash scripts/with-test-pg \
+	  $(BUILD_DIR)/tests/faults/faults_pgtest --gtest_filter='ChaosLab.*'
+
 # Only the tests that need no database.
 unit: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) -L '^test$$'
@@ -32,6 +43,18 @@ unit: build
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize:
 	@$(MAKE) test BUILD_DIR=build-asan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Debug -DCHOPAR_SANITIZE='address;undefined' -DCHOPAR_BUILD_BENCH=OFF"
+
+# Every libFuzzer target under ASan + UBSan with full coverage (clang), for
+# FUZZ_SECONDS each, FUZZ_JOBS at a time; new coverage is merged into
+# fuzz/corpus/ (docs/RELIABILITY.md, "Fuzzing").
+FUZZ_BUILD_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS ?= $(JOBS)
+fuzz: deps
+	@cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCHOPAR_FUZZ=ON -DCHOPAR_SANITIZE='address;undefined' -DCHOPAR_BUILD_TESTS=OFF -DCHOPAR_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target fuzz_targets
+	@bash fuzz/run-all $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS) $(FUZZ_JOBS)
 
 # The PNGs of the bell and the console in README.md, taken by the browser
 # tests (tests/browser) into docs/screenshots.
@@ -41,8 +64,21 @@ screenshots: build
 bench: build
 	@bash bench/run.sh
 
+# The transactional outbox: the source document's scenario, relay throughput
+# against a plain-libnats ceiling, commit→publish latency (docs/BENCHMARKS.md).
+bench-outbox: build
+	@bash bench/outbox.sh
+
+# slowhttptest's slowloris and slow read against chopar while a normal client
+# asks /healthz (docs/RELIABILITY.md, "Slow clients"); SLOW_SECONDS per
+# phase, SLOW_CONNECTIONS slow connections.
+SLOW_SECONDS ?= 60
+SLOW_CONNECTIONS ?= 1000
+slowhttp: build
+	@bash scripts/with-test-pg bash bench/slow_clients.sh $(BUILD_DIR)/chopar $(SLOW_SECONDS) $(SLOW_CONNECTIONS)
+
 format:
 	@find src tests bench -name '*.[ch]pp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR) build-asan
+	rm -rf $(BUILD_DIR) build-asan $(FUZZ_BUILD_DIR)

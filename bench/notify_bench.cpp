@@ -49,6 +49,8 @@
 #include <thread>
 #include <vector>
 
+#include "proc_cpu.hpp"
+
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
@@ -95,6 +97,8 @@ struct Options {
   double timeout_seconds = 600;
   bool keep_databases = false;
   bool raw_only = false;
+  bool templates = false;
+  bool data = false;
 };
 
 void PrintUsage() {
@@ -117,6 +121,11 @@ void PrintUsage() {
   --timeout S            give up waiting for deliveries after S seconds (default 600)
   --keep-databases       do not drop the two databases at the end
   --raw-only             only the raw-SQL ceiling (chopar is used for `migrate`)
+  --templates            chopar renders every notification from a template (title,
+                         body, email and Telegram blocks; requests send only data)
+  --data                 requests carry their title and body and also the data the
+                         template of --templates renders from (its baseline: the
+                         same requests, no template)
 
 chopar is started with CHOPAR_DATABASE_URL, CHOPAR_SERVER_LISTEN/API_KEY/
 DATA_DIR and very high CHOPAR_LIMITS_HOURLY_*; any other CHOPAR_* variable in
@@ -133,6 +142,10 @@ Options ParseOptions(int argc, char** argv) {
       PrintUsage();
       std::exit(0);
     }
+    if (arg == "--templates" || arg == "--data") {
+      (arg == "--templates" ? options.templates : options.data) = true;
+      continue;
+    }
     if (arg == "--keep-databases" || arg == "--raw-only") {
       (arg == "--raw-only" ? options.raw_only : options.keep_databases) = true;
       continue;
@@ -148,28 +161,43 @@ Options ParseOptions(int argc, char** argv) {
         used = 0;
       }
       if (used != value.size() || !(parsed >= min)) {
-        throw std::runtime_error(arg + ": expected a number >= " + Fixed(min, 0) + ", got " + value);
+        throw std::runtime_error(arg + ": expected a number >= " + Fixed(min, 0) + ", got " +
+                                 value);
       }
       return parsed;
     };
-    if (arg == "--database-url") options.database_url = value;
-    else if (arg == "--chopar") options.chopar = value;
-    else if (arg == "--notifications") options.notifications = static_cast<int>(number(1));
-    else if (arg == "--batch-size") options.batch_size = static_cast<int>(number(1));
-    else if (arg == "--inflight") options.inflight = static_cast<int>(number(1));
-    else if (arg == "--users") options.users = static_cast<int>(number(1));
-    else if (arg == "--rate") options.rate = number(1);
-    else if (arg == "--seconds") options.seconds = number(0);
-    else if (arg == "--warmup-seconds") options.warmup_seconds = number(0);
-    else if (arg == "--raw-connections") options.raw_connections = static_cast<int>(number(1));
-    else if (arg == "--port") options.port = static_cast<int>(number(0));
-    else if (arg == "--timeout") options.timeout_seconds = number(1);
-    else throw std::runtime_error("unknown option " + arg + " (see --help)");
+    if (arg == "--database-url")
+      options.database_url = value;
+    else if (arg == "--chopar")
+      options.chopar = value;
+    else if (arg == "--notifications")
+      options.notifications = static_cast<int>(number(1));
+    else if (arg == "--batch-size")
+      options.batch_size = static_cast<int>(number(1));
+    else if (arg == "--inflight")
+      options.inflight = static_cast<int>(number(1));
+    else if (arg == "--users")
+      options.users = static_cast<int>(number(1));
+    else if (arg == "--rate")
+      options.rate = number(1);
+    else if (arg == "--seconds")
+      options.seconds = number(0);
+    else if (arg == "--warmup-seconds")
+      options.warmup_seconds = number(0);
+    else if (arg == "--raw-connections")
+      options.raw_connections = static_cast<int>(number(1));
+    else if (arg == "--port")
+      options.port = static_cast<int>(number(0));
+    else if (arg == "--timeout")
+      options.timeout_seconds = number(1);
+    else
+      throw std::runtime_error("unknown option " + arg + " (see --help)");
   }
   if (options.database_url.empty()) {
     throw std::runtime_error("--database-url is required (or set CHOPAR_TEST_DATABASE_URL)");
   }
-  if (options.batch_size > 1000) throw std::runtime_error("--batch-size: the API takes at most 1000");
+  if (options.batch_size > 1000)
+    throw std::runtime_error("--batch-size: the API takes at most 1000");
   return options;
 }
 
@@ -281,28 +309,69 @@ std::string IntArray(const std::vector<Int>& values, size_t begin, size_t end) {
 // ---------------------------------------------------------------- the workload
 
 // Notification k (0-based) of a phase, identical for chopar and raw SQL.
+// With `templated`, requests carry only data and chopar renders the same
+// title and body from kBenchTemplate, plus its email and Telegram blocks;
+// with `with_data`, requests carry their title and body and that data too.
 struct Workload {
   int users;
+  bool templated = false;
+  bool with_data = false;
   long long UserOf(long long k) const { return k % users + 1; }
   static std::string Title(long long k) { return "Bench ping " + std::to_string(k); }
   static std::string Body(long long k) {
     return "Notification " + std::to_string(k) + " of the end-to-end benchmark";
   }
+  static Json Data(long long k) {
+    return {{"n", k}, {"task", {{"title", Title(k)}, {"due", "18:00"}}}};
+  }
   Json Item(long long k) const {
-    return Json{{"user_id", UserOf(k)},
-                {"type", "bench.ping"},
-                {"title", Title(k)},
-                {"body", Body(k)},
-                {"channels", {"email", "telegram"}}};
+    if (templated) {
+      return Json{{"user_id", UserOf(k)},
+                  {"type", "bench.ping"},
+                  {"data", Data(k)},
+                  {"channels", {"email", "telegram"}}};
+    }
+    Json item{{"user_id", UserOf(k)},
+              {"type", "bench.ping"},
+              {"title", Title(k)},
+              {"body", Body(k)},
+              {"channels", {"email", "telegram"}}};
+    if (with_data) item["data"] = Data(k);
+    return item;
   }
 };
 
+// The template of --templates: the workload's title and body, and a block
+// for each of its two channels, in the seeded users' locale and one more.
+const Json kBenchTemplate = {
+    {"category", "bench"},
+    {"default_locale", "en"},
+    {"locales",
+     {{"en",
+       {{"title", "{{task.title}}"},
+        {"body", "Notification {{n}} of the end-to-end benchmark"},
+        {"email",
+         {{"subject", "{{task.title}}"},
+          {"html",
+           "<p>Notification <b>{{n}}</b>: {{task.title}}, due {{task.due}}.</p>"
+           "{{#notification.link}}<p>{{notification.link}}</p>{{/notification.link}}"},
+          {"text", "Notification {{n}}: {{task.title}}, due {{task.due}}."}}},
+        {"telegram", {{"text", "<b>{{task.title}}</b> is due at {{task.due}} (#{{n}})"}}}}},
+      {"uz",
+       {{"title", "{{task.title}}"},
+        {"body", "{{n}}-bildirishnoma"},
+        {"telegram", {{"text", "<b>{{task.title}}</b> {{task.due}} gacha"}}}}}}}};
+
 void SeedUsers(Pg& pg, int users) {
   const std::string n = std::to_string(users);
-  pg.Exec("INSERT INTO chopar.users (id, email) SELECT g, 'user' || g || '@bench.example' "
-          "FROM generate_series(1, " + n + ") g");
-  pg.Exec("INSERT INTO chopar.telegram_connections (user_id, chat_id) "
-          "SELECT g, 900000000 + g FROM generate_series(1, " + n + ") g");
+  pg.Exec(
+      "INSERT INTO chopar.users (id, email) SELECT g, 'user' || g || '@bench.example' "
+      "FROM generate_series(1, " +
+      n + ") g");
+  pg.Exec(
+      "INSERT INTO chopar.telegram_connections (user_id, chat_id) "
+      "SELECT g, 900000000 + g FROM generate_series(1, " +
+      n + ") g");
   pg.Exec("ANALYZE chopar.users");
   pg.Exec("ANALYZE chopar.telegram_connections");
 }
@@ -385,8 +454,10 @@ class ChoparServer {
   pid_t pid() const { return pid_; }
 
   std::string ExitDescription() const {
-    if (WIFEXITED(exit_status_)) return "exited with status " + std::to_string(WEXITSTATUS(exit_status_));
-    if (WIFSIGNALED(exit_status_)) return "killed by signal " + std::to_string(WTERMSIG(exit_status_));
+    if (WIFEXITED(exit_status_))
+      return "exited with status " + std::to_string(WEXITSTATUS(exit_status_));
+    if (WIFSIGNALED(exit_status_))
+      return "killed by signal " + std::to_string(WTERMSIG(exit_status_));
     return "stopped";
   }
 
@@ -446,53 +517,18 @@ class CpuMeter {
 
   // The postmaster of the server `pg` is connected to: its backend's parent.
   static pid_t Postmaster(Pg& pg) {
-    const auto stat = ReadStat(static_cast<pid_t>(pg.Scalar("SELECT pg_backend_pid()")));
-    return stat.size() > 1 ? static_cast<pid_t>(std::stol(stat[1])) : 0;
+    return chopar::bench::ParentOf(static_cast<pid_t>(pg.Scalar("SELECT pg_backend_pid()")));
   }
 
   CpuSeconds Now() const {
     CpuSeconds now;
-    now.client = Seconds(getpid(), false);
-    if (chopar_ > 0) now.chopar = Seconds(chopar_, false);
-    if (postmaster_ > 0) {
-      now.postgres = Seconds(postmaster_, true);
-      std::error_code ec;
-      for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-        const auto stat = ReadStat(static_cast<pid_t>(std::stol(name)));
-        if (stat.size() > 1 && stat[1] == std::to_string(postmaster_)) {
-          now.postgres += Seconds(static_cast<pid_t>(std::stol(name)), false);
-        }
-      }
-    }
+    now.client = chopar::bench::CpuSeconds(getpid(), true, false);
+    if (chopar_ > 0) now.chopar = chopar::bench::CpuSeconds(chopar_, true, false);
+    now.postgres = chopar::bench::PostgresCpuSeconds(postmaster_);
     return now;
   }
 
  private:
-  // The fields of /proc/<pid>/stat after "(comm)": [0] state, [1] ppid, ...
-  static std::vector<std::string> ReadStat(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(in, line);
-    const auto close = line.rfind(')');
-    std::vector<std::string> fields;
-    if (close == std::string::npos) return fields;
-    std::istringstream rest(line.substr(close + 1));
-    for (std::string field; rest >> field;) fields.push_back(field);
-    return fields;
-  }
-
-  // utime + stime (fields 14, 15 of stat), plus cutime + cstime (16, 17):
-  // exited children that were waited for.
-  static double Seconds(pid_t pid, bool with_children) {
-    const auto f = ReadStat(pid);
-    if (f.size() < 15) return 0;
-    double ticks = std::stod(f[11]) + std::stod(f[12]);
-    if (with_children) ticks += std::stod(f[13]) + std::stod(f[14]);
-    return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-  }
-
   pid_t postmaster_;
   pid_t chopar_;
 };
@@ -527,7 +563,8 @@ class Http {
   }
 
   // One request on a new handle; `body` must outlive it. POST when body is set.
-  CurlEasy NewRequest(const std::string& path, const std::string* body, std::string* response) const {
+  CurlEasy NewRequest(const std::string& path, const std::string* body,
+                      std::string* response) const {
     CurlEasy easy(curl_easy_init());
     if (!easy) throw std::runtime_error("curl_easy_init failed");
     curl_easy_setopt(easy.get(), CURLOPT_URL, (base_url_ + path).c_str());
@@ -539,15 +576,19 @@ class Http {
     curl_easy_setopt(easy.get(), CURLOPT_TCP_NODELAY, 1L);
     if (body != nullptr) {
       curl_easy_setopt(easy.get(), CURLOPT_POSTFIELDS, body->data());
-      curl_easy_setopt(easy.get(), CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
+      curl_easy_setopt(easy.get(), CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(body->size()));
     }
     return easy;
   }
 
   // A blocking request; returns the status (0 when it did not connect).
-  long Call(const std::string& path, const std::string* body, std::string* response) const {
+  // POST when body is set, or `method` when given.
+  long Call(const std::string& path, const std::string* body, std::string* response,
+            const char* method = nullptr) const {
     std::string ignored;
     auto easy = NewRequest(path, body, response ? response : &ignored);
+    if (method != nullptr) curl_easy_setopt(easy.get(), CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(easy.get(), CURLOPT_TIMEOUT, 10L);
     if (curl_easy_perform(easy.get()) != CURLE_OK) return 0;
     long status = 0;
@@ -590,14 +631,16 @@ struct Finished {
 // `wait` for progress and returns the requests that finished.
 class MultiDriver {
  public:
-  MultiDriver(const Http& http, long max_connections) : http_(http), multi_(NewMulti(max_connections)) {}
+  MultiDriver(const Http& http, long max_connections)
+      : http_(http), multi_(NewMulti(max_connections)) {}
   MultiDriver(const MultiDriver&) = delete;
   MultiDriver& operator=(const MultiDriver&) = delete;
   ~MultiDriver() {
     for (auto& [easy, request] : active_) curl_multi_remove_handle(multi_.get(), easy);
   }
 
-  void Add(size_t index, const std::string& path, const std::string* body, SteadyClock::time_point scheduled) {
+  void Add(size_t index, const std::string& path, const std::string* body,
+           SteadyClock::time_point scheduled) {
     auto request = std::make_unique<InFlight>();
     request->index = index;
     request->scheduled = scheduled;
@@ -627,8 +670,9 @@ class MultiDriver {
       long status = 0;
       curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &status);
       auto& request = *it->second;
-      finished.push_back(Finished{request.index, status, msg->data.result, std::move(request.response),
-                                  request.scheduled, request.started, now});
+      finished.push_back(Finished{request.index, status, msg->data.result,
+                                  std::move(request.response), request.scheduled, request.started,
+                                  now});
       curl_multi_remove_handle(multi_.get(), msg->easy_handle);
       active_.erase(it);
     }
@@ -653,7 +697,8 @@ class PendingSampler {
     long long pending;
   };
 
-  PendingSampler(const std::string& url, SteadyClock::time_point start, std::chrono::milliseconds interval)
+  PendingSampler(const std::string& url, SteadyClock::time_point start,
+                 std::chrono::milliseconds interval)
       : pg_(url), start_(start), interval_(interval) {
     thread_ = std::thread([this] { Loop(); });
   }
@@ -670,7 +715,8 @@ class PendingSampler {
   // Seconds from start until a sample, taken after every request returned,
   // found nothing pending; nullopt if `timeout` ran out first.
   std::optional<double> WaitDrained(double timeout) {
-    const auto deadline = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(Seconds(timeout));
+    const auto deadline =
+        SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(Seconds(timeout));
     while (SteadyClock::now() < deadline) {
       if (drained_at_ >= 0) return drained_at_.load();
       if (!error_.empty()) throw std::runtime_error(error_);
@@ -694,9 +740,11 @@ class PendingSampler {
       while (!stop_ && drained_at_ < 0) {
         const bool requests_done = requests_done_;
         const long long accepted = accepted_;
-        const bool any_pending = pg_.Scalar(
-            "SELECT (EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'queued') "
-            "     OR EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'sending'))::int") != 0;
+        const bool any_pending =
+            pg_.Scalar(
+                "SELECT (EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'queued') "
+                "     OR EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = "
+                "'sending'))::int") != 0;
         const double t = SecondsSince(start_);
         if (requests_done && !any_pending) {
           drained_at_ = t;
@@ -737,15 +785,16 @@ class PendingSampler {
 struct ThroughputResult {
   long long notifications = 0;
   long long deliveries = 0;
-  double api_seconds = 0;       // first request → last batch response
+  double api_seconds = 0;         // first request → last batch response
   double end_to_end_seconds = 0;  // first request → every delivery sent
   std::vector<PendingSampler::Sample> samples;
-  CpuSeconds cpu;                 // from the first request until every delivery is sent
-  double drain_rate = 0;          // deliveries/s sent once every batch had been accepted
+  CpuSeconds cpu;         // from the first request until every delivery is sent
+  double drain_rate = 0;  // deliveries/s sent once every batch had been accepted
 };
 
-ThroughputResult RunThroughput(const Options& options, const Http& http, const std::string& chopar_db_url,
-                               const Workload& workload, long long first_k, const CpuMeter& cpu) {
+ThroughputResult RunThroughput(const Options& options, const Http& http,
+                               const std::string& chopar_db_url, const Workload& workload,
+                               long long first_k, const CpuMeter& cpu) {
   std::vector<std::string> bodies;
   for (long long begin = 0; begin < options.notifications; begin += options.batch_size) {
     const long long end = std::min<long long>(begin + options.batch_size, options.notifications);
@@ -774,8 +823,9 @@ ThroughputResult RunThroughput(const Options& options, const Http& http, const s
     for (auto& finished : driver.Pump(std::chrono::milliseconds(50))) {
       if (finished.code != CURLE_OK || finished.status != 200) {
         throw std::runtime_error("batch request " + std::to_string(finished.index) + " failed: " +
-                                 (finished.code != CURLE_OK ? curl_easy_strerror(finished.code)
-                                                            : "HTTP " + std::to_string(finished.status)) +
+                                 (finished.code != CURLE_OK
+                                      ? curl_easy_strerror(finished.code)
+                                      : "HTTP " + std::to_string(finished.status)) +
                                  " " + finished.response.substr(0, 300));
       }
       responses[finished.index] = std::move(finished.response);
@@ -798,8 +848,10 @@ ThroughputResult RunThroughput(const Options& options, const Http& http, const s
   // The worker alone: from the first count taken after the last batch was
   // accepted until nothing was pending.
   for (const auto& sample : result.samples) {
-    if (sample.accepted == options.notifications && sample.pending > 0 && sample.t < result.end_to_end_seconds) {
-      result.drain_rate = static_cast<double>(sample.pending) / (result.end_to_end_seconds - sample.t);
+    if (sample.accepted == options.notifications && sample.pending > 0 &&
+        sample.t < result.end_to_end_seconds) {
+      result.drain_rate =
+          static_cast<double>(sample.pending) / (result.end_to_end_seconds - sample.t);
       break;
     }
   }
@@ -809,8 +861,9 @@ ThroughputResult RunThroughput(const Options& options, const Http& http, const s
     const Json json = Json::parse(responses[i]);
     const auto& results = json.at("results");
     if (static_cast<long long>(results.size()) != batch_counts[i]) {
-      throw std::runtime_error("batch " + std::to_string(i) + " returned " + std::to_string(results.size()) +
-                               " results for " + std::to_string(batch_counts[i]) + " notifications");
+      throw std::runtime_error("batch " + std::to_string(i) + " returned " +
+                               std::to_string(results.size()) + " results for " +
+                               std::to_string(batch_counts[i]) + " notifications");
     }
     for (const auto& item : results) {
       if (item.contains("error") || !item.value("created", false)) {
@@ -846,8 +899,8 @@ double Percentile(std::vector<double> values, double p) {
 // shows in every request that should have been sent during it.
 // With `workload`, each request is a POST /v1/notifications expecting 201;
 // without, a GET /healthz expecting 200 (the floor: HTTP, one trivial query).
-LatencyResult RunLatency(const Options& options, const Http& http, const Workload* workload, long long first_k,
-                         double seconds, bool measure, const CpuMeter& cpu) {
+LatencyResult RunLatency(const Options& options, const Http& http, const Workload* workload,
+                         long long first_k, double seconds, bool measure, const CpuMeter& cpu) {
   const long long total = std::llround(options.rate * seconds);
   std::vector<std::string> bodies;
   if (workload != nullptr) {
@@ -858,7 +911,8 @@ LatencyResult RunLatency(const Options& options, const Http& http, const Workloa
   const long expected = workload != nullptr ? 201 : 200;
 
   MultiDriver driver(http, 256);
-  const auto interval = std::chrono::duration_cast<SteadyClock::duration>(Seconds(1.0 / options.rate));
+  const auto interval =
+      std::chrono::duration_cast<SteadyClock::duration>(Seconds(1.0 / options.rate));
   const CpuSeconds cpu_start = cpu.Now();
   const auto start = SteadyClock::now() + std::chrono::milliseconds(5);
   LatencyResult result;
@@ -869,23 +923,24 @@ LatencyResult RunLatency(const Options& options, const Http& http, const Workloa
     const auto now = SteadyClock::now();
     while (next < total && start + interval * next <= now) {
       const auto due = start + interval * next;
-      result.max_late_start_ms = std::max(result.max_late_start_ms,
-                                          std::chrono::duration<double, std::milli>(now - due).count());
-      driver.Add(static_cast<size_t>(next), path, workload != nullptr ? &bodies[static_cast<size_t>(next)] : nullptr,
-                 due);
+      result.max_late_start_ms = std::max(
+          result.max_late_start_ms, std::chrono::duration<double, std::milli>(now - due).count());
+      driver.Add(static_cast<size_t>(next), path,
+                 workload != nullptr ? &bodies[static_cast<size_t>(next)] : nullptr, due);
       ++next;
     }
     auto wait = std::chrono::milliseconds(10);
     if (next < total) {
       const auto until = start + interval * next - SteadyClock::now();
-      wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(until), std::chrono::milliseconds(0),
-                        std::chrono::milliseconds(10));
+      wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(until),
+                        std::chrono::milliseconds(0), std::chrono::milliseconds(10));
     }
     for (auto& finished : driver.Pump(wait)) {
       if (finished.code != CURLE_OK || finished.status != expected) {
         throw std::runtime_error(path + " request failed: " +
-                                 (finished.code != CURLE_OK ? std::string(curl_easy_strerror(finished.code))
-                                                            : "HTTP " + std::to_string(finished.status)) +
+                                 (finished.code != CURLE_OK
+                                      ? std::string(curl_easy_strerror(finished.code))
+                                      : "HTTP " + std::to_string(finished.status)) +
                                  " " + finished.response.substr(0, 300));
       }
       ++done;
@@ -900,7 +955,8 @@ LatencyResult RunLatency(const Options& options, const Http& http, const Workloa
   }
   result.requests = total;
   result.cpu = cpu.Now() - cpu_start;
-  if (total > 0) result.achieved_rate = static_cast<double>(total) / Seconds(last_done - start).count();
+  if (total > 0)
+    result.achieved_rate = static_cast<double>(total) / Seconds(last_done - start).count();
   return result;
 }
 
@@ -945,7 +1001,8 @@ RawResult RunRawCeiling(const Options& options, const std::string& url, const Wo
   }
   // Statement parameters built up front: the ceiling measures the database.
   std::vector<std::vector<std::vector<std::string>>> params(static_cast<size_t>(threads));
-  for (long long begin = 0, batch = 0; begin < options.notifications; begin += options.batch_size, ++batch) {
+  for (long long begin = 0, batch = 0; begin < options.notifications;
+       begin += options.batch_size, ++batch) {
     const long long end = std::min<long long>(begin + options.batch_size, options.notifications);
     std::vector<long long> users;
     std::vector<std::string> types, titles, bodies;
@@ -984,7 +1041,8 @@ RawResult RunRawCeiling(const Options& options, const std::string& url, const Wo
   run_all([&](size_t t) {
     for (const auto& p : params[t]) {
       auto r = conns[t]->ExecPrepared("raw_insert", p);
-      for (int row = 0; row < PQntuples(r.get()); ++row) ids[t].push_back(std::stoll(PQgetvalue(r.get(), row, 0)));
+      for (int row = 0; row < PQntuples(r.get()); ++row)
+        ids[t].push_back(std::stoll(PQgetvalue(r.get(), row, 0)));
     }
   });
   result.insert_seconds = SecondsSince(start);
@@ -993,7 +1051,8 @@ RawResult RunRawCeiling(const Options& options, const std::string& url, const Wo
   std::vector<std::vector<std::string>> update_params(static_cast<size_t>(threads));
   for (size_t t = 0; t < ids.size(); ++t) {
     for (size_t begin = 0; begin < ids[t].size(); begin += kUpdateBatch) {
-      update_params[t].push_back(IntArray(ids[t], begin, std::min(begin + kUpdateBatch, ids[t].size())));
+      update_params[t].push_back(
+          IntArray(ids[t], begin, std::min(begin + kUpdateBatch, ids[t].size())));
     }
     result.deliveries += static_cast<long long>(ids[t].size());
   }
@@ -1007,10 +1066,12 @@ RawResult RunRawCeiling(const Options& options, const std::string& url, const Wo
   result.cpu = {0, cpu_spent.postgres + cpu_update.postgres, cpu_spent.client + cpu_update.client};
 
   result.notifications = conns[0]->Scalar("SELECT count(*) FROM chopar.notifications");
-  const long long sent = conns[0]->Scalar("SELECT count(*) FROM chopar.deliveries WHERE status = 'sent'");
+  const long long sent =
+      conns[0]->Scalar("SELECT count(*) FROM chopar.deliveries WHERE status = 'sent'");
   if (sent != result.deliveries || result.deliveries != 2 * result.notifications) {
-    throw std::runtime_error("raw SQL: " + std::to_string(sent) + " sent of " + std::to_string(result.deliveries) +
-                             " deliveries for " + std::to_string(result.notifications) + " notifications");
+    throw std::runtime_error("raw SQL: " + std::to_string(sent) + " sent of " +
+                             std::to_string(result.deliveries) + " deliveries for " +
+                             std::to_string(result.notifications) + " notifications");
   }
   return result;
 }
@@ -1028,15 +1089,15 @@ void CheckExactlyOnce(Pg& pg, long long expected_deliveries) {
             WHERE NOT EXISTS (SELECT 1 FROM chopar.deliveries d WHERE d.id = s.delivery_id)),
            (SELECT count(*) FROM chopar.deliveries WHERE attempts <> 1))");
   auto value = [&](int column) { return std::stoll(PQgetvalue(r.get(), 0, column)); };
-  const long long deliveries = value(0), sent = value(1), sink = value(2), distinct = value(3), orphans = value(4),
-                  retried = value(5);
-  std::cout << "  deliveries " << Thousands(deliveries) << ", sent " << Thousands(sent) << ", sink messages "
-            << Thousands(sink) << " (" << Thousands(distinct) << " distinct deliveries), attempts <> 1: "
-            << retried << "\n";
-  if (deliveries != expected_deliveries || sent != deliveries || sink != deliveries || distinct != sink ||
-      orphans != 0) {
-    throw std::runtime_error("exactly-once check failed: expected " + std::to_string(expected_deliveries) +
-                             " deliveries, each sent once");
+  const long long deliveries = value(0), sent = value(1), sink = value(2), distinct = value(3),
+                  orphans = value(4), retried = value(5);
+  std::cout << "  deliveries " << Thousands(deliveries) << ", sent " << Thousands(sent)
+            << ", sink messages " << Thousands(sink) << " (" << Thousands(distinct)
+            << " distinct deliveries), attempts <> 1: " << retried << "\n";
+  if (deliveries != expected_deliveries || sent != deliveries || sink != deliveries ||
+      distinct != sink || orphans != 0) {
+    throw std::runtime_error("exactly-once check failed: expected " +
+                             std::to_string(expected_deliveries) + " deliveries, each sent once");
   }
 }
 
@@ -1088,7 +1149,8 @@ struct Scratch {
     if (keep) return;
     try {
       Pg admin(server_url);
-      for (const auto& name : databases) admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+      for (const auto& name : databases)
+        admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
     } catch (const std::exception& e) {
       std::cerr << "notify_bench: could not drop the bench databases: " << e.what() << "\n";
     }
@@ -1103,7 +1165,8 @@ struct ChoparResult {
 
 // Phases 1 and 2 against `chopar serve` on the database at `url`, then the
 // exactly-once check and a SIGTERM.
-ChoparResult RunChopar(const Options& options, const std::string& url, const std::filesystem::path& dir) {
+ChoparResult RunChopar(const Options& options, const std::string& url,
+                       const std::filesystem::path& dir) {
   const int port = options.port > 0 ? options.port : FreePort();
   const std::string api_key = "bench-key-" + std::to_string(getpid());
   const std::string huge = "1000000000";
@@ -1127,18 +1190,28 @@ ChoparResult RunChopar(const Options& options, const std::string& url, const std
 
   const auto boot = SteadyClock::now();
   while (http.Call("/healthz", nullptr, nullptr) != 200) {
-    if (!server.Running()) fail_with_log("chopar serve " + server.ExitDescription() + " before it was ready");
+    if (!server.Running())
+      fail_with_log("chopar serve " + server.ExitDescription() + " before it was ready");
     if (SecondsSince(boot) > 60) fail_with_log("chopar serve not ready after 60 s");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  std::cout << "  chopar serve ready in " << Fixed(SecondsSince(boot), 2) << " s on port " << port << "\n";
+  std::cout << "  chopar serve ready in " << Fixed(SecondsSince(boot), 2) << " s on port " << port
+            << "\n";
 
-  const Workload workload{options.users};
+  const Workload workload{options.users, options.templates, options.data};
   ChoparResult result;
   long long expected_deliveries = 0;
   try {
     Pg pg(url);
     SeedUsers(pg, options.users);
+    if (options.templates) {
+      const std::string body = kBenchTemplate.dump();
+      std::string answer;
+      const long status = http.Call("/v1/templates/bench.ping", &body, &answer, "PUT");
+      if (status != 200)
+        fail_with_log("PUT /v1/templates/bench.ping: " + std::to_string(status) + " " + answer);
+      std::cout << "  every notification is rendered from the template of bench.ping\n";
+    }
     const CpuMeter cpu(CpuMeter::Postmaster(pg), server.pid());
 
     // Warm-up: connections, prepared statements, the worker's first claims.
@@ -1146,7 +1219,8 @@ ChoparResult RunChopar(const Options& options, const std::string& url, const std
       Options warm = options;
       warm.notifications = std::min(options.notifications, 2 * options.batch_size);
       warm.inflight = 1;
-      expected_deliveries += RunThroughput(warm, http, url, workload, 10'000'000'000LL, cpu).deliveries;
+      expected_deliveries +=
+          RunThroughput(warm, http, url, workload, 10'000'000'000LL, cpu).deliveries;
     }
 
     std::cout << "\n[2/4] throughput: POST /v1/notifications/batch until every delivery is sent\n";
@@ -1159,10 +1233,11 @@ ChoparResult RunChopar(const Options& options, const std::string& url, const std
                   Thousands(static_cast<double>(s.pending)).c_str());
     }
 
-    std::cout << "\n[3/4] latency: single POST /v1/notifications, open loop at " << Fixed(options.rate, 0)
-              << " req/s\n";
+    std::cout << "\n[3/4] latency: single POST /v1/notifications, open loop at "
+              << Fixed(options.rate, 0) << " req/s\n";
     if (options.warmup_seconds > 0) {
-      const auto warm = RunLatency(options, http, &workload, 20'000'000'000LL, options.warmup_seconds, false, cpu);
+      const auto warm = RunLatency(options, http, &workload, 20'000'000'000LL,
+                                   options.warmup_seconds, false, cpu);
       expected_deliveries += 2 * warm.requests;
     }
     auto& latency = result.latency;
@@ -1182,7 +1257,8 @@ ChoparResult RunChopar(const Options& options, const std::string& url, const std
     std::cout << "  exactly-once check:\n";
     CheckExactlyOnce(pg, expected_deliveries);
   } catch (const std::exception& e) {
-    if (!server.Running()) fail_with_log(std::string(e.what()) + " (chopar serve " + server.ExitDescription() + ")");
+    if (!server.Running())
+      fail_with_log(std::string(e.what()) + " (chopar serve " + server.ExitDescription() + ")");
     throw;
   }
   const double stop_seconds = server.Stop();
@@ -1190,16 +1266,19 @@ ChoparResult RunChopar(const Options& options, const std::string& url, const std
   return result;
 }
 
-void PrintSummary(const Options& options, const std::optional<ChoparResult>& chopar, const RawResult& raw) {
+void PrintSummary(const Options& options, const std::optional<ChoparResult>& chopar,
+                  const RawResult& raw) {
   const double raw_seconds = raw.insert_seconds + raw.update_seconds;
   const double raw_rate = static_cast<double>(raw.notifications) / raw_seconds;
   std::cout << "\nSummary\n";
   if (chopar) {
     const auto& throughput = chopar->throughput;
-    const double e2e_rate = static_cast<double>(throughput.notifications) / throughput.end_to_end_seconds;
+    const double e2e_rate =
+        static_cast<double>(throughput.notifications) / throughput.end_to_end_seconds;
     Row("end to end: notifications/s", Thousands(e2e_rate),
         "(" + Thousands(static_cast<double>(throughput.notifications)) + " in " +
-            Fixed(throughput.end_to_end_seconds, 2) + " s)  " + Verdict(e2e_rate >= 5000) + " (>= 5,000)");
+            Fixed(throughput.end_to_end_seconds, 2) + " s)  " + Verdict(e2e_rate >= 5000) +
+            " (>= 5,000)");
     Row("end to end: deliveries/s",
         Thousands(static_cast<double>(throughput.deliveries) / throughput.end_to_end_seconds),
         "(" + Thousands(static_cast<double>(throughput.deliveries)) + " sent)");
@@ -1212,13 +1291,15 @@ void PrintSummary(const Options& options, const std::optional<ChoparResult>& cho
         "(all batch responses in " + Fixed(throughput.api_seconds, 2) + " s)");
   }
   Row("raw-SQL ceiling: notifications/s", Thousands(raw_rate),
-      "(insert " + Fixed(raw.insert_seconds, 2) + " s + update " + Fixed(raw.update_seconds, 2) + " s)");
-  Row("raw-SQL ceiling: deliveries/s", Thousands(static_cast<double>(raw.deliveries) / raw_seconds));
+      "(insert " + Fixed(raw.insert_seconds, 2) + " s + update " + Fixed(raw.update_seconds, 2) +
+          " s)");
+  Row("raw-SQL ceiling: deliveries/s",
+      Thousands(static_cast<double>(raw.deliveries) / raw_seconds));
   if (!chopar) return;
 
   const auto& throughput = chopar->throughput;
-  const double ratio =
-      100.0 * static_cast<double>(throughput.notifications) / throughput.end_to_end_seconds / raw_rate;
+  const double ratio = 100.0 * static_cast<double>(throughput.notifications) /
+                       throughput.end_to_end_seconds / raw_rate;
   Row("chopar / raw SQL", Fixed(ratio, 1) + " %", Verdict(ratio >= 50) + " (>= 50 %)");
 
   const auto& latency = chopar->latency;
@@ -1229,8 +1310,9 @@ void PrintSummary(const Options& options, const std::optional<ChoparResult>& cho
     Row("latency p99 (ms, from schedule)", Fixed(p99, 2),
         Verdict(p99 < 10) + " (< 10 ms at " + Fixed(options.rate, 0) + " req/s)");
     Row("latency max (ms, from schedule)", Fixed(Percentile(latency.from_schedule_ms, 100), 2));
-    Row("latency p50 / p99 (ms, from send)",
-        Fixed(Percentile(latency.from_send_ms, 50), 2) + " / " + Fixed(Percentile(latency.from_send_ms, 99), 2));
+    Row("latency p50 / p99 (ms, from send)", Fixed(Percentile(latency.from_send_ms, 50), 2) +
+                                                 " / " +
+                                                 Fixed(Percentile(latency.from_send_ms, 99), 2));
   }
   if (chopar->floor.requests > 0) {
     Row("GET /healthz p50 / p99 (ms, same rate)",
@@ -1244,18 +1326,21 @@ void PrintSummary(const Options& options, const std::optional<ChoparResult>& cho
   if (latency.requests > 0) {
     const double per_request = 1000.0 / static_cast<double>(latency.requests);
     Row("CPU ms per single POST: chopar / PostgreSQL",
-        Fixed(latency.cpu.chopar * per_request, 3) + " / " + Fixed(latency.cpu.postgres * per_request, 3),
+        Fixed(latency.cpu.chopar * per_request, 3) + " / " +
+            Fixed(latency.cpu.postgres * per_request, 3),
         "(latency phase; includes delivering its 2 deliveries)");
   }
   const double per_k = 1000.0 / static_cast<double>(throughput.notifications);
   const double raw_per_k = 1000.0 / static_cast<double>(raw.notifications);
   std::cout << "  CPU ms per 1,000 notifications (user + system):\n";
   Row("  chopar process", Fixed(cpu.chopar * 1000 * per_k, 1));
-  Row("  PostgreSQL, chopar path", Fixed(cpu.postgres * 1000 * per_k, 1), "(postmaster and all its children)");
+  Row("  PostgreSQL, chopar path", Fixed(cpu.postgres * 1000 * per_k, 1),
+      "(postmaster and all its children)");
   Row("  PostgreSQL, raw SQL", Fixed(raw.cpu.postgres * 1000 * raw_per_k, 1));
   Row("  notify_bench, chopar path / raw SQL",
       Fixed(cpu.client * 1000 * per_k, 1) + " / " + Fixed(raw.cpu.client * 1000 * raw_per_k, 1));
-  const double chopar_cpu = (cpu.chopar + cpu.postgres) * per_k, raw_cpu = raw.cpu.postgres * raw_per_k;
+  const double chopar_cpu = (cpu.chopar + cpu.postgres) * per_k,
+               raw_cpu = raw.cpu.postgres * raw_per_k;
   Row("server CPU per notification, raw / chopar", Fixed(100.0 * raw_cpu / chopar_cpu, 1) + " %",
       "(the same ratio on CPU time: less moved by other load)");
 }
@@ -1282,18 +1367,19 @@ int Run(const Options& options) {
   const std::string chopar_url = WithDatabase(options.database_url, chopar_db);
   const std::string raw_url = WithDatabase(options.database_url, raw_db);
 
-  std::cout << "notify_bench: load average " << LoadAverage() << "; " << std::thread::hardware_concurrency() << " CPUs (" << CpuModel() << "), "
-            << Thousands(static_cast<double>(MemTotalMiB())) << " MiB RAM, PostgreSQL " << pg_version << " ("
-            << settings << ")\n";
+  std::cout << "notify_bench: load average " << LoadAverage() << "; "
+            << std::thread::hardware_concurrency() << " CPUs (" << CpuModel() << "), "
+            << Thousands(static_cast<double>(MemTotalMiB())) << " MiB RAM, PostgreSQL "
+            << pg_version << " (" << settings << ")\n";
   std::cout << "  workload: " << Thousands(options.notifications) << " notifications in batches of "
-            << options.batch_size << " (" << options.inflight << " in flight), " << Thousands(options.users)
-            << " users, channels email + telegram (sink); latency at " << Fixed(options.rate, 0) << " req/s for "
-            << Fixed(options.seconds, 0) << " s\n";
+            << options.batch_size << " (" << options.inflight << " in flight), "
+            << Thousands(options.users) << " users, channels email + telegram (sink); latency at "
+            << Fixed(options.rate, 0) << " req/s for " << Fixed(options.seconds, 0) << " s\n";
 
   // The raw-SQL database gets chopar's own schema.
   const auto migrate_log = scratch.dir / "migrate.log";
-  const std::string command = "CHOPAR_DATABASE_URL='" + raw_url + "' '" + options.chopar + "' migrate >'" +
-                              migrate_log.string() + "' 2>&1";
+  const std::string command = "CHOPAR_DATABASE_URL='" + raw_url + "' '" + options.chopar +
+                              "' migrate >'" + migrate_log.string() + "' 2>&1";
   if (std::system(command.c_str()) != 0) {
     std::ifstream in(migrate_log);
     const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -1308,15 +1394,18 @@ int Run(const Options& options) {
   const CpuMeter raw_cpu(CpuMeter::Postmaster(raw_pg), 0);
   RawResult raw;
   auto raw_round = [&](const std::string& title) {
-    std::cout << "\n" << title << ": the same rows with plain batched SQL, " << options.raw_connections
+    std::cout << "\n"
+              << title << ": the same rows with plain batched SQL, " << options.raw_connections
               << " connections\n";
     raw_pg.Exec("TRUNCATE chopar.notifications, chopar.deliveries");
     const RawResult round = RunRawCeiling(options, raw_url, Workload{options.users}, raw_cpu);
     const double inserted = static_cast<double>(round.notifications + round.deliveries);
-    std::cout << "  insert " << Thousands(inserted) << " rows in " << Fixed(round.insert_seconds, 2) << " s ("
-              << Thousands(inserted / round.insert_seconds) << " rows/s); update "
-              << Thousands(static_cast<double>(round.deliveries)) << " rows in " << Fixed(round.update_seconds, 2)
-              << " s (" << Thousands(static_cast<double>(round.deliveries) / round.update_seconds) << " rows/s)\n";
+    std::cout << "  insert " << Thousands(inserted) << " rows in " << Fixed(round.insert_seconds, 2)
+              << " s (" << Thousands(inserted / round.insert_seconds) << " rows/s); update "
+              << Thousands(static_cast<double>(round.deliveries)) << " rows in "
+              << Fixed(round.update_seconds, 2) << " s ("
+              << Thousands(static_cast<double>(round.deliveries) / round.update_seconds)
+              << " rows/s)\n";
     raw.insert_seconds += round.insert_seconds;
     raw.update_seconds += round.update_seconds;
     raw.notifications += round.notifications;
@@ -1329,7 +1418,8 @@ int Run(const Options& options) {
   if (!options.raw_only) chopar = RunChopar(options, chopar_url, scratch.dir);
   raw_round("[4/4] raw-SQL ceiling, round 2");
   PrintSummary(options, chopar, raw);
-  std::cout << "  load average at the end: " << LoadAverage() << " (other work on the machine skews the figures)\n";
+  std::cout << "  load average at the end: " << LoadAverage()
+            << " (other work on the machine skews the figures)\n";
   return 0;
 }
 

@@ -5,6 +5,8 @@
 // in it.
 
 #include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -76,14 +78,29 @@ class BlackBox : public ::testing::Test {
   }
   void TearDown() override {
     if (dir_.empty()) return;
-    // A cluster left running on purpose (reused after kill -9) is stopped here.
-    const std::filesystem::path data = dir_ / "var" / "pg" / "data";
-    if (std::filesystem::exists(data / "postmaster.pid")) {
+    // Clusters left running on purpose (reused after kill -9), in the
+    // test's folder or relocated out of it, are stopped here.
+    std::vector<std::filesystem::path> data_dirs;
+    for (const auto& cluster : relocated_) data_dirs.push_back(cluster / "data");
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir_, ec);
+         it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->path().filename() == "postmaster.pid") data_dirs.push_back(it->path().parent_path());
+    }
+    for (const auto& data : data_dirs) {
+      if (!std::filesystem::exists(data / "postmaster.pid")) continue;
       std::vector<std::string> stop = {
           db::FindPostgresBinDir() + "/pg_ctl", "-D", data.string(), "-m", "immediate", "stop"};
-      if (geteuid() == 0) stop.insert(stop.begin(), {"runuser", "-u", "postgres", "--"});
+      // pg_ctl runs as the cluster's owner (postgres, or a regular account).
+      struct stat owner {};
+      if (geteuid() == 0 && ::stat(data.c_str(), &owner) == 0 && owner.st_uid != 0) {
+        if (const passwd* account = getpwuid(owner.st_uid)) {
+          stop.insert(stop.begin(), {"runuser", "-u", account->pw_name, "--"});
+        }
+      }
       core::RunProcess(stop);
     }
+    for (const auto& cluster : relocated_) std::filesystem::remove_all(cluster, ec);
     std::filesystem::remove_all(dir_);
   }
 
@@ -99,6 +116,8 @@ class BlackBox : public ::testing::Test {
   }
 
   std::filesystem::path dir_;
+  // Embedded clusters a test made outside dir_, removed afterwards.
+  std::vector<std::filesystem::path> relocated_;
 };
 
 }  // namespace chopar::testing

@@ -32,8 +32,9 @@ std::optional<channels::email::StartTls> StartTlsFrom(const std::string& text) {
 }  // namespace
 
 ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const core::Clock& clock,
-                                   const std::string& sms_callback_secret)
-    : sink_(pool, config.server.public_url) {
+                                   const std::string& sms_callback_secret,
+                                   const std::string& inbox_secret)
+    : sink_(pool, config.server.public_url, inbox_secret) {
   if (Wants(config.email.provider, "smtp", !config.email.smtp_url.empty(), "channels.email")) {
     channels::email::EmailSettings settings;
     settings.smtp_url = config.email.smtp_url;
@@ -43,6 +44,8 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
     settings.password = config.email.password;
     settings.from = config.email.from;
     settings.public_url = config.server.public_url;
+    settings.unsubscribe_secret = inbox_secret;
+    settings.one_click_unsubscribe = true;
     settings.timeout = std::chrono::seconds(config.email.timeout_seconds);
     settings.max_in_flight = static_cast<std::size_t>(std::max(1, config.email.max_in_flight));
     try {

@@ -21,9 +21,10 @@ namespace chopar::app {
 // cannot be configured (bad keys, missing URL), naming the config key.
 class ChannelProviders {
  public:
-  // `sms_callback_secret` is the path secret Eskiz's delivery reports carry.
+  // `sms_callback_secret` is the path secret Eskiz's delivery reports carry;
+  // `inbox_secret` signs the unsubscribe links of emails.
   ChannelProviders(const Config& config, db::Pool& pool, const core::Clock& clock,
-                   const std::string& sms_callback_secret);
+                   const std::string& sms_callback_secret, const std::string& inbox_secret);
   ~ChannelProviders();
   ChannelProviders(const ChannelProviders&) = delete;
   ChannelProviders& operator=(const ChannelProviders&) = delete;

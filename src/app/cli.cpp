@@ -8,6 +8,7 @@
 #include "app/config.hpp"
 #include "app/database_setup.hpp"
 #include "app/logging.hpp"
+#include "app/outbox_commands.hpp"
 #include "app/schedule_commands.hpp"
 #include "app/service.hpp"
 #include "app/shutdown_signal.hpp"
@@ -33,6 +34,21 @@ int RunCli(int argc, char** argv) {
   auto* scheduler = cli.add_subcommand("scheduler",
                                        "the schedule firing loop and the report jobs (roles = "
                                        "[\"scheduler\", \"reports\"])");
+  auto* relay = cli.add_subcommand(
+      "relay", "the outbox relays only ([relay] and its [[relay.targets]]; roles = [\"relay\"])");
+  auto* outbox =
+      cli.add_subcommand("outbox", "the transactional outbox in an application's database");
+  outbox->require_subcommand(1);
+  auto* outbox_install = outbox->add_subcommand(
+      "install", "install chopar.outbox, chopar.inbox and chopar.emit; grant roles");
+  OutboxInstallFlags install_flags;
+  outbox_install
+      ->add_option("--database-url", install_flags.database_url, "the application's database")
+      ->required();
+  outbox_install->add_option("--app-role", install_flags.app_role,
+                             "may call chopar.emit and INSERT events, nothing else");
+  outbox_install->add_option("--relay-role", install_flags.relay_role,
+                             "may read, mark and delete events");
   auto* vapid = cli.add_subcommand("vapid-keys", "print a new VAPID key pair for [channels.push]");
 
   auto* cron = cli.add_subcommand("cron", "print the next fire times of a cron pattern in a time zone");
@@ -52,7 +68,7 @@ int RunCli(int argc, char** argv) {
   import->add_option("--title", import_flags.title, "notification title of rows without one")->capture_default_str();
   import->add_option("--body", import_flags.body, "notification body of rows without one");
 
-  for (auto* sub : {serve, worker, scheduler, migrate, import}) {
+  for (auto* sub : {serve, worker, scheduler, relay, migrate, import}) {
     sub->add_option("--config", config_path, "TOML configuration file")->check(CLI::ExistingFile);
   }
 
@@ -70,6 +86,7 @@ int RunCli(int argc, char** argv) {
       return 0;
     }
     if (cron->parsed()) return RunCronPreview(cron_pattern, cron_timezone, cron_after, cron_count);
+    if (outbox_install->parsed()) return RunOutboxInstall(install_flags);
     const Environment environment = ProcessEnvironment();
     const Config config = LoadConfig(
         config_path.empty() ? std::nullopt : std::optional(std::filesystem::path(config_path)),
@@ -84,6 +101,7 @@ int RunCli(int argc, char** argv) {
     // A subcommand of one role is a shorthand for serve with only that role.
     if (worker->parsed()) return RunService(config, Roles::Only(ProcessRole::kWorker));
     if (scheduler->parsed()) return RunService(config, Roles::FromNames({"scheduler", "reports"}));
+    if (relay->parsed()) return RunService(config, Roles::Only(ProcessRole::kRelay));
     if (import->parsed()) return RunScheduleImport(config, import_flags);
     return RunService(config, Roles::FromNames(config.server.roles));
   } catch (const std::exception& e) {

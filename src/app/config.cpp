@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "app/closest_name.hpp"
 #include "app/config_value.hpp"
 #include "app/report_config.hpp"
+#include "outbox/chopar_events.hpp"
+#include "outbox/targets.hpp"
+#include "outbox/type_patterns.hpp"
 
 namespace chopar::app {
 namespace {
@@ -34,6 +38,8 @@ std::vector<Binding> Bindings(Config& c) {
       {"database", "pg_bin_dir", &c.database.pg_bin_dir},
       {"database", "listen_url", &c.database.listen_url},
       {"database", "prepared_statements", &c.database.prepared_statements},
+      {"database", "connect_timeout_seconds", &c.database.session.connect_timeout},
+      {"database", "statement_timeout_seconds", &c.database.session.statement_timeout},
       {"server", "listen", ListenAddress{&c.server.http}},
       {"server", "api_key", &c.server.http.api_key},
       {"server", "inbox_secret", &c.server.http.inbox_secret},
@@ -43,6 +49,11 @@ std::vector<Binding> Bindings(Config& c) {
       {"server", "handler_threads", &c.server.http.handler_threads},
       {"server", "roles", &c.server.roles},
       {"server", "metrics_listen", &c.server.metrics_listen},
+      {"server", "max_connections", &c.server.http.max_connections},
+      {"server", "max_streams", &c.server.http.max_streams},
+      {"server", "max_streams_per_user", &c.server.http.max_streams_per_user},
+      {"server", "idle_timeout_seconds", &c.server.http.idle_timeout},
+      {"server", "write_timeout_seconds", &c.server.http.write_timeout},
       {"delivery", "batch", &c.delivery.batch},
       {"delivery", "lease_seconds", &c.delivery.lease},
       {"delivery", "max_attempts", &c.delivery.max_attempts},
@@ -72,17 +83,29 @@ std::vector<Binding> Bindings(Config& c) {
       {"channels.telegram", "webhook_secret", &c.telegram.bot.webhook_secret},
       {"channels.telegram", "updates", &c.telegram.updates},
       {"channels.telegram", "max_per_second", &c.telegram.bot.max_per_second},
+      {"channels.telegram", "timeout_seconds", &c.telegram.bot.timeout},
       {"channels.push", "provider", &c.push.provider},
       {"channels.push", "vapid_public_key", &c.push.webpush.vapid_public_key},
       {"channels.push", "vapid_private_key", &c.push.webpush.vapid_private_key},
       {"channels.push", "subject", &c.push.webpush.subject},
       {"channels.push", "allow_http_endpoints", &c.push.webpush.allow_http_endpoints},
+      {"channels.push", "max_subscriptions_per_user", &c.push.webpush.max_subscriptions_per_user},
+      {"channels.push", "timeout_seconds", &c.push.webpush.timeout},
       {"channels.sms", "provider", &c.sms.provider},
       {"channels.sms", "base_url", &c.sms.eskiz.base_url},
       {"channels.sms", "email", &c.sms.eskiz.email},
       {"channels.sms", "password", &c.sms.eskiz.password},
       {"channels.sms", "from", &c.sms.eskiz.from},
       {"channels.sms", "callback_secret", &c.sms.callback_secret},
+      {"relay", "source_url", &c.relay.source_url},
+      {"relay", "batch", &c.relay.batch},
+      {"relay", "concurrency", &c.relay.concurrency},
+      {"relay", "retention_days", &c.relay.retention_days},
+      {"relay", "listen", &c.relay.listen},
+      {"relay", "poll_seconds", &c.relay.poll_interval},
+      {"relay", "backoff_initial_seconds", &c.relay.backoff.initial},
+      {"relay", "backoff_max_seconds", &c.relay.backoff.cap},
+      {"events", "emit", &c.events.emit},
   };
   for (core::ChannelKind kind : core::kAllChannels) {
     b.push_back(
@@ -95,6 +118,55 @@ std::string Where(const Binding& b) { return "[" + b.section + "] " + b.key; }
 
 [[noreturn]] void Fail(const std::string& message) {
   throw std::runtime_error("config: " + message);
+}
+
+// The keys of one [[relay.targets]] entry (the file only: an array of
+// tables has no environment variables).
+std::vector<Binding> TargetBindings(outbox::TargetSettings& t) {
+  const std::string section = "relay.targets";
+  return {
+      {section, "kind", &t.kind},
+      {section, "name", &t.name},
+      {section, "types", &t.types},
+      {section, "url", &t.url},
+      {section, "secret", &t.secret},
+      {section, "timeout_seconds", &t.timeout},
+      {section, "subject", &t.subject},
+      {section, "stream", &t.stream},
+      {section, "duplicate_window_seconds", &t.duplicate_window},
+      {section, "title", &t.title},
+      {section, "body", &t.body},
+      {section, "link", &t.link},
+      {section, "channels", &t.channels},
+      {section, "critical", &t.critical},
+  };
+}
+
+// A key whose value is an array of tables, each entry read with bindings of
+// its own: [[relay.targets]].
+struct TableList {
+  std::string path;  // "relay.targets"
+  // Appends an entry and returns the bindings of its keys.
+  std::function<std::vector<Binding>()> add;
+  // Refuses an entry, once read, that set `keys` its kind does not have.
+  std::function<void(const std::string& where, const std::vector<std::string>& keys)> check_keys;
+};
+
+std::vector<TableList> TableLists(Config& c) {
+  return {{"relay.targets",
+           [&c] {
+             c.relay.targets.emplace_back();
+             return TargetBindings(c.relay.targets.back());
+           },
+           [&c](const std::string& where, const std::vector<std::string>& keys) {
+             const std::string& kind = c.relay.targets.back().kind;
+             for (const std::string& key : keys) {
+               if (!kind.empty() && !outbox::TargetKeyApplies(kind, key)) {
+                 Fail(where + " (" + kind + "): key " + key + " does not apply to " + kind +
+                      " targets");
+               }
+             }
+           }}};
 }
 
 // " (did you mean …?)" naming candidates[*closest], or nothing.
@@ -186,21 +258,55 @@ void ApplyFromToml(const Binding& b, const toml::node& node) {
   Fail(Where(b) + " = " + Shown(node) + " is not valid (" + refusal->reason + ")");
 }
 
+// Applies the entries of an array of tables: each one's keys through the
+// bindings of a new entry of `list`, refusing what they do not name.
+void ApplyTableList(const TableList& list, const toml::array& entries) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::string where = "[[" + list.path + "]] #" + std::to_string(i + 1);
+    const toml::table* entry = entries[i].as_table();
+    if (entry == nullptr) Fail(where + " must be a table");
+    const std::vector<Binding> bindings = list.add();
+    std::vector<std::string> keys;
+    for (auto&& [key_node, node] : *entry) {
+      const std::string key(key_node.str());
+      const auto binding = std::find_if(bindings.begin(), bindings.end(),
+                                        [&](const Binding& b) { return b.key == key; });
+      if (binding == bindings.end()) {
+        std::vector<std::string> names;
+        for (const Binding& b : bindings) names.push_back(b.key);
+        Fail("unknown key " + where + " " + key + Suggestion(ClosestName(key, names), names));
+      }
+      const std::optional<Refusal> refusal = AssignToml(node, binding->target);
+      if (refusal && refusal->wrong_type)
+        Fail(where + " " + key + " has the wrong type (" + refusal->reason + ")");
+      if (refusal)
+        Fail(where + " " + key + " = " + Shown(node) + " is not valid (" + refusal->reason + ")");
+      keys.push_back(key);
+    }
+    list.check_keys(where, keys);
+  }
+}
+
 // Applies every key of `table` (the table at dotted `path`, "" for the
 // root), refusing what no binding names.
-void ApplyTable(const std::vector<Binding>& bindings, const toml::table& table,
-                const std::string& path) {
+void ApplyTable(const std::vector<Binding>& bindings, const std::vector<TableList>& lists,
+                const toml::table& table, const std::string& path) {
   for (auto&& [key_node, node] : table) {
     const std::string key(key_node.str());
     const std::string name = Join(path, key);
     const auto binding = std::find_if(bindings.begin(), bindings.end(), [&](const Binding& b) {
       return b.section == path && b.key == key;
     });
+    const auto list = std::find_if(lists.begin(), lists.end(),
+                                   [&](const TableList& l) { return l.path == name; });
     if (binding != bindings.end()) {
       ApplyFromToml(*binding, node);
+    } else if (list != lists.end()) {
+      if (!node.is_array_of_tables()) Fail("[[" + name + "]] must be an array of tables");
+      ApplyTableList(*list, *node.as_array());
     } else if (IsSection(bindings, name) || IsSectionParent(bindings, name)) {
       if (!node.is_table()) Fail("[" + name + "] must be a table");
-      ApplyTable(bindings, *node.as_table(), name);
+      ApplyTable(bindings, lists, *node.as_table(), name);
     } else if (node.is_table() || node.is_array_of_tables()) {
       UnknownSection(bindings, HeaderName(name, node));
     } else {
@@ -209,21 +315,24 @@ void ApplyTable(const std::vector<Binding>& bindings, const toml::table& table,
   }
 }
 
-// The file's [[reports]] jobs go to `reports`; every other table to `bindings`.
-void ApplyFile(const std::vector<Binding>& bindings, const std::filesystem::path& path,
-               std::vector<reports::ReportJobSettings>& reports) {
+// `parse` returns the document's root table; `name` is the file shown in
+// errors. Its [[reports]] jobs go to `reports`; every other table to
+// `bindings` and `lists`.
+template <typename Parse>
+void ApplyDocument(const std::vector<Binding>& bindings, const std::vector<TableList>& lists,
+                   const std::string& name, Parse parse,
+                   std::vector<reports::ReportJobSettings>& reports) {
   toml::table root;
   try {
-    root = toml::parse_file(path.string());
+    root = parse();
   } catch (const toml::parse_error& e) {
-    Fail(path.string() + ":" + std::to_string(e.source().begin.line) + ": " +
-         std::string(e.description()));
+    Fail(name + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
   }
   if (const toml::node* jobs = root.get(kReportsKey)) {
     reports = ReadReportJobs(*jobs);
     root.erase(kReportsKey);
   }
-  ApplyTable(bindings, root, "");
+  ApplyTable(bindings, lists, root, "");
 }
 
 // ---- The environment -------------------------------------------------------
@@ -263,8 +372,16 @@ void RequirePositive(const T& value, const char* what) {
 
 void Validate(const Config& c) {
   RequirePositive(c.database.pool_size, "[database] pool_size");
+  RequirePositive(c.database.session.connect_timeout, "[database] connect_timeout_seconds");
   RequirePositive(c.server.http.io_threads, "[server] io_threads");
   RequirePositive(c.server.http.handler_threads, "[server] handler_threads");
+  RequirePositive(c.server.http.max_connections, "[server] max_connections");
+  RequirePositive(c.server.http.max_streams, "[server] max_streams");
+  RequirePositive(c.server.http.max_streams_per_user, "[server] max_streams_per_user");
+  RequirePositive(c.server.http.idle_timeout, "[server] idle_timeout_seconds");
+  RequirePositive(c.server.http.write_timeout, "[server] write_timeout_seconds");
+  RequirePositive(c.push.webpush.max_subscriptions_per_user,
+                  "[channels.push] max_subscriptions_per_user");
   RequirePositive(c.delivery.batch, "[delivery] batch");
   RequirePositive(c.delivery.lease, "[delivery] lease_seconds");
   RequirePositive(c.delivery.max_attempts, "[delivery] max_attempts");
@@ -273,6 +390,8 @@ void Validate(const Config& c) {
   RequirePositive(c.scheduler.concurrency, "[scheduler] concurrency");
   RequirePositive(c.scheduler.max_sleep, "[scheduler] max_sleep_seconds");
   RequirePositive(c.telegram.bot.max_per_second, "[channels.telegram] max_per_second");
+  RequirePositive(c.telegram.bot.timeout, "[channels.telegram] timeout_seconds");
+  RequirePositive(c.push.webpush.timeout, "[channels.push] timeout_seconds");
   if (c.telegram.updates != "webhook" && c.telegram.updates != "polling" &&
       c.telegram.updates != "off") {
     Fail("[channels.telegram] updates must be webhook, polling or off");
@@ -301,10 +420,48 @@ void Validate(const Config& c) {
       Fail("[limits.hourly] " + std::string(core::ChannelName(kind)) + " must be >= 0");
     }
   }
+  RequirePositive(c.relay.batch, "[relay] batch");
+  RequirePositive(c.relay.concurrency, "[relay] concurrency");
+  RequirePositive(c.relay.poll_interval, "[relay] poll_seconds");
+  if (c.relay.retention_days < 0) Fail("[relay] retention_days must be >= 0");
+  if (c.relay.backoff.cap < c.relay.backoff.initial) {
+    Fail("[relay] backoff_max_seconds must be at least backoff_initial_seconds");
+  }
+  for (const std::string& pattern : c.events.emit) {
+    if (auto problem = outbox::TypePatterns::Problem(pattern)) Fail("[events] emit: " + *problem);
+    if (!outbox::MatchesAnyChoparEvent(pattern)) {
+      Fail("[events] emit: \"" + pattern + "\" matches none of chopar's events (" +
+           outbox::ChoparEventNames() + ")");
+    }
+  }
   try {
     (void)reports::CompileReportJobs(c.reports);
   } catch (const reports::JobConfigError& e) {
     Fail("[[reports]] " + std::string(e.what()));
+  }
+}
+
+// Checks the [[relay.targets]] entries and names the unnamed ones.
+void CompleteTargets(Config& c) {
+  try {
+    outbox::ValidateTargets(c.relay.targets);
+  } catch (const std::invalid_argument& e) {
+    Fail(e.what());
+  }
+  // A notify target that takes one of chopar's own events would turn each
+  // into a notification whose deliveries emit again, without end.
+  const std::vector<std::string_view> emitted = outbox::SelectedChoparEvents(c.events.emit);
+  for (const outbox::TargetSettings& target : c.relay.targets) {
+    if (target.kind != "notify") continue;
+    const outbox::TypePatterns types(target.types);
+    for (std::string_view event : emitted) {
+      if (types.Matches(event)) {
+        Fail("[[relay.targets]] notify target \"" + target.name + "\" takes chopar's own event " +
+             std::string(event) +
+             " ([events] emit), whose notification would emit again: give it `types` that leave it "
+             "out");
+      }
+    }
   }
 }
 
@@ -325,9 +482,26 @@ Config LoadConfig(const std::optional<std::filesystem::path>& path,
                   const Environment& environment) {
   Config config;
   const std::vector<Binding> bindings = Bindings(config);
-  if (path) ApplyFile(bindings, *path, config.reports);
+  if (path) {
+    const std::string name = path->string();
+    ApplyDocument(
+        bindings, TableLists(config), name, [&] { return toml::parse_file(name); }, config.reports);
+  }
   ApplyEnvironment(bindings, environment);
   Validate(config);
+  CompleteTargets(config);
+  return config;
+}
+
+Config LoadConfigText(std::string_view toml_text, const Environment& environment) {
+  Config config;
+  const std::vector<Binding> bindings = Bindings(config);
+  ApplyDocument(
+      bindings, TableLists(config), "<text>",
+      [&] { return toml::parse(toml_text, std::string_view("<text>")); }, config.reports);
+  ApplyEnvironment(bindings, environment);
+  Validate(config);
+  CompleteTargets(config);
   return config;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/logging.hpp"
@@ -11,8 +12,10 @@
 #include "channels/sms/eskiz_settings.hpp"
 #include "channels/telegram/settings.hpp"
 #include "channels/webpush/settings.hpp"
+#include "db/session_settings.hpp"
 #include "delivery/settings.hpp"
 #include "http/settings.hpp"
+#include "outbox/settings.hpp"
 #include "reports/job.hpp"
 #include "schedule/settings.hpp"
 
@@ -33,6 +36,7 @@ struct Config {
     // false: url goes through a pooler in transaction mode (PgBouncer), see
     // db::ServerPooling.
     bool prepared_statements = true;
+    db::SessionSettings session;  // connect_timeout_seconds, statement_timeout_seconds
   } database;
 
   struct Server {
@@ -51,6 +55,8 @@ struct Config {
   delivery::WorkerSettings delivery;      // [delivery] and [limits.hourly]
   schedule::SchedulerSettings scheduler;  // [scheduler]
   LogSettings log;                        // [log]
+  outbox::RelaySettings relay;            // [relay] and its [[relay.targets]]
+  outbox::EventSettings events;           // [events]
 
   struct Email {
     std::string provider;  // "smtp" | "sink"; empty: smtp if smtp_url is set, else sink
@@ -101,11 +107,16 @@ Environment ProcessEnvironment();
 // Throws std::runtime_error, its message starting "config: " and naming the
 // key, when the file does not parse, a value has the wrong type or is out of
 // range, or the file or environment names something the configuration does
-// not know: an unknown section or key in the file, or an unknown CHOPAR_…
+// not know: an unknown section or key in the file (in a [[relay.targets]]
+// entry also a key of another kind of target), or an unknown CHOPAR_…
 // variable (those beginning CHOPAR_TEST_ are reserved for the test harness
 // and ignored). The message of an unknown name suggests the closest known one
 // when there is one near enough.
 Config LoadConfig(const std::optional<std::filesystem::path>& path, const Environment& environment);
+
+// The same for the text of a TOML document instead of a file (errors name
+// it "<text>").
+Config LoadConfigText(std::string_view toml_text, const Environment& environment);
 
 // LoadConfig(path, ProcessEnvironment()).
 Config LoadConfig(const std::optional<std::filesystem::path>& path);

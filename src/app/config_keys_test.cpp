@@ -51,6 +51,10 @@ const std::vector<KeyCase>& EveryKey() {
            [](const Config& c) { return c.database.listen_url; }),
       Other("database", "prepared_statements", "false",
             [](const Config& c) { EXPECT_FALSE(c.database.prepared_statements); }),
+      Other("database", "connect_timeout_seconds", "3",
+            [](const Config& c) { EXPECT_EQ(c.database.session.connect_timeout, seconds(3)); }),
+      Other("database", "statement_timeout_seconds", "0",
+            [](const Config& c) { EXPECT_EQ(c.database.session.statement_timeout, seconds(0)); }),
       {"server", "listen", "[::1]:9090", true,
        [](const Config& c) {
          EXPECT_EQ(c.server.http.host, "::1");
@@ -136,6 +140,8 @@ const std::vector<KeyCase>& EveryKey() {
            [](const Config& c) { return c.telegram.updates; }),
       Other("channels.telegram", "max_per_second", "12.5",
             [](const Config& c) { EXPECT_EQ(c.telegram.bot.max_per_second, 12.5); }),
+      Other("channels.telegram", "timeout_seconds", "15",
+            [](const Config& c) { EXPECT_EQ(c.telegram.bot.timeout, seconds(15)); }),
       Text("channels.push", "provider", "webpush", [](const Config& c) { return c.push.provider; }),
       Text("channels.push", "vapid_public_key", "public",
            [](const Config& c) { return c.push.webpush.vapid_public_key; }),
@@ -145,6 +151,8 @@ const std::vector<KeyCase>& EveryKey() {
            [](const Config& c) { return c.push.webpush.subject; }),
       Other("channels.push", "allow_http_endpoints", "true",
             [](const Config& c) { EXPECT_TRUE(c.push.webpush.allow_http_endpoints); }),
+      Other("channels.push", "timeout_seconds", "2.5",
+            [](const Config& c) { EXPECT_EQ(c.push.webpush.timeout, milliseconds(2500)); }),
       Text("channels.sms", "provider", "eskiz", [](const Config& c) { return c.sms.provider; }),
       Text("channels.sms", "base_url", "http://127.0.0.1:2",
            [](const Config& c) { return c.sms.eskiz.base_url; }),
@@ -155,6 +163,24 @@ const std::vector<KeyCase>& EveryKey() {
       Text("channels.sms", "from", "CHOPAR", [](const Config& c) { return c.sms.eskiz.from; }),
       Text("channels.sms", "callback_secret", "callback",
            [](const Config& c) { return c.sms.callback_secret; }),
+      Text("relay", "source_url", "postgresql://relay@app/app",
+           [](const Config& c) { return c.relay.source_url; }),
+      Other("relay", "batch", "200", [](const Config& c) { EXPECT_EQ(c.relay.batch, 200); }),
+      Other("relay", "concurrency", "2", [](const Config& c) { EXPECT_EQ(c.relay.concurrency, 2); }),
+      Other("relay", "retention_days", "30",
+            [](const Config& c) { EXPECT_EQ(c.relay.retention_days, 30); }),
+      Other("relay", "listen", "false", [](const Config& c) { EXPECT_FALSE(c.relay.listen); }),
+      Other("relay", "poll_seconds", "0.5",
+            [](const Config& c) { EXPECT_EQ(c.relay.poll_interval, milliseconds(500)); }),
+      Other("relay", "backoff_initial_seconds", "2",
+            [](const Config& c) { EXPECT_EQ(c.relay.backoff.initial, seconds(2)); }),
+      Other("relay", "backoff_max_seconds", "600",
+            [](const Config& c) { EXPECT_EQ(c.relay.backoff.cap, seconds(600)); }),
+      {"events", "emit", "delivery.*,notification.read", false,
+       [](const Config& c) {
+         EXPECT_EQ(c.events.emit, (std::vector<std::string>{"delivery.*", "notification.read"}));
+       },
+       R"(["delivery.*", "notification.read"])"},
   };
   return cases;
 }

@@ -10,7 +10,7 @@ namespace {
 
 TEST_F(ConfigTest, OperationsDefaults) {
   const Config c = LoadConfig(std::nullopt, {});
-  EXPECT_EQ(c.server.roles, (std::vector<std::string>{"api", "worker", "scheduler", "reports"}));
+  EXPECT_EQ(c.server.roles, (std::vector<std::string>{"api", "worker", "scheduler", "reports", "relay"}));
   EXPECT_EQ(c.server.metrics_listen, "");
   EXPECT_EQ(c.database.listen_url, "");
   EXPECT_TRUE(c.database.prepared_statements);
@@ -21,7 +21,7 @@ TEST_F(ConfigTest, OperationsDefaults) {
 TEST_F(ConfigTest, OperationsValuesThatMakeNoSense) {
   EXPECT_EQ(FileRefusal("[server]\nroles = [\"api\", \"wroker\"]"),
             "config: [server] roles: unknown role \"wroker\" (did you mean worker?); the roles "
-            "are api, worker, scheduler, reports");
+            "are api, worker, scheduler, reports, relay");
   EXPECT_EQ(EnvRefusal({{"CHOPAR_SERVER_ROLES", ""}}),
             "config: [server] roles: must name at least one role");
   EXPECT_EQ(FileRefusal("[server]\nroles = \"api\""),

@@ -16,20 +16,22 @@ enum class ProcessRole {
   kWorker,     // the delivery loops
   kScheduler,  // the schedule firing loop
   kReports,    // the admin report jobs ([[reports]])
+  kRelay,      // the outbox relays ([relay], when it has [[relay.targets]])
 };
 
 // Each role with its name in the configuration, in the order they start. A
-// new loop (relay, reports) is one more entry here and one more start in
+// new loop is one more entry here and one more start in
 // RunService.
 struct RoleName {
   ProcessRole role;
   std::string_view name;
 };
-inline constexpr std::array<RoleName, 4> kRoleNames = {{
+inline constexpr std::array<RoleName, 5> kRoleNames = {{
     {ProcessRole::kApi, "api"},
     {ProcessRole::kWorker, "worker"},
     {ProcessRole::kScheduler, "scheduler"},
     {ProcessRole::kReports, "reports"},
+    {ProcessRole::kRelay, "relay"},
 }};
 
 // A set of roles. A value; thread-compatible.
@@ -44,7 +46,8 @@ class Roles {
   static Roles FromNames(const std::vector<std::string>& names);
 
   [[nodiscard]] bool Has(ProcessRole role) const { return bits_ & Bit(role); }
-  // "api, worker, scheduler, reports", in kRoleNames order.
+  bool operator==(const Roles&) const = default;
+  // "api, worker, scheduler, reports, relay", in kRoleNames order.
   [[nodiscard]] std::string Describe() const;
 
  private:

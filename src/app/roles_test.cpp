@@ -19,7 +19,7 @@ std::string Refusal(const std::vector<std::string>& names) {
 TEST(RolesTest, AllIsEveryRoleAndTheDefault) {
   const Roles all = Roles::All();
   for (const RoleName& entry : kRoleNames) EXPECT_TRUE(all.Has(entry.role)) << entry.name;
-  EXPECT_EQ(all.Describe(), "api, worker, scheduler, reports");
+  EXPECT_EQ(all.Describe(), "api, worker, scheduler, reports, relay");
   EXPECT_EQ(Roles::FromNames(AllRoleNames()).Describe(), all.Describe());
 }
 
@@ -40,9 +40,9 @@ TEST(RolesTest, OnlyIsOneRole) {
 TEST(RolesTest, UnknownNamesAndEmptyListsAreRefused) {
   EXPECT_EQ(Refusal({"api", "shceduler"}),
             "unknown role \"shceduler\" (did you mean scheduler?); the roles are api, worker, "
-            "scheduler, reports");
+            "scheduler, reports, relay");
   EXPECT_EQ(Refusal({"everything"}),
-            "unknown role \"everything\"; the roles are api, worker, scheduler, reports");
+            "unknown role \"everything\"; the roles are api, worker, scheduler, reports, relay");
   EXPECT_EQ(Refusal({}), "must name at least one role");
 }
 

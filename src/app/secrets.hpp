@@ -8,8 +8,11 @@ namespace chopar::app {
 // A secret chopar generates for itself when none is configured: read from
 // <data_dir>/<name> if that file exists, else 32 random bytes (base64url)
 // written there with mode 0600. `generated` tells whether it was created now
-// (the caller prints a new API key once). Throws std::runtime_error when the
-// file cannot be read or written.
+// (the caller prints a new API key once). The file is created complete or
+// not at all (written beside it, then linked), so processes starting at once
+// all read the one key stored. Throws std::runtime_error naming the file when
+// it cannot be read or written, is empty, is not a regular file or is a
+// dangling symbolic link. Thread-safe.
 struct StoredSecret {
   std::string value;
   bool generated = false;

@@ -6,6 +6,9 @@
 
 #include "app/channel_providers.hpp"
 #include "app/database_setup.hpp"
+#include "app/open_files.hpp"
+#include "app/queue_depth_refresher.hpp"
+#include "app/relays.hpp"
 #include "app/secrets.hpp"
 #include "app/service_manager.hpp"
 #include "app/shutdown_signal.hpp"
@@ -16,21 +19,26 @@
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
 #include "http/console_routes.hpp"
+#include "http/outbox_routes.hpp"
+#include "http/preference_routes.hpp"
 #include "http/report_routes.hpp"
 #include "http/schedule_routes.hpp"
 #include "http/server.hpp"
 #include "http/sms_routes.hpp"
 #include "http/telegram_routes.hpp"
+#include "http/template_routes.hpp"
 #include "http/web_routes.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
+#include "outbox/chopar_events.hpp"
 #include "reports/job_source.hpp"
 #include "reports/report_status.hpp"
 #include "reports/runner.hpp"
 #include "schedule/schedule_service.hpp"
 #include "schedule/scheduler.hpp"
 #include "schedule/time_zone.hpp"
+#include "templates/template_store.hpp"
 
 namespace chopar::app {
 namespace {
@@ -41,7 +49,8 @@ std::string SecretOrStored(const std::string& configured, const Config& config, 
   const StoredSecret secret = LoadOrCreateSecret(config.server.data_dir, name);
   if (announce) {
     if (secret.generated) {
-      std::cout << "  API key:   " << secret.value << "  (new; stored in " << secret.path.string() << ")\n";
+      std::cout << "  API key:   " << secret.value << "  (new; stored in " << secret.path.string()
+                << ")\n";
     } else {
       std::cout << "  API key:   stored in " << secret.path.string() << "\n";
     }
@@ -77,26 +86,50 @@ int WaitForShutdown(const ServiceManager& service_manager) {
 }  // namespace
 
 int RunService(const Config& config, const Roles& roles) {
+  // Before anything holds a descriptor: clients, pool and providers share them.
+  (void)RaiseOpenFileLimit();
   DatabaseSetup database(config);
   database.MigrateNow();
-  db::Pool pool(database.pool_settings());
+  db::PoolSettings pool_settings = database.pool_settings();
+  if (!config.events.emit.empty()) {
+    // The triggers read a session setting, which a transaction-mode pooler
+    // cannot carry to a statement run outside a transaction
+    // (docs/operations.md, "PgBouncer").
+    if (pool_settings.pooling != db::ServerPooling::kNone) {
+      throw std::runtime_error(
+          "[events] emit needs [database] prepared_statements = true: chopar's own events are "
+          "not supported behind a transaction-mode pooler (docs/operations.md)");
+    }
+    auto conn = db::Connection::Open(database.direct_conninfo());
+    outbox::EnableChoparEvents(conn);
+  }
+  // chopar's own events ([events] emit) are written by triggers that read
+  // the session setting this pool's connections start with.
+  pool_settings.session.merge(outbox::EventSessionSettings(config.events.emit));
+  db::Pool pool(pool_settings);
   core::SystemClock clock;
   // Every component of this process counts here; /metrics renders it.
   core::MetricsRegistry metrics;
 
   const std::string sms_callback_secret =
       SecretOrStored(config.sms.callback_secret, config, "sms_callback_secret", false);
-  ChannelProviders providers(config, pool, clock, sms_callback_secret);
+  // Workers sign unsubscribe links with it; the API checks them.
+  const std::string inbox_secret =
+      SecretOrStored(config.server.http.inbox_secret, config, "inbox_secret", false);
+  ChannelProviders providers(config, pool, clock, sms_callback_secret, inbox_secret);
   delivery::Worker worker(pool, providers.set(), clock, metrics, config.delivery);
-  delivery::RegisterQueueDepthCollector(metrics, database.pool_settings());
+  QueueDepthRefresher queue_depth(pool.settings(), metrics);
+  queue_depth.Start();
 
   // Load the time zone database once, before threads race to do it.
   (void)schedule::FindTimeZone("UTC");
   schedule::ScheduleService schedules(pool, clock);
   schedule::Scheduler scheduler(pool, clock, metrics, config.scheduler);
-  hub::NotifyService notify(pool, clock, metrics);
+  templates::TemplateStore template_store(pool, pool.listen_conninfo());
+  hub::NotifyService notify(pool, clock, metrics, &template_store);
   hub::UserService users(
       pool, {.allow_http_push_endpoints = config.push.webpush.allow_http_endpoints,
+             .max_push_subscriptions = config.push.webpush.max_subscriptions_per_user,
              .timezone_changed = [&schedules](db::Transaction& tx, std::int64_t user_id) {
                schedules.RecomputeForUser(tx, user_id);
              }});
@@ -120,43 +153,63 @@ int RunService(const Config& config, const Roles& roles) {
     }
   }
 
+  // The relays LISTEN, so they take the direct connection.
+  Relays relays(config, database.direct_conninfo(), pool, providers.http(), clock, metrics);
+  // A relay-only process with nothing to relay is a configuration mistake.
+  if (roles == Roles::Only(ProcessRole::kRelay) && !relays.configured()) {
+    throw std::runtime_error(
+        "chopar relay: no [[relay.targets]] in the configuration (docs/configuration.md)");
+  }
+
   const bool runs_workers = roles.Has(ProcessRole::kWorker);
   const bool runs_scheduler = roles.Has(ProcessRole::kScheduler);
   const bool runs_reports = roles.Has(ProcessRole::kReports);
+  const bool runs_relays = roles.Has(ProcessRole::kRelay) && relays.configured();
   std::cout << "chopar " << CHOPAR_VERSION << " running " << roles.Describe() << "\n";
   if (roles.Has(ProcessRole::kApi)) {
     http::Settings settings = config.server.http;
     settings.api_key = SecretOrStored(settings.api_key, config, "api_key", true);
-    settings.inbox_secret = SecretOrStored(settings.inbox_secret, config, "inbox_secret", false);
-    server = std::make_unique<http::Server>(settings, http::Dependencies{pool, notify, users, inbox, metrics});
+    settings.inbox_secret = inbox_secret;
+    template_store.Start();
+    server = std::make_unique<http::Server>(
+        settings, http::Dependencies{pool, notify, users, inbox, metrics});
+    http::RegisterTemplateRoutes(server->router(), template_store, users);
+    http::RegisterPreferenceRoutes(server->router(), users, template_store, inbox_secret);
     http::RegisterScheduleRoutes(server->router(), schedules);
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
+    http::RegisterOutboxRoutes(server->router(), relays.sources());
     http::RegisterReportRoutes(server->router(), report_status);
-    http::RegisterConsoleRoutes(server->router(), pool, users, config.push.webpush.vapid_public_key);
+    http::RegisterConsoleRoutes(server->router(), pool, users,
+                                config.push.webpush.vapid_public_key);
     http::RegisterWebRoutes(server->router());
     server->Start();
     std::cout << "  listening: http://" << settings.host << ":" << server->port() << "\n";
   }
   std::cout << "  database:  "
-            << (database.embedded() ? "embedded PostgreSQL in " + database.location() : "configured [database] url")
-            << "\n  channels:  " << providers.Describe() << std::endl;
+            << (database.embedded() ? "embedded PostgreSQL in " + database.location()
+                                    : "configured [database] url")
+            << "\n  channels:  " << providers.Describe() << "\n  relay:     " << relays.Describe()
+            << std::endl;
   const std::unique_ptr<http::Server> metrics_server = StartMetricsServer(config, pool, metrics);
 
   if (runs_workers) worker.Start();
   if (runs_scheduler) scheduler.Start();
   if (runs_reports) report_runner.Start();
   if (telegram_poller) telegram_poller->Start();
+  if (runs_relays) relays.Start();
   const ServiceManager service_manager;
   service_manager.Ready("running " + roles.Describe());
   const int signal = WaitForShutdown(service_manager);
   service_manager.Stopping();
   spdlog::info("signal {} received: draining", signal);
   if (server) server->Stop();
+  template_store.Stop();
   if (telegram_poller) telegram_poller->Stop();
   if (runs_reports) report_runner.Stop();
   if (runs_scheduler) scheduler.Stop();
   if (runs_workers) worker.Stop();
+  if (runs_relays) relays.Stop();
   // Last, so a scrape sees the drain.
   if (metrics_server) metrics_server->Stop();
   spdlog::info("stopped");

@@ -16,7 +16,7 @@ namespace {
 using testing::PgTest;
 
 TEST_F(PgTest, EveryQueryNamesItsTablesWithTheSchema) {
-  db::Connection conn = db::Connection::Open(db_->url(), db::ServerPooling::kTransaction);
+  db::Connection conn = db::Connection::Open(db_->url(), {}, db::ServerPooling::kTransaction);
   conn.ExecScript("SET search_path = ''");
   int checked = 0;
   for (const auto& area : kAllQueries) {

@@ -42,6 +42,14 @@ struct Message {
   nlohmann::json data = nlohmann::json::object();
   std::string locale = "en";
   bool critical = false;
+  // The category preferences name this notification by, if it has one.
+  std::optional<std::string> category;
+  // A template's own texts for this channel, rendered when the notification
+  // was created (see ApplyChannelTexts); unset, they are built from title
+  // and body. Push's title and body replace `title` and `body` instead.
+  std::optional<std::string> subject;  // email.subject
+  std::optional<std::string> html;     // email.html: the content inside the email layout
+  std::optional<std::string> text;     // email.text, telegram.text (HTML) or sms.text
 
   // The address for this channel (only the one for `channel` is set).
   std::optional<std::string> email;
@@ -50,9 +58,21 @@ struct Message {
   std::vector<PushTarget> push_targets;
 };
 
+// Puts a template's rendered texts for the message's channel into it:
+// `block` is what notifications.content holds for that channel ({"subject",
+// "html", "text"} for email, {"text"} for Telegram and SMS, {"title",
+// "body"} for push); null, or members it does not know, change nothing.
+void ApplyChannelTexts(Message& message, const nlohmann::json& block);
+
 // Why `message` cannot be handed to a provider (no address for its
 // channel), or nullopt when it can.
 std::optional<std::string> MissingAddress(const Message& message);
+
+// The header every HTTP request to a provider carries for a delivery
+// ("X-Chopar-Delivery-Id: 42"), so the provider's logs, a proxy or a test
+// double can tell which delivery a request is and count repeats. (An email
+// carries the delivery id at the start of its Message-ID.)
+std::string DeliveryIdHeader(std::int64_t delivery_id);
 
 enum class OutcomeKind {
   kSent,         // accepted by the provider
@@ -101,6 +121,14 @@ class Channel {
   virtual std::vector<Outcome> Send(std::span<const Message> messages) = 0;
   // "sink", "smtp", "telegram", "webpush", "eskiz": for logs and metrics.
   [[nodiscard]] virtual std::string_view ProviderName() const = 0;
+
+  // Whether this channel may be handed a message whose earlier send may
+  // already have reached the provider (its worker's lease ran out mid-send)
+  // without risking a second delivery: it keeps its own record of what was
+  // sent and asks the provider before sending again. A channel that answers
+  // false (the default) is never handed such a message: the delivery fails
+  // as "outcome unknown" instead (docs/RELIABILITY.md, "Deliveries").
+  [[nodiscard]] virtual bool GuardsRepeats() const { return false; }
 
   // A channel with no network to wait on (the sink, which writes a table)
   // may instead complete inside the claim's own transaction: the delivery

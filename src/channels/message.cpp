@@ -2,6 +2,29 @@
 
 namespace chopar::channels {
 
+void ApplyChannelTexts(Message& message, const nlohmann::json& block) {
+  if (!block.is_object()) return;
+  auto take = [&](const char* key, auto& into) {
+    const auto it = block.find(key);
+    if (it != block.end() && it->is_string()) into = it->template get<std::string>();
+  };
+  switch (message.channel) {
+    case core::ChannelKind::kEmail:
+      take("subject", message.subject);
+      take("html", message.html);
+      take("text", message.text);
+      break;
+    case core::ChannelKind::kPush:
+      take("title", message.title);
+      take("body", message.body);
+      break;
+    case core::ChannelKind::kTelegram:
+    case core::ChannelKind::kSms:
+      take("text", message.text);
+      break;
+  }
+}
+
 std::optional<std::string> MissingAddress(const Message& message) {
   switch (message.channel) {
     case core::ChannelKind::kEmail:
@@ -18,6 +41,10 @@ std::optional<std::string> MissingAddress(const Message& message) {
       break;
   }
   return std::nullopt;
+}
+
+std::string DeliveryIdHeader(std::int64_t delivery_id) {
+  return "X-Chopar-Delivery-Id: " + std::to_string(delivery_id);
 }
 
 }  // namespace chopar::channels

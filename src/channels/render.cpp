@@ -1,12 +1,63 @@
 #include "channels/render.hpp"
 
+#include "core/encoding.hpp"
+
 namespace chopar::channels {
 namespace {
 
-constexpr Words kEnglish{"Open", "You receive this because of your notification settings. Change them here:",
-                         "Notification settings"};
-constexpr Words kUzbek{"Ochish", "Siz bu xabarni bildirishnoma sozlamalaringiz tufayli oldingiz. Ularni bu yerda o‘zgartiring:",
-                       "Bildirishnoma sozlamalari"};
+constexpr Words kEnglish{"Open", "You receive this because of your notification settings.",
+                         "Unsubscribe from these emails"};
+constexpr Words kUzbek{"Ochish", "Siz bu xabarni bildirishnoma sozlamalaringiz tufayli oldingiz.",
+                       "Bu xatlarga obunani bekor qilish"};
+
+// The email layout's pieces: a centred 560-pixel card that shrinks on
+// small screens, inline styles only.
+constexpr std::string_view kFont =
+    "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;";
+
+std::string EmailHtml(const Message& message, const std::optional<std::string>& link,
+                      const Words& words, const std::string& subject,
+                      const std::string& unsubscribe_url) {
+  std::string html =
+      "<!doctype html>\n<html lang=\"" + HtmlEscape(message.locale) +
+      "\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+      "<title>" +
+      HtmlEscape(subject) +
+      "</title></head>\n"
+      "<body style=\"margin:0;padding:0;background:#f4f4f5;\">\n"
+      "<table role=\"presentation\" width=\"100%\" cellspacing=\"0\" cellpadding=\"0\" "
+      "style=\"background:#f4f4f5;\"><tr><td align=\"center\" style=\"padding:24px 12px;\">\n"
+      "<table role=\"presentation\" width=\"100%\" cellspacing=\"0\" cellpadding=\"0\" "
+      "style=\"max-width:560px;background:#ffffff;border-radius:8px;" +
+      std::string(kFont) +
+      "color:#18181b;\"><tr><td style=\"padding:24px;font-size:16px;line-height:1.5;\">\n";
+  if (message.html) {
+    html += *message.html + "\n";
+  } else {
+    html += "<h1 style=\"margin:0 0 12px;font-size:20px;line-height:1.3;\">" +
+            HtmlEscape(message.title) + "</h1>\n";
+    if (!message.body.empty()) {
+      html += "<p style=\"margin:0 0 16px;\">" + HtmlEscapeLines(message.body) + "</p>\n";
+    }
+  }
+  if (link) {
+    html +=
+        "<table role=\"presentation\" cellspacing=\"0\" cellpadding=\"0\" "
+        "style=\"margin-top:16px;\"><tr>"
+        "<td style=\"border-radius:6px;background:#2563eb;\"><a href=\"" +
+        HtmlEscape(*link) +
+        "\" style=\"display:inline-block;padding:12px 20px;color:#ffffff;text-decoration:none;"
+        "font-weight:600;\">" +
+        std::string(words.open) + "</a></td></tr></table>\n";
+  }
+  html += "</td></tr></table>\n<p style=\"max-width:560px;margin:16px auto 0;" +
+          std::string(kFont) + "font-size:12px;line-height:1.5;color:#71717a;\">" +
+          HtmlEscape(words.unsubscribe) + " <a href=\"" + HtmlEscape(unsubscribe_url) +
+          "\" style=\"color:#71717a;\">" + std::string(words.preferences) +
+          "</a></p>\n</td></tr></table>\n</body></html>\n";
+  return html;
+}
 
 std::string_view TrimSlash(std::string_view url) {
   while (!url.empty() && url.back() == '/') url.remove_suffix(1);
@@ -21,7 +72,8 @@ std::string CutCodePoints(const std::string& text, std::size_t max_chars) {
     if (chars == max_chars - 1) {
       // Is there more than one code point left? Then cut here and add "…".
       std::size_t rest = 0;
-      for (std::size_t j = i; j < text.size(); ++j) rest += (static_cast<unsigned char>(text[j]) & 0xC0) != 0x80;
+      for (std::size_t j = i; j < text.size(); ++j)
+        rest += (static_cast<unsigned char>(text[j]) & 0xC0) != 0x80;
       if (rest > 1) return text.substr(0, i) + "…";
       return text;
     }
@@ -42,24 +94,7 @@ std::optional<std::string> AbsoluteLink(const Message& message, std::string_view
   return std::string(TrimSlash(public_url)) + *message.link;
 }
 
-std::string PreferencesUrl(const Message& message, std::string_view public_url) {
-  return std::string(TrimSlash(public_url)) + "/preferences?user=" + std::to_string(message.user_id);
-}
-
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string HtmlEscape(std::string_view text) { return core::HtmlEscape(text); }
 
 std::string HtmlEscapeLines(std::string_view text) {
   std::string out;
@@ -74,10 +109,16 @@ std::string HtmlEscapeLines(std::string_view text) {
 }
 
 std::string RenderTelegramHtml(const Message& message, std::string_view public_url) {
-  std::string text = "<b>" + HtmlEscape(message.title) + "</b>";
-  if (!message.body.empty()) text += "\n" + HtmlEscape(message.body);
+  std::string text;
+  if (message.text) {
+    text = *message.text;
+  } else {
+    text = "<b>" + HtmlEscape(message.title) + "</b>";
+    if (!message.body.empty()) text += "\n" + HtmlEscape(message.body);
+  }
   if (const auto link = AbsoluteLink(message, public_url)) {
-    text += "\n<a href=\"" + HtmlEscape(*link) + "\">" + std::string(WordsFor(message.locale).open) + "</a>";
+    text += "\n<a href=\"" + HtmlEscape(*link) + "\">" +
+            std::string(WordsFor(message.locale).open) + "</a>";
   }
   return text;
 }
@@ -91,9 +132,10 @@ nlohmann::json RenderPushPayload(const Message& message, std::string_view public
           {"type", message.type}};
 }
 
-std::string RenderSmsText(const Message& message, std::string_view public_url, std::size_t max_chars) {
-  std::string text = message.title;
-  if (!message.body.empty()) text += ": " + message.body;
+std::string RenderSmsText(const Message& message, std::string_view public_url,
+                          std::size_t max_chars) {
+  std::string text = message.text.value_or(message.title);
+  if (!message.text && !message.body.empty()) text += ": " + message.body;
   const auto link = AbsoluteLink(message, public_url);
   if (!link) return CutCodePoints(text, max_chars);
   // Keep the link whole; shorten the words before it.
@@ -102,23 +144,24 @@ std::string RenderSmsText(const Message& message, std::string_view public_url, s
   return CutCodePoints(text, max_chars - link_chars) + " " + *link;
 }
 
-EmailContent RenderEmail(const Message& message, std::string_view public_url) {
+EmailContent RenderEmail(const Message& message, std::string_view public_url,
+                         std::string unsubscribe_url) {
   const Words& words = WordsFor(message.locale);
   EmailContent content;
-  content.subject = message.title;
-  content.unsubscribe_url = PreferencesUrl(message, public_url);
+  content.subject = message.subject.value_or(message.title);
+  content.unsubscribe_url = std::move(unsubscribe_url);
   const auto link = AbsoluteLink(message, public_url);
 
-  content.text = message.title + "\n\n";
-  if (!message.body.empty()) content.text += message.body + "\n\n";
+  if (message.text) {
+    content.text = *message.text + "\n\n";
+  } else {
+    content.text = message.title + "\n\n";
+    if (!message.body.empty()) content.text += message.body + "\n\n";
+  }
   if (link) content.text += std::string(words.open) + ": " + *link + "\n\n";
-  content.text += "-- \n" + std::string(words.unsubscribe) + "\n" + content.unsubscribe_url + "\n";
-
-  content.html = "<!doctype html><html><body style=\"font-family:sans-serif\">\n<h2>" + HtmlEscape(message.title) + "</h2>\n";
-  if (!message.body.empty()) content.html += "<p>" + HtmlEscapeLines(message.body) + "</p>\n";
-  if (link) content.html += "<p><a href=\"" + HtmlEscape(*link) + "\">" + std::string(words.open) + "</a></p>\n";
-  content.html += "<hr><p style=\"color:#666;font-size:12px\">" + HtmlEscape(words.unsubscribe) + " <a href=\"" +
-                  HtmlEscape(content.unsubscribe_url) + "\">" + std::string(words.preferences) + "</a></p>\n</body></html>\n";
+  content.text += "-- \n" + std::string(words.unsubscribe) + " " + std::string(words.preferences) +
+                  ":\n" + content.unsubscribe_url + "\n";
+  content.html = EmailHtml(message, link, words, content.subject, content.unsubscribe_url);
   return content;
 }
 

@@ -2,6 +2,7 @@
 
 #include "channels/queries.hpp"
 #include "channels/render.hpp"
+#include "channels/unsubscribe.hpp"
 
 namespace chopar::channels {
 namespace {
@@ -21,10 +22,13 @@ struct Rendered {
   std::optional<std::string> html;
 };
 
-Rendered Render(const Message& m, std::string_view public_url) {
+Rendered Render(const Message& m, std::string_view public_url,
+                std::string_view unsubscribe_secret) {
   switch (m.channel) {
     case core::ChannelKind::kEmail: {
-      auto email = RenderEmail(m, public_url);
+      auto email = RenderEmail(m, public_url,
+                               UnsubscribeUrl(public_url, unsubscribe_secret, m.user_id,
+                                              UnsubscribeScope::Of(m), m.channel));
       return {std::move(email.subject), std::move(email.text), std::move(email.html)};
     }
     case core::ChannelKind::kTelegram:
@@ -48,7 +52,7 @@ db::Params SinkChannel::Rows(std::span<const Message> messages) const {
   std::vector<std::optional<std::string>> addresses, htmls;
   std::vector<std::string> subjects, bodies;
   for (const Message& m : messages) {
-    Rendered rendered = Render(m, public_url_);
+    Rendered rendered = Render(m, public_url_, unsubscribe_secret_);
     delivery_ids.push_back(m.delivery_id);
     channels.push_back(core::ChannelName(m.channel));
     user_ids.push_back(m.user_id);

@@ -11,12 +11,18 @@ namespace chopar::channels {
 // reports it sent. Each row is the message as that channel's provider would
 // have carried it (render.hpp, links absolute against `public_url`): an
 // email's subject, text and HTML; the Telegram HTML text; the push title and
-// body; the SMS text. The admin console shows the table; tests count its
-// rows to prove each delivery was sent exactly once. Thread-safe.
+// body; the SMS text (a template's own texts for the channel where the
+// notification has them; the email's unsubscribe link signed with
+// `unsubscribe_secret`, as the email channel signs it). The admin console
+// shows the table; tests count its rows to prove each delivery was sent
+// exactly once. Thread-safe.
 class SinkChannel final : public Channel {
  public:
-  explicit SinkChannel(db::Pool& pool, std::string public_url = {})
-      : pool_(pool), public_url_(std::move(public_url)) {}
+  explicit SinkChannel(db::Pool& pool, std::string public_url = {},
+                       std::string unsubscribe_secret = {})
+      : pool_(pool),
+        public_url_(std::move(public_url)),
+        unsubscribe_secret_(std::move(unsubscribe_secret)) {}
   std::vector<Outcome> Send(std::span<const Message> messages) override;
   [[nodiscard]] std::string_view ProviderName() const override { return "sink"; }
   // The worker records sink messages inside its claim (see Channel).
@@ -28,6 +34,7 @@ class SinkChannel final : public Channel {
 
   db::Pool& pool_;
   std::string public_url_;
+  std::string unsubscribe_secret_;
 };
 
 }  // namespace chopar::channels

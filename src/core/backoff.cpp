@@ -27,7 +27,13 @@ std::chrono::milliseconds BackoffCeiling(const BackoffPolicy& policy, int attemp
 
 std::chrono::milliseconds BackoffDelay(const BackoffPolicy& policy, int attempt, Random& random,
                                        std::optional<std::chrono::seconds> retry_after) {
-  if (retry_after && retry_after->count() >= 0) return *retry_after;
+  if (retry_after && retry_after->count() >= 0) {
+    const std::chrono::milliseconds longest =
+        std::max<std::chrono::milliseconds>(policy.cap, kLongestRetryAfter);
+    // Compared in seconds: a huge value would overflow as milliseconds.
+    if (*retry_after >= std::chrono::duration_cast<std::chrono::seconds>(longest)) return longest;
+    return *retry_after;
+  }
   const auto ceiling = BackoffCeiling(policy, std::max(attempt, 1));
   return std::chrono::milliseconds(
       static_cast<std::int64_t>(random.Uniform(static_cast<std::uint64_t>(ceiling.count()))));

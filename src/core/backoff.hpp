@@ -30,10 +30,16 @@ struct BackoffPolicy {
   std::chrono::milliseconds cap{std::chrono::hours(1)};
 };
 
+// The longest wait a provider's Retry-After (or retry_after) is honoured
+// for, unless the policy's cap is longer: a far-future date from a confused
+// or hostile provider must neither overflow nor park a delivery for years.
+inline constexpr std::chrono::seconds kLongestRetryAfter{std::chrono::hours(24)};
+
 // The delay before retrying after failed attempt `attempt` (values below 1
 // count as 1). A provider's own `retry_after` wins over the computed delay,
-// uncapped: the provider knows when it will accept again. Pure apart from
-// the draw from `random`; never overflows however large `attempt` is.
+// up to max(policy.cap, kLongestRetryAfter): the provider knows when it will
+// accept again. Pure apart from the draw from `random`; never overflows
+// however large `attempt` or `retry_after` is.
 std::chrono::milliseconds BackoffDelay(const BackoffPolicy& policy, int attempt, Random& random,
                                        std::optional<std::chrono::seconds> retry_after = std::nullopt);
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <limits>
 #include <set>
 
 namespace chopar::core {
@@ -61,6 +62,16 @@ TEST(BackoffTest, ProviderRetryAfterWins) {
   EXPECT_EQ(BackoffDelay(kPolicy, 1, top, seconds(120)), seconds(120));
   EXPECT_EQ(BackoffDelay(kPolicy, 20, top, seconds(7200)), seconds(7200)) << "not capped";
   EXPECT_EQ(BackoffDelay(kPolicy, 3, top, seconds(0)), seconds(0));
+}
+
+TEST(BackoffTest, AFarFutureRetryAfterIsClampedToADayNotOverflowed) {
+  FixedRandom top(true);
+  const seconds huge(std::numeric_limits<seconds::rep>::max());
+  EXPECT_EQ(BackoffDelay(kPolicy, 1, top, huge), kLongestRetryAfter);
+  EXPECT_EQ(BackoffDelay(kPolicy, 1, top, std::chrono::hours(48)), kLongestRetryAfter);
+  // A cap above a day is honoured as the longest wait.
+  const BackoffPolicy patient{seconds(1), std::chrono::hours(72)};
+  EXPECT_EQ(BackoffDelay(patient, 1, top, huge), std::chrono::hours(72));
 }
 
 TEST(BackoffTest, ZeroInitialNeverWaits) {

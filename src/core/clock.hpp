@@ -15,6 +15,12 @@ class Clock {
  public:
   virtual ~Clock() = default;
   [[nodiscard]] virtual TimePoint Now() const = 0;
+  // Whether Now() is the real time. Decisions that several hosts must agree
+  // on (who owns a delivery, whether it is due, the hourly window) are made
+  // on the database's clock, not on the real time of whichever host makes
+  // them; a clock that is not real (SimulatedClock) hands its own time to
+  // those decisions instead, so tests move leases and windows by moving it.
+  [[nodiscard]] virtual bool IsReal() const { return true; }
 };
 
 // Wall-clock time from the operating system.
@@ -30,6 +36,7 @@ class SimulatedClock final : public Clock {
   [[nodiscard]] TimePoint Now() const override {
     return TimePoint(TimePoint::duration(now_.load()));
   }
+  [[nodiscard]] bool IsReal() const override { return false; }
   void Set(TimePoint t) { now_.store(t.time_since_epoch().count()); }
   template <typename Rep, typename Period>
   void Advance(std::chrono::duration<Rep, Period> d) {

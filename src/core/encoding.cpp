@@ -47,12 +47,7 @@ int HexValue(char c) {
   return -1;
 }
 
-}  // namespace
-
-std::string Base64UrlEncode(std::string_view bytes) { return Encode(bytes, kUrlAlphabet, false); }
-std::string Base64Encode(std::string_view bytes) { return Encode(bytes, kStdAlphabet, true); }
-
-std::optional<std::string> Base64UrlDecode(std::string_view text) {
+std::optional<std::string> Decode(std::string_view text, std::string_view alphabet) {
   while (!text.empty() && text.back() == '=') text.remove_suffix(1);
   if (text.size() % 4 == 1) return std::nullopt;
   std::string out;
@@ -60,7 +55,7 @@ std::optional<std::string> Base64UrlDecode(std::string_view text) {
   unsigned buffer = 0;
   int bits = 0;
   for (char c : text) {
-    const auto pos = kUrlAlphabet.find(c);
+    const auto pos = alphabet.find(c);
     if (pos == std::string_view::npos) return std::nullopt;
     buffer = (buffer << 6) | static_cast<unsigned>(pos);
     bits += 6;
@@ -70,6 +65,18 @@ std::optional<std::string> Base64UrlDecode(std::string_view text) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string Base64UrlEncode(std::string_view bytes) { return Encode(bytes, kUrlAlphabet, false); }
+std::string Base64Encode(std::string_view bytes) { return Encode(bytes, kStdAlphabet, true); }
+
+std::optional<std::string> Base64UrlDecode(std::string_view text) {
+  return Decode(text, kUrlAlphabet);
+}
+std::optional<std::string> Base64Decode(std::string_view text) {
+  return Decode(text, kStdAlphabet);
 }
 
 std::string HmacSha256(std::string_view key, std::string_view message) {
@@ -124,6 +131,33 @@ std::string HexEncode(std::string_view bytes) {
   for (unsigned char c : bytes) {
     out += kDigits[c >> 4];
     out += kDigits[c & 15];
+  }
+  return out;
+}
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
   }
   return out;
 }

@@ -17,6 +17,8 @@ std::optional<std::string> PercentDecode(std::string_view text, bool plus_is_spa
 
 // Standard base64 with padding (RFC 4648 §4).
 std::string Base64Encode(std::string_view bytes);
+// Accepts input with or without padding; nullopt for characters outside the alphabet.
+std::optional<std::string> Base64Decode(std::string_view text);
 
 // HMAC-SHA256 of `message` under `key`, raw 32 bytes.
 std::string HmacSha256(std::string_view key, std::string_view message);
@@ -29,5 +31,9 @@ std::string RandomBytes(std::size_t bytes);
 
 // Lowercase hex of `bytes`.
 std::string HexEncode(std::string_view bytes);
+
+// & < > " ' as the HTML entities &amp; &lt; &gt; &quot; &#39;: safe in HTML
+// text and attribute values, and only entities Telegram's HTML mode accepts.
+std::string HtmlEscape(std::string_view text);
 
 }  // namespace chopar::core

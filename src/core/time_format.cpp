@@ -19,6 +19,15 @@ std::string FormatRfc3339Micros(TimePoint t) {
 
 namespace {
 
+// The whole seconds a TimePoint can hold (about 1677 to 2262 with
+// nanoseconds), one second in from each end.
+constexpr std::chrono::seconds kEarliest =
+    std::chrono::duration_cast<std::chrono::seconds>(TimePoint::duration::min()) +
+    std::chrono::seconds(1);
+constexpr std::chrono::seconds kLatest =
+    std::chrono::duration_cast<std::chrono::seconds>(TimePoint::duration::max()) -
+    std::chrono::seconds(1);
+
 // Reads exactly `width` digits at `pos`; -1 if they are not all digits.
 int Digits(std::string_view text, std::size_t pos, std::size_t width) {
   if (pos + width > text.size()) return -1;
@@ -58,10 +67,16 @@ std::optional<TimePoint> ParseTimestamp(std::string_view text, char separator, O
   }
   const std::optional<int> offset_seconds = offset_of(text.substr(pos));
   if (!offset_seconds) return std::nullopt;
-  const auto t = date::sys_days(ymd) + std::chrono::hours(hour) + std::chrono::minutes(minute) +
-                 std::chrono::seconds(second) + std::chrono::microseconds(micros) -
-                 std::chrono::seconds(*offset_seconds);
-  return std::chrono::time_point_cast<TimePoint::duration>(t);
+  // Whole seconds first, in 64 bits, so a year a TimePoint cannot hold is
+  // refused instead of wrapping when converted.
+  const std::chrono::seconds since_epoch = date::sys_days(ymd).time_since_epoch() +
+                                           std::chrono::hours(hour) + std::chrono::minutes(minute) +
+                                           std::chrono::seconds(second) -
+                                           std::chrono::seconds(*offset_seconds);
+  if (since_epoch <= kEarliest || since_epoch >= kLatest) return std::nullopt;
+  return TimePoint(
+      std::chrono::duration_cast<TimePoint::duration>(since_epoch) +
+      std::chrono::duration_cast<TimePoint::duration>(std::chrono::microseconds(micros)));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <poll.h>
 
 #include "db/errors.hpp"
+#include "db/session_settings.hpp"
 
 namespace chopar::db {
 namespace {
@@ -29,23 +30,70 @@ bool Succeeded(const Result& result) {
 // print them on stderr.
 void IgnoreNotice(void*, const char*) {}
 
+// A string literal for `value` (standard_conforming_strings is on).
+std::string Literal(const std::string& value) {
+  std::string literal = "'";
+  for (char c : value) {
+    if (c == '\'') literal += '\'';
+    literal += c;
+  }
+  return literal + "'";
+}
+
+// What Connection::Begin sends: under a transaction-mode pooler the session
+// cannot carry settings from one transaction to the next, so each
+// transaction sets them for itself; `settings` come after the default
+// statement timeout, so a statement_timeout among them wins.
+std::string BeginScript(ServerPooling pooling, const ServerSettings& settings) {
+  if (pooling == ServerPooling::kNone) return "BEGIN";
+  const SessionSettings defaults;
+  std::string script = "BEGIN; SET LOCAL jit = off; SET LOCAL statement_timeout = " +
+                       std::to_string(defaults.statement_timeout.count() * 1000);
+  for (const auto& [name, value] : settings) {
+    script += "; SELECT set_config(" + Literal(name) + ", " + Literal(value) + ", true)";
+  }
+  return script;
+}
+
 }  // namespace
 
-Connection Connection::Open(const std::string& conninfo, ServerPooling pooling) {
+Connection Connection::Open(const std::string& conninfo, const ServerSettings& settings,
+                            ServerPooling pooling) {
   // Options go in the startup packet so they hold before the first statement.
   // JIT is off: chopar's statements are short and touch a few rows each, yet
   // a plan whose cost estimate passes jit_above_cost (a claim of 500 rows
-  // does) would spend 15-20 ms compiling before every execution. A pooler
-  // refuses options: see ServerPooling.
-  constexpr const char* kSessionOptions =
-      "-c TimeZone=UTC -c search_path=chopar,public -c client_min_messages=warning -c jit=off";
+  // does) would spend 15-20 ms compiling before every execution. The
+  // default limits come first, so `conninfo`'s own connect_timeout (an entry
+  // before dbname) and its own options (appended after ours: a later -c
+  // wins) override them. A pooler refuses options: see ServerPooling.
+  const SessionSettings defaults;
+  std::string options =
+      "-c TimeZone=UTC -c search_path=chopar,public -c client_min_messages=warning "
+      "-c jit=off -c statement_timeout=" +
+      std::to_string(defaults.statement_timeout.count() * 1000);
+  for (const auto& [name, value] : settings) {
+    options += " -c " + name + "=";
+    // libpq splits options at spaces unless escaped.
+    for (char c : value) {
+      if (c == ' ' || c == '\\') options += '\\';
+      options += c;
+    }
+  }
+  if (const std::string own = ConninfoValue(conninfo, "options"); !own.empty())
+    options += " " + own;
   const bool direct = pooling == ServerPooling::kNone;
-  const char* keys[] = {"dbname", "application_name", "fallback_application_name",
-                        direct ? "options" : nullptr, nullptr};
-  const char* values[] = {conninfo.c_str(), "chopar", "chopar", kSessionOptions, nullptr};
+  const std::string connect_timeout = std::to_string(defaults.connect_timeout.count());
+  const char* keys[] = {"connect_timeout",
+                        "dbname",
+                        "application_name",
+                        "fallback_application_name",
+                        direct ? "options" : nullptr,
+                        nullptr};
+  const char* values[] = {connect_timeout.c_str(), conninfo.c_str(), "chopar", "chopar",
+                          options.c_str(),         nullptr};
   PGconn* raw = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (raw == nullptr) throw ConnectionError("", "out of memory connecting to PostgreSQL");
-  Connection conn(raw, pooling);
+  Connection conn(raw, pooling, BeginScript(pooling, settings));
   if (PQstatus(raw) != CONNECTION_OK) {
     throw ConnectionError("", "cannot connect to PostgreSQL: " + ErrorMessage(raw));
   }
@@ -56,9 +104,7 @@ Connection Connection::Open(const std::string& conninfo, ServerPooling pooling) 
   return conn;
 }
 
-void Connection::Begin() {
-  ExecScript(pooling_ == ServerPooling::kNone ? "BEGIN" : "BEGIN; SET LOCAL jit = off");
-}
+void Connection::Begin() { ExecScript(begin_); }
 
 Result Connection::Check(PGresult* raw_result) {
   Result result(raw_result);
@@ -67,14 +113,13 @@ Result Connection::Check(PGresult* raw_result) {
     return result;
   }
   const char* state = raw_result ? PQresultErrorField(raw_result, PG_DIAG_SQLSTATE) : nullptr;
-  // The primary message only: DETAIL may quote a row ("Failing row contains
-  // (…, a@b.uz, …)"), and these messages are logged.
+  // The primary message only: PostgreSQL's DETAIL quotes the row's values
+  // ("Failing row contains (…)", "Key (email)=(…)") — addresses and message
+  // bodies that must not reach logs or clients.
   const char* primary =
       raw_result ? PQresultErrorField(raw_result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
-  const std::string message = primary != nullptr ? std::string("ERROR:  ") + primary
-                              : raw_result && *PQresultErrorMessage(raw_result)
-                                  ? std::string(PQresultErrorMessage(raw_result))
-                                  : ErrorMessage(conn_.get());
+  const std::string message =
+      primary != nullptr && *primary ? std::string(primary) : ErrorMessage(conn_.get());
   if (state == nullptr && PQstatus(conn_.get()) != CONNECTION_OK) {
     throw ConnectionError("", "connection to PostgreSQL lost: " + message);
   }
@@ -170,7 +215,9 @@ Result Connection::ExecText(std::string_view sql, const Params& params) {
                             nullptr, pointers.values.data(), nullptr, nullptr, 0));
 }
 
-void Connection::ExecScript(std::string_view sql) { Check(PQexec(conn_.get(), std::string(sql).c_str())); }
+void Connection::ExecScript(std::string_view sql) {
+  Check(PQexec(conn_.get(), std::string(sql).c_str()));
+}
 
 void Connection::Listen(std::string_view channel) {
   char* quoted = PQescapeIdentifier(conn_.get(), channel.data(), channel.size());
@@ -203,6 +250,21 @@ std::vector<Notification> Connection::WaitForNotifications(std::chrono::millisec
     }
   }
   return DrainNotifications();
+}
+
+bool Connection::LooksAlive() {
+  PGconn* conn = conn_.get();
+  // A server that closed an idle connection left its last words (a FATAL
+  // message) and then the end of the stream on the socket: read what is
+  // there until nothing more is, without waiting. Reading the end marks the
+  // connection bad.
+  for (int reads = 0; reads < 4 && !IsBroken(); ++reads) {
+    pollfd fd{PQsocket(conn), POLLIN, 0};
+    if (fd.fd < 0) return false;
+    if (poll(&fd, 1, 0) <= 0) break;
+    if (PQconsumeInput(conn) == 0) return false;
+  }
+  return !IsBroken();
 }
 
 bool Connection::IsBroken() const { return poisoned_ || PQstatus(conn_.get()) != CONNECTION_OK; }

@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -32,34 +33,47 @@ struct Statement {
   Params params;
 };
 
+// Server settings a session starts with besides Connection::Open's own:
+// parameter name → value (custom ones are dotted, "chopar.events").
+using ServerSettings = std::map<std::string, std::string>;
+
 // What stands between chopar and the server ([database] prepared_statements
 // in docs/configuration.md). chopar's own statements name every table with
 // its schema and need no session state either way; what differs is how
 // statements travel and how the session's settings are made.
 enum class ServerPooling {
   // Each connection is a server session of its own: statements are prepared
-  // once per connection under their query's name, and TimeZone=UTC, jit=off
-  // and search_path=chopar,public are sent in the startup packet.
+  // once per connection under their query's name, and TimeZone=UTC, jit=off,
+  // search_path=chopar,public, the statement timeout and the ServerSettings
+  // are sent in the startup packet.
   kNone,
   // A pooler in transaction mode (PgBouncer) that may run each transaction
   // on another server session, knows no named prepared statements and
   // refuses startup options: every statement is sent unnamed (parsed and
   // planned each time), TimeZone=UTC is SET once after connecting (the
   // pooler carries it to whichever server session runs the client's next
-  // transaction), and each transaction turns jit off for itself (SET LOCAL).
+  // transaction), and each transaction (Begin) sets jit off, the default
+  // statement timeout and then the ServerSettings for itself (SET LOCAL).
+  // A statement run outside Begin runs without them (docs/operations.md).
   kTransaction,
 };
 
 // One libpq connection; move-only, not thread-safe (one thread at a time).
-// Every session runs with TimeZone=UTC (see ServerPooling). Statement
-// failures throw the DbError subclass of their SQLSTATE, whose message is
-// the server's primary message without DETAIL (that may quote the row: an
-// email, a body); a lost connection throws ConnectionError and leaves
-// IsBroken() true.
+// Every session runs with TimeZone=UTC (see ServerPooling) and, directly
+// connected, search_path=chopar and the limits of a default SessionSettings
+// (db/session_settings.hpp) unless its conninfo sets its own
+// (WithSessionSettings). Statement failures throw the DbError subclass of
+// their SQLSTATE, whose message is the server's primary message without
+// DETAIL (that may quote the row: an email, a body); a lost connection
+// throws ConnectionError and leaves IsBroken() true.
 class Connection {
  public:
-  // Connects to `conninfo` (URL or key=value). Throws ConnectionError.
-  static Connection Open(const std::string& conninfo, ServerPooling pooling = ServerPooling::kNone);
+  // Connects to `conninfo` (URL or key=value), the session starting with
+  // `settings` too (per transaction under ServerPooling::kTransaction).
+  // Throws ConnectionError, also when the server does not answer within the
+  // connect timeout.
+  static Connection Open(const std::string& conninfo, const ServerSettings& settings = {},
+                         ServerPooling pooling = ServerPooling::kNone);
 
   // BEGIN, and with ServerPooling::kTransaction the transaction's own
   // settings, in one round trip.
@@ -91,10 +105,16 @@ class Connection {
   std::vector<Notification> WaitForNotifications(std::chrono::milliseconds timeout);
 
   [[nodiscard]] bool IsBroken() const;
+  // For an idle connection: false when the server has closed it (a restart,
+  // pg_terminate_backend) and the socket says so already; no round trip,
+  // never blocks. A connection the network dropped silently still looks
+  // alive: its next statement fails (or times out) instead.
+  [[nodiscard]] bool LooksAlive();
   [[nodiscard]] PGconn* raw() const { return conn_.get(); }
 
  private:
-  Connection(PGconn* conn, ServerPooling pooling) : conn_(conn), pooling_(pooling) {}
+  Connection(PGconn* conn, ServerPooling pooling, std::string begin)
+      : conn_(conn), pooling_(pooling), begin_(std::move(begin)) {}
   Result Check(PGresult* result);
   void Prepare(const Query& query);
   // Sends one statement of a pipeline; false when libpq refused it.
@@ -104,6 +124,8 @@ class Connection {
 
   std::unique_ptr<PGconn, PgConnDeleter> conn_;
   ServerPooling pooling_;
+  // What Begin sends: "BEGIN", then the transaction's own settings.
+  std::string begin_;
   std::unordered_set<std::string> prepared_;
   // Set when a pipeline ended in a state this connection cannot be trusted
   // after (the pool then closes it).

@@ -1,10 +1,17 @@
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <future>
+#include <memory>
 #include <thread>
 
 #include "db/errors.hpp"
 #include "db/migrate.hpp"
 #include "db/pool.hpp"
+#include "db/session_settings.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar::db {
@@ -19,6 +26,16 @@ class DbTest : public PgTest {
  protected:
   // Users committed, as another session sees them.
   std::int64_t CommittedUsers() { return db_->Count("SELECT count(*) FROM chopar.users"); }
+  // Waits until the test database has `n` sessions besides the asking one.
+  bool WaitForBackends(int n) {
+    for (int i = 0; i < 500; ++i) {
+      if (db_->Count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                     "AND pid <> pg_backend_pid()") == n)
+        return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
 };
 
 TEST_F(DbTest, TransactionRollsBackUnlessCommitted) {
@@ -164,6 +181,78 @@ TEST_F(DbTest, PoolReconnectsAfterConnectionIsKilled) {
   // The idle pooled connection is dead; Begin replaces it transparently.
   auto tx = pool_->Begin("after_restart");
   EXPECT_NE(tx.ExecText("SELECT pg_backend_pid()").Int(0, 0), pid);
+}
+
+TEST_F(DbTest, PoolReconnectsEveryIdleConnectionAfterTheServerClosedThemAll) {
+  // Four idle connections, then every one of them closed by the server, as a
+  // restart does.
+  {
+    std::vector<PooledConnection> held;
+    for (int i = 0; i < 4; ++i) held.push_back(pool_->Acquire());
+    for (auto& conn : held) conn->ExecText("SELECT 1", {});
+  }
+  db_->Scalar(
+      "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+      "WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  ASSERT_TRUE(WaitForBackends(0));
+
+  // Every caller gets a live connection at once, not a stale one.
+  std::vector<Transaction> open;
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_NO_THROW(open.push_back(pool_->Begin("after_restart"))) << "transaction " << i;
+    EXPECT_EQ(open.back().ExecText("SELECT 1").Int(0, 0), 1);
+  }
+}
+
+TEST_F(DbTest, ConninfoOptionsAreHonouredAndAStatementTimeoutCancels) {
+  auto conn = Connection::Open(db_->url() + "&options=-c%20statement_timeout%3D300");
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(conn.ExecText("SELECT pg_sleep(5)", {}), QueryCanceled);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  // chopar's own session settings still hold.
+  EXPECT_EQ(conn.ExecText("SHOW search_path", {}).String(0, 0), "chopar,public");
+}
+
+TEST_F(DbTest, SessionsRunUnderTheDefaultStatementTimeoutUnlessConfigured) {
+  EXPECT_EQ(db_->Scalar("SHOW statement_timeout"), "1min");
+  auto configured = Connection::Open(
+      WithSessionSettings(db_->url(), {std::chrono::seconds(2), std::chrono::seconds(5)}));
+  EXPECT_EQ(configured.ExecText("SHOW statement_timeout", {}).String(0, 0), "5s");
+  Pool pool(WithSessionSettings(db_->url(), {std::chrono::seconds(2), std::chrono::seconds(0)}), 1);
+  EXPECT_EQ(pool.Acquire()->ExecText("SHOW statement_timeout", {}).String(0, 0), "0");
+}
+
+TEST_F(DbTest, OpeningAConnectionToAServerThatNeverAnswersTimesOut) {
+  // A socket that listens (the kernel completes the handshake) but never
+  // answers the startup packet: a hung server, or a wrong port of a busy one.
+  const int silent = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(silent, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(listen(silent, 4), 0);
+  socklen_t length = sizeof address;
+  getsockname(silent, reinterpret_cast<sockaddr*>(&address), &length);
+  const std::string conninfo = "host=127.0.0.1 port=" + std::to_string(ntohs(address.sin_port)) +
+                               " dbname=chopar user=chopar";
+
+  // On its own thread, detached if it hangs: a hang must fail the test, not block it.
+  auto outcome = std::make_shared<std::promise<std::string>>();
+  std::future<std::string> result = outcome->get_future();
+  std::thread([conninfo, outcome] {
+    try {
+      Connection::Open(conninfo);
+      outcome->set_value("connected");
+    } catch (const ConnectionError& e) {
+      outcome->set_value("ConnectionError");
+    } catch (const std::exception& e) {
+      outcome->set_value(e.what());
+    }
+  }).detach();
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(20)), std::future_status::ready)
+      << "Connection::Open still waiting after 20 s";
+  EXPECT_EQ(result.get(), "ConnectionError");
+  close(silent);
 }
 
 TEST_F(DbTest, PoolWaitsForAFreeConnectionAndTimesOut) {

@@ -13,7 +13,11 @@ namespace chopar::db {
 // Start() initialises the cluster on first use (as the `postgres` account when
 // running as root, since initdb refuses root), starts it, or reuses it when it
 // is already running — another chopar process on the same folder, or a
-// postmaster left behind by a chopar that was killed. Not thread-safe.
+// postmaster left behind by a chopar that was killed. Running as root from a
+// folder the postgres account cannot reach (/root/chopar), the cluster goes
+// to a new folder under /var/lib/chopar and `folder` becomes a symbolic link
+// to it (logged). initdb's and pg_ctl's output goes to <folder>/setup.log.
+// Not thread-safe.
 class EmbeddedCluster {
  public:
   // Throws std::runtime_error with the reason and the server log's path.
@@ -28,8 +32,10 @@ class EmbeddedCluster {
   [[nodiscard]] const std::filesystem::path& folder() const { return folder_; }
   [[nodiscard]] bool started_here() const { return started_here_; }
 
-  // Stops the server if this process started it and no other chopar process
-  // is connected. Call after every pool on it is closed.
+  // Stops the server, whichever chopar started it, unless another process
+  // is connected to it (connections of this process that are still ending
+  // get a moment to go). Call after every pool on it is closed. Never
+  // throws (a failure is logged).
   void StopIfUnused();
 
  private:
@@ -38,6 +44,7 @@ class EmbeddedCluster {
   std::string bin_dir_;
   std::string conninfo_;
   bool started_here_ = false;
+  bool stopped_ = false;
 };
 
 // The bin folder of the newest installed PostgreSQL server (initdb, pg_ctl).

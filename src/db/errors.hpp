@@ -43,6 +43,17 @@ class SerializationFailure : public DbError {
  public:
   using DbError::DbError;
 };
+// 57014: the statement ran longer than the session's statement_timeout (or
+// was cancelled).
+class QueryCanceled : public DbError {
+ public:
+  using DbError::DbError;
+};
+// 55P03: a lock was not granted within the session's lock_timeout.
+class LockNotAvailable : public DbError {
+ public:
+  using DbError::DbError;
+};
 // No pooled connection became free within the wait limit.
 class PoolTimeout : public std::runtime_error {
  public:
@@ -52,7 +63,9 @@ class PoolTimeout : public std::runtime_error {
 // Whether `error` says that retrying the whole unit of work (a new
 // transaction, on a connection from the pool) may succeed: a lost or refused
 // connection (ConnectionError), no free connection in time (PoolTimeout), a
-// lost serialization race or a deadlock (SerializationFailure). Everything
+// lost serialization race or a deadlock (SerializationFailure), a statement
+// or lock wait that ran out of time (QueryCanceled, LockNotAvailable: the
+// server was busy or another transaction held what it needed). Everything
 // else, constraint violations included, would fail the same way again.
 bool IsTransient(const std::exception& error);
 

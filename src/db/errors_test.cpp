@@ -25,6 +25,8 @@ TEST(IsTransientTest, LostConnectionsAndLostRacesAreRetried) {
   EXPECT_TRUE(TransientForSqlState("57P03"));  // cannot connect now
   EXPECT_TRUE(TransientForSqlState("40001"));  // serialization failure
   EXPECT_TRUE(TransientForSqlState("40P01"));  // deadlock detected
+  EXPECT_TRUE(TransientForSqlState("57014"));  // statement timeout
+  EXPECT_TRUE(TransientForSqlState("55P03"));  // lock timeout
   EXPECT_TRUE(IsTransient(PoolTimeout("no database connection became free")));
 }
 

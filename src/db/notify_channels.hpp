@@ -22,4 +22,13 @@ inline constexpr const char* kInboxChannel = "chopar_inbox";
 // Sent by src/schedule/queries/notify_schedulers.sql.
 inline constexpr const char* kSchedulesChannel = "chopar_schedules";
 
+// Refreshes the template caches of every process: a template was stored or
+// deleted. Payload: its type. Sent by src/templates/queries/put_template.sql
+// and src/templates/queries/delete_template.sql.
+inline constexpr const char* kTemplatesChannel = "chopar_templates";
+// Wakes outbox relays: events were written to chopar.outbox (in chopar's own
+// database or an application's). Payload: empty. Sent by the trigger
+// chopar.outbox_wake of sql/migrations/0010_outbox.sql.
+inline constexpr const char* kOutboxChannel = "chopar_outbox";
+
 }  // namespace chopar::db

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "db/errors.hpp"
 
 namespace chopar::db {
@@ -68,37 +70,44 @@ void Transaction::Commit() {
   }
 }
 
-Pool::Pool(PoolSettings settings)
-    : conninfo_(std::move(settings.conninfo)),
-      listen_conninfo_(settings.listen_conninfo.empty() ? conninfo_
-                                                        : std::move(settings.listen_conninfo)),
-      pooling_(settings.pooling),
-      size_(settings.size),
-      acquire_timeout_(settings.acquire_timeout) {}
+Pool::Pool(PoolSettings settings) : settings_(std::move(settings)) {
+  if (settings_.listen_conninfo.empty()) settings_.listen_conninfo = settings_.conninfo;
+}
 
-Pool::Pool(std::string conninfo, int size, std::chrono::milliseconds acquire_timeout)
+Pool::Pool(std::string conninfo, int size, std::chrono::milliseconds acquire_timeout,
+           ServerSettings session)
     : Pool(PoolSettings{.conninfo = std::move(conninfo),
                         .listen_conninfo = "",
                         .pooling = ServerPooling::kNone,
+                        .session = std::move(session),
                         .size = size,
                         .acquire_timeout = acquire_timeout}) {}
 
 PooledConnection Pool::Acquire() {
   std::unique_lock lock(mutex_);
-  if (!available_.wait_for(lock, acquire_timeout_,
-                           [&] { return !idle_.empty() || open_ < size_; })) {
-    throw PoolTimeout("no database connection became free within " +
-                      std::to_string(acquire_timeout_.count()) + " ms");
-  }
-  if (!idle_.empty()) {
+  for (;;) {
+    if (!available_.wait_for(lock, settings_.acquire_timeout,
+                             [&] { return !idle_.empty() || open_ < settings_.size; })) {
+      throw PoolTimeout("no database connection became free within " +
+                        std::to_string(settings_.acquire_timeout.count()) + " ms");
+    }
+    if (idle_.empty()) break;
     Connection conn = std::move(idle_.back());
     idle_.pop_back();
-    return PooledConnection(this, std::move(conn));
+    if (conn.LooksAlive()) return PooledConnection(this, std::move(conn));
+    // The server closed it: after a restart every idle connection is as
+    // dead as this one, so check them all now rather than one per caller.
+    --open_;
+    const int dropped = 1 + DropDeadIdle();
+    spdlog::info("database pool: dropped {} connection(s) the server had closed; reconnecting",
+                 dropped);
+    available_.notify_all();
   }
   ++open_;
   lock.unlock();
   try {
-    return PooledConnection(this, Connection::Open(conninfo_, pooling_));
+    return PooledConnection(
+        this, Connection::Open(settings_.conninfo, settings_.session, settings_.pooling));
   } catch (...) {
     lock.lock();
     --open_;
@@ -113,10 +122,20 @@ Transaction Pool::Begin(std::string_view name) {
     try {
       return Transaction(std::move(conn), name);
     } catch (const ConnectionError&) {
-      // An idle connection that died with a server restart; nothing has run yet.
+      // An idle connection that died between its check and its BEGIN;
+      // nothing has run yet. A second failure is the server's, not the pool's.
       if (attempt > 0) throw;
     }
   }
+}
+
+int Pool::DropDeadIdle() {
+  const auto dead = std::remove_if(idle_.begin(), idle_.end(),
+                                   [](Connection& conn) { return !conn.LooksAlive(); });
+  const int dropped = static_cast<int>(idle_.end() - dead);
+  idle_.erase(dead, idle_.end());
+  open_ -= dropped;
+  return dropped;
 }
 
 int Pool::InUse() const {
@@ -129,9 +148,13 @@ void Pool::Return(std::optional<Connection> conn) {
   if (conn && !conn->IsBroken()) {
     idle_.push_back(std::move(*conn));
   } else {
+    // A connection lost while borrowed: its idle siblings likely went with it.
     --open_;
+    if (const int dropped = DropDeadIdle(); dropped > 0) {
+      spdlog::info("database pool: dropped {} idle connection(s) the server had closed", dropped);
+    }
   }
-  available_.notify_one();
+  available_.notify_all();
 }
 
 }  // namespace chopar::db

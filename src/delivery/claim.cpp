@@ -34,6 +34,7 @@ Row ReadRow(const db::Result& r, int i) {
   c.channel = *channel;
   c.attempts = static_cast<int>(r.Int(i, "attempts"));
   c.reclaimed = r.Bool(i, "reclaimed");
+  c.send_started = r.Bool(i, "send_started");
   c.critical = r.Bool(i, "critical");
   c.timezone = r.String(i, "timezone");
   if (auto start = r.OptString(i, "quiet_start")) c.quiet_start = core::ParseTimeOfDay(*start);
@@ -51,6 +52,8 @@ Row ReadRow(const db::Result& r, int i) {
   m.data = ParseJsonOr(r.OptString(i, "data"), nlohmann::json::object());
   m.locale = r.String(i, "locale");
   m.critical = c.critical;
+  m.category = r.OptString(i, "category");
+  channels::ApplyChannelTexts(m, ParseJsonOr(r.OptString(i, "channel_texts"), nullptr));
   switch (c.channel) {
     case core::ChannelKind::kEmail:
       m.email = r.OptString(i, "email");
@@ -143,21 +146,43 @@ std::vector<bool> SendInClaim(db::Transaction& tx, const ChannelSet& channels,
 
 std::string SqlTime(core::TimePoint t) { return core::FormatRfc3339Micros(t); }
 
-ClaimResult ClaimBatch(db::Pool& pool, core::TimePoint now, const WorkerSettings& settings,
-                       const ChannelSet& channels) {
+std::vector<ClaimKey> KeysOf(std::span<const ClaimedDelivery> claimed) {
+  std::vector<ClaimKey> keys;
+  keys.reserve(claimed.size());
+  for (const ClaimedDelivery& c : claimed) keys.push_back({c.message.delivery_id, c.claim_token});
+  return keys;
+}
+
+std::optional<core::TimePoint> SqlNow(const core::Clock& clock) {
+  if (clock.IsReal()) return std::nullopt;
+  return clock.Now();
+}
+
+std::optional<std::string> SqlNowParam(std::optional<core::TimePoint> now) {
+  if (!now) return std::nullopt;
+  return SqlTime(*now);
+}
+
+ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
+                       const WorkerSettings& settings, const ChannelSet& channels) {
   ClaimResult result;
   auto tx = pool.Begin("claim_deliveries");
-  const auto locked = tx.Exec(queries::kClaimCandidates, SqlTime(now), settings.batch);
+  const auto locked = tx.Exec(queries::kClaimCandidates, SqlNowParam(sql_now), settings.batch);
   if (locked.Empty()) {
     tx.Commit();
     return result;
   }
+  // The one instant of this claim: the database's, as its first statement saw it.
+  const core::TimePoint now = core::ParsePgTimestamp(locked.Text(0, "now"));
   std::vector<Row> rows;
   rows.reserve(static_cast<std::size_t>(locked.Rows()));
   for (int i = 0; i < locked.Rows(); ++i) rows.push_back(ReadRow(locked, i));
   std::vector<Candidate> candidates;
   candidates.reserve(rows.size());
-  for (const Row& row : rows) candidates.push_back(row.candidate);
+  for (Row& row : rows) {
+    row.candidate.repeat_guarded = channels.For(row.candidate.channel).GuardsRepeats();
+    candidates.push_back(row.candidate);
+  }
 
   const auto keys = RateKeysToCheck(candidates, now, settings);
   const RateCounts in_window = keys.empty() ? RateCounts{} : CountWindow(tx, rows, keys, now);

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,11 +18,20 @@ namespace chopar::delivery {
 
 // A delivery this worker owns after a claim: `sending` under `claim_token`
 // until its lease runs out. `message.attempt` is the attempt being made.
+// Claimed is not yet started: BeginSends marks the send of a channel's
+// batch started just before the batch is handed over.
 struct ClaimedDelivery {
   channels::Message message;
   std::string claim_token;
   core::TimePoint created_at;
 };
+
+// A claimed delivery's id and claim token: what proves ownership of it.
+struct ClaimKey {
+  std::int64_t id = 0;
+  std::string token;
+};
+std::vector<ClaimKey> KeysOf(std::span<const ClaimedDelivery> claimed);
 
 // What one claim did.
 struct ClaimResult {
@@ -36,19 +48,35 @@ struct ClaimResult {
 
 // Claims up to settings.batch due deliveries in ONE short transaction
 // ("claim_deliveries"): locks due queued rows and expired `sending` rows with
-// FOR UPDATE SKIP LOCKED; defers non-critical ones inside their user's quiet
-// hours; takes the (user, channel) advisory locks in sorted order, counts the
-// sliding hour and skips what is over the limit; marks the rest `sending`
-// with a fresh claim token, a lease until now + lease and attempts + 1; then
-// commits. The returned messages carry content and address, so sending needs
-// no database. Messages for a channel that sends in claims (the sink) are
-// handed to it inside this transaction instead and go straight to `sent`. `now` is passed to SQL
-// (the database clock is never read). Throws db::DbError / db::PoolTimeout; then nothing was
-// claimed. Thread-safe; any number of claims may run at once, in any processes.
-ClaimResult ClaimBatch(db::Pool& pool, core::TimePoint now, const WorkerSettings& settings,
-                       const ChannelSet& channels);
+// FOR UPDATE SKIP LOCKED; fails the expired ones whose send had started and
+// whose channel cannot tell a repeat (PreDecide: "outcome unknown"); defers
+// non-critical ones inside their user's quiet hours; takes the (user,
+// channel) advisory locks in sorted order, counts the sliding hour and skips
+// what is over the limit; marks the rest `sending` with a fresh claim token,
+// a lease until now + lease and attempts + 1; then commits. The returned
+// messages carry content and address, so sending needs no database.
+// Messages for a channel that sends in claims (the sink) are handed to it
+// inside this transaction instead and go straight to `sent`.
+//
+// `now` is the instant every decision of the claim is made at: nullopt (in
+// production) for the database's now(), read once by the first statement
+// and used for all of them, so hosts whose clocks disagree still agree on
+// leases, due rows and the hourly window; a test's simulated time
+// otherwise (see SqlNow). Throws db::DbError / db::PoolTimeout; then
+// nothing was claimed. Thread-safe; any number of claims may run at once, in
+// any processes.
+ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> now,
+                       const WorkerSettings& settings, const ChannelSet& channels);
 
 // The text form in which chopar passes an instant to SQL ($n::timestamptz).
 std::string SqlTime(core::TimePoint t);
+
+// The "now" a delivery statement takes from `clock`: nullopt — the
+// database's now() — for the real time (core::Clock::IsReal), else the
+// clock's own time. The statements take their time from the database unless
+// handed one.
+std::optional<core::TimePoint> SqlNow(const core::Clock& clock);
+// The same as an SQL parameter (nullopt is NULL).
+std::optional<std::string> SqlNowParam(std::optional<core::TimePoint> now);
 
 }  // namespace chopar::delivery

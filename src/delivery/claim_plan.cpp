@@ -9,6 +9,12 @@ namespace chopar::delivery {
 
 std::optional<ClaimDecision> PreDecide(const Candidate& candidate, core::TimePoint now,
                                        const WorkerSettings& settings) {
+  if (candidate.reclaimed && candidate.send_started && !candidate.repeat_guarded) {
+    return ClaimDecision{ClaimAction::kFail, std::nullopt,
+                         "outcome unknown: attempt " + std::to_string(candidate.attempts) +
+                             " was handed to the provider and its lease ran out before the "
+                             "answer was recorded; not sent again, to avoid a duplicate"};
+  }
   if (candidate.reclaimed && candidate.attempts >= settings.max_attempts) {
     return ClaimDecision{ClaimAction::kFail, std::nullopt,
                          "lease expired on attempt " + std::to_string(candidate.attempts) + " of " +

@@ -22,6 +22,11 @@ struct Candidate {
   core::ChannelKind channel = core::ChannelKind::kEmail;
   int attempts = 0;        // claims so far
   bool reclaimed = false;  // a `sending` row whose lease ran out
+  // Reclaimed after its send had started: the provider may have it.
+  bool send_started = false;
+  // Its channel tells a repeat of a send that may have happened from a new
+  // one (channels::Channel::GuardsRepeats), so it may be handed over again.
+  bool repeat_guarded = false;
   bool critical = false;
   std::string timezone = "UTC";
   std::optional<core::TimeOfDay> quiet_start;
@@ -32,7 +37,8 @@ enum class ClaimAction {
   kSend,   // → sending, to be handed to the channel now
   kDefer,  // stays queued until `until` (quiet hours)
   kSkip,   // → skipped (over the hourly limit)
-  kFail,   // → failed (its lease ran out on the last allowed attempt)
+  kFail,   // → failed (its lease ran out on the last allowed attempt, or
+           // after its send had started: outcome unknown)
 };
 
 struct ClaimDecision {
@@ -51,10 +57,12 @@ struct RateKey {
 // Counts already in the sliding hour (sent + sending), per key.
 using RateCounts = std::map<RateKey, int>;
 
-// The decision that needs no rate count: a lost lease on the last allowed
-// attempt fails; a non-critical delivery whose user is inside quiet hours now
-// is deferred to the end of the window. nullopt: the hourly limit decides.
-// Pure.
+// The decision that needs no rate count: a lost lease after the send had
+// started fails as "outcome unknown" unless the channel guards repeats (the
+// provider may have the message, and a blind repeat could deliver it
+// twice); a lost lease on the last allowed attempt fails; a non-critical
+// delivery whose user is inside quiet hours now is deferred to the end of
+// the window. nullopt: the hourly limit decides. Pure.
 std::optional<ClaimDecision> PreDecide(const Candidate& candidate, core::TimePoint now,
                                        const WorkerSettings& settings);
 

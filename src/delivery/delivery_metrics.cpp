@@ -1,9 +1,5 @@
 #include "delivery/delivery_metrics.hpp"
 
-#include <spdlog/spdlog.h>
-
-#include <memory>
-
 #include "delivery/queries.hpp"
 
 namespace chopar::delivery {
@@ -39,20 +35,6 @@ void RefreshQueueDepth(db::Pool& pool, core::Gauge& gauge) {
   auto conn = pool.Acquire();
   const auto depth = conn->Exec(queries::kQueueDepth);
   gauge.Set(static_cast<double>(depth.Int(0, 0)));
-}
-
-void RegisterQueueDepthCollector(core::MetricsRegistry& registry, db::PoolSettings database) {
-  database.size = 1;
-  database.acquire_timeout = std::chrono::seconds(1);
-  auto pool = std::make_shared<db::Pool>(std::move(database));
-  core::Gauge& gauge = QueueDepthGauge(registry);
-  registry.AddCollector([pool, &gauge] {
-    try {
-      RefreshQueueDepth(*pool, gauge);
-    } catch (const std::exception& e) {
-      spdlog::warn("delivery queue depth not refreshed: {}", e.what());
-    }
-  });
 }
 
 }  // namespace chopar::delivery

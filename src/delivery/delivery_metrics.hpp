@@ -33,11 +33,4 @@ core::Gauge& QueueDepthGauge(core::MetricsRegistry& registry);
 // Reads the queue depth from the database into `gauge`. Throws db::DbError.
 void RefreshQueueDepth(db::Pool& pool, core::Gauge& gauge);
 
-// Refreshes the queue-depth gauge of `registry` before every rendering of
-// it, on its own one-connection pool to the database of `database` (its size
-// and acquire timeout are the collector's own) that lives as long as the
-// registry's collectors (so no caller-owned pool can dangle). A failed read
-// logs and keeps the last value.
-void RegisterQueueDepthCollector(core::MetricsRegistry& registry, db::PoolSettings database);
-
 }  // namespace chopar::delivery

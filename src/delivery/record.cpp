@@ -1,7 +1,7 @@
 #include "delivery/record.hpp"
 
 #include <nlohmann/json.hpp>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "core/time_format.hpp"
 #include "delivery/queries.hpp"
@@ -20,7 +20,7 @@ nlohmann::json OptJson(const auto& value) {
 }  // namespace
 
 OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcome& outcome,
-                          core::TimePoint now, const WorkerSettings& settings, core::Random& random) {
+                          const WorkerSettings& settings, core::Random& random) {
   const channels::Message& m = claimed.message;
   OutcomeUpdate update;
   update.gone_push = outcome.gone_push_subscriptions;
@@ -36,11 +36,11 @@ OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcom
         update.reason = "gave up after " + std::to_string(m.attempt) + " attempts: " + detail;
         break;
       }
-      const auto delay = core::BackoffDelay(settings.backoff, m.attempt, random, outcome.retry_after);
       update.status = "queued";
-      update.next_attempt_at = now + delay;
-      update.reason = "attempt " + std::to_string(m.attempt) + " of " + std::to_string(settings.max_attempts) +
-                      ": " + detail + "; retry at " + core::FormatRfc3339(*update.next_attempt_at);
+      update.retry_in = std::chrono::duration_cast<std::chrono::milliseconds>(
+          core::BackoffDelay(settings.backoff, m.attempt, random, outcome.retry_after));
+      update.reason = "attempt " + std::to_string(m.attempt) + " of " +
+                      std::to_string(settings.max_attempts) + ": " + detail;
       break;
     }
     case channels::OutcomeKind::kPermanent:
@@ -59,21 +59,23 @@ OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcom
   return update;
 }
 
-RecordResult RecordOutcomes(db::Pool& pool, core::TimePoint now, std::span<const ClaimedDelivery> claimed,
-                            std::span<const channels::Outcome> outcomes, const WorkerSettings& settings,
-                            core::Random& random) {
+RecordResult RecordOutcomes(db::Pool& pool, std::optional<core::TimePoint> now,
+                            std::span<const ClaimedDelivery> claimed,
+                            std::span<const channels::Outcome> outcomes,
+                            const WorkerSettings& settings, core::Random& random) {
   RecordResult result;
   if (claimed.empty()) return result;
   std::vector<OutcomeUpdate> updates;
   updates.reserve(claimed.size());
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t i = 0; i < claimed.size(); ++i) {
-    OutcomeUpdate u = PlanOutcome(claimed[i], outcomes[i], now, settings, random);
+    OutcomeUpdate u = PlanOutcome(claimed[i], outcomes[i], settings, random);
     rows.push_back({{"id", claimed[i].message.delivery_id},
                     {"token", claimed[i].claim_token},
                     {"status", u.status},
-                    {"next_attempt_at", u.next_attempt_at ? nlohmann::json(SqlTime(*u.next_attempt_at))
-                                                          : nlohmann::json()},
+                    {"retry_in",
+                     u.retry_in ? nlohmann::json(std::chrono::duration<double>(*u.retry_in).count())
+                                : nlohmann::json()},
                     {"reason", OptJson(u.reason)},
                     {"provider_message_id", OptJson(u.provider_message_id)},
                     {"telegram_chat_gone", OptJson(u.telegram_chat_gone)},
@@ -82,22 +84,24 @@ RecordResult RecordOutcomes(db::Pool& pool, core::TimePoint now, std::span<const
   }
 
   auto tx = pool.Begin("record_deliveries");
-  const auto applied = tx.Exec(queries::kRecordOutcomes, rows.dump(), SqlTime(now));
+  const auto applied = tx.Exec(queries::kRecordOutcomes, rows.dump(), SqlNowParam(now));
   tx.Commit();
 
-  std::unordered_set<std::int64_t> applied_ids;
-  for (int i = 0; i < applied.Rows(); ++i) applied_ids.insert(applied.Int(i, "id"));
+  std::unordered_map<std::int64_t, double> applied_seconds;  // id → seconds since created
+  for (int i = 0; i < applied.Rows(); ++i) {
+    applied_seconds.emplace(applied.Int(i, "id"), applied.Double(i, "seconds"));
+  }
   for (std::size_t i = 0; i < claimed.size(); ++i) {
     const channels::Message& m = claimed[i].message;
-    if (!applied_ids.contains(m.delivery_id)) {
+    const auto found = applied_seconds.find(m.delivery_id);
+    if (found == applied_seconds.end()) {
       ++result.ignored;
       continue;
     }
     ++result.applied;
     if (updates[i].status == "sent") {
       ++result.sent[m.channel];
-      result.sent_latency.emplace_back(
-          m.channel, std::chrono::duration<double>(now - claimed[i].created_at).count());
+      result.sent_latency.emplace_back(m.channel, found->second);
     } else if (updates[i].status == "failed") {
       ++result.failed[m.channel];
     } else {
@@ -107,20 +111,20 @@ RecordResult RecordOutcomes(db::Pool& pool, core::TimePoint now, std::span<const
   return result;
 }
 
-int ReleaseClaims(db::Pool& pool, core::TimePoint now,
-                  std::span<const std::pair<std::int64_t, std::string>> claims, const std::string& reason) {
+int ReleaseClaims(db::Pool& pool, std::optional<core::TimePoint> now,
+                  std::span<const ClaimKey> claims, const std::string& reason) {
   if (claims.empty()) return 0;
   std::vector<std::int64_t> ids;
   std::vector<std::string> tokens;
-  for (const auto& [id, token] : claims) {
-    ids.push_back(id);
-    tokens.push_back(token);
+  for (const ClaimKey& claim : claims) {
+    ids.push_back(claim.id);
+    tokens.push_back(claim.token);
   }
   auto tx = pool.Begin("release_deliveries");
-  const auto released = tx.Exec(queries::kReleaseClaims, db::ArrayLiteral(ids), db::ArrayLiteral(tokens),
-                                SqlTime(now), reason);
+  const auto released = tx.Exec(queries::kReleaseClaims, db::ArrayLiteral(ids),
+                                db::ArrayLiteral(tokens), SqlNowParam(now), reason);
   tx.Commit();
-  return static_cast<int>(released.AffectedRows());
+  return released.Rows();
 }
 
 }  // namespace chopar::delivery

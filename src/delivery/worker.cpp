@@ -5,21 +5,20 @@
 #include <algorithm>
 #include <optional>
 #include <thread>
+#include <unordered_set>
 
-#include "core/time_format.hpp"
 #include "db/errors.hpp"
 #include "db/notify_channels.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/queries.hpp"
-#include "delivery/record.hpp"
 
 namespace chopar::delivery {
 namespace {
 
 using std::chrono::milliseconds;
+using std::chrono::steady_clock;
 
 constexpr milliseconds kMinIdleWait{10};
-constexpr int kRecordTries = 3;
 const core::BackoffPolicy kErrorBackoff{milliseconds(100), milliseconds(5000)};
 
 db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, const WorkerSettings& settings) {
@@ -29,6 +28,38 @@ db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, const WorkerSettin
   loop.listen = db::ListenOn{pool.listen_conninfo(), db::kDeliveriesChannel};
   loop.error_backoff = kErrorBackoff;
   return loop;
+}
+
+// Runs `attempt` until it returns, retrying transient database errors with
+// backoff while the next try could still start before `holds_until()`;
+// then, or for any other error, rethrows. `what` names the work in the log.
+template <typename Attempt>
+auto RetryWhileLeased(Attempt attempt, const std::function<steady_clock::time_point()>& holds_until,
+                      std::string_view what) {
+  for (int failures = 1;; ++failures) {
+    try {
+      return attempt();
+    } catch (const std::exception& e) {
+      const milliseconds pause = core::BackoffCeiling(kErrorBackoff, failures);
+      if (!db::IsTransient(e) || steady_clock::now() + pause >= holds_until()) throw;
+      if (failures == 1 || failures % 10 == 0) {
+        spdlog::warn("{} failed (try {}), retrying while the lease holds: {}", what, failures,
+                     e.what());
+      }
+      std::this_thread::sleep_for(pause);
+    }
+  }
+}
+
+// The lease keeper's own pool: the main pool's connection, pooling mode and
+// session settings (so outcomes recorded on it emit chopar's own events, and
+// behind PgBouncer it sends no startup options), sized for the sends that
+// can be in flight at once.
+db::PoolSettings LeasePoolSettings(const db::Pool& pool, const WorkerSettings& settings) {
+  db::PoolSettings lease = pool.settings();
+  lease.size = std::max(settings.concurrency, 1) + 2;
+  lease.acquire_timeout = db::Pool::kDefaultAcquireTimeout;
+  return lease;
 }
 
 }  // namespace
@@ -41,6 +72,8 @@ Worker::Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock,
       settings_(settings),
       random_(random),
       metrics_(metrics),
+      lease_pool_(LeasePoolSettings(pool, settings_)),
+      leases_(lease_pool_, clock, settings_.lease, metrics),
       loop_(
           LoopSettings(pool, settings_), [this](const db::StepContext& c) { return Step(c); },
           metrics, random) {}
@@ -52,7 +85,8 @@ Worker::~Worker() {
 
 RunStats Worker::RunOnce() {
   RunStats stats;
-  ClaimResult claim = ClaimBatch(pool_, clock_.Now(), settings_, channels_);
+  const SteadyTime claimed_at = steady_clock::now();
+  ClaimResult claim = ClaimBatch(pool_, SqlNow(clock_), settings_, channels_);
   stats.claimed = claim.locked;
   stats.deferred = claim.deferred;
   for (core::ChannelKind kind : core::kAllChannels) {
@@ -73,96 +107,169 @@ RunStats Worker::RunOnce() {
     ~Unregister() { worker.UnregisterInFlight(batch); }
   } unregister{*this, batch};
 
-  const std::vector<channels::Outcome> outcomes = SendAll(claim.to_send);
-  const RunStats recorded = Record(claim.to_send, outcomes);
-  stats.sent += recorded.sent;
-  stats.retried = recorded.retried;
-  stats.failed += recorded.failed;
-  stats.ignored = recorded.ignored;
+  // One channel after another; each part's lease is stamped as it starts.
+  for (core::ChannelKind kind : core::kAllChannels) {
+    std::vector<ClaimedDelivery> part;
+    for (ClaimedDelivery& claimed : claim.to_send) {
+      if (claimed.message.channel == kind) part.push_back(std::move(claimed));
+    }
+    if (part.empty()) continue;
+    if (loop_.Stopping()) {
+      Release(KeysOf(part), "released at shutdown before its channel's turn");
+      continue;
+    }
+    SendPart(kind, std::move(part), claimed_at, stats);
+  }
   return stats;
 }
 
-std::vector<channels::Outcome> Worker::SendAll(const std::vector<ClaimedDelivery>& claimed) {
-  std::vector<channels::Outcome> outcomes(claimed.size());
-  for (core::ChannelKind kind : core::kAllChannels) {
-    std::vector<std::size_t> positions;
-    std::vector<channels::Message> messages;
-    for (std::size_t i = 0; i < claimed.size(); ++i) {
-      const channels::Message& m = claimed[i].message;
-      if (m.channel != kind) continue;
-      if (auto missing = channels::MissingAddress(m)) {
-        outcomes[i] = channels::Outcome::Permanent(*missing);
-        continue;
-      }
-      positions.push_back(i);
-      messages.push_back(m);
+void Worker::SendPart(core::ChannelKind kind, std::vector<ClaimedDelivery> part,
+                      SteadyTime claimed_at, RunStats& stats) {
+  // A message without an address is answered here, with no send to start.
+  std::vector<ClaimedDelivery> sendable, unaddressable;
+  std::vector<channels::Outcome> unaddressable_outcomes;
+  for (ClaimedDelivery& claimed : part) {
+    if (auto missing = channels::MissingAddress(claimed.message)) {
+      unaddressable_outcomes.push_back(channels::Outcome::Permanent(*missing));
+      unaddressable.push_back(std::move(claimed));
+    } else {
+      sendable.push_back(std::move(claimed));
     }
-    if (messages.empty()) continue;
-    channels::Channel& channel = channels_.For(kind);
-    std::vector<channels::Outcome> answered;
-    try {
-      answered = channel.Send(messages);
-    } catch (const std::exception& e) {
-      spdlog::error("{} channel ({}) threw on a batch of {}: {}", core::ChannelName(kind),
-                    channel.ProviderName(), messages.size(), e.what());
-      answered.assign(messages.size(),
-                      channels::Outcome::Retry(std::string("channel error: ") + e.what()));
-    }
-    if (answered.size() != messages.size()) {
-      spdlog::error("{} channel ({}) answered {} outcomes for {} messages", core::ChannelName(kind),
-                    channel.ProviderName(), answered.size(), messages.size());
-      answered.resize(messages.size(),
-                      channels::Outcome::Retry("channel gave no outcome for this message"));
-    }
-    for (std::size_t j = 0; j < positions.size(); ++j)
-      outcomes[positions[j]] = std::move(answered[j]);
   }
-  return outcomes;
+  const SteadyTime claim_holds_until = claimed_at + settings_.lease;
+
+  std::vector<ClaimedDelivery> rows;
+  std::vector<channels::Outcome> outcomes;
+  std::optional<LeaseKeeper::Kept> kept;
+  if (!sendable.empty()) {
+    const SteadyTime stamped_at = steady_clock::now();
+    const std::vector<std::int64_t> ours = BeginUntil(sendable, claim_holds_until);
+    const std::unordered_set<std::int64_t> still_ours(ours.begin(), ours.end());
+    std::vector<ClaimedDelivery> started;
+    for (ClaimedDelivery& claimed : sendable) {
+      if (still_ours.contains(claimed.message.delivery_id)) started.push_back(std::move(claimed));
+    }
+    if (const int lost = static_cast<int>(sendable.size() - started.size()); lost > 0) {
+      // Their claim ran out while an earlier channel sent; another worker has them.
+      stats.ignored += lost;
+      spdlog::info("{} {} deliveries were taken back before their turn; not sent here", lost,
+                   core::ChannelName(kind));
+    }
+    if (!started.empty()) {
+      kept.emplace(leases_.Keep(KeysOf(started), stamped_at));
+      outcomes = Send(kind, started);
+      rows = std::move(started);
+    }
+  }
+  for (std::size_t i = 0; i < unaddressable.size(); ++i) {
+    rows.push_back(std::move(unaddressable[i]));
+    outcomes.push_back(std::move(unaddressable_outcomes[i]));
+  }
+  if (rows.empty()) return;
+  const RecordResult recorded = RecordUntil(rows, outcomes, [&] {
+    return kept ? std::max(kept->HoldsUntil(), claim_holds_until) : claim_holds_until;
+  });
+  Count(recorded, stats);
 }
 
-RunStats Worker::Record(const std::vector<ClaimedDelivery>& claimed,
-                        const std::vector<channels::Outcome>& outcomes) {
+std::vector<channels::Outcome> Worker::Send(core::ChannelKind kind,
+                                            const std::vector<ClaimedDelivery>& part) {
+  std::vector<channels::Message> messages;
+  messages.reserve(part.size());
+  for (const ClaimedDelivery& claimed : part) messages.push_back(claimed.message);
+  channels::Channel& channel = channels_.For(kind);
+  std::vector<channels::Outcome> answered;
+  try {
+    answered = channel.Send(messages);
+  } catch (const std::exception& e) {
+    spdlog::error("{} channel ({}) threw on a batch of {}: {}", core::ChannelName(kind),
+                  channel.ProviderName(), messages.size(), e.what());
+    answered.assign(messages.size(),
+                    channels::Outcome::Retry(std::string("channel error: ") + e.what()));
+  }
+  if (answered.size() != messages.size()) {
+    spdlog::error("{} channel ({}) answered {} outcomes for {} messages", core::ChannelName(kind),
+                  channel.ProviderName(), answered.size(), messages.size());
+    answered.resize(messages.size(),
+                    channels::Outcome::Retry("channel gave no outcome for this message"));
+  }
+  return answered;
+}
+
+std::vector<std::int64_t> Worker::BeginUntil(const std::vector<ClaimedDelivery>& part,
+                                             SteadyTime holds_until) {
+  const std::vector<ClaimKey> keys = KeysOf(part);
+  try {
+    return RetryWhileLeased(
+        [&] { return BeginSends(lease_pool_, SqlNow(clock_), keys, settings_.lease); },
+        [&] { return holds_until; }, "starting a delivery batch");
+  } catch (const std::exception& e) {
+    spdlog::error(
+        "starting the send of {} deliveries failed ({}); nothing was sent, and they "
+        "will be claimed again when their lease runs out",
+        part.size(), e.what());
+    throw;
+  }
+}
+
+RecordResult Worker::RecordUntil(const std::vector<ClaimedDelivery>& rows,
+                                 const std::vector<channels::Outcome>& outcomes,
+                                 const std::function<SteadyTime()>& holds_until) {
   RecordResult result;
-  for (int attempt = 1;; ++attempt) {
-    try {
-      result = RecordOutcomes(pool_, clock_.Now(), claimed, outcomes, settings_, random_);
-      break;
-    } catch (const std::exception& e) {
-      if (!db::IsTransient(e) || attempt >= kRecordTries) {
-        spdlog::error(
-            "recording {} delivery outcomes failed ({}); their leases will run out and they "
-            "will be sent again",
-            claimed.size(), e.what());
-        throw;
-      }
-      spdlog::warn("recording delivery outcomes failed, retrying: {}", e.what());
-      std::this_thread::sleep_for(core::BackoffCeiling(kErrorBackoff, attempt));
-    }
+  try {
+    result = RetryWhileLeased(
+        [&] {
+          return RecordOutcomes(lease_pool_, SqlNow(clock_), rows, outcomes, settings_, random_);
+        },
+        holds_until, "recording delivery outcomes");
+  } catch (const std::exception& e) {
+    spdlog::error(
+        "recording {} delivery outcomes failed ({}) and their lease ran out meanwhile: they are "
+        "taken back as \"outcome unknown\", never sent again",
+        rows.size(), e.what());
+    throw;
   }
   if (result.ignored > 0) {
     spdlog::info("{} delivery outcomes arrived after their claim was taken back; ignored",
                  result.ignored);
   }
-  RunStats stats;
-  stats.retried = result.retried;
-  stats.ignored = result.ignored;
+  return result;
+}
+
+void Worker::Count(const RecordResult& recorded, RunStats& stats) {
+  stats.retried += recorded.retried;
+  stats.ignored += recorded.ignored;
   for (core::ChannelKind kind : core::kAllChannels) {
-    stats.sent += result.sent[kind];
-    stats.failed += result.failed[kind];
-    metrics_.Count(kind, DeliveryMetrics::Final::kSent, result.sent[kind]);
-    metrics_.Count(kind, DeliveryMetrics::Final::kFailed, result.failed[kind]);
+    stats.sent += recorded.sent[kind];
+    stats.failed += recorded.failed[kind];
+    metrics_.Count(kind, DeliveryMetrics::Final::kSent, recorded.sent[kind]);
+    metrics_.Count(kind, DeliveryMetrics::Final::kFailed, recorded.failed[kind]);
   }
-  for (const auto& [kind, seconds] : result.sent_latency) metrics_.ObserveLatency(kind, seconds);
-  return stats;
+  for (const auto& [kind, seconds] : recorded.sent_latency) metrics_.ObserveLatency(kind, seconds);
+}
+
+void Worker::Release(std::span<const ClaimKey> claims, const char* reason) {
+  if (claims.empty()) return;
+  try {
+    const int released = ReleaseClaims(lease_pool_, SqlNow(clock_), claims, reason);
+    spdlog::info(
+        "delivery worker stopping: released {} of {} claimed deliveries not yet handed "
+        "to a provider{}",
+        released, claims.size(),
+        released < static_cast<int>(claims.size())
+            ? "; the others' sends are running and will be recorded when they end"
+            : "");
+  } catch (const std::exception& e) {
+    spdlog::error("releasing {} delivery claims failed ({}); they return when their leases run out",
+                  claims.size(), e.what());
+  }
 }
 
 std::uint64_t Worker::RegisterInFlight(const std::vector<ClaimedDelivery>& claimed) {
-  Claims claims;
-  claims.reserve(claimed.size());
-  for (const auto& c : claimed) claims.emplace_back(c.message.delivery_id, c.claim_token);
+  std::vector<ClaimKey> keys = KeysOf(claimed);
   std::lock_guard lock(inflight_mutex_);
   const std::uint64_t batch = next_batch_++;
-  inflight_.emplace(batch, std::move(claims));
+  inflight_.emplace(batch, std::move(keys));
   return batch;
 }
 
@@ -172,23 +279,15 @@ void Worker::UnregisterInFlight(std::uint64_t batch) {
 }
 
 void Worker::ReleaseInFlight() {
-  Claims claims;
+  std::vector<ClaimKey> claims;
   {
     std::lock_guard lock(inflight_mutex_);
     for (const auto& [batch, held] : inflight_)
       claims.insert(claims.end(), held.begin(), held.end());
   }
-  if (claims.empty()) return;
-  try {
-    const int released =
-        ReleaseClaims(pool_, clock_.Now(), claims,
-                      "released at shutdown: the send did not finish before the drain deadline");
-    spdlog::warn("delivery worker stopped with {} sends in flight; released {} claims",
-                 claims.size(), released);
-  } catch (const std::exception& e) {
-    spdlog::error("releasing {} delivery claims failed ({}); they return when their leases run out",
-                  claims.size(), e.what());
-  }
+  // Only rows never handed to a provider are released (release_claims.sql
+  // checks send_started_at): a send still running keeps its claim.
+  Release(claims, "released at shutdown: not yet handed to a provider when the drain ended");
 }
 
 void Worker::Start() { loop_.Start(); }
@@ -211,14 +310,13 @@ milliseconds Worker::IdleWait(int empty_claims) {
   // moment) or by some long transaction: back off from re-asking at once.
   const milliseconds floor =
       std::min(poll, core::BackoffCeiling({kMinIdleWait, poll}, std::max(empty_claims, 1)));
-  std::optional<std::string> next;
+  std::optional<std::string> wait;
   {
     auto conn = pool_.Acquire();
-    next = conn->Exec(queries::kNextWakeup).OptString(0, 0);
+    wait = conn->Exec(queries::kNextWakeup, SqlNowParam(SqlNow(clock_))).OptString(0, 0);
   }
-  if (!next) return poll;
-  const auto until =
-      std::chrono::duration_cast<milliseconds>(core::ParsePgTimestamp(*next) - clock_.Now());
+  if (!wait) return poll;
+  const auto until = milliseconds(static_cast<std::int64_t>(std::stod(*wait)));
   return std::clamp(until, floor, poll);
 }
 

@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +17,8 @@
 #include "delivery/channel_set.hpp"
 #include "delivery/claim.hpp"
 #include "delivery/delivery_metrics.hpp"
+#include "delivery/lease.hpp"
+#include "delivery/record.hpp"
 #include "delivery/settings.hpp"
 
 namespace chopar::delivery {
@@ -30,34 +34,62 @@ struct RunStats {
   int ignored = 0;   // answers that arrived after the claim was taken back
 };
 
-// Delivers queued deliveries (docs/ARCHITECTURE.md "Delivering"): claim a batch in one short
-// transaction, send with no transaction open and no pooled connection held,
-// record the outcomes in one short transaction that only applies while the
-// claim is still ours. Any number of Workers, in any number of processes,
-// may run against one database; correctness comes from row locks, advisory
-// locks and claim tokens, never from in-process state.
+// Delivers queued deliveries (docs/ARCHITECTURE.md "The data flow"): claim a
+// batch in one short transaction, then channel by channel: confirm the rows
+// are still ours and stamp a fresh lease as their send starts (BeginSends),
+// send with no transaction open and no pooled connection held while a
+// heartbeat keeps the lease of what is being sent (LeaseKeeper), and record
+// the outcomes in one short transaction that only applies while the claim
+// is still ours. Any number of Workers, in any number of processes, may run
+// against one database; correctness comes from row locks, advisory locks
+// and claim tokens, never from in-process state.
 //
-// Time comes from `clock` (leases, backoff, quiet hours, the hourly window
-// are all computed from it and passed to SQL); metrics go to `metrics`
-// (DeliveryMetrics and the loop's). The pool, channels, clock, registry and
-// random source must outlive the Worker.
+// A lease covers what is being sent now. Rows waiting for their channel's
+// turn may be taken back by another worker once their claim's lease runs
+// out (they were never handed to a provider, so sending them is safe), and
+// are then skipped here. A row whose send started is never released and
+// never repeated blindly: if its lease runs out (its worker died, or lost
+// the database for longer than a lease) it fails as "outcome unknown"
+// unless its channel guards repeats (channels::Channel::GuardsRepeats).
+//
+// Claims use `pool` (shared with the rest of the process); everything that
+// holds a lease — starting a send, the heartbeat, recording outcomes,
+// releasing claims — uses a small pool of the worker's own (concurrency + 2
+// connections, connected like `pool`'s, pooling mode and session settings
+// included), so busy HTTP handlers cannot starve it.
+// An outcome is recorded with retries (transient errors, a database
+// restart) for as long as its lease is known to hold, renewed meanwhile; if
+// that runs out first, the rows are left to their lease (outcome unknown),
+// never sent again.
+//
+// Time: every decision on ownership and due time is made on the database's
+// clock (SqlNow: the statements read now()) when `clock` is the real time,
+// so hosts whose clocks disagree still agree; a simulated clock is handed to
+// the statements instead, so tests move leases and windows by moving it.
+// Metrics go to `metrics` (DeliveryMetrics, and the loops' "delivery" and
+// "delivery_leases"). The pool, channels, clock, registry and random source
+// must outlive the Worker.
 class Worker {
  public:
   Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock,
          core::MetricsRegistry& metrics, WorkerSettings settings = {},
          core::Random& random = core::ThreadLocalRandom::Instance());
   // Stops (with the drain deadline) if running, then joins every thread —
-  // which waits for any Send() still in progress: channels must time out.
+  // which waits for any Send() still in progress and its record: channels
+  // must time out.
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  // One claim → send → record step. Returns what it did. Throws
-  // db::DbError / db::PoolTimeout when the database fails during the claim or
-  // the record (then the affected deliveries are retried later: unclaimed
-  // rows stay queued, claimed ones come back when their lease runs out).
-  // Channel exceptions do not escape: they become retries. Thread-safe; may
-  // run concurrently with itself and with the loops started by Start().
+  // One claim → (begin → send → record) per channel step. Returns what it
+  // did. Throws db::DbError / db::PoolTimeout when the database fails during
+  // the claim, or stays unreachable while a batch starts or is recorded
+  // (then the affected deliveries are retried later: unclaimed rows stay
+  // queued, claimed ones come back when their lease runs out — as "outcome
+  // unknown" if their send had started). Channel exceptions do not escape:
+  // they become retries. Once Stop() was called, the channels not yet begun
+  // are released instead of sent. Thread-safe; may run concurrently with
+  // itself and with the loops started by Start().
   RunStats RunOnce();
 
   // Starts settings.concurrency loop threads, each repeating RunOnce(); when
@@ -68,22 +100,38 @@ class Worker {
   // end a loop (see db::BackgroundLoop, loop "delivery"). Call once.
   void Start();
 
-  // SIGTERM drain: stops claiming, lets in-flight sends finish for up to
-  // `deadline` (real time), then releases the claims still held back to
-  // `queued` (only where the claim token still matches). Returns after that,
-  // even if a Send() is still blocked (its late answer is then ignored; the
-  // destructor joins the thread). Idempotent.
+  // SIGTERM drain: stops claiming and starting channels' batches, lets
+  // in-flight sends finish for up to `deadline` (real time), then releases
+  // the rows still held that were never handed to a provider (queued, due
+  // now). A send still running is not released: it goes on, its lease kept,
+  // and its outcome is recorded when it ends (the destructor waits for it).
+  // Idempotent.
   void Stop(std::chrono::milliseconds deadline);
   void Stop() { Stop(settings_.drain_deadline); }
 
   [[nodiscard]] const WorkerSettings& settings() const { return settings_; }
 
  private:
-  using Claims = std::vector<std::pair<std::int64_t, std::string>>;
+  using SteadyTime = std::chrono::steady_clock::time_point;
 
-  std::vector<channels::Outcome> SendAll(const std::vector<ClaimedDelivery>& claimed);
-  RunStats Record(const std::vector<ClaimedDelivery>& claimed,
-                  const std::vector<channels::Outcome>& outcomes);
+  // One channel's part of a claim, claimed when `claimed_at`: begin, send,
+  // record. Adds what it did to `stats`.
+  void SendPart(core::ChannelKind kind, std::vector<ClaimedDelivery> part, SteadyTime claimed_at,
+                RunStats& stats);
+  // The provider's outcome per message (exceptions become retries).
+  std::vector<channels::Outcome> Send(core::ChannelKind kind,
+                                      const std::vector<ClaimedDelivery>& part);
+  // BeginSends / RecordOutcomes, retried on transient errors until
+  // `holds_until()` would pass; then the last error is thrown.
+  std::vector<std::int64_t> BeginUntil(const std::vector<ClaimedDelivery>& part,
+                                       SteadyTime holds_until);
+  RecordResult RecordUntil(const std::vector<ClaimedDelivery>& rows,
+                           const std::vector<channels::Outcome>& outcomes,
+                           const std::function<SteadyTime()>& holds_until);
+  void Count(const RecordResult& recorded, RunStats& stats);
+  // Releases the rows of `claimed` not yet handed over (shutdown); logs.
+  void Release(std::span<const ClaimKey> claims, const char* reason);
+
   std::uint64_t RegisterInFlight(const std::vector<ClaimedDelivery>& claimed);
   void UnregisterInFlight(std::uint64_t batch);
   void ReleaseInFlight();
@@ -102,10 +150,12 @@ class Worker {
   const WorkerSettings settings_;
   core::Random& random_;
   DeliveryMetrics metrics_;
+  db::Pool lease_pool_;
+  LeaseKeeper leases_;
 
   std::mutex inflight_mutex_;
   std::uint64_t next_batch_ = 0;
-  std::map<std::uint64_t, Claims> inflight_;
+  std::map<std::uint64_t, std::vector<ClaimKey>> inflight_;
 
   // Declared last: built after, and destroyed before, everything its steps use.
   db::BackgroundLoop loop_;

@@ -57,6 +57,20 @@ std::int64_t CheckSubscriber(const Request& request, const std::string& secret) 
   return *user_id;
 }
 
+// Checks the route's credentials; sets request.subscriber for inbox routes.
+void Authenticate(const Route& route, Request& request, const AuthKeys& keys) {
+  switch (route.auth) {
+    case Auth::kNone:
+      break;
+    case Auth::kServerKey:
+      CheckServerKey(request, keys.api_key);
+      break;
+    case Auth::kSubscriber:
+      request.subscriber = CheckSubscriber(request, keys.inbox_secret);
+      break;
+  }
+}
+
 void BindParams(const Route& route, const std::vector<std::string>& raw, Request& request) {
   std::size_t next = 0;
   for (const auto& segment : route.segments) {
@@ -73,6 +87,9 @@ void BindParams(const Route& route, const std::vector<std::string>& raw, Request
       auto decoded = core::PercentDecode(text, /*plus_is_space=*/false);
       if (!decoded || decoded->empty()) {
         throw core::InvalidField(segment.text, "malformed percent-encoding in " + segment.text);
+      }
+      if (decoded->find('\0') != std::string::npos) {
+        throw core::InvalidField(segment.text, segment.text + " must not contain %00 (NUL)");
       }
       request.strings[segment.text] = std::move(*decoded);
     }
@@ -119,6 +136,23 @@ Response Dispatcher::Dispatch(Request& request) const noexcept {
   return response;
 }
 
+std::optional<ErrorInfo> Dispatcher::Preauthorize(const Request& request) const noexcept {
+  try {
+    const auto match = router_.Find(request.method, request.path);
+    if (match.outcome != Router::Match::Outcome::kFound || match.route->auth == Auth::kNone) {
+      return std::nullopt;
+    }
+    Request copy;
+    copy.raw_query = request.raw_query;
+    copy.headers = request.headers;
+    copy.query = QueryParams::Parse(copy.raw_query);
+    Authenticate(*match.route, copy, keys_);
+    return std::nullopt;
+  } catch (...) {
+    return MapException(std::current_exception(), request.method + " " + request.path);
+  }
+}
+
 Response Dispatcher::Route(Request& request, std::string& route_label) const {
   auto match = router_.Find(request.method, request.path);
   if (match.outcome == Router::Match::Outcome::kNotFound) {
@@ -146,16 +180,7 @@ Response Dispatcher::Route(Request& request, std::string& route_label) const {
   const auto& route = *match.route;
   route_label = route.pattern;
   request.query = QueryParams::Parse(request.raw_query);
-  switch (route.auth) {
-    case Auth::kNone:
-      break;
-    case Auth::kServerKey:
-      CheckServerKey(request, keys_.api_key);
-      break;
-    case Auth::kSubscriber:
-      request.subscriber = CheckSubscriber(request, keys_.inbox_secret);
-      break;
-  }
+  Authenticate(route, request, keys_);
   BindParams(route, match.raw_params, request);
   return route.handler(request);
 }

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "http/error_response.hpp"
 #include "http/http_metrics.hpp"
 #include "http/message.hpp"
 #include "http/router.hpp"
@@ -29,6 +31,12 @@ class Dispatcher {
       : router_(router), keys_(std::move(keys)), metrics_(metrics) {}
 
   Response Dispatch(Request& request) const noexcept;
+  // The credentials check alone, on a request whose header is in and whose
+  // body is not read yet (method, path, raw_query and headers filled): the
+  // 401 (or 400 for a malformed query) its route would answer, or nullopt
+  // when it is authorised or matches no route (Dispatch answers those).
+  // Never blocks (no database): safe on an IO thread. Never throws.
+  [[nodiscard]] std::optional<ErrorInfo> Preauthorize(const Request& request) const noexcept;
   [[nodiscard]] const Router& router() const { return router_; }
   [[nodiscard]] HttpMetrics& metrics() const { return metrics_; }
 

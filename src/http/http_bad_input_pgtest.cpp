@@ -71,6 +71,8 @@ std::vector<BadInput> Cases() {
       // Malformed JSON and wrong shapes.
       {"malformed json", "POST", "/v1/notifications", "{\"user_id\": 1,", 400, "invalid_json"},
       {"empty body", "POST", "/v1/notifications", "", 400, "invalid_json"},
+      {"number beyond a double", "POST", "/v1/notifications",
+       "{\"user_id\": 1e400, \"type\": \"task.due\", \"title\": \"t\"}", 400, "invalid_json"},
       {"json array body", "POST", "/v1/notifications", "[]", 400, "invalid_json"},
       {"json string body", "POST", "/v1/notifications", "\"hi\"", 400, "invalid_json"},
       {"invalid utf-8", "POST", "/v1/notifications",
@@ -128,6 +130,28 @@ std::vector<BadInput> Cases() {
        Notification({{"link", "/tasks/1\nLocation: x"}}).dump(), 400, "invalid_field", "link"},
       {"link a number", "POST", "/v1/notifications", Notification({{"link", 7}}).dump(), 400,
        "invalid_field", "link"},
+      // NUL (U+0000), which PostgreSQL's text and jsonb cannot store.
+      {"title with NUL", "POST", "/v1/notifications",
+       Notification({{"title", std::string("a\0b", 3)}}).dump(), 400, "invalid_field", "title"},
+      {"body with NUL", "POST", "/v1/notifications",
+       Notification({{"body", std::string("a\0b", 3)}}).dump(), 400, "invalid_field", "body"},
+      {"dedup_key with NUL", "POST", "/v1/notifications",
+       Notification({{"dedup_key", std::string("k\0", 2)}}).dump(), 400, "invalid_field",
+       "dedup_key"},
+      {"data value with NUL", "POST", "/v1/notifications",
+       Notification({{"data", {{"task", {{"title", std::string("x\0", 2)}}}}}}).dump(), 400,
+       "invalid_field", "data"},
+      {"data key with NUL", "POST", "/v1/notifications",
+       Notification({{"data", {{std::string("k\0", 2), 1}}}}).dump(), 400, "invalid_field", "data"},
+      {"preferences with NUL", "PUT", "/v1/users/1",
+       json{{"preferences", {{"email", std::string("\0", 1)}}}}.dump(), 400, "invalid_field",
+       "preferences"},
+      {"timezone with NUL", "PUT", "/v1/users/1",
+       json{{"timezone", std::string("UTC\0", 4)}}.dump(), 400, "invalid_field", "timezone"},
+      {"query value with NUL", "GET", "/v1/deliveries?channel=email%00", "", 400, "invalid_field",
+       "channel"},
+      {"query cursor with NUL", "GET", "/v1/users/1/notifications?cursor=%00", "", 400,
+       "invalid_field", "cursor"},
       // Bad type names.
       {"type upper case", "POST", "/v1/notifications", Notification({{"type", "Task.Due"}}).dump(),
        400, "invalid_field", "type"},
@@ -212,6 +236,24 @@ std::vector<BadInput> Cases() {
       {"push endpoint with space", "POST", "/v1/users/1/push-subscriptions",
        Subscription("https://push.example/a b", good_keys).dump(), 400, "invalid_field",
        "endpoint"},
+      {"push endpoint on loopback", "POST", "/v1/users/1/push-subscriptions",
+       Subscription("https://127.0.0.1/x", good_keys).dump(), 400, "invalid_field", "endpoint"},
+      {"push endpoint on loopback, decimal", "POST", "/v1/users/1/push-subscriptions",
+       Subscription("https://2130706433/x", good_keys).dump(), 400, "invalid_field", "endpoint"},
+      {"push endpoint on the metadata address", "POST", "/v1/users/1/push-subscriptions",
+       Subscription("https://169.254.169.254/latest/meta-data", good_keys).dump(), 400,
+       "invalid_field", "endpoint"},
+      {"push endpoint private behind userinfo", "POST", "/v1/users/1/push-subscriptions",
+       Subscription("https://push.example@10.0.0.1/x", good_keys).dump(), 400, "invalid_field",
+       "endpoint"},
+      {"push endpoint private ipv6", "POST", "/v1/users/1/push-subscriptions",
+       Subscription("https://[fd00::1]/x", good_keys).dump(), 400, "invalid_field", "endpoint"},
+      {"push endpoint ipv4-mapped", "POST", "/v1/users/1/push-subscriptions",
+       Subscription("https://[::ffff:192.168.1.1]/x", good_keys).dump(), 400, "invalid_field",
+       "endpoint"},
+      {"push endpoint localhost", "POST", "/v1/users/1/push-subscriptions",
+       Subscription("https://localhost:8443/x", good_keys).dump(), 400, "invalid_field",
+       "endpoint"},
       {"push endpoint missing", "POST", "/v1/users/1/push-subscriptions",
        json{{"keys", good_keys}}.dump(), 400, "invalid_field", "endpoint"},
       {"push keys missing", "POST", "/v1/users/1/push-subscriptions",
@@ -252,6 +294,14 @@ std::vector<BadInput> Cases() {
        "query"},
       {"list garbage cursor", "GET", "/v1/users/1/notifications?cursor=Z2FyYmFnZQ", "", 400,
        "invalid_field", "cursor"},
+      {"list cursor far in the past", "GET",
+       "/v1/users/1/notifications?cursor=LTkyMjMzNzIwMzY4NTQ3NzU4MDc6MQ", "", 400, "invalid_field",
+       "cursor"},
+      {"inbox cursor far in the past", "GET",
+       "/v1/inbox/notifications?cursor=LTkyMjMzNzIwMzY4NTQ3NzU4MDc6MQ", "", 400, "invalid_field",
+       "cursor", Credential::kToken},
+      {"deliveries cursor negative", "GET", "/v1/deliveries?cursor=LTU", "", 400, "invalid_field",
+       "cursor"},
       {"list unread maybe", "GET", "/v1/users/1/notifications?unread=maybe", "", 400,
        "invalid_field", "unread"},
       {"deliveries bad status", "GET", "/v1/deliveries?status=lost", "", 400, "invalid_field",
@@ -349,6 +399,21 @@ TEST_F(BadInputTest, EachIsRefusedWithItsCodeAndWritesNothing) {
     }
     EXPECT_EQ(DatabaseFingerprint(*db_), before) << "the request changed the database";
   }
+}
+
+TEST_F(BadInputTest, NulInOneBatchItemRefusesThatItemOnly) {
+  const json batch = {{"notifications",
+                       {Notification({{"title", "first"}}),
+                        Notification({{"data", {{"note", std::string("bad\0", 4)}}}}),
+                        Notification({{"title", "third"}})}}};
+  const auto response = client().Post("/v1/notifications/batch", batch.dump(), {kAuth});
+  ASSERT_EQ(response.status, 200) << response.body;
+  const auto results = response.Json()["results"];
+  ASSERT_EQ(results.size(), 3u) << response.body;
+  EXPECT_EQ(results[0]["created"], true) << response.body;
+  EXPECT_EQ(results[1]["error"]["code"], "invalid_field") << response.body;
+  EXPECT_EQ(results[1]["error"]["field"], "data") << response.body;
+  EXPECT_EQ(results[2]["created"], true) << response.body;
 }
 
 TEST_F(BadInputTest, TheSameRequestsWithGoodInputDoWrite) {

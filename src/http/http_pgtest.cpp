@@ -2,13 +2,8 @@
 // services on PostgreSQL, driven by libcurl.
 #include <gtest/gtest.h>
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/read.hpp>
-#include <boost/asio/write.hpp>
-
 #include "http/http_server_fixture.hpp"
+#include "http/raw_connection.hpp"
 
 namespace chopar::http::testing {
 namespace {
@@ -94,35 +89,6 @@ TEST_F(HttpServerTest, OversizeBodyIs413WithOrWithoutExpectContinue) {
   EXPECT_EQ(at_limit.status, 400);
   EXPECT_EQ(at_limit.ErrorCode(), "invalid_json");
 }
-
-// Raw sockets: what curl would not send.
-class RawConnection {
- public:
-  explicit RawConnection(std::uint16_t port) : socket_(io_) {
-    socket_.connect({boost::asio::ip::make_address("127.0.0.1"), port});
-    timeval limit{20, 0};  // a guard against hanging, not a measurement
-    setsockopt(socket_.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
-  }
-  void Send(const std::string& text) { boost::asio::write(socket_, boost::asio::buffer(text)); }
-  // Everything until the server closes; `closed` false if the guard fired.
-  std::string ReadToEnd(bool& closed) {
-    std::string out;
-    boost::system::error_code ec;
-    std::array<char, 4096> chunk;
-    while (true) {
-      const std::size_t n = socket_.read_some(boost::asio::buffer(chunk), ec);
-      out.append(chunk.data(), n);
-      if (ec) {
-        closed = ec == boost::asio::error::eof || ec == boost::asio::error::connection_reset;
-        return out;
-      }
-    }
-  }
-
- private:
-  boost::asio::io_context io_;
-  boost::asio::ip::tcp::socket socket_;
-};
 
 TEST_F(HttpServerTest, MalformedRequestGets400AndClose) {
   RawConnection raw(server_->port());

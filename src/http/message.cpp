@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "core/json.hpp"
 #include "core/request_error.hpp"
 
 namespace chopar::http {
@@ -46,7 +47,7 @@ nlohmann::json ParseJsonObject(const Request& request) {
   if (request.body.empty()) {
     throw core::InvalidJson("the request body is empty; a JSON object is expected");
   }
-  auto body = nlohmann::json::parse(request.body);
+  auto body = core::ParseJson(request.body);
   if (!body.is_object()) {
     throw core::InvalidJson("the request body must be a JSON object");
   }

@@ -68,10 +68,10 @@ Response JsonResponse(int status, const nlohmann::json& body);
 // 204 with no body.
 Response NoContentResponse();
 
-// The request body as a JSON object. Throws core::RequestError kInvalidJson
-// for an empty body or a value that is not an object, and
-// nlohmann::json::parse_error for malformed JSON (mapped to 400 invalid_json
-// by the dispatcher).
+// The request body as a JSON object (core::ParseJson: nested at most
+// core::kMaxJsonDepth deep). Throws core::RequestError kInvalidJson for an
+// empty body, malformed JSON, nesting too deep or a value that is not an
+// object.
 nlohmann::json ParseJsonObject(const Request& request);
 
 }  // namespace chopar::http

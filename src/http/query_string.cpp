@@ -14,6 +14,15 @@ std::string Decoded(std::string_view text) {
   return std::move(*decoded);
 }
 
+// A value is named by its parameter; NUL could reach SQL, which cannot hold it.
+std::string DecodedValue(const std::string& name, std::string_view text) {
+  std::string value = Decoded(text);
+  if (value.find('\0') != std::string::npos) {
+    throw core::InvalidField(name, name + " must not contain %00 (NUL)");
+  }
+  return value;
+}
+
 }  // namespace
 
 QueryParams QueryParams::Parse(std::string_view query) {
@@ -25,9 +34,11 @@ QueryParams QueryParams::Parse(std::string_view query) {
     if (piece.empty()) continue;
     const auto eq = piece.find('=');
     if (eq == std::string_view::npos) {
-      params.items_.emplace_back(Decoded(piece), std::string());
+      params.items_.emplace_back(DecodedValue("query", piece), std::string());
     } else {
-      params.items_.emplace_back(Decoded(piece.substr(0, eq)), Decoded(piece.substr(eq + 1)));
+      std::string name = DecodedValue("query", piece.substr(0, eq));
+      std::string value = DecodedValue(name, piece.substr(eq + 1));
+      params.items_.emplace_back(std::move(name), std::move(value));
     }
   }
   return params;

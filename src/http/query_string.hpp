@@ -17,7 +17,8 @@ class QueryParams {
   QueryParams() = default;
 
   // Parses the part after '?' (without it). Throws core::RequestError
-  // kInvalidField (field "query") for a malformed percent escape.
+  // kInvalidField for a malformed percent escape (field "query") or a %00
+  // (field: the parameter's name, or "query" in a name).
   static QueryParams Parse(std::string_view query);
 
   // The first value of `name`, if present.

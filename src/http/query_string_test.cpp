@@ -49,6 +49,16 @@ TEST(QueryParamsTest, MalformedEscapeIsABadRequest) {
   }
 }
 
+TEST(QueryParamsTest, NulIsRefusedNamingTheParameter) {
+  try {
+    (void)QueryParams::Parse("limit=5&cursor=ab%00c");
+    FAIL() << "accepted";
+  } catch (const core::RequestError& e) {
+    EXPECT_EQ(e.field(), "cursor");
+  }
+  EXPECT_THROW((void)QueryParams::Parse("a%00b=1"), core::RequestError);
+}
+
 TEST(QueryParamsTest, GetIntChecksFormAndRange) {
   const auto query = QueryParams::Parse("a=5&b=0&c=x&d=&e=5x&f=-1&g=99999999999999999999");
   EXPECT_EQ(query.GetInt("a", 1, 100), 5);

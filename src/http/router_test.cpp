@@ -201,6 +201,12 @@ TEST_F(DispatcherTest, StringParametersArePercentDecoded) {
   EXPECT_EQ(Call("GET", "/v1/things/pill%zz", ServerKey()).status, 400);
 }
 
+TEST_F(DispatcherTest, NulInAStringParameterIsRefusedNamingIt) {
+  const auto response = Call("GET", "/v1/things/pill%0017", ServerKey());
+  EXPECT_EQ(response.status, 400);
+  EXPECT_EQ(Body(response)["error"]["field"], "key");
+}
+
 TEST_F(DispatcherTest, SubscriberTokenAsBearerOrQuery) {
   const std::string token = MakeSubscriberToken(kSecret, 42);
   auto response = Call("GET", "/v1/inbox/whoami", {{"authorization", "Bearer " + token}});

@@ -6,7 +6,9 @@
 // clang-format on
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
+#include <array>
 #include <atomic>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -24,7 +26,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/request_error.hpp"
 #include "http/dispatcher.hpp"
+#include "http/error_response.hpp"
 #include "http/inbox_listener.hpp"
 #include "http/session.hpp"
 #include "http/stream_hub.hpp"
@@ -63,6 +67,54 @@ void ApplyListenAddress(std::string_view listen, Settings& settings) {
   settings.port = static_cast<std::uint16_t>(port);
 }
 
+namespace {
+
+// Descriptors kept free for everything else (database pool and LISTEN
+// connections, provider calls, log files) when the connection cap is derived
+// from the open-file limit.
+constexpr std::uint64_t kReservedDescriptors = 128;
+
+// settings.max_connections, lowered if needed so that accepting that many
+// still leaves descriptors for the rest of the process: running out of them
+// fails the database and providers, not just the newest client.
+std::size_t ConnectionCap(const Settings& settings) {
+  std::size_t cap = static_cast<std::size_t>(std::max(1, settings.max_connections));
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const std::uint64_t soft = limit.rlim_cur;
+    const std::uint64_t room =
+        soft > 2 * kReservedDescriptors ? soft - kReservedDescriptors : soft / 2;
+    if (room < cap) {
+      spdlog::warn("http: at most {} connections (open-file limit {}), not {}", room, soft, cap);
+      cap = static_cast<std::size_t>(room);
+    }
+  }
+  return cap;
+}
+
+// One connection too many: a short 503 written without waiting (it fits in
+// a new socket's send buffer), then closed. What the client already sent is
+// read first, so closing does not reset the connection under the answer.
+void RefuseConnection(tcp::socket& socket) {
+  static const std::string kAnswer = [] {
+    const Response response =
+        ToErrorInfo(core::Unavailable("too many connections; retry later")).ToResponse();
+    return "HTTP/1.1 503 Service Unavailable\r\nServer: chopar\r\nContent-Type: " +
+           response.content_type + "\r\nContent-Length: " + std::to_string(response.body.size()) +
+           "\r\nConnection: close\r\n\r\n" + response.body;
+  }();
+  boost::system::error_code ec;
+  socket.non_blocking(true, ec);
+  std::array<char, 4096> scratch;
+  while (!ec && socket.available(ec) > 0) socket.read_some(asio::buffer(scratch), ec);
+  ec.clear();
+  socket.write_some(asio::buffer(kAnswer), ec);
+  socket.shutdown(tcp::socket::shutdown_both, ec);
+  socket.close(ec);
+}
+
+}  // namespace
+
 // Members are declared so that destruction runs in a safe order: the IO
 // context (and any coroutine it still holds) goes before what sessions
 // refer to.
@@ -93,6 +145,7 @@ struct Server::Impl {
   std::optional<tcp::acceptor> acceptor;
   std::vector<std::thread> io_threads;
   std::atomic<std::uint16_t> port{0};
+  std::size_t max_connections = 0;  // ConnectionCap(settings), from Start()
   bool started = false;
   bool stopped = false;
 };
@@ -108,6 +161,11 @@ asio::awaitable<void> Server::Impl::AcceptLoop() {
       spdlog::warn("http accept: {}", ec.message());
       asio::steady_timer pause(acceptor->get_executor(), std::chrono::milliseconds(100));
       co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    if (sessions.size() >= max_connections) {
+      metrics.Record(Dispatcher::kUnmatchedRoute, 503, 0);
+      RefuseConnection(socket);
       continue;
     }
     socket.set_option(tcp::no_delay(true), ec);
@@ -142,6 +200,7 @@ void Server::Start() {
   impl.acceptor->listen(asio::socket_base::max_listen_connections);
   impl.port = impl.acceptor->local_endpoint().port();
 
+  impl.max_connections = ConnectionCap(impl.settings);
   impl.handlers.emplace(static_cast<std::size_t>(std::max(1, impl.settings.handler_threads)));
   impl.context.emplace(ServerContext{impl.settings, impl.dispatcher, *impl.handlers, impl.streams,
                                      impl.deps ? &impl.deps->inbox : nullptr, impl.sessions});
@@ -199,6 +258,8 @@ void Server::Stop() {
 std::uint16_t Server::port() const { return impl_->port.load(); }
 
 std::size_t Server::connections() const { return impl_->sessions.size(); }
+
+std::size_t Server::streams() const { return impl_->streams.size(); }
 
 std::uint64_t Server::listener_connections() const {
   return impl_->listener ? impl_->listener->connections() : 0;

@@ -55,6 +55,8 @@ class Server {
 
   // Open connections (including streams), for tests and metrics.
   [[nodiscard]] std::size_t connections() const;
+  // Open Server-Sent Events streams.
+  [[nodiscard]] std::size_t streams() const;
   // Times the inbox listener has (re)connected (0 without the API).
   [[nodiscard]] std::uint64_t listener_connections() const;
 

@@ -64,6 +64,25 @@ struct Fetched {
   std::int64_t unread_count = 0;
 };
 
+// The method, target and headers of a request whose header is in.
+void ReadHeaderFields(const bhttp::request<bhttp::string_body>& message, Request& request) {
+  request.method = std::string(message.method_string().data(), message.method_string().size());
+  const std::string_view target(message.target().data(), message.target().size());
+  const auto question = target.find('?');
+  request.path = std::string(target.substr(0, question));
+  if (question != std::string_view::npos)
+    request.raw_query = std::string(target.substr(question + 1));
+  for (const auto& field : message) {
+    auto [it, inserted] = request.headers.emplace(
+        core::AsciiLower(std::string_view(field.name_string().data(), field.name_string().size())),
+        std::string(field.value().data(), field.value().size()));
+    if (!inserted) {
+      it->second += ", ";
+      it->second.append(field.value().data(), field.value().size());
+    }
+  }
+}
+
 }  // namespace
 
 // ---- SessionRegistry -------------------------------------------------------
@@ -206,13 +225,22 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   const Settings& settings = context_.settings;
   error_code ec;
   state_ = State::kIdle;
+  // The header must be complete header_timeout after the connection opened
+  // (first request) or after the request's first byte (kept alive): one
+  // deadline, which later bytes do not move.
+  auto header_deadline = std::chrono::steady_clock::now() + settings.header_timeout;
   if (buffer_.size() == 0) {
     // Waiting for the next request: the idle timeout, not the header timeout.
-    stream_.expires_after(first ? settings.header_timeout : settings.idle_timeout);
+    if (first) {
+      stream_.expires_at(header_deadline);
+    } else {
+      stream_.expires_after(settings.idle_timeout);
+    }
     const std::size_t n =
         co_await stream_.async_read_some(buffer_.prepare(kReadChunk), Redirect(ec));
     if (ec) co_return std::nullopt;
     buffer_.commit(n);
+    if (!first) header_deadline = std::chrono::steady_clock::now() + settings.header_timeout;
   }
   state_ = State::kReading;
 
@@ -220,19 +248,39 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   parser.header_limit(kHeaderLimit);
   // The route, and so its body limit, is known only once the header is in.
   parser.body_limit(context_.dispatcher.router().LargestBodyLimit(settings.body_limit));
-  stream_.expires_after(settings.header_timeout);
+  stream_.expires_at(header_deadline);
   co_await bhttp::async_read_header(stream_, buffer_, parser, Redirect(ec));
+  // Before any answer, refusals included, so each carries the request's id.
+  if (parser.is_header_done()) {
+    const auto header = parser.get()["X-Request-Id"];
+    request_id_ = RequestIdFor(header.empty() ? std::nullopt
+                                              : std::optional<std::string_view>(std::string_view(
+                                                    header.data(), header.size())));
+  } else {
+    request_id_ = RequestIdFor(std::nullopt);
+  }
+  Incoming incoming;
   std::size_t body_limit = settings.body_limit;
-  if (!ec && !parser.is_done()) {
-    const auto raw_target = parser.get().target();
-    const auto raw_method = parser.get().method_string();
-    const std::string_view target(raw_target.data(), raw_target.size());
-    body_limit = context_.dispatcher.router().BodyLimitFor(std::string_view(raw_method.data(), raw_method.size()),
-                                                           target.substr(0, target.find('?')), settings.body_limit);
-    parser.body_limit(body_limit);
-    if (parser.content_length() && *parser.content_length() > body_limit) ec = bhttp::error::body_limit;
+  if (!ec) {
+    incoming.version = parser.get().version();
+    incoming.keep_alive = parser.get().keep_alive();
+    ReadHeaderFields(parser.get(), incoming.request);
+    if (!parser.is_done()) {
+      const Request& request = incoming.request;
+      body_limit = context_.dispatcher.router().BodyLimitFor(request.method, request.path,
+                                                             settings.body_limit);
+      parser.body_limit(body_limit);
+      if (parser.content_length() && *parser.content_length() > body_limit)
+        ec = bhttp::error::body_limit;
+    }
   }
   if (!ec && !parser.is_done()) {
+    // The credentials are in the header: a client without them is refused
+    // before it is asked for (100 Continue) or sends a body to be read.
+    if (const auto refused = context_.dispatcher.Preauthorize(incoming.request)) {
+      co_await RefuseAndClose(*refused, incoming.version);
+      co_return std::nullopt;
+    }
     if (beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
       stream_.expires_after(settings.write_timeout);
@@ -244,18 +292,10 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
     }
   }
   const unsigned version = parser.is_header_done() ? parser.get().version() : 11;
-  if (parser.is_header_done()) {
-    const auto header = parser.get()["X-Request-Id"];
-    request_id_ = RequestIdFor(header.empty() ? std::nullopt
-                                              : std::optional<std::string_view>(std::string_view(
-                                                    header.data(), header.size())));
-  } else {
-    request_id_ = RequestIdFor(std::nullopt);
-  }
   if (ec == bhttp::error::body_limit) {
-    const ErrorInfo error{
-        413, "payload_too_large",
-        "the request body exceeds " + std::to_string(body_limit) + " bytes", std::nullopt};
+    const ErrorInfo error{413, "payload_too_large",
+                          "the request body exceeds " + std::to_string(body_limit) + " bytes",
+                          std::nullopt};
     co_await RefuseAndClose(error, version);
     co_return std::nullopt;
   }
@@ -276,30 +316,9 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
     co_return std::nullopt;
   }
   stream_.expires_never();
-
-  auto message = parser.release();
-  Incoming incoming;
-  incoming.version = message.version();
-  incoming.keep_alive = message.keep_alive();
-  Request& request = incoming.request;
-  request.received_at = std::chrono::steady_clock::now();
-  request.method = std::string(message.method_string().data(), message.method_string().size());
-  const std::string_view target(message.target().data(), message.target().size());
-  const auto question = target.find('?');
-  request.path = std::string(target.substr(0, question));
-  if (question != std::string_view::npos)
-    request.raw_query = std::string(target.substr(question + 1));
-  for (const auto& field : message) {
-    auto [it, inserted] =
-        request.headers.emplace(core::AsciiLower(std::string_view(field.name_string().data(), field.name_string().size())),
-                                std::string(field.value().data(), field.value().size()));
-    if (!inserted) {
-      it->second += ", ";
-      it->second.append(field.value().data(), field.value().size());
-    }
-  }
-  request.body = std::move(message.body());
-  request.id = request_id_;
+  incoming.request.received_at = std::chrono::steady_clock::now();
+  incoming.request.body = std::move(parser.get().body());
+  incoming.request.id = request_id_;
   co_return incoming;
 }
 
@@ -337,12 +356,16 @@ asio::awaitable<void> Session::RefuseAndClose(const ErrorInfo& error, unsigned v
 
 asio::awaitable<bool> Session::WriteStreamText(const std::string& text) {
   error_code ec;
+  // A reader that stopped reading is dropped once a write has waited
+  // write_timeout, instead of holding its socket and buffers for ever.
+  stream_.expires_after(context_.settings.write_timeout);
   if (chunked_) {
     const auto chunk = bhttp::make_chunk(asio::buffer(text));
     co_await asio::async_write(stream_, chunk, Redirect(ec));
   } else {
     co_await asio::async_write(stream_, asio::buffer(text), Redirect(ec));
   }
+  stream_.expires_never();
   co_return !ec;
 }
 
@@ -357,8 +380,21 @@ asio::awaitable<void> Session::WatchForClose() {
 }
 
 asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
+  const Settings& settings = context_.settings;
+  const std::int64_t user_id = start.user_id;
+  // A place among the streams first: over a cap the client gets a plain 503.
+  if (!context_.streams.TryAdd(
+          user_id, shared_from_this(), static_cast<std::size_t>(std::max(0, settings.max_streams)),
+          static_cast<std::size_t>(std::max(0, settings.max_streams_per_user)))) {
+    context_.dispatcher.metrics().Record(Dispatcher::kUnmatchedRoute, 503, 0);
+    const Response refused =
+        ToErrorInfo(core::Unavailable("too many event streams are open; retry later")).ToResponse();
+    (void)co_await Write(refused, version, /*keep_alive=*/false);
+    co_return;
+  }
+  stream_user_ = user_id;
+  context_.dispatcher.metrics().streams().Add(1);
   state_ = State::kStreaming;
-  stream_.expires_never();
   chunked_ = version >= 11;
   bhttp::response<bhttp::empty_body> header{bhttp::status::ok, version};
   header.set(bhttp::field::server, "chopar");
@@ -371,16 +407,14 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   if (chunked_) header.chunked(true);
   bhttp::response_serializer<bhttp::empty_body> serializer{header};
   error_code ec;
+  stream_.expires_after(settings.write_timeout);
   co_await bhttp::async_write_header(stream_, serializer, Redirect(ec));
+  stream_.expires_never();
   if (ec) co_return;
 
-  const std::int64_t user_id = start.user_id;
-  stream_user_ = user_id;
   last_id_ = start.last_id;
   last_count_ = start.unread_count;
   woken_ = woken_ || start.catch_up;
-  context_.streams.Add(user_id, shared_from_this());
-  context_.dispatcher.metrics().streams().Add(1);
   asio::co_spawn(
       executor_, [self = shared_from_this()] { return self->WatchForClose(); }, asio::detached);
 
@@ -438,6 +472,7 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   stream_user_.reset();
   if (healthy && !peer_closed_ && chunked_) {
     const auto last_chunk = bhttp::make_chunk_last();
+    stream_.expires_after(settings.write_timeout);
     co_await asio::async_write(stream_, last_chunk, Redirect(ec));
   }
 }

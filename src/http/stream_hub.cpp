@@ -6,9 +6,10 @@ namespace chopar::http {
 namespace {
 
 // Locks the live streams of one list and forgets the dead ones.
+// Returns how many were forgotten.
 template <typename Entry>
-void Collect(std::vector<Entry>& list, std::vector<std::shared_ptr<Wakeable>>& out) {
-  std::erase_if(list, [&out](const Entry& entry) {
+std::size_t Collect(std::vector<Entry>& list, std::vector<std::shared_ptr<Wakeable>>& out) {
+  return std::erase_if(list, [&out](const Entry& entry) {
     auto stream = entry.stream.lock();
     if (!stream) return true;
     out.push_back(std::move(stream));
@@ -19,8 +20,21 @@ void Collect(std::vector<Entry>& list, std::vector<std::shared_ptr<Wakeable>>& o
 }  // namespace
 
 void StreamHub::Add(std::int64_t user_id, const std::shared_ptr<Wakeable>& stream) {
+  (void)TryAdd(user_id, stream, SIZE_MAX, SIZE_MAX);
+}
+
+bool StreamHub::TryAdd(std::int64_t user_id, const std::shared_ptr<Wakeable>& stream,
+                       std::size_t max_total, std::size_t max_per_user) {
   std::lock_guard lock(mutex_);
-  streams_[user_id].push_back({stream.get(), stream});
+  if (total_ >= max_total) return false;
+  auto& list = streams_[user_id];
+  if (list.size() >= max_per_user) {
+    if (list.empty()) streams_.erase(user_id);
+    return false;
+  }
+  list.push_back({stream.get(), stream});
+  ++total_;
+  return true;
 }
 
 void StreamHub::Remove(std::int64_t user_id, const Wakeable* stream) {
@@ -28,7 +42,8 @@ void StreamHub::Remove(std::int64_t user_id, const Wakeable* stream) {
   const auto it = streams_.find(user_id);
   if (it == streams_.end()) return;
   // By address, not by locking: the stream may be in its destructor.
-  std::erase_if(it->second, [stream](const Entry& entry) { return entry.address == stream; });
+  total_ -=
+      std::erase_if(it->second, [stream](const Entry& entry) { return entry.address == stream; });
   if (it->second.empty()) streams_.erase(it);
 }
 
@@ -41,7 +56,7 @@ void StreamHub::WakeUsers(const std::vector<std::int64_t>& user_ids) {
     for (const std::int64_t user_id : user_ids) {
       const auto it = streams_.find(user_id);
       if (it == streams_.end()) continue;
-      Collect(it->second, woken);
+      total_ -= Collect(it->second, woken);
       if (it->second.empty()) streams_.erase(it);
     }
   }
@@ -53,7 +68,7 @@ void StreamHub::WakeAll() {
   {
     std::lock_guard lock(mutex_);
     for (auto it = streams_.begin(); it != streams_.end();) {
-      Collect(it->second, woken);
+      total_ -= Collect(it->second, woken);
       it = it->second.empty() ? streams_.erase(it) : std::next(it);
     }
   }
@@ -62,9 +77,7 @@ void StreamHub::WakeAll() {
 
 std::size_t StreamHub::size() const {
   std::lock_guard lock(mutex_);
-  std::size_t total = 0;
-  for (const auto& [user_id, list] : streams_) total += list.size();
-  return total;
+  return total_;
 }
 
 }  // namespace chopar::http

@@ -23,6 +23,10 @@ class StreamHub {
  public:
   // Registers `stream` (only a weak reference is kept).
   void Add(std::int64_t user_id, const std::shared_ptr<Wakeable>& stream);
+  // Registers `stream` unless that would make more than `max_total` streams
+  // in all or `max_per_user` for this user; false (nothing registered) then.
+  bool TryAdd(std::int64_t user_id, const std::shared_ptr<Wakeable>& stream, std::size_t max_total,
+              std::size_t max_per_user);
   // Removes `stream` from the user's list; a no-op if it is not there.
   void Remove(std::int64_t user_id, const Wakeable* stream);
 
@@ -37,6 +41,7 @@ class StreamHub {
 
  private:
   mutable std::mutex mutex_;
+  std::size_t total_ = 0;  // entries in streams_
   struct Entry {
     const Wakeable* address;  // identifies the stream even after it expired
     std::weak_ptr<Wakeable> stream;

@@ -245,6 +245,34 @@ TEST_F(HubTest, PushSubscriptionSameEndpointKeepsItsId) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.push_subscriptions"), 0);
 }
 
+// Every subscription is one more request per notification: a user (or a
+// script acting as one) may not pile them up without bound.
+TEST_F(HubTest, PushSubscriptionsPerUserAreCappedButTheSameEndpointIsAlwaysWelcome) {
+  UserService::Options options;
+  options.max_push_subscriptions = 3;
+  users_ = std::make_unique<UserService>(*pool_, options);
+  PutUser(1, {{"email", "a@example.uz"}});
+  PutUser(2, {{"email", "b@example.uz"}});
+  const auto sub = [](int n) {
+    return PushSubscription{
+        .endpoint = "https://push.example/" + std::to_string(n), .p256dh = kP256dh, .auth = kAuth};
+  };
+  for (int n = 1; n <= 3; ++n) EXPECT_TRUE(users_->AddPushSubscription(1, sub(n)).created);
+  try {
+    (void)users_->AddPushSubscription(1, sub(4));
+    ADD_FAILURE() << "a fourth subscription was accepted";
+  } catch (const core::RequestError& e) {
+    EXPECT_EQ(e.code(), core::ErrorCode::kConflict) << e.what();
+    EXPECT_NE(std::string(e.what()).find("3"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(users_->AddPushSubscription(1, sub(2)).created) << "a repeat is not a new one";
+  EXPECT_TRUE(users_->AddPushSubscription(2, sub(4)).created) << "the cap is per user";
+  const auto third = users_->AddPushSubscription(1, sub(3));
+  users_->DeletePushSubscription(1, third.id);
+  EXPECT_TRUE(users_->AddPushSubscription(1, sub(5)).created);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.push_subscriptions WHERE user_id = 1"), 3);
+}
+
 TEST_F(HubTest, NotificationShowsItsDeliveries) {
   PutUser(
       1, {{"email", "a@example.uz"}, {"phone", "+998901234567"}, {"preferences", {{"sms", true}}}});

@@ -1,44 +1,16 @@
 #include "hub/inbox_service.hpp"
 
-#include <charconv>
 #include <limits>
 
 #include "core/channel_kind.hpp"
-#include "core/encoding.hpp"
 #include "core/request_error.hpp"
+#include "hub/cursor.hpp"
 #include "hub/queries.hpp"
 
 namespace chopar::hub {
 namespace {
 
 constexpr std::int64_t kMaxId = std::numeric_limits<std::int64_t>::max();
-
-std::optional<std::int64_t> ParseInt(std::string_view text) {
-  std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-core::RequestError BadCursor() {
-  return core::InvalidField("cursor", "cursor is malformed; pass next_cursor as returned");
-}
-
-// Inbox cursor: base64url("<created_at micros>:<id>") of the last item shown.
-std::string EncodeCursor(std::int64_t created_micros, std::int64_t id) {
-  return core::Base64UrlEncode(std::to_string(created_micros) + ":" + std::to_string(id));
-}
-
-std::pair<std::int64_t, std::int64_t> DecodeCursor(const std::string& cursor) {
-  const auto text = core::Base64UrlDecode(cursor);
-  if (!text) throw BadCursor();
-  const auto colon = text->find(':');
-  if (colon == std::string::npos) throw BadCursor();
-  const auto micros = ParseInt(std::string_view(*text).substr(0, colon));
-  const auto id = ParseInt(std::string_view(*text).substr(colon + 1));
-  if (!micros || !id) throw BadCursor();
-  return {*micros, *id};
-}
 
 int CheckLimit(int limit, int max) {
   if (limit < 1 || limit > max) {
@@ -58,15 +30,17 @@ nlohmann::json ParseDocs(const db::Result& rows, int count) {
 nlohmann::json InboxService::List(std::int64_t user_id, const ListOptions& options) {
   const int limit = CheckLimit(options.limit, 100);
   // "No cursor" is a cursor past every row: the far future and the largest id.
-  std::pair<std::int64_t, std::int64_t> after{std::numeric_limits<std::int64_t>::max() / 2, kMaxId};
-  if (options.cursor) after = DecodeCursor(*options.cursor);
+  InboxCursor after{std::numeric_limits<std::int64_t>::max() / 2, kMaxId};
+  if (options.cursor) after = DecodeInboxCursor(*options.cursor);
   auto conn = pool_.Acquire();
   const auto& query = options.unread_only ? queries::kListUnreadNotifications : queries::kListNotifications;
-  const auto rows = conn->Exec(query, user_id, after.first, after.second, limit + 1);
+  const auto rows = conn->Exec(query, user_id, after.created_micros, after.id, limit + 1);
   const bool more = rows.Rows() > limit;
   const int shown = more ? limit : rows.Rows();
   nlohmann::json next = nullptr;
-  if (more) next = EncodeCursor(rows.Int(shown - 1, "created_micros"), rows.Int(shown - 1, "id"));
+  if (more) {
+    next = EncodeInboxCursor({rows.Int(shown - 1, "created_micros"), rows.Int(shown - 1, "id")});
+  }
   return {{"items", ParseDocs(rows, shown)}, {"next_cursor", next}};
 }
 
@@ -116,18 +90,13 @@ nlohmann::json InboxService::ListDeliveries(const DeliveryFilter& filter) {
     throw core::InvalidField("channel", "channel must be email, telegram, push or sms");
   }
   std::int64_t before = kMaxId;
-  if (filter.cursor) {
-    const auto decoded = core::Base64UrlDecode(*filter.cursor);
-    const auto id = decoded ? ParseInt(*decoded) : std::nullopt;
-    if (!id) throw BadCursor();
-    before = *id;
-  }
+  if (filter.cursor) before = DecodeIdCursor(*filter.cursor);
   auto conn = pool_.Acquire();
   const auto rows = conn->Exec(queries::kListDeliveries, filter.status, filter.channel, filter.user_id, limit + 1, before);
   const bool more = rows.Rows() > limit;
   const int shown = more ? limit : rows.Rows();
   nlohmann::json next = nullptr;
-  if (more) next = core::Base64UrlEncode(std::to_string(rows.Int(shown - 1, "id")));
+  if (more) next = EncodeIdCursor(rows.Int(shown - 1, "id"));
   return {{"items", ParseDocs(rows, shown)}, {"next_cursor", next}};
 }
 

@@ -2,6 +2,7 @@
 
 #include "hub/notify_service.hpp"
 #include "hub/validation.hpp"
+#include "templates/template.hpp"
 
 namespace chopar::hub {
 
@@ -13,14 +14,19 @@ NotificationRequest ParseNotificationRequest(const nlohmann::json& body) {
   if (!IsValidType(r.type)) {
     throw core::InvalidField("type", "type must match ^[a-z]+(\\.[a-z_]+)*$, e.g. task.due");
   }
-  r.title = RequireString(body, "title", 1, 500);
+  r.title = OptionalString(body, "title", 1, 500).value_or("");
   r.body = OptionalString(body, "body", 0, 10000).value_or("");
+  r.category = OptionalString(body, "category", 1, 100);
+  if (r.category && !templates::IsValidCategory(*r.category)) {
+    throw core::InvalidField("category", "category must match ^[a-z]+(\\.[a-z_]+)*$, e.g. marketing");
+  }
   r.link = OptionalString(body, "link", 1, 2000);
   if (r.link && !IsInternalLink(*r.link)) {
     throw core::InvalidField("link", "link must be an internal path such as /tasks/1 (no scheme, not //host)");
   }
   if (const auto it = body.find("data"); it != body.end() && !it->is_null()) {
     if (!it->is_object()) throw core::InvalidField("data", "data must be a JSON object");
+    RequireNoNul(*it, "data");
     r.data = *it;
   }
   r.dedup_key = OptionalString(body, "dedup_key", 1, 255);

@@ -1,6 +1,8 @@
 #include "hub/notify_service.hpp"
 
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -8,6 +10,7 @@
 #include "core/metrics.hpp"
 #include "core/time_format.hpp"
 #include "hub/channel_choice.hpp"
+#include "hub/notification_content.hpp"
 #include "hub/queries.hpp"
 
 namespace chopar::hub {
@@ -16,42 +19,62 @@ namespace {
 struct Recipient {
   nlohmann::json preferences;
   Addressable addressable{};
+  std::string locale;
+  std::string timezone;
 };
 
-// `Session` is a db::Connection or a db::Transaction: both run a query with
-// Exec (a transaction after the statements deferred on it).
+struct Recipients {
+  std::map<std::int64_t, Recipient> users;
+  std::vector<std::int64_t> drawn_ids;  // ascending; one per request, or none
+};
+
+// The users `requests` are for, and with `draw_ids` one notification id per
+// request drawn in the same round trip. `Session` is a db::Connection or a
+// db::Transaction: both run a query with Exec (a transaction after the
+// statements deferred on it).
 template <typename Session>
-std::map<std::int64_t, Recipient> LoadRecipients(Session& session,
-                                                 const std::vector<NotificationRequest>& requests) {
+Recipients LoadRecipients(Session& session, const std::vector<NotificationRequest>& requests,
+                          bool draw_ids) {
   std::set<std::int64_t> ids;
   for (const auto& r : requests) ids.insert(r.user_id);
-  const auto rows =
-      session.Exec(queries::kUsersForNotify,
-                   db::ArrayLiteral(std::vector<std::int64_t>(ids.begin(), ids.end())));
-  std::map<std::int64_t, Recipient> recipients;
+  const auto rows = session.Exec(
+      queries::kUsersForNotify, db::ArrayLiteral(std::vector<std::int64_t>(ids.begin(), ids.end())),
+      draw_ids ? static_cast<int>(requests.size()) : 0);
+  Recipients recipients;
   for (int i = 0; i < rows.Rows(); ++i) {
-    Recipient& r = recipients[rows.Int(i, "id")];
+    if (rows.IsNull(i, "id")) {
+      recipients.drawn_ids.push_back(rows.Int(i, "drawn_id"));
+      continue;
+    }
+    Recipient& r = recipients.users[rows.Int(i, "id")];
     r.preferences = nlohmann::json::parse(rows.Text(i, "preferences"));
     r.addressable = {rows.Bool(i, "has_email"), rows.Bool(i, "has_telegram"),
                      rows.Bool(i, "has_push"), rows.Bool(i, "has_sms")};
+    r.locale = rows.String(i, "locale");
+    r.timezone = rows.String(i, "timezone");
   }
+  std::sort(recipients.drawn_ids.begin(), recipients.drawn_ids.end());
   return recipients;
 }
 
 // The insert_notifications parameters: one array per column.
 struct InsertColumns {
-  std::vector<std::int64_t> idx, user_id;
+  std::vector<std::int64_t> idx, user_id, drawn_id;
   std::vector<std::string> type, title, body, data, channels;
-  std::vector<std::optional<std::string>> link, dedup_key;
+  std::vector<std::optional<std::string>> link, dedup_key, category, content;
   std::vector<bool> critical;
 
   void Add(std::size_t index, const NotificationRequest& r,
-           const std::vector<core::ChannelKind>& chosen) {
+           const std::vector<core::ChannelKind>& chosen, NotificationContent said,
+           std::optional<std::string> category_name, std::optional<std::int64_t> id) {
     idx.push_back(static_cast<std::int64_t>(index));
     user_id.push_back(r.user_id);
+    if (id) drawn_id.push_back(*id);
     type.push_back(r.type);
-    title.push_back(r.title);
-    body.push_back(r.body);
+    title.push_back(std::move(said.title));
+    body.push_back(std::move(said.body));
+    category.push_back(std::move(category_name));
+    content.push_back(said.channels.is_null() ? std::nullopt : std::optional(said.channels.dump()));
     data.push_back(r.data.dump());
     std::string names;
     for (core::ChannelKind kind : chosen) {
@@ -68,22 +91,50 @@ struct InsertColumns {
 template <typename Session>
 std::vector<BatchItemResult> NotifyOn(Session& session,
                                       const std::vector<NotificationRequest>& requests,
-                                      core::TimePoint now) {
+                                      core::TimePoint now,
+                                      const templates::TemplateLookup* lookup) {
   std::vector<std::optional<BatchItemResult>> results(requests.size());
   if (requests.empty()) return {};
-  const auto recipients = LoadRecipients(session, requests);
+  std::vector<std::shared_ptr<const templates::Template>> found(requests.size());
+  bool any_template = false;
+  if (lookup != nullptr) {
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      found[i] = lookup->Find(requests[i].type);
+      any_template = any_template || found[i] != nullptr;
+    }
+  }
+  const auto recipients = LoadRecipients(session, requests, any_template);
+  const std::string created_at = core::FormatRfc3339(now);
 
   InsertColumns columns;
   std::vector<std::vector<core::ChannelKind>> chosen(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    const auto it = recipients.find(requests[i].user_id);
-    if (it == recipients.end()) {
-      results[i] = core::UserNotFound(requests[i].user_id);
+    const NotificationRequest& r = requests[i];
+    const auto it = recipients.users.find(r.user_id);
+    if (it == recipients.users.end()) {
+      results[i] = core::UserNotFound(r.user_id);
       continue;
     }
-    chosen[i] = ChooseChannels(it->second.preferences, it->second.addressable, requests[i].channels,
-                               requests[i].critical);
-    columns.Add(i, requests[i], chosen[i]);
+    const Recipient& user = it->second;
+    const templates::Template* tmpl = found[i].get();
+    const auto category = tmpl != nullptr && tmpl->category ? tmpl->category : r.category;
+    const PreferenceScope scope{
+        r.type, category ? std::optional<std::string_view>(*category) : std::nullopt};
+    chosen[i] = ChooseChannels(user.preferences, user.addressable, r.channels, r.critical, scope);
+    std::optional<std::int64_t> id;
+    if (any_template) id = recipients.drawn_ids.at(i);
+    try {
+      nlohmann::json context;
+      if (tmpl != nullptr) {
+        context = templates::MakeContext(
+            r.data, templates::ContextUser{r.user_id, user.locale, user.timezone},
+            templates::ContextNotification{id, r.type, r.link, created_at});
+      }
+      columns.Add(i, r, chosen[i], ComposeContent(r, tmpl, user.locale, context, chosen[i]),
+                  category, id);
+    } catch (const core::RequestError& e) {
+      results[i] = e;
+    }
   }
 
   if (!columns.idx.empty()) {
@@ -93,7 +144,8 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         ArrayLiteral(columns.type), ArrayLiteral(columns.title), ArrayLiteral(columns.body),
         ArrayLiteral(columns.link), ArrayLiteral(columns.data), ArrayLiteral(columns.dedup_key),
         ArrayLiteral(columns.critical), ArrayLiteral(columns.channels),
-        core::FormatRfc3339Micros(now));
+        core::FormatRfc3339Micros(now), ArrayLiteral(columns.drawn_id),
+        ArrayLiteral(columns.category), ArrayLiteral(columns.content));
 
     // (user, dedup key) → id, for duplicates of an earlier row of this batch.
     std::map<std::pair<std::int64_t, std::string>, std::int64_t> batch_ids;
@@ -134,14 +186,16 @@ NotifyMetrics::NotifyMetrics(core::MetricsRegistry& registry)
 void NotifyMetrics::CountCommitted(const std::vector<BatchItemResult>& results) {
   int created = 0;
   for (const auto& result : results) {
-    if (const auto* done = std::get_if<NotifyResult>(&result); done != nullptr && done->created) ++created;
+    if (const auto* done = std::get_if<NotifyResult>(&result); done != nullptr && done->created)
+      ++created;
   }
   if (created > 0) created_.Inc(created);
 }
 
 std::vector<BatchItemResult> NotifyService::NotifyIn(
-    db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now) {
-  return NotifyOn(tx, requests, now);
+    db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now,
+    const templates::TemplateLookup* templates) {
+  return NotifyOn(tx, requests, now, templates);
 }
 
 NotifyResult NotifyService::Notify(const NotificationRequest& request) {
@@ -159,7 +213,7 @@ std::vector<BatchItemResult> NotifyService::NotifyBatch(
   std::vector<BatchItemResult> results;
   {
     auto conn = pool_.Acquire();
-    results = NotifyOn(*conn, requests, clock_.Now());
+    results = NotifyOn(*conn, requests, clock_.Now(), templates_);
   }
   metrics_.CountCommitted(results);  // one statement in autocommit: committed
   return results;

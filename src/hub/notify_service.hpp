@@ -12,6 +12,7 @@
 #include "core/metrics.hpp"
 #include "core/request_error.hpp"
 #include "db/pool.hpp"
+#include "templates/template_store.hpp"
 
 namespace chopar::hub {
 
@@ -19,8 +20,12 @@ namespace chopar::hub {
 struct NotificationRequest {
   std::int64_t user_id = 0;
   std::string type;
+  // Empty: not given (then the type's template must say it). Non-empty
+  // title and body win over the template's (see ComposeContent).
   std::string title;
   std::string body;
+  // The category preferences apply to, when the type's template names none.
+  std::optional<std::string> category;
   std::optional<std::string> link;
   nlohmann::json data = nlohmann::json::object();
   std::optional<std::string> dedup_key;
@@ -29,8 +34,9 @@ struct NotificationRequest {
 };
 
 // Parses and validates one request body. Throws core::RequestError
-// (kInvalidJson, kInvalidField) naming the field: wrong types, missing user_id/type/title, a type
-// that does not match ^[a-z]+(\.[a-z_]+)*$, an external link, unknown channels, lengths.
+// (kInvalidJson, kInvalidField) naming the field: wrong types, missing user_id/type, a type or
+// category that does not match ^[a-z]+(\.[a-z_]+)*$, an external link, unknown channels, lengths.
+// A missing title is refused when the notification is created, if its type has no template.
 NotificationRequest ParseNotificationRequest(const nlohmann::json& body);
 
 struct NotifyResult {
@@ -58,14 +64,20 @@ class NotifyMetrics {
 
 // Creates notifications: the in-app row, one delivery per chosen channel and
 // one NOTIFY to wake workers and inbox streams, all in one statement.
+// With `templates`, a type that has a template is rendered in each user's
+// locale (hub/notification_content.hpp) and its category decides with the
+// type which channels the user's preferences allow (hub/channel_choice.hpp).
 // Thread-safe (each call borrows its own connection). The pool, clock and
-// registry must outlive the service.
+// registry must outlive the service; so must `templates`, which may be null
+// (no type has a template).
 class NotifyService {
  public:
-  NotifyService(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics)
-      : pool_(pool), clock_(clock), metrics_(metrics) {}
+  NotifyService(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics,
+                const templates::TemplateLookup* templates = nullptr)
+      : pool_(pool), clock_(clock), metrics_(metrics), templates_(templates) {}
 
-  // One notification. Throws core::RequestError kUserNotFound for an unknown user.
+  // One notification. Throws core::RequestError kUserNotFound for an unknown user, kInvalidField
+  // for a title neither the request nor a template gives.
   NotifyResult Notify(const NotificationRequest& request);
 
   // Many notifications in one statement of set-based SQL. Each item is
@@ -78,14 +90,15 @@ class NotifyService {
   // caller commits; the NOTIFY is sent at that commit, and the caller counts
   // what it committed (NotifyMetrics::CountCommitted).
   // Statements the caller deferred on `tx` run first.
-  static std::vector<BatchItemResult> NotifyIn(db::Transaction& tx,
-                                               const std::vector<NotificationRequest>& requests,
-                                               core::TimePoint now);
+  static std::vector<BatchItemResult> NotifyIn(
+      db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now,
+      const templates::TemplateLookup* templates = nullptr);
 
  private:
   db::Pool& pool_;
   const core::Clock& clock_;
   NotifyMetrics metrics_;
+  const templates::TemplateLookup* templates_;
 };
 
 }  // namespace chopar::hub

@@ -5,8 +5,10 @@
 
 #include "core/request_error.hpp"
 #include "core/time_format.hpp"
+#include "hub/preferences.hpp"
 #include "hub/push_keys.hpp"
 #include "hub/validation.hpp"
+#include "net/address_policy.hpp"
 
 namespace chopar::hub {
 namespace {
@@ -83,9 +85,7 @@ UserUpdate ParseUserUpdate(const nlohmann::json& body) {
 
   std::optional<nlohmann::json> preferences;
   if (const nlohmann::json* given = Given(body, "preferences")) {
-    if (!given->is_object()) {
-      throw core::InvalidField("preferences", "preferences must be an object");
-    }
+    ValidatePreferences(*given, "preferences.");
     preferences = *given;
   }
   update.preferences = UpdateOf(body, "preferences", std::move(preferences));
@@ -137,6 +137,17 @@ PushSubscription ParsePushSubscription(const nlohmann::json& body, bool allow_ht
   for (unsigned char c : subscription.endpoint) {
     if (c <= 0x20 || c == 0x7F) {
       throw core::InvalidField("endpoint", "endpoint must not contain spaces");
+    }
+  }
+  // chopar will call this URL: it must not lead into chopar's own network.
+  // Names are checked again once resolved, at send time. Only a test setup
+  // (http:// endpoints allowed) may use a local push service.
+  if (!allow_http_endpoint) {
+    const auto host = net::UrlHost(subscription.endpoint);
+    if (!host || !net::IsPublicHost(*host)) {
+      throw core::InvalidField("endpoint",
+                               "endpoint must be on a public address, not loopback, private, "
+                               "link-local or metadata");
     }
   }
   const auto keys = body.find("keys");

@@ -42,7 +42,8 @@ nlohmann::json UserService::PutUser(std::int64_t user_id, const UserUpdate& upda
   const auto before = tx.Exec(queries::kLockUserTimezone, user_id);
   tx.Exec(queries::kUpsertUser, params);
   const auto rows = tx.Exec(queries::kGetUser, user_id);
-  if (!before.Empty() && before.Text(0, 0) != rows.Text(0, "timezone") && options_.timezone_changed) {
+  if (!before.Empty() && before.Text(0, 0) != rows.Text(0, "timezone") &&
+      options_.timezone_changed) {
     options_.timezone_changed(tx, user_id);
   }
   tx.Commit();
@@ -72,10 +73,21 @@ void UserService::DeleteTelegram(std::int64_t user_id) {
 
 UserService::Subscription UserService::AddPushSubscription(std::int64_t user_id,
                                                            const PushSubscription& subscription) {
-  auto conn = pool_.Acquire();
-  if (conn->Exec(queries::kUserExists, user_id).Empty()) throw core::UserNotFound(user_id);
-  const auto row = conn->Exec(queries::kUpsertPushSubscription, user_id, subscription.endpoint,
-                              subscription.p256dh, subscription.auth);
+  auto tx = pool_.Begin("add_push_subscription");
+  // The user's row is locked so that two requests at once cannot both take
+  // the last place.
+  if (tx.Exec(queries::kLockUserTimezone, user_id).Empty()) throw core::UserNotFound(user_id);
+  const auto others =
+      tx.Exec(queries::kCountOtherPushSubscriptions, user_id, subscription.endpoint);
+  if (others.Int(0, 0) >= options_.max_push_subscriptions) {
+    throw core::RequestError(core::ErrorCode::kConflict,
+                             "user " + std::to_string(user_id) + " already has " +
+                                 std::to_string(options_.max_push_subscriptions) +
+                                 " push subscriptions, the most allowed; delete one first");
+  }
+  const auto row = tx.Exec(queries::kUpsertPushSubscription, user_id, subscription.endpoint,
+                           subscription.p256dh, subscription.auth);
+  tx.Commit();
   return {row.Int(0, "id"), row.Bool(0, "created")};
 }
 
@@ -85,6 +97,31 @@ void UserService::DeletePushSubscription(std::int64_t user_id, std::int64_t subs
     throw core::NotFound("push subscription " + std::to_string(subscription_id) + " of user " +
                          std::to_string(user_id) + " does not exist");
   }
+}
+
+UserService::Preferences UserService::GetPreferences(std::int64_t user_id) {
+  const auto rows = pool_.Acquire()->Exec(queries::kGetPreferences, user_id);
+  if (rows.Empty()) throw core::UserNotFound(user_id);
+  return {nlohmann::json::parse(rows.Text(0, "preferences")), rows.String(0, "locale")};
+}
+
+nlohmann::json UserService::MergePreferences(std::int64_t user_id,
+                                             const nlohmann::json& preferences) {
+  const auto rows = pool_.Acquire()->Exec(queries::kMergePreferences, user_id, preferences.dump());
+  if (rows.Empty()) throw core::UserNotFound(user_id);
+  return nlohmann::json::parse(rows.Text(0, "preferences"));
+}
+
+UserService::Preferences UserService::UpdatePreferences(
+    std::int64_t user_id, const std::function<nlohmann::json(nlohmann::json)>& change) {
+  auto tx = pool_.Begin("update_preferences");
+  const auto rows = tx.Exec(queries::kLockPreferences, user_id);
+  if (rows.Empty()) throw core::UserNotFound(user_id);
+  Preferences result{change(nlohmann::json::parse(rows.Text(0, "preferences"))),
+                     rows.String(0, "locale")};
+  tx.Exec(queries::kSetPreferences, user_id, result.preferences.dump());
+  tx.Commit();
+  return result;
 }
 
 }  // namespace chopar::hub

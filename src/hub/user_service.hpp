@@ -4,6 +4,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "core/channel_kind.hpp"
 #include "db/pool.hpp"
 #include "hub/user_request.hpp"
 
@@ -20,6 +21,9 @@ class UserService {
     // Whether push endpoints may be http:// (tests against a local push
     // service): what callers pass to ParsePushSubscription.
     bool allow_http_push_endpoints = false;
+    // Push subscriptions one user may have; one more is 409 conflict (the
+    // same endpoint again is never refused).
+    int max_push_subscriptions = 10;
     // Called inside PutUser's transaction after a user's time zone changed
     // (not on creation), so whatever follows the zone (schedules) moves
     // atomically with it. May throw to abort the update.
@@ -50,6 +54,24 @@ class UserService {
   Subscription AddPushSubscription(std::int64_t user_id, const PushSubscription& subscription);
   // DELETE /v1/users/{id}/push-subscriptions/{sub_id}; 404 if not the user's.
   void DeletePushSubscription(std::int64_t user_id, std::int64_t subscription_id);
+
+  // A user's preferences and the locale to speak to them in.
+  struct Preferences {
+    nlohmann::json preferences;
+    std::string locale;
+  };
+  // GET /v1/inbox/preferences.
+  Preferences GetPreferences(std::int64_t user_id);
+  // PUT /v1/inbox/preferences: merges `preferences` (an object validated by
+  // ValidatePreferences) key by key, a null removing the key, and returns
+  // the result.
+  nlohmann::json MergePreferences(std::int64_t user_id, const nlohmann::json& preferences);
+  // Replaces a user's preferences by `change(current)` in one transaction
+  // (the row locked meanwhile): what unsubscribe links and the preferences
+  // page do. Returns the preferences after it. `change` must return an
+  // object; it may throw to change nothing.
+  Preferences UpdatePreferences(std::int64_t user_id,
+                                const std::function<nlohmann::json(nlohmann::json)>& change);
 
  private:
   db::Pool& pool_;

@@ -1,5 +1,6 @@
 #include "hub/validation.hpp"
 
+#include "core/json.hpp"
 #include "core/request_error.hpp"
 
 namespace chopar::hub {
@@ -11,7 +12,16 @@ std::size_t CodePoints(std::string_view text) {
   return count;
 }
 
+core::RequestError NulRefused(const char* field) {
+  return core::InvalidField(field,
+                            std::string(field) + " must not contain the NUL character (\\u0000)");
+}
+
 }  // namespace
+
+void RequireNoNul(const nlohmann::json& value, const char* field) {
+  if (core::ContainsNul(value)) throw NulRefused(field);
+}
 
 void RequireObject(const nlohmann::json& body) {
   if (!body.is_object()) throw core::InvalidJson("the body must be a JSON object");
@@ -32,6 +42,7 @@ std::optional<std::string> OptionalString(const nlohmann::json& body, const char
   if (it == body.end() || it->is_null()) return std::nullopt;
   if (!it->is_string()) throw core::InvalidField(field, std::string(field) + " must be a string");
   std::string value = it->get<std::string>();
+  if (value.find('\0') != std::string::npos) throw NulRefused(field);
   const std::size_t length = CodePoints(value);
   if (length < min_length || length > max_length) {
     throw core::InvalidField(field, std::string(field) + " must be " + std::to_string(min_length) +

@@ -13,14 +13,19 @@ namespace chopar::hub {
 void RequireObject(const nlohmann::json& body);
 
 // Field readers for request bodies. Each throws core::RequestError
-// kInvalidField naming the field when it is missing (Require…) or has the
-// wrong type or length. Lengths count UTF-8 code points.
+// kInvalidField naming the field when it is missing (Require…), has the
+// wrong type or length, or holds the NUL character (which PostgreSQL cannot
+// store). Lengths count UTF-8 code points.
 std::int64_t RequireId(const nlohmann::json& body, const char* field);
 std::string RequireString(const nlohmann::json& body, const char* field, std::size_t min_length,
                           std::size_t max_length);
 // nullopt when absent or null.
 std::optional<std::string> OptionalString(const nlohmann::json& body, const char* field,
                                           std::size_t min_length, std::size_t max_length);
+
+// Throws core::RequestError kInvalidField naming `field` if any string or key
+// in `value` (a JSON object stored as jsonb) holds the NUL character.
+void RequireNoNul(const nlohmann::json& value, const char* field);
 
 // ^[a-z]+(\.[a-z_]+)*$ — the notification type grammar.
 bool IsValidType(std::string_view type);

@@ -63,7 +63,11 @@ TEST(NotificationRequestParsing, NamesTheOffendingField) {
   EXPECT_EQ(field_of({{"type", "task.due"}, {"title", "t"}}), "user_id");
   EXPECT_EQ(field_of({{"user_id", "1"}, {"type", "task.due"}, {"title", "t"}}), "user_id");
   EXPECT_EQ(field_of({{"user_id", 1}, {"type", "Task"}, {"title", "t"}}), "type");
-  EXPECT_EQ(field_of({{"user_id", 1}, {"type", "task.due"}}), "title");
+  // A title may come from the type's template: refused later, when the
+  // type has none (NotifyService).
+  EXPECT_EQ(field_of({{"user_id", 1}, {"type", "task.due"}}), "accepted");
+  EXPECT_EQ(field_of({{"user_id", 1}, {"type", "task.due"}, {"title", ""}}), "title");
+  EXPECT_EQ(field_of({{"user_id", 1}, {"type", "task.due"}, {"category", "Tasks!"}}), "category");
   auto with = [&](const char* key, nlohmann::json value) {
     nlohmann::json body = ok;
     body[key] = std::move(value);

@@ -1,11 +1,16 @@
 #include "net/http_client.hpp"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <ctime>
 #include <thread>
 
 #include "core/text.hpp"
+#include "net/address_policy.hpp"
 
 namespace chopar::net {
 namespace {
@@ -19,9 +24,36 @@ struct Transfer {
   bool done = false;
 };
 
+// Keeps at most max_response_bytes of the body; past that the transfer is
+// stopped (a write error, reported as success with body_truncated): a huge
+// or endless answer neither fills memory nor holds the caller.
 std::size_t WriteBody(char* data, std::size_t size, std::size_t count, void* user) {
-  static_cast<HttpResponse*>(user)->body.append(data, size * count);
-  return size * count;
+  auto& t = *static_cast<Transfer*>(user);
+  std::string& body = t.response->body;
+  const std::size_t bytes = size * count;
+  const std::size_t room =
+      t.request->max_response_bytes - std::min(body.size(), t.request->max_response_bytes);
+  if (bytes > room) {
+    body.append(data, room);
+    t.response->body_truncated = true;
+    return 0;
+  }
+  body.append(data, bytes);
+  return bytes;
+}
+
+// CURLOPT_OPENSOCKETFUNCTION: with public_addresses_only, an address the
+// name resolved to that is not public (net/address_policy.hpp) is never
+// connected to; checked here, after resolution, so DNS cannot point a
+// public-looking name at chopar's own network.
+curl_socket_t OpenSocket(void* user, curlsocktype purpose, curl_sockaddr* address) {
+  auto& t = *static_cast<Transfer*>(user);
+  if (purpose == CURLSOCKTYPE_IPCXN && t.request->public_addresses_only &&
+      !IsPublicAddress(address->addr)) {
+    t.response->address_refused = true;
+    return CURL_SOCKET_BAD;
+  }
+  return ::socket(address->family, address->socktype, address->protocol);
 }
 
 std::size_t WriteHeader(char* data, std::size_t size, std::size_t count, void* user) {
@@ -62,7 +94,9 @@ void Configure(Transfer& t) {
   curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
   curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, WriteBody);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, t.response);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, OpenSocket);
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, &t);
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, WriteHeader);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, t.response);
   curl_easy_setopt(easy, CURLOPT_PRIVATE, &t);
@@ -128,13 +162,22 @@ std::vector<HttpResponse> HttpClient::PerformAll(std::span<const HttpRequest> re
       Transfer* t = nullptr;
       curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
       t->response->error = message->data.result;
+      if (t->response->body_truncated && t->response->error == CURLE_WRITE_ERROR) {
+        t->response->error = CURLE_OK;
+      }
       curl_easy_getinfo(message->easy_handle, CURLINFO_RESPONSE_CODE, &t->response->status);
       curl_off_t uploaded = 0;
       curl_easy_getinfo(message->easy_handle, CURLINFO_SIZE_UPLOAD_T, &uploaded);
       long header_bytes = 0;
       curl_easy_getinfo(message->easy_handle, CURLINFO_REQUEST_SIZE, &header_bytes);
       t->response->request_sent = uploaded > 0 || header_bytes > 0;
-      if (t->response->error != CURLE_OK) t->response->error_message = curl_easy_strerror(t->response->error);
+      if (t->response->error != CURLE_OK) {
+        t->response->error_message =
+            t->response->address_refused
+                ? "the endpoint's host is not a public address (loopback, private, link-local or "
+                  "metadata)"
+                : curl_easy_strerror(t->response->error);
+      }
       curl_multi_remove_handle(multi.get(), message->easy_handle);
       t->easy.reset();
       t->headers.reset();
@@ -164,15 +207,25 @@ HttpResponse HttpClient::Perform(const HttpRequest& request) {
 
 std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value,
                                                     std::chrono::system_clock::time_point now) {
+  using std::chrono::seconds;
   if (value.empty()) return std::nullopt;
+  const seconds longest = core::kLongestRetryAfter;
   if (std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c); })) {
-    return std::chrono::seconds(std::stoll(value.substr(0, 9)));
+    std::uint64_t delta = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), delta);
+    if (error == std::errc::result_out_of_range) return longest;
+    if (error != std::errc() || end != value.data() + value.size()) return std::nullopt;
+    return delta >= static_cast<std::uint64_t>(longest.count())
+               ? longest
+               : seconds(static_cast<seconds::rep>(delta));
   }
   std::tm tm{};
   if (strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm) == nullptr) return std::nullopt;
-  const auto at = std::chrono::system_clock::from_time_t(timegm(&tm));
-  const auto delay = std::chrono::duration_cast<std::chrono::seconds>(at - now);
-  return std::max(delay, std::chrono::seconds(0));
+  // In whole seconds: a far-future date would overflow a system_clock time point.
+  const std::int64_t at = timegm(&tm);
+  const std::int64_t from = std::chrono::duration_cast<seconds>(now.time_since_epoch()).count();
+  if (at <= from) return seconds(0);
+  return at - from >= longest.count() ? longest : seconds(at - from);
 }
 
 }  // namespace chopar::net

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backoff.hpp"
 #include "net/curl_handles.hpp"
 
 namespace chopar::net {
@@ -23,6 +24,11 @@ struct HttpRequest {
   // Not started before this instant: lets a rate limit delay one request
   // without holding back the others of the batch.
   std::chrono::steady_clock::time_point not_before{};
+  // Connect only to public addresses (net/address_policy.hpp), checked on
+  // what the host name resolved to: for URLs a client chose.
+  bool public_addresses_only = false;
+  // At most this much of the response body is kept; the transfer stops there.
+  std::size_t max_response_bytes = 64 * 1024;
 };
 
 struct HttpResponse {
@@ -35,6 +41,11 @@ struct HttpResponse {
   // after that point leaves the outcome unknown (matters for non-idempotent
   // providers such as SMS).
   bool request_sent = false;
+  // public_addresses_only refused an address the host resolved to (the
+  // error is then a connection failure, error_message says why).
+  bool address_refused = false;
+  // The body is the first max_response_bytes; the rest was not read.
+  bool body_truncated = false;
 
   [[nodiscard]] bool ok() const { return error == CURLE_OK && status >= 200 && status < 300; }
   [[nodiscard]] std::optional<std::string> Header(const std::string& lower_name) const {
@@ -70,8 +81,9 @@ class HttpClient {
 };
 
 // The delay a Retry-After header asks for: its delta-seconds, or for an HTTP
-// date the time from `now` until then (zero once it has passed). nullopt for
-// an empty or unparsable value.
+// date the time from `now` until then (zero once it has passed), at most
+// core::kLongestRetryAfter (a year-9999 date is a day, never an overflow).
+// nullopt for an empty or unparsable value.
 std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value,
                                                     std::chrono::system_clock::time_point now);
 

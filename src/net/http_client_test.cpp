@@ -28,6 +28,13 @@ TEST(ParseRetryAfterTest, HttpDateAlreadyPassedIsNoDelay) {
   EXPECT_EQ(ParseRetryAfter("Wed, 28 Oct 2026 13:04:00 GMT", kNow), seconds(0));
 }
 
+TEST(ParseRetryAfterTest, FarFutureValuesAreClampedToADayNotOverflowed) {
+  EXPECT_EQ(ParseRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", kNow), core::kLongestRetryAfter);
+  EXPECT_EQ(ParseRetryAfter("99999999999999999999999", kNow), core::kLongestRetryAfter);
+  EXPECT_EQ(ParseRetryAfter("0000000000120", kNow), seconds(120));
+  EXPECT_EQ(ParseRetryAfter("Thu, 29 Oct 2026 13:05:00 GMT", kNow), std::chrono::hours(24));
+}
+
 TEST(ParseRetryAfterTest, EmptyOrUnparsableIsNone) {
   EXPECT_EQ(ParseRetryAfter("", kNow), std::nullopt);
   EXPECT_EQ(ParseRetryAfter("soon", kNow), std::nullopt);

@@ -143,9 +143,10 @@ TEST(ReportRenderingTest, TelegramHtmlEscapesTheReportAndKeepsItsLines) {
 
 TEST(ReportRenderingTest, EmailKeepsOneFactALine) {
   const ReportMessage alert = RenderAnomalies({{"orders", 30, 100}, {"a<b", 0, 4}}, "en");
-  const channels::EmailContent email = channels::RenderEmail(AsMessage(alert), "https://x.uz");
+  const channels::EmailContent email =
+      channels::RenderEmail(AsMessage(alert), "https://x.uz", "https://x.uz/v1/unsubscribe");
   EXPECT_EQ(email.subject, "⚠️ Today's anomalies:");
-  EXPECT_NE(email.html.find("<p>— orders: 30 (usually 100, -70%)<br>\n— a&lt;b: 0 (usually 4, "
+  EXPECT_NE(email.html.find("— orders: 30 (usually 100, -70%)<br>\n— a&lt;b: 0 (usually 4, "
                             "-100%)</p>"),
             std::string::npos);
   EXPECT_NE(email.text.find("— orders: 30 (usually 100, -70%)\n— a<b: 0"), std::string::npos);

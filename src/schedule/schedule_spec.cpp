@@ -43,6 +43,11 @@ NotificationTemplate ParseTemplate(const nlohmann::json& body, std::int64_t user
   } catch (const core::RequestError& e) {
     throw PrefixError(e, "notification.", "notification");
   }
+  // A schedule's notification keeps its own title (schedules do not render
+  // templates).
+  if (parsed.title.empty()) {
+    throw core::InvalidField("notification.title", "notification.title is required");
+  }
   NotificationTemplate t;
   t.type = std::move(parsed.type);
   t.title = std::move(parsed.title);

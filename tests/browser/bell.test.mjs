@@ -20,6 +20,22 @@ describe("chopar-bell", { skip }, () => {
   const waitUnread = (n) => page.waitForFunction((n) => document.querySelector("chopar-bell")?.getAttribute("data-unread") === String(n), n, { timeout: 5000 });
   const itemIds = () => page.locator("chopar-bell li[data-id]").evaluateAll((items) => items.map((li) => Number(li.dataset.id)));
 
+  // The user's own preferences as the API stores them (the subscriber token's endpoint).
+  async function storedPreferences(token) {
+    const response = await fetch(`${chopar.url}/v1/inbox/preferences`, { headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(response.status, 200);
+    return response.json();
+  }
+
+  // Clicks a settings switch and resolves to the preferences the server stored.
+  async function toggle(name) {
+    const saved = page.evaluate(
+      () => new Promise((resolve) => document.querySelector("chopar-bell").addEventListener("chopar-bell-preferences", (event) => resolve(event.detail), { once: true })),
+    );
+    await page.getByRole("switch", { name }).click();
+    return saved;
+  }
+
   async function openHost(token, { locale = "en", path = "/app" } = {}) {
     await page.goto(`${host.url}${path}?token=${encodeURIComponent(token)}&locale=${locale}`);
     await page.waitForFunction(() => document.querySelector("chopar-bell")?.hasAttribute("data-unread"));
@@ -43,7 +59,7 @@ describe("chopar-bell", { skip }, () => {
 <style>body{margin:0;font:15px system-ui,sans-serif;background:#f3f4f6;color:#111827}
 header{display:flex;align-items:center;justify-content:space-between;padding:10px 24px;background:#fff;border-bottom:1px solid #e5e7eb}
 main{padding:24px;max-width:640px} .task{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:12px 16px;margin:8px 0}</style></head>
-<body><header><a href="/app">Vazifalar</a><chopar-bell server="${attr(chopar.url)}" token="${attr(token)}" locale="${attr(locale)}"></chopar-bell></header>
+<body><header><a href="/app">Vazifalar</a><chopar-bell server="${attr(chopar.url)}" token="${attr(token)}" locale="${attr(locale)}" categories="tasks marketing"></chopar-bell></header>
 <main><h1>${attr(url.pathname)}</h1><div class="task">Non olish — 18:00</div><div class="task">Hisobot yozish — juma</div></main></body></html>`;
     });
     browser = await launch({ viewport: { width: 900, height: 620 } });
@@ -163,6 +179,8 @@ main{padding:24px;max-width:640px} .task{background:#fff;border:1px solid #e5e7e
     assert.equal(await named.getAttribute("aria-expanded"), "true");
     const dialog = page.getByRole("dialog", { name: "Notifications" });
     await dialog.waitFor();
+    // The list loads as the panel opens; Tab is to reach its first item.
+    await page.locator("chopar-bell li[data-id]").first().waitFor();
     assert.equal(await page.evaluate(() => document.querySelector("chopar-bell").shadowRoot.activeElement?.getAttribute("role")), "dialog");
     await page.keyboard.press("Tab");
     assert.equal(await page.evaluate(() => document.querySelector("chopar-bell").shadowRoot.activeElement?.textContent), "Mark all as read");
@@ -201,5 +219,50 @@ main{padding:24px;max-width:640px} .task{background:#fff;border:1px solid #e5e7e
     assert.equal(titles.length, 26);
     assert.equal(titles[0], "Eski 25");
     assert.equal(titles[25], "B only: secret");
+  });
+
+  it("sets the user's own preferences by category and channel in its settings view", async () => {
+    const put = await fetch(`${chopar.url}/v1/inbox/preferences`, {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${tokenA}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ categories: { tasks: { email: false } }, types: { "task.due": { telegram: false } } }),
+    });
+    assert.equal(put.status, 200);
+    await openHost(tokenA);
+    await button().click();
+    await page.getByRole("button", { name: "Notification settings" }).click();
+    const switchOf = (name) => page.getByRole("switch", { name });
+    await switchOf("tasks: Email").waitFor();
+    // What is stored, and what follows from it by the server's order.
+    assert.equal(await switchOf("tasks: Email").isChecked(), false);
+    assert.equal(await switchOf("tasks: Telegram").isChecked(), true);
+    assert.equal(await switchOf("marketing: Email").isChecked(), true);
+    assert.equal(await switchOf("All notifications: SMS").isChecked(), false, "SMS is off by default");
+    assert.equal(await switchOf("marketing: SMS").isChecked(), false);
+
+    const detail = await toggle("marketing: Email");
+    let stored = await storedPreferences(tokenA);
+    assert.deepEqual(stored, detail);
+    assert.deepEqual(stored.categories, { tasks: { email: false }, marketing: { email: false } });
+    assert.deepEqual(stored.types, { "task.due": { telegram: false } }, "types are left alone");
+
+    await toggle("tasks: Email");
+    assert.deepEqual((await storedPreferences(tokenA)).categories, { tasks: { email: true }, marketing: { email: false } });
+
+    await toggle("All notifications: SMS");
+    stored = await storedPreferences(tokenA);
+    assert.equal(stored.sms, true);
+    assert.equal(await switchOf("marketing: SMS").isChecked(), true, "a category without its own SMS setting follows the channel");
+    await page.screenshot({ path: screenshotPath("bell-preferences") });
+
+    // After a reload the view shows what the server has.
+    await openHost(tokenA);
+    await button().click();
+    await page.getByRole("button", { name: "Notification settings" }).click();
+    await switchOf("marketing: Email").waitFor();
+    assert.equal(await switchOf("marketing: Email").isChecked(), false);
+    assert.equal(await switchOf("tasks: Email").isChecked(), true);
+    await page.getByRole("button", { name: "Back to notifications" }).click();
+    await page.locator("chopar-bell li[data-id]").first().waitFor();
   });
 });

@@ -90,7 +90,7 @@ describe("console", { skip }, () => {
     const total = Number(await page.locator("figure.chart-figure").getAttribute("data-total"));
     assert.ok(total >= 10, `deliveries in the chart: ${total}`);
     assert.match(await page.locator("svg.chart").getAttribute("aria-label"), /failed/);
-    assert.equal(await page.locator('[data-stat="outbox"] .stat-value').textContent(), "—", "no outbox endpoint yet: a dash, not an error");
+    assert.equal(await page.locator('[data-stat="outbox"] .stat-value').textContent(), "0", "GET /v1/outbox/stats answers: nothing pending");
     assert.match(await page.locator('[data-stat="failure"] .stat-value').textContent(), /%/);
     await page.screenshot({ path: screenshotPath("console-overview"), fullPage: true });
   });

@@ -4,6 +4,7 @@
 
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
+#include <condition_variable>
 
 namespace chopar::testing {
 
@@ -12,16 +13,46 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
+// The number after "X-Chopar-Delivery-Id: " (nullopt when absent or not a number).
+std::optional<std::int64_t> DeliveryIdOf(const FakeHttpServer::Request& request) {
+  const auto found = request.headers.find("x-chopar-delivery-id");
+  if (found == request.headers.end()) return std::nullopt;
+  try {
+    return std::stoll(found->second);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 struct FakeHttpServer::Impl {
   asio::io_context io;
   tcp::acceptor acceptor{io};
   std::thread accept_thread;
   mutable std::mutex mutex;
+  std::condition_variable stop_cv;  // delays wait here, ended by the destructor
   Handler handler;
   std::vector<Request> requests;
-  std::vector<std::thread> connections;
-  std::vector<std::shared_ptr<tcp::socket>> sockets;
+  // One per accepted connection, until its thread has ended and is joined.
+  struct Connection {
+    std::shared_ptr<tcp::socket> socket;
+    std::shared_ptr<std::atomic<bool>> done;
+    std::thread thread;
+  };
+  std::vector<Connection> connections;
   std::atomic<bool> stopping{false};
+
+  // Joins the threads of connections that have ended (a long run opens many).
+  // Called with `mutex` held.
+  void ReapEnded() {
+    for (auto it = connections.begin(); it != connections.end();) {
+      if (it->done->load()) {
+        it->thread.join();
+        it = connections.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
 
   void Serve(tcp::socket& socket) {
     beast::flat_buffer buffer;
@@ -36,13 +67,30 @@ struct FakeHttpServer::Impl {
         for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         recorded.headers[name] = std::string(field.value());
       }
+      recorded.delivery_id = DeliveryIdOf(recorded);
       Handler current;
+      std::size_t index = 0;
       {
         std::lock_guard lock(mutex);
+        index = requests.size();
         requests.push_back(recorded);
         current = handler;
       }
       const Response answer = current(recorded);
+      {
+        std::unique_lock lock(mutex);
+        requests[index].answer_status = answer.reset ? 0 : answer.status;
+        if (answer.delay.count() > 0 &&
+            stop_cv.wait_for(lock, answer.delay, [this] { return stopping.load(); })) {
+          return;
+        }
+      }
+      if (answer.reset) {
+        std::lock_guard lock(mutex);  // the destructor shuts sockets down under it
+        socket.set_option(asio::socket_base::linger(true, 0), ec);
+        socket.close(ec);
+        return;
+      }
       http::response<http::string_body> res{static_cast<http::status>(answer.status), req.version()};
       res.set(http::field::content_type, answer.content_type);
       for (const auto& [name, value] : answer.headers) res.set(name, value);
@@ -70,14 +118,23 @@ FakeHttpServer::FakeHttpServer(Handler handler) : impl_(std::make_unique<Impl>()
       impl->acceptor.accept(*socket, ec);
       if (ec || impl->stopping) return;
       std::lock_guard lock(impl->mutex);
-      impl->sockets.push_back(socket);
-      impl->connections.emplace_back([impl, socket] { impl->Serve(*socket); });
+      impl->ReapEnded();
+      auto done = std::make_shared<std::atomic<bool>>(false);
+      std::thread thread([impl, socket, done] {
+        impl->Serve(*socket);
+        done->store(true);
+      });
+      impl->connections.push_back({socket, done, std::move(thread)});
     }
   });
 }
 
 FakeHttpServer::~FakeHttpServer() {
-  impl_->stopping = true;
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->stopping = true;
+  }
+  impl_->stop_cv.notify_all();
   beast::error_code ec;
   // Wake the blocking accept with a connection of our own.
   {
@@ -86,15 +143,17 @@ FakeHttpServer::~FakeHttpServer() {
   }
   impl_->accept_thread.join();
   impl_->acceptor.close(ec);
-  std::vector<std::thread> connections;
+  std::vector<Impl::Connection> connections;
   {
     std::lock_guard lock(impl_->mutex);
     connections.swap(impl_->connections);
     // Unblocks reads on keep-alive connections; a handler still busy
     // (a deliberately slow fake) finishes first, then its write fails.
-    for (auto& socket : impl_->sockets) socket->shutdown(tcp::socket::shutdown_both, ec);
+    for (auto& connection : connections) {
+      if (connection.socket->is_open()) connection.socket->shutdown(tcp::socket::shutdown_both, ec);
+    }
   }
-  for (auto& t : connections) t.join();
+  for (auto& connection : connections) connection.thread.join();
 }
 
 std::string FakeHttpServer::url() const { return "http://127.0.0.1:" + std::to_string(port_); }

@@ -50,6 +50,17 @@ std::string AngleAddress(const std::string& line) {
   return line.substr(open + 1, close - open - 1);
 }
 
+// The delivery id at the start of the Message-ID header's local part.
+std::optional<std::int64_t> DeliveryIdOf(const std::string& data) {
+  const auto header = Upper(data).find("\r\nMESSAGE-ID:");
+  const auto open = data.find('<', header == std::string::npos ? 0 : header);
+  if (header == std::string::npos || open == std::string::npos) return std::nullopt;
+  std::size_t end = open + 1;
+  while (end < data.size() && std::isdigit(static_cast<unsigned char>(data[end])) != 0) ++end;
+  if (end == open + 1 || end >= data.size() || data[end] != '.') return std::nullopt;
+  return std::stoll(data.substr(open + 1, end - open - 1));
+}
+
 }  // namespace
 
 struct FakeSmtpServer::Impl {
@@ -63,7 +74,12 @@ struct FakeSmtpServer::Impl {
   std::vector<Received> received;
   std::vector<std::string> command_log;
   std::set<int> open_fds;
-  std::vector<std::thread> sessions;
+  // One per session, until its thread has ended and is joined.
+  struct SessionThread {
+    std::shared_ptr<std::atomic<bool>> done;
+    std::thread thread;
+  };
+  std::vector<SessionThread> sessions;
   int accepted = 0;
   int peak = 0;
 
@@ -98,16 +114,19 @@ struct FakeSmtpServer::Impl {
 
   static bool IsSuccess(const std::string& reply) { return !reply.empty() && (reply[0] == '2' || reply[0] == '3'); }
 
-  // Asks the script, waits out its delay (cut short when the server stops)
-  // and writes the reply; `alive` turns false when the session must end.
-  std::string Answer(Stage stage, const Session& session, const std::string& normal, Conn& conn, bool& alive,
-                     const std::function<void(const std::string&)>& before_write = {}) {
+  // Asks the script, tells `decided` the reply (unless the connection is to
+  // be dropped), waits out the delay (cut short when the server stops) and
+  // writes the reply; `alive` turns false when the session must end.
+  std::string Answer(Stage stage, const Session& session, const std::string& normal, Conn& conn,
+                     bool& alive, const std::function<void(const std::string&)>& decided = {}) {
     Script current;
     {
       std::lock_guard lock(mutex);
       current = script;
     }
     Action action = current ? current(stage, session) : Action{};
+    const std::string reply = action.reply.empty() ? normal : action.reply;
+    if (!action.drop && decided) decided(reply);
     if (action.delay.count() > 0) {
       std::unique_lock lock(mutex);
       if (stop_cv.wait_for(lock, action.delay, [this] { return stopping; })) {
@@ -119,8 +138,6 @@ struct FakeSmtpServer::Impl {
       alive = false;
       return "";
     }
-    const std::string reply = action.reply.empty() ? normal : action.reply;
-    if (before_write) before_write(reply);
     alive = conn.Write(reply + "\r\n");
     return reply;
   }
@@ -216,12 +233,14 @@ struct FakeSmtpServer::Impl {
         }
         if (!complete) break;
         session.data = data;
-        // Recorded before the client can see the 250, so a test that got it
-        // finds the message.
+        // Recorded as soon as the 250 is decided: before the client can see
+        // it, so a test that got it finds the message, and before any delay,
+        // since a server that decided to accept has the message.
         Answer(Stage::kDataEnd, session, "250 2.0.0 Ok: queued", conn, alive, [&](const std::string& reply) {
           if (!reply.starts_with("250")) return;
           std::lock_guard lock(mutex);
-          received.push_back({number, session.mail_from, session.rcpt_to, data, auth_user});
+          received.push_back(
+              {number, session.mail_from, session.rcpt_to, data, auth_user, DeliveryIdOf(data)});
         });
         session.mail_from.clear();
         session.rcpt_to.clear();
@@ -283,7 +302,20 @@ FakeSmtpServer::FakeSmtpServer(Script script) : impl_(std::make_shared<Impl>()) 
       const int number = ++impl->accepted;
       impl->open_fds.insert(fd);
       impl->peak = std::max(impl->peak, static_cast<int>(impl->open_fds.size()));
-      impl->sessions.emplace_back([impl, fd, number] { impl->Serve(fd, number); });
+      for (auto it = impl->sessions.begin(); it != impl->sessions.end();) {
+        if (it->done->load()) {
+          it->thread.join();
+          it = impl->sessions.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      auto done = std::make_shared<std::atomic<bool>>(false);
+      std::thread thread([impl, fd, number, done] {
+        impl->Serve(fd, number);
+        done->store(true);
+      });
+      impl->sessions.push_back({done, std::move(thread)});
     }
   });
 }
@@ -298,12 +330,12 @@ FakeSmtpServer::~FakeSmtpServer() {
   impl_->stop_cv.notify_all();
   impl_->accept_thread.join();
   ::close(impl_->listen_fd);
-  std::vector<std::thread> sessions;
+  std::vector<Impl::SessionThread> sessions;
   {
     std::lock_guard lock(impl_->mutex);
     sessions.swap(impl_->sessions);
   }
-  for (auto& t : sessions) t.join();
+  for (auto& session : sessions) session.thread.join();
 }
 
 std::string FakeSmtpServer::url() const { return "smtp://127.0.0.1:" + std::to_string(port_); }

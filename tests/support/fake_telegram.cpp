@@ -42,7 +42,7 @@ FakeHttpServer::Response FakeTelegram::Handle(const FakeHttpServer::Request& req
   const json body = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
   {
     std::lock_guard lock(mutex_);
-    arrivals_.push_back({request.target, body, at});
+    arrivals_.push_back({request.target, body, at, request.delivery_id});
   }
   const int now_in_flight = ++in_flight_;
   int seen = max_in_flight_.load();

@@ -50,13 +50,17 @@ void EnsureTemplate(db::Connection& admin) {
 
 bool TestDatabase::Available() { return !ServerUrl().empty(); }
 
-TestDatabase::TestDatabase() {
+TestDatabase::TestDatabase(Contents contents) {
   static std::atomic<int> counter{0};
   name_ = "chopar_t_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
   auto admin = db::Connection::Open(ServerUrl());
-  EnsureTemplate(admin);
-  admin.ExecScript("CREATE DATABASE " + name_ + " TEMPLATE " + TemplateName() +
-                   " STRATEGY FILE_COPY");
+  if (contents == Contents::kEmpty) {
+    admin.ExecScript("CREATE DATABASE " + name_);
+  } else {
+    EnsureTemplate(admin);
+    admin.ExecScript("CREATE DATABASE " + name_ + " TEMPLATE " + TemplateName() +
+                     " STRATEGY FILE_COPY");
+  }
   url_ = WithDatabase(ServerUrl(), name_);
 }
 

@@ -7,7 +7,7 @@
 // GET /v1/users/{id}/token. Everything lives in a shadow root (no global CSS
 // in or out); the look is set with CSS custom properties (--chopar-bell-*)
 // and ::part(button | badge | panel | header | title | mark-all | list |
-// item | unread | empty | push). Attributes:
+// item | unread | empty | push | footer | settings | preferences). Attributes:
 //   server  chopar's base URL (default: the origin this script came from)
 //   token   the subscriber token (required)
 //   locale  "uz" or "en" (default: the page's <html lang>, else "en")
@@ -15,6 +15,12 @@
 //   sw      the service worker URL for push (default: <server>/widget/chopar-sw.js,
 //           which only a page on chopar's own origin may register; other
 //           origins serve a one-line worker: importScripts("<server>/widget/chopar-sw.js"))
+//   categories  the notification categories the settings view offers, e.g.
+//           "tasks marketing" (with those the user already has settings for)
+//
+// The settings view (the button at the panel's foot) shows the user's own
+// preferences (GET/PUT /v1/inbox/preferences) as switches: all
+// notifications, then each category, by channel.
 
 const TEXTS = {
   en: {
@@ -32,6 +38,14 @@ const TEXTS = {
     pushDenied: "Push notifications are blocked in this browser",
     close: "Close",
     justNow: "just now",
+    settings: "Notification settings",
+    back: "Back to notifications",
+    allNotifications: "All notifications",
+    channelNames: { email: "Email", telegram: "Telegram", push: "Push", sms: "SMS" },
+    switchLabel: (row, channel) => `${row}: ${channel}`,
+    saved: "Saved",
+    saveFailed: "Could not save the setting",
+    settingsLoadFailed: "Could not load the settings",
   },
   uz: {
     notifications: "Bildirishnomalar",
@@ -48,6 +62,14 @@ const TEXTS = {
     pushDenied: "Bu brauzerda push bildirishnomalar bloklangan",
     close: "Yopish",
     justNow: "hozirgina",
+    settings: "Bildirishnoma sozlamalari",
+    back: "Bildirishnomalarga qaytish",
+    allNotifications: "Barcha bildirishnomalar",
+    channelNames: { email: "E-pochta", telegram: "Telegram", push: "Push", sms: "SMS" },
+    switchLabel: (row, channel) => `${row}: ${channel}`,
+    saved: "Saqlandi",
+    saveFailed: "Sozlamani saqlab bo‘lmadi",
+    settingsLoadFailed: "Sozlamalarni yuklab bo‘lmadi",
     // Browsers' relative-time data for Uzbek is thin; these words are ours.
     relative: (n, unit) => {
       const words = { minute: "daqiqa", hour: "soat", day: "kun", week: "hafta", month: "oy", year: "yil" };
@@ -57,6 +79,10 @@ const TEXTS = {
 };
 
 const PAGE_SIZE = 20;
+const CHANNELS = ["email", "telegram", "push", "sms"];
+// The server's defaults when nothing is set (docs/api.md "Preferences by
+// category and type"): SMS costs money, so it is off.
+const CHANNEL_DEFAULTS = { email: true, telegram: true, push: true, sms: false };
 const BACKOFF_INITIAL_MS = 1000;
 const BACKOFF_MAX_MS = 30000;
 
@@ -129,6 +155,15 @@ li { border-bottom: 1px solid var(--chopar-bell-border-color, #f3f4f6); }
 .status:empty { display: none; }
 .push { padding: 8px 12px; border-bottom: 1px solid var(--chopar-bell-border-color, #e5e7eb); }
 .push[hidden] { display: none; }
+.foot { padding: 6px 12px; border-top: 1px solid var(--chopar-bell-border-color, #e5e7eb); text-align: center; }
+.preferences { overflow-y: auto; flex: 1; padding: 4px 12px 12px; }
+.preferences[hidden] { display: none; }
+.preferences table { width: 100%; border-collapse: collapse; }
+.preferences th, .preferences td { padding: 6px 4px; border-bottom: 1px solid var(--chopar-bell-border-color, #f3f4f6); }
+.preferences th { font-size: 12px; font-weight: 600; color: var(--chopar-bell-muted-color, #4b5563); text-align: center; }
+.preferences th[scope="row"] { text-align: left; font-size: 14px; color: inherit; overflow-wrap: anywhere; }
+.preferences td { text-align: center; }
+.preferences input { width: 18px; height: 18px; margin: 0; accent-color: var(--chopar-bell-accent, #2563eb); cursor: pointer; }
 .visually-hidden {
   position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; border: 0;
@@ -161,6 +196,32 @@ export function internalUrl(link, base = document.baseURI) {
   return url.origin === new URL(base).origin ? url.href : null;
 }
 
+const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+
+// Whether `channel` is on for notifications of `category` (null: the
+// channel's own switch) under `preferences`, by the server's order: the
+// category's channel, the category as a whole, the channel, the default.
+export function channelEnabled(preferences, channel, category = null) {
+  const entry = category && isObject(preferences.categories) ? preferences.categories[category] : undefined;
+  if (isObject(entry) && typeof entry[channel] === "boolean") return entry[channel];
+  if (typeof entry === "boolean") return entry;
+  if (typeof preferences[channel] === "boolean") return preferences[channel];
+  return CHANNEL_DEFAULTS[channel];
+}
+
+// The PUT /v1/inbox/preferences body that sets one switch. `categories` is
+// replaced whole by the server, so the body carries all of it; a category
+// stored as one boolean is first spelled out per channel, so the others keep
+// their value.
+export function preferenceChange(preferences, channel, category, on) {
+  if (!category) return { [channel]: on };
+  const categories = isObject(preferences.categories) ? structuredClone(preferences.categories) : {};
+  const entry = categories[category];
+  const spelled = typeof entry === "boolean" ? Object.fromEntries(CHANNELS.map((c) => [c, entry])) : isObject(entry) ? entry : {};
+  categories[category] = { ...spelled, [channel]: on };
+  return { categories };
+}
+
 // Newest first: created_at descending, then id descending (the API's order).
 function newerFirst(a, b) {
   if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
@@ -169,7 +230,7 @@ function newerFirst(a, b) {
 
 export class ChoparBell extends HTMLElement {
   static get observedAttributes() {
-    return ["server", "token", "locale", "push"];
+    return ["server", "token", "locale", "push", "categories"];
   }
 
   constructor() {
@@ -183,6 +244,8 @@ export class ChoparBell extends HTMLElement {
     this._retryTimer = null;
     this._attempt = 0;
     this._connected = false;
+    this._preferences = null; // the user's stored preferences once loaded
+    this._saving = Promise.resolve(); // switches are saved one after another
     this._onDocumentPointer = (event) => {
       if (this.open && !event.composedPath().includes(this)) this.close({ returnFocus: false });
     };
@@ -217,6 +280,7 @@ export class ChoparBell extends HTMLElement {
     if (!this.open) return;
     this._panel.hidden = true;
     this._button.setAttribute("aria-expanded", "false");
+    this._showList();
     document.removeEventListener("pointerdown", this._onDocumentPointer, true);
     if (returnFocus) this._button.focus();
   }
@@ -244,10 +308,17 @@ export class ChoparBell extends HTMLElement {
     if (name === "locale") {
       this._applyTexts();
       this._renderList();
+      this._renderPreferences();
+      return;
+    }
+    if (name === "categories") {
+      this._renderPreferences();
       return;
     }
     // A new server or user: start over.
     this._stop();
+    this._preferences = null;
+    this._showList();
     this._items.clear();
     this._cursor = undefined;
     this._renderList();
@@ -296,6 +367,23 @@ export class ChoparBell extends HTMLElement {
     this._heading = el("h2", { id: `${this._id}-title`, part: "title" });
     this._markAll = el("button", { type: "button", class: "link-button", part: "mark-all" });
     this._markAll.addEventListener("click", () => this._markAllRead());
+    this._settingsButton = el("button", {
+      type: "button",
+      class: "link-button",
+      part: "settings",
+      "aria-expanded": "false",
+      "aria-controls": `${this._id}-preferences`,
+    });
+    this._settingsButton.addEventListener("click", () => (this._preferencesView.hidden ? this._showPreferences() : this._showList()));
+    this._preferencesTable = el("table");
+    this._preferencesStatus = el("p", { class: "status", role: "status", "aria-live": "polite" });
+    this._preferencesView = el(
+      "div",
+      { id: `${this._id}-preferences`, class: "preferences", part: "preferences", hidden: true },
+      this._preferencesTable,
+      this._preferencesStatus,
+    );
+    this._preferencesView.addEventListener("change", (event) => this._onSwitch(event));
     this._pushBox = el("div", { class: "push", part: "push", hidden: true });
     this._list = el("ul", { part: "list", role: "list" });
     this._list.addEventListener("click", (event) => this._onItemClick(event));
@@ -317,6 +405,8 @@ export class ChoparBell extends HTMLElement {
       el("div", { class: "head", part: "header" }, this._heading, this._markAll),
       this._pushBox,
       this._scroll,
+      this._preferencesView,
+      el("div", { class: "foot", part: "footer" }, this._settingsButton),
     );
     this._panel.addEventListener("keydown", (event) => this._onPanelKey(event));
     this._button.addEventListener("keydown", (event) => {
@@ -331,7 +421,8 @@ export class ChoparBell extends HTMLElement {
 
   _applyTexts() {
     const t = this._t;
-    this._heading.textContent = t.notifications;
+    this._heading.textContent = this._preferencesView.hidden ? t.notifications : t.settings;
+    this._settingsButton.textContent = this._preferencesView.hidden ? t.settings : t.back;
     this._markAll.textContent = t.markAll;
     this._empty.textContent = t.empty;
     this._updateBadge();
@@ -530,6 +621,95 @@ export class ChoparBell extends HTMLElement {
     const next = event.key === "ArrowDown" ? Math.min(controls.length - 1, index + 1) : Math.max(0, index - 1);
     event.preventDefault();
     controls[next].focus();
+  }
+
+  // ---- preferences --------------------------------------------------------
+
+  // The categories to offer: the `categories` attribute's, then any other
+  // the user has settings for.
+  get _categories() {
+    const named = (this.getAttribute("categories") || "").split(/[\s,]+/).filter(Boolean);
+    const stored = this._preferences && isObject(this._preferences.categories) ? Object.keys(this._preferences.categories).sort() : [];
+    return [...new Set([...named, ...stored])];
+  }
+
+  async _showPreferences() {
+    this._preferencesView.hidden = false;
+    this._scroll.hidden = true;
+    this._markAll.hidden = true;
+    this._settingsButton.setAttribute("aria-expanded", "true");
+    this._applyTexts();
+    this._renderPreferences();
+    try {
+      this._preferences = await this._api("/v1/inbox/preferences");
+      this._preferencesStatus.textContent = "";
+    } catch {
+      this._preferencesStatus.textContent = this._t.settingsLoadFailed;
+    }
+    this._renderPreferences();
+  }
+
+  _showList() {
+    if (!this._preferencesView || this._preferencesView.hidden) return;
+    this._preferencesView.hidden = true;
+    this._scroll.hidden = false;
+    this._markAll.hidden = false;
+    this._settingsButton.setAttribute("aria-expanded", "false");
+    this._preferencesStatus.textContent = "";
+    this._applyTexts();
+  }
+
+  _renderPreferences() {
+    if (this._preferencesView.hidden) return;
+    const t = this._t;
+    if (!this._preferences) {
+      this._preferencesTable.replaceChildren();
+      return;
+    }
+    const head = el("tr", {}, el("td"));
+    for (const channel of CHANNELS) head.append(el("th", { scope: "col" }, t.channelNames[channel]));
+    const rows = [[null, t.allNotifications], ...this._categories.map((category) => [category, category])];
+    const body = rows.map(([category, label]) => {
+      const row = el("tr", {}, el("th", { scope: "row" }, label));
+      for (const channel of CHANNELS) {
+        const input = el("input", {
+          type: "checkbox",
+          role: "switch",
+          "aria-label": t.switchLabel(label, t.channelNames[channel]),
+          "data-channel": channel,
+          "data-category": category ?? "",
+        });
+        input.checked = channelEnabled(this._preferences, channel, category);
+        row.append(el("td", {}, input));
+      }
+      return row;
+    });
+    // Rebuilt after each save: the switch that had the focus keeps it.
+    const focused = this.shadowRoot.activeElement?.matches?.("input[data-channel]") ? this.shadowRoot.activeElement.dataset : null;
+    this._preferencesTable.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
+    if (focused) {
+      this._preferencesTable.querySelector(`input[data-channel="${focused.channel}"][data-category="${CSS.escape(focused.category)}"]`)?.focus();
+    }
+  }
+
+  _onSwitch(event) {
+    const input = event.target;
+    if (!input.matches("input[data-channel]")) return;
+    const { channel, category } = input.dataset;
+    const on = input.checked;
+    // One save at a time, each computed from the answer to the one before:
+    // `categories` is sent whole, so two at once could undo each other.
+    this._saving = this._saving.then(async () => {
+      try {
+        const change = preferenceChange(this._preferences, channel, category || null, on);
+        this._preferences = await this._api("/v1/inbox/preferences", { method: "PUT", body: JSON.stringify(change) });
+        this._preferencesStatus.textContent = this._t.saved;
+        this.dispatchEvent(new CustomEvent("chopar-bell-preferences", { bubbles: true, composed: true, detail: this._preferences }));
+      } catch {
+        this._preferencesStatus.textContent = this._t.saveFailed;
+      }
+      this._renderPreferences();
+    });
   }
 
   // ---- live updates --------------------------------------------------------

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "channels/unsubscribe.hpp"
+
 namespace chopar::channels::email {
 namespace {
 
@@ -59,6 +61,15 @@ EmailChannel::EmailChannel(EmailSettings settings, const core::Clock& clock)
   }
   curl_url_ = url;
   starttls_ = starttls.value_or(settings_.username.empty() ? StartTls::kOpportunistic : StartTls::kRequired);
+  // Opportunistic STARTTLS logs in anyway when the server (or a man in the
+  // middle stripping its STARTTLS offer) offers none: the password would go
+  // in clear text without anyone being told.
+  if (starttls_ == StartTls::kOpportunistic && !settings_.username.empty() &&
+      url.starts_with("smtp://")) {
+    throw std::invalid_argument(
+        "channels.email: starttls = opportunistic with a username would send the password in clear "
+        "text to a server that offers no STARTTLS; use required (or off, knowingly)");
+  }
 }
 
 std::vector<Outcome> EmailChannel::Send(std::span<const Message> messages) {
@@ -83,7 +94,9 @@ std::vector<Outcome> EmailChannel::Send(std::span<const Message> messages) {
     request.password = settings_.password;
     request.mail_from = from_.address;
     request.rcpt_to = *m.email;
-    request.data = BuildMimeMessage(envelope, RenderEmail(m, settings_.public_url), MakeBoundary());
+    const std::string unsubscribe = UnsubscribeUrl(settings_.public_url, settings_.unsubscribe_secret, m.user_id,
+                                                   UnsubscribeScope::Of(m), core::ChannelKind::kEmail);
+    request.data = BuildMimeMessage(envelope, RenderEmail(m, settings_.public_url, unsubscribe), MakeBoundary());
     request.timeout = settings_.timeout;
     requests.push_back(std::move(request));
     request_of.push_back(i);

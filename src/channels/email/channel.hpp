@@ -29,8 +29,12 @@ struct EmailSettings {
   std::string public_url = "http://127.0.0.1:8080";   // [server] public_url: absolute links
   std::chrono::milliseconds timeout{30000};           // whole SMTP session of one message
   std::size_t max_in_flight = 64;                     // SMTP sessions at once per Send call
+  // Signs each message's List-Unsubscribe URL (the inbox secret; see
+  // channels/unsubscribe.hpp).
+  std::string unsubscribe_secret;
   // Add List-Unsubscribe-Post (RFC 8058). Only when the unsubscribe URL
-  // really unsubscribes on a POST of "List-Unsubscribe=One-Click".
+  // really unsubscribes on a POST of "List-Unsubscribe=One-Click" (chopar's
+  // own does, when the API runs with the same inbox secret).
   bool one_click_unsubscribe = false;
 };
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <regex>
 
+#include "channels/unsubscribe.hpp"
 #include "core/encoding.hpp"
 #include "testing/fake_smtp_server.hpp"
 
@@ -178,6 +179,7 @@ class EmailChannelTest : public ::testing::Test {
     s.smtp_url = server_.url();
     s.from = "Choʻpar <noreply@chopar.example.uz>";
     s.public_url = "https://app.example.uz/";
+    s.unsubscribe_secret = "inbox-secret";
     s.timeout = 5s;
     return s;
   }
@@ -225,7 +227,9 @@ TEST_F(EmailChannelTest, SendsMimeMessageThatParsesBackToTheOriginal) {
   EXPECT_TRUE(std::regex_match(top.Header("message-id"), std::regex(R"(<5\.[0-9a-f]{24}@chopar\.example\.uz>)")))
       << top.Header("message-id");
   EXPECT_EQ(outcomes[0].provider_message_id, top.Header("message-id"));
-  EXPECT_EQ(top.Header("list-unsubscribe"), "<https://app.example.uz/preferences?user=7>");
+  const std::string unsubscribe = "https://app.example.uz/v1/unsubscribe?user=7&type=task.due&channel=email&sig=" +
+                                  SignUnsubscribe("inbox-secret", 7, {"type", "task.due"}, core::ChannelKind::kEmail);
+  EXPECT_EQ(top.Header("list-unsubscribe"), "<" + unsubscribe + ">");
   EXPECT_EQ(top.headers.count("list-unsubscribe-post"), 0u) << "one-click is off unless configured";
   EXPECT_TRUE(top.Header("content-type").starts_with("multipart/alternative;"));
 
@@ -239,10 +243,11 @@ TEST_F(EmailChannelTest, SendsMimeMessageThatParsesBackToTheOriginal) {
   EXPECT_NE(plain.find(kUzbekTitle), std::string::npos);
   EXPECT_NE(plain.find("\r\n.Nuqta bilan boshlangan qator"), std::string::npos) << "a leading dot survives";
   EXPECT_NE(plain.find("Ochish: https://app.example.uz/tasks/42"), std::string::npos) << plain;
-  EXPECT_NE(plain.find("https://app.example.uz/preferences?user=7"), std::string::npos);
-  EXPECT_NE(markup.find("<h2>" + kUzbekTitle + "</h2>"), std::string::npos) << markup;
-  EXPECT_NE(markup.find("<a href=\"https://app.example.uz/tasks/42\">Ochish</a>"), std::string::npos) << markup;
-  EXPECT_NE(markup.find("href=\"https://app.example.uz/preferences?user=7\""), std::string::npos);
+  EXPECT_NE(plain.find(unsubscribe), std::string::npos);
+  EXPECT_NE(markup.find(">" + kUzbekTitle + "</h1>"), std::string::npos) << markup;
+  EXPECT_NE(markup.find("<a href=\"https://app.example.uz/tasks/42\" style="), std::string::npos) << markup;
+  EXPECT_NE(markup.find(">Ochish</a>"), std::string::npos) << markup;
+  EXPECT_NE(markup.find("href=\"" + HtmlEscape(unsubscribe) + "\""), std::string::npos);
 }
 
 TEST_F(EmailChannelTest, OneClickUnsubscribeHeaderWhenConfigured) {
@@ -337,11 +342,30 @@ TEST_F(EmailChannelTest, CredentialsImplyRequiredStartTlsUnlessSaidOtherwise) {
   EXPECT_EQ(EmailChannel(settings, clock_).starttls(), StartTls::kRequired);
   settings.starttls = StartTls::kOff;
   EXPECT_EQ(EmailChannel(settings, clock_).starttls(), StartTls::kOff);
-  settings.smtp_url += "?starttls=opportunistic";
-  EXPECT_EQ(EmailChannel(settings, clock_).starttls(), StartTls::kOpportunistic);
   settings.smtp_url = server_.url() + "?tls=yes";
   EXPECT_THROW(EmailChannel(settings, clock_), std::invalid_argument);
   settings.smtp_url = "http://127.0.0.1:25";
+  EXPECT_THROW(EmailChannel(settings, clock_), std::invalid_argument);
+}
+
+// Opportunistic STARTTLS logs in in clear text when no STARTTLS is offered
+// (or a man in the middle strips the offer): with credentials it is refused
+// at start rather than left to leak the password silently.
+TEST_F(EmailChannelTest, OpportunisticStartTlsWithCredentialsIsRefusedAtStart) {
+  EmailSettings settings = Settings();
+  settings.starttls = StartTls::kOpportunistic;
+  EXPECT_EQ(EmailChannel(settings, clock_).starttls(), StartTls::kOpportunistic)
+      << "no credentials";
+  settings.username = "mailer";
+  settings.password = "s3cret";
+  try {
+    EmailChannel channel(settings, clock_);
+    ADD_FAILURE() << "opportunistic STARTTLS with a password was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("clear text"), std::string::npos) << e.what();
+  }
+  settings.starttls.reset();
+  settings.smtp_url += "?starttls=opportunistic";
   EXPECT_THROW(EmailChannel(settings, clock_), std::invalid_argument);
 }
 

@@ -12,6 +12,18 @@ namespace chopar::channels::sms {
 // deliveries.provider_status: DELIVRD, UNDELIV, REJECTD, EXPIRED.
 bool IsFinalEskizStatus(std::string_view status);
 
+// The two fields of a delivery report that matter.
+struct EskizReport {
+  std::string provider_message_id;  // "request_id", else "id"
+  std::string status;               // "status", as sent
+};
+
+// Reads a delivery report body: JSON (an object; string or integer values),
+// multipart/form-data or application/x-www-form-urlencoded. Throws
+// core::RequestError kInvalidCallback when it names no id or no status, or
+// either holds NUL. Pure; thread-safe.
+EskizReport ParseEskizReport(std::string_view body);
+
 struct EskizCallbackResult {
   std::string provider_message_id;  // Eskiz's id the report is about
   std::string status;               // as Eskiz sent it

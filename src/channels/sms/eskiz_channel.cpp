@@ -8,6 +8,7 @@
 #include "channels/sms/eskiz_callback.hpp"
 #include "channels/sms/eskiz_form.hpp"
 #include "channels/sms/queries.hpp"
+#include "core/json.hpp"
 #include "db/params.hpp"
 
 namespace chopar::channels::sms {
@@ -55,7 +56,7 @@ std::string PathSegment(const std::string& text) {
 // Eskiz's own explanation ("message" of its JSON), or the start of the body.
 std::string Reason(const net::HttpResponse& r) {
   std::string text = "eskiz HTTP " + std::to_string(r.status);
-  const auto body = nlohmann::json::parse(r.body, nullptr, false);
+  const auto body = core::ParseJsonOrDiscarded(r.body);
   if (!body.is_discarded() && body.is_object() && body.contains("message")) {
     const auto& message = body["message"];
     text += ": " + (message.is_string() ? message.get<std::string>() : message.dump());
@@ -144,6 +145,7 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
     request.method = "POST";
     request.url = settings_.base_url + "/api/message/sms/send";
     request.headers.push_back("Content-Type: " + form.content_type);
+    request.headers.push_back(DeliveryIdHeader(m.delivery_id));
     request.body = form.body;
     return request;
   };
@@ -189,7 +191,7 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
       outcome = Outcome::Retry(*failures[k]);
       continue;
     }
-    const auto body = nlohmann::json::parse(r.body, nullptr, false);
+    const auto body = core::ParseJsonOrDiscarded(r.body);
     if (item.plan == Plan::kReconcile) {
       if (r.status == 200 && r.error == CURLE_OK && body.is_object() && body.contains("data") && body["data"].is_object()) {
         outcome = Outcome::Sent(item.provider_id);

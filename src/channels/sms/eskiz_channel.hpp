@@ -58,6 +58,8 @@ class EskizChannel final : public Channel {
 
   std::vector<Outcome> Send(std::span<const Message> messages) override;
   [[nodiscard]] std::string_view ProviderName() const override { return "eskiz"; }
+  // Its outcome_unknown marker and Eskiz's id decide before any send (above).
+  [[nodiscard]] bool GuardsRepeats() const override { return true; }
 
   [[nodiscard]] EskizTokenCache& tokens() { return tokens_; }
 

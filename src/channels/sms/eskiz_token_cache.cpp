@@ -4,6 +4,7 @@
 
 #include "channels/sms/eskiz_form.hpp"
 #include "channels/sms/queries.hpp"
+#include "core/json.hpp"
 #include "core/time_format.hpp"
 
 namespace chopar::channels::sms {
@@ -59,7 +60,7 @@ EskizTokenCache::Result EskizTokenCache::LoginLocked() {
     if (response.status == 401) reason += " (check channels.sms email and password)";
     return {std::nullopt, reason};
   }
-  const auto body = nlohmann::json::parse(response.body, nullptr, false);
+  const auto body = core::ParseJsonOrDiscarded(response.body);
   if (body.is_discarded() || !body.contains("data") || !body["data"].is_object() ||
       !body["data"].contains("token") || !body["data"]["token"].is_string() ||
       body["data"]["token"].get<std::string>().empty()) {

@@ -1,5 +1,7 @@
 #include "channels/telegram/bot_api.hpp"
 
+#include "core/json.hpp"
+
 namespace chopar::channels::telegram {
 
 std::string TelegramBotId(std::string_view bot_token) {
@@ -23,7 +25,7 @@ BotApiReply ParseBotApiReply(const net::HttpResponse& response, core::TimePoint 
   if (const auto header = response.Header("retry-after"))
     reply.retry_after = net::ParseRetryAfter(*header, now);
 
-  const auto body = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  const auto body = core::ParseJsonOrDiscarded(response.body);
   if (!body.is_object() || !body.contains("ok") || !body["ok"].is_boolean()) {
     reply.description = "HTTP " + std::to_string(response.status) + " without a Bot API answer";
     return reply;
@@ -77,8 +79,12 @@ net::HttpRequest TelegramBotApi::GetUpdates(std::int64_t offset,
                          {"allowed_updates", nlohmann::json::array({"message", "my_chat_member"})}};
   if (offset > 0) body["offset"] = offset;
   // The server holds the request for up to `long_poll`: leave room for the answer.
-  return Post("getUpdates", body,
-              std::chrono::duration_cast<std::chrono::milliseconds>(long_poll) + timeout_);
+  net::HttpRequest request =
+      Post("getUpdates", body,
+           std::chrono::duration_cast<std::chrono::milliseconds>(long_poll) + timeout_);
+  // 100 updates of up to 4096 characters each, with their metadata.
+  request.max_response_bytes = 8 << 20;
+  return request;
 }
 
 net::HttpRequest TelegramBotApi::Post(std::string_view method, const nlohmann::json& body,

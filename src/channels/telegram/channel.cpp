@@ -105,7 +105,8 @@ std::vector<Outcome> TelegramChannel::Send(std::span<const Message> messages) {
       outcomes[i] = Outcome::Permanent("telegram: the user has no Telegram chat");
       continue;
     }
-    texts.push_back({*m.telegram_chat_id, TelegramMessageText(m, settings_.public_url)});
+    texts.push_back(
+        {*m.telegram_chat_id, TelegramMessageText(m, settings_.public_url), m.delivery_id});
     text_of.push_back(i);
   }
   std::vector<Outcome> sent = SendTexts(texts);
@@ -129,6 +130,8 @@ std::vector<Outcome> TelegramChannel::SendTexts(std::span<const TelegramText> te
       continue;
     }
     requests.push_back(api_.SendMessage(texts[i].chat_id, texts[i].html, turn.at));
+    if (texts[i].delivery_id)
+      requests.back().headers.push_back(DeliveryIdHeader(*texts[i].delivery_id));
     request_of.push_back(i);
   }
 

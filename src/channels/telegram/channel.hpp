@@ -21,6 +21,7 @@ namespace chopar::channels::telegram {
 struct TelegramText {
   std::int64_t chat_id = 0;
   std::string html;
+  std::optional<std::int64_t> delivery_id{};  // a delivery's: named in a header (DeliveryIdHeader)
 };
 
 // The Telegram bot channel: one sendMessage per message, a whole batch in

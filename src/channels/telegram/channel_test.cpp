@@ -84,6 +84,7 @@ TEST(TelegramChannelTest, SuccessIsSentWithTheMessageIdAndTheRequestTelegramExpe
   EXPECT_EQ(body["text"],
             "<b>Muddat yaqin &lt;3</b>\nNon olish — 18:00 &amp; sut\n"
             "<a href=\"https://chopar.example.uz/tasks/1\">Ochish</a>");
+  EXPECT_EQ(arrivals[0].delivery_id, 1) << "the request names its delivery (X-Chopar-Delivery-Id)";
 }
 
 TEST(TelegramChannelTest, BlockedBotIsAddressGone) {

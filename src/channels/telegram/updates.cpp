@@ -9,6 +9,7 @@
 #include "channels/telegram/queries.hpp"
 #include "channels/telegram/texts.hpp"
 #include "core/encoding.hpp"
+#include "core/json.hpp"
 #include "core/request_error.hpp"
 #include "core/text.hpp"
 #include "core/time_format.hpp"
@@ -139,7 +140,7 @@ json TelegramUpdates::HandleWebhook(std::string_view secret_header, std::string_
                                                   core::HmacSha256(kDigestKey, secret))) {
     throw core::Unauthorized("wrong or missing X-Telegram-Bot-Api-Secret-Token");
   }
-  const json update = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const json update = core::ParseJsonOrDiscarded(body);
   if (!update.is_object()) throw core::InvalidJson("the body must be a Telegram Update object");
   HandleUpdate(update);
   return {{"ok", true}};
@@ -153,27 +154,50 @@ TelegramUpdateResult TelegramUpdates::HandleUpdate(const json& update) {
   return result;
 }
 
-TelegramUpdateResult TelegramUpdates::Apply(db::Transaction& tx, const json& update) {
+TelegramUpdateRequest ReadTelegramUpdate(const json& update, std::string_view bot_username) {
   if (!update.is_object()) return {};
   if (const json* message = ObjectAt(update, "message")) {
     const json* chat = ObjectAt(*message, "chat");
     // Only a private chat is bound: a group would show a user's notifications to everyone in it.
     if (chat == nullptr || !IntAt(*chat, "id") || StringAt(*chat, "type") != "private") return {};
     const std::string text = StringAt(*message, "text");
-    const auto payload = StartPayload(text, BotUsername(channel_.settings()));
+    const auto payload = StartPayload(text, bot_username);
     if (!payload) return {};
-    return ApplyStart(tx, *message, *payload);
+    const json* from = ObjectAt(*message, "from");
+    return {TelegramUpdateRequest::Kind::kStart, *IntAt(*chat, "id"), std::string(*payload),
+            from != nullptr ? StringAt(*from, "language_code") : "", false};
   }
-  if (const json* member = ObjectAt(update, "my_chat_member"))
-    return ApplyMyChatMember(tx, *member);
+  if (const json* member = ObjectAt(update, "my_chat_member")) {
+    const json* chat = ObjectAt(*member, "chat");
+    const json* new_member = ObjectAt(*member, "new_chat_member");
+    if (chat == nullptr || new_member == nullptr || !IntAt(*chat, "id")) return {};
+    const std::string status = StringAt(*new_member, "status");
+    if (status != "kicked" && status != "member") return {};
+    return {TelegramUpdateRequest::Kind::kMemberStatus, *IntAt(*chat, "id"), "", "",
+            status == "member"};
+  }
   return {};
 }
 
-TelegramUpdateResult TelegramUpdates::ApplyStart(db::Transaction& tx, const json& message,
-                                                 std::string_view payload) {
-  const std::int64_t chat_id = *IntAt(*ObjectAt(message, "chat"), "id");
-  const json* from = ObjectAt(message, "from");
-  const std::string from_locale = from != nullptr ? StringAt(*from, "language_code") : "";
+TelegramUpdateResult TelegramUpdates::Apply(db::Transaction& tx, const json& update) {
+  const TelegramUpdateRequest request =
+      ReadTelegramUpdate(update, BotUsername(channel_.settings()));
+  switch (request.kind) {
+    case TelegramUpdateRequest::Kind::kIgnore:
+      return {};
+    case TelegramUpdateRequest::Kind::kStart:
+      return ApplyStart(tx, request);
+    case TelegramUpdateRequest::Kind::kMemberStatus:
+      return ApplyMemberStatus(tx, request);
+  }
+  return {};
+}
+
+TelegramUpdateResult TelegramUpdates::ApplyStart(db::Transaction& tx,
+                                                 const TelegramUpdateRequest& request) {
+  const std::int64_t chat_id = request.chat_id;
+  const std::string_view payload = request.payload;
+  const std::string& from_locale = request.from_locale;
 
   if (payload.empty()) {
     return Reply(TelegramUpdateEffect::kHowToConnect, std::nullopt, chat_id,
@@ -204,21 +228,12 @@ TelegramUpdateResult TelegramUpdates::ApplyStart(db::Transaction& tx, const json
   return Reply(TelegramUpdateEffect::kConnected, user_id, chat_id, texts.connected);
 }
 
-TelegramUpdateResult TelegramUpdates::ApplyMyChatMember(db::Transaction& tx, const json& member) {
-  const json* chat = ObjectAt(member, "chat");
-  const json* new_member = ObjectAt(member, "new_chat_member");
-  if (chat == nullptr || new_member == nullptr || !IntAt(*chat, "id")) return {};
-  const std::string status = StringAt(*new_member, "status");
-  TelegramUpdateEffect effect;
-  if (status == "kicked") {
-    effect = TelegramUpdateEffect::kDeactivated;
-  } else if (status == "member") {
-    effect = TelegramUpdateEffect::kReactivated;
-  } else {
-    return {};
-  }
-  const bool active = effect == TelegramUpdateEffect::kReactivated;
-  const db::Result changed = tx.Exec(queries::kTelegramSetChatActive, *IntAt(*chat, "id"), active);
+TelegramUpdateResult TelegramUpdates::ApplyMemberStatus(db::Transaction& tx,
+                                                        const TelegramUpdateRequest& request) {
+  const TelegramUpdateEffect effect =
+      request.active ? TelegramUpdateEffect::kReactivated : TelegramUpdateEffect::kDeactivated;
+  const db::Result changed =
+      tx.Exec(queries::kTelegramSetChatActive, request.chat_id, request.active);
   std::optional<std::int64_t> user_id;
   if (!changed.Empty()) user_id = changed.Int(0, 0);
   return {effect, user_id, std::nullopt};

@@ -33,6 +33,26 @@ struct TelegramUpdateResult {
   std::optional<TelegramText> reply;    // what the bot answers, sent after commit
 };
 
+// What one update asks of chopar, read without touching the database.
+struct TelegramUpdateRequest {
+  enum class Kind {
+    kIgnore,        // anything chopar does not act on (group chats, other messages, malformed)
+    kStart,         // "/start [payload]" in a private chat, addressed to this bot
+    kMemberStatus,  // my_chat_member whose new status is "kicked" or "member"
+  };
+  Kind kind = Kind::kIgnore;
+  std::int64_t chat_id = 0;
+  std::string payload;      // kStart: the text after /start, trimmed ("" for a bare /start)
+  std::string from_locale;  // kStart: the sender's language_code, "" if absent
+  bool active = false;      // kMemberStatus: true for "member", false for "kicked"
+};
+
+// Reads an Update object (any JSON value; anything unexpected is kIgnore).
+// `bot_username` without "@": "/start@other_bot" is not for this bot. Pure,
+// never throws; thread-safe.
+TelegramUpdateRequest ReadTelegramUpdate(const nlohmann::json& update,
+                                         std::string_view bot_username);
+
 // The Telegram connect flow of docs/api.md: one-time t.me deep links, and the
 // updates the bot receives (by webhook, or from TelegramPoller).
 //
@@ -80,9 +100,8 @@ class TelegramUpdates {
   [[nodiscard]] TelegramChannel& channel() { return channel_; }
 
  private:
-  TelegramUpdateResult ApplyStart(db::Transaction& tx, const nlohmann::json& message,
-                                  std::string_view payload);
-  TelegramUpdateResult ApplyMyChatMember(db::Transaction& tx, const nlohmann::json& member);
+  TelegramUpdateResult ApplyStart(db::Transaction& tx, const TelegramUpdateRequest& request);
+  TelegramUpdateResult ApplyMemberStatus(db::Transaction& tx, const TelegramUpdateRequest& request);
 
   TelegramChannel& channel_;
   db::Pool& pool_;

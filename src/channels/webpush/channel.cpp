@@ -42,6 +42,9 @@ TargetResult Permanent(std::string detail) { return {TargetKind::kPermanent, std
 
 // `now` is when the response came: an HTTP-date Retry-After counts from it.
 TargetResult Classify(const net::HttpResponse& response, core::TimePoint now) {
+  // Where the endpoint leads will not change by trying again.
+  if (response.address_refused && response.error != CURLE_OK)
+    return Permanent(response.error_message);
   if (response.error != CURLE_OK) {
     const bool timeout = response.error == CURLE_OPERATION_TIMEDOUT;
     return {TargetKind::kRetry, (timeout ? "timeout: " : "network error: ") + response.error_message, {}, {}};
@@ -166,12 +169,16 @@ std::vector<Outcome> WebPushChannel::Send(std::span<const Message> messages) {
       request.url = target.endpoint;
       request.body = std::move(body);
       request.timeout = settings_.timeout;
+      // A subscriber chose this URL: it must not lead into chopar's own
+      // network (local push services only in tests, with http allowed).
+      request.public_addresses_only = !settings_.allow_http_endpoints;
       request.headers = {
           "TTL: " + std::to_string(settings_.ttl_seconds),
           std::string("Urgency: ") + (message.critical ? "high" : "normal"),
           "Content-Encoding: aes128gcm",
           "Content-Type: application/octet-stream",
           "Authorization: " + vapid_.Authorization(*origin),
+          DeliveryIdHeader(message.delivery_id),
           // No "Expect: 100-continue" round trip for bodies over 1 KiB.
           "Expect:",
       };

@@ -306,6 +306,46 @@ TEST_F(WebPushChannelTest, HttpEndpointsAreRefusedUnlessAllowed) {
   EXPECT_EQ(server_.request_count(), 0U);
 }
 
+// An endpoint a client chose must not make chopar call into its own
+// network: checked on the address the name resolves to, before connecting.
+TEST_F(WebPushChannelTest, EndpointsOnLocalAddressesAreRefusedWithoutConnecting) {
+  const SilentServer silent;  // a TLS handshake with it would hang until the timeout
+  WebPushSettings settings = settings_;
+  settings.allow_http_endpoints = false;
+  settings.timeout = milliseconds(2000);
+  WebPushChannel channel(settings, http_, clock_);
+  const std::string port = std::to_string(silent.port());
+  const Subscriber phone{1}, laptop{2};
+  const std::vector<Message> batch = {
+      PushMessage(12, {phone.Target("https://127.0.0.1:" + port)}),
+      PushMessage(13, {laptop.Target("https://localhost:" + port)})};
+  const auto started = std::chrono::steady_clock::now();
+  const auto outcomes = channel.Send(batch);
+  for (const auto& outcome : outcomes) {
+    EXPECT_EQ(outcome.kind, OutcomeKind::kPermanent) << outcome.detail;
+    EXPECT_NE(outcome.detail.find("not a public address"), std::string::npos) << outcome.detail;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, milliseconds(1500))
+      << "waited for a connection that should not have been made";
+}
+
+// A push service's answer is read up to a limit: a huge or endless body
+// neither fills memory nor holds the worker until the timeout.
+TEST_F(WebPushChannelTest, AHugeAnswerIsReadOnlyUpToTheLimit) {
+  const Subscriber phone{1};
+  AnswerFor(phone,
+            Answer(201, {{"Location", "https://push.example/m/1"}}, std::string(8 << 20, 'x')));
+  net::HttpRequest request;
+  request.url = server_.url() + phone.Path();
+  const auto response = http_.Perform(request);
+  EXPECT_EQ(response.status, 201);
+  EXPECT_TRUE(response.ok()) << response.error_message;
+  EXPECT_LE(response.body.size(), request.max_response_bytes);
+  EXPECT_TRUE(response.body_truncated);
+  const std::vector<Message> batch = {PushMessage(12, {phone.Target(server_.url())})};
+  EXPECT_EQ(channel_->Send(batch)[0].kind, OutcomeKind::kSent);
+}
+
 TEST_F(WebPushChannelTest, BadSubscriptionKeysArePermanentWithoutARequest) {
   const Subscriber phone{1};
   PushTarget off_curve = phone.Target(server_.url());

@@ -7,7 +7,8 @@ namespace chopar::channels::webpush {
 
 // How chopar sends Web Push; a value, set once at construction. app::Config
 // holds [channels.push] as this type (vapid_public_key, vapid_private_key,
-// subject, allow_http_endpoints, with these defaults); public_url comes from
+// subject, allow_http_endpoints, max_subscriptions_per_user, with these
+// defaults); public_url comes from
 // [server] public_url.
 struct WebPushSettings {
   std::string vapid_public_key;                      // base64url, 65-byte uncompressed P-256 point
@@ -17,6 +18,8 @@ struct WebPushSettings {
   // Plain http:// endpoints are refused (permanent failure) unless this is
   // set: it exists only so tests can use a local push service.
   bool allow_http_endpoints = false;
+  // Subscriptions one user may have (each is one more request per push).
+  int max_subscriptions_per_user = 10;
   int ttl_seconds = 86400;                   // the TTL header: how long the push service keeps it
   std::chrono::milliseconds timeout{10000};  // per push request
 };

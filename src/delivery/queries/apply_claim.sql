@@ -3,8 +3,9 @@
 -- reason. The action is 'send' (→ sending with a fresh claim token and a
 -- lease until $6), 'sent' (→ sent: a channel that sends in claims already
 -- recorded it in this transaction), 'defer' (stays queued until `until`),
--- 'skip' (→ skipped) or 'fail' (→ failed); $5: now. Returns the claim token
--- and attempt number of the rows to send.
+-- 'skip' (→ skipped) or 'fail' (→ failed); $5: now. A row claimed to send
+-- has not started sending yet (send_started_at NULL until begin_sends).
+-- Returns the claim token and attempt number of the rows to send.
 UPDATE chopar.deliveries d
 SET status = CASE a.action WHEN 'send' THEN 'sending' WHEN 'sent' THEN 'sent' WHEN 'defer' THEN 'queued'
                            WHEN 'skip' THEN 'skipped' ELSE 'failed' END,
@@ -14,6 +15,7 @@ SET status = CASE a.action WHEN 'send' THEN 'sending' WHEN 'sent' THEN 'sent' WH
     claim_token = CASE WHEN a.action = 'send' THEN gen_random_uuid() END,
     claimed_at = CASE WHEN a.action IN ('send', 'sent') THEN $5::timestamptz ELSE d.claimed_at END,
     sent_at = CASE WHEN a.action = 'sent' THEN $5::timestamptz ELSE d.sent_at END,
+    send_started_at = CASE WHEN a.action IN ('send', 'sent') THEN NULL ELSE d.send_started_at END,
     last_error = coalesce(a.reason, d.last_error),
     updated_at = $5::timestamptz
 FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[]) AS a(id, action, until, reason)

@@ -1,21 +1,24 @@
--- Locks up to $2 deliveries due at $1 for one claim: first `sending` rows
--- whose lease ran out (their worker died or stalled), then `queued` rows by
--- due time. Rows another claim holds are skipped, never waited for. Each row
+-- Locks up to $2 deliveries due at $1 for one claim ($1 NULL: the
+-- database's now(), what every host agrees on): first `sending` rows whose
+-- lease ran out (their worker died or stalled; send_started says whether it
+-- had handed the row to its provider), then `queued` rows by due time. Rows another claim holds are skipped, never waited for. Each row
 -- comes with what the claim decides on (quiet hours, critical, attempts) and
 -- what its message needs (content and the address for its channel).
 -- The delivery columns come from the locking CTEs, so they are the locked
 -- (newest) row versions.
 WITH expired AS MATERIALIZED (
-  SELECT id, notification_id, user_id, channel, attempts, created_at, true AS reclaimed
+  SELECT id, notification_id, user_id, channel, attempts, created_at, true AS reclaimed,
+         send_started_at IS NOT NULL AS send_started
   FROM chopar.deliveries
-  WHERE status = 'sending' AND lease_until < $1::timestamptz
+  WHERE status = 'sending' AND lease_until < coalesce($1::timestamptz, now())
   ORDER BY lease_until
   LIMIT $2::int
   FOR UPDATE SKIP LOCKED
 ), due AS MATERIALIZED (
-  SELECT id, notification_id, user_id, channel, attempts, created_at, false AS reclaimed
+  SELECT id, notification_id, user_id, channel, attempts, created_at, false AS reclaimed,
+         false AS send_started
   FROM chopar.deliveries
-  WHERE status = 'queued' AND next_attempt_at <= $1::timestamptz
+  WHERE status = 'queued' AND next_attempt_at <= coalesce($1::timestamptz, now())
   ORDER BY next_attempt_at
   LIMIT greatest($2::int - (SELECT count(*) FROM expired), 0)
   FOR UPDATE SKIP LOCKED
@@ -24,9 +27,10 @@ WITH expired AS MATERIALIZED (
   UNION ALL
   SELECT * FROM due
 )
-SELECT c.id, c.notification_id, c.user_id, c.channel, c.attempts, c.reclaimed,
-       c.created_at::text AS created_at,
-       x.type, x.title, x.body, x.link, x.data::text AS data, x.critical,
+SELECT c.id, c.notification_id, c.user_id, c.channel, c.attempts, c.reclaimed, c.send_started,
+       c.created_at::text AS created_at, coalesce($1::timestamptz, now())::text AS now,
+       x.type, x.title, x.body, x.link, x.data::text AS data, x.critical, x.category,
+       x.channel_texts::text AS channel_texts,
        x.email, x.phone, x.locale, x.timezone,
        x.quiet_start::text AS quiet_start, x.quiet_end::text AS quiet_end,
        CASE WHEN c.channel = 'telegram' THEN
@@ -43,7 +47,7 @@ FROM claimed c
 -- rows, would hash the whole users table or merge-join the notifications
 -- from their first id on every claim.
 CROSS JOIN LATERAL (
-  SELECT n.type, n.title, n.body, n.link, n.data, n.critical,
+  SELECT n.type, n.title, n.body, n.link, n.data, n.critical, n.category, n.content -> c.channel AS channel_texts,
          u.email, u.phone, u.locale, u.timezone, u.quiet_start, u.quiet_end
   FROM chopar.notifications n, chopar.users u
   WHERE n.id = c.notification_id AND u.id = c.user_id

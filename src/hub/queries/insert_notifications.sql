@@ -4,27 +4,37 @@
 -- arrays, one element per row: $1 idx int[], $2 user_id bigint[], $3 type,
 -- $4 title, $5 body, $6 link, $7 data (JSON text), $8 dedup_key (text[]),
 -- $9 critical boolean[], $10 channels (comma-separated names, text[]);
--- $11: now. Arrays, not a JSON document: parsing them is cheaper, and ids
--- are drawn here, in input order, so no separate round trip reserves them.
+-- $11: now; $12 ids drawn beforehand (bigint[], empty unless a template
+-- needed them), $13 category (text[]), $14 content (each channel's rendered
+-- texts, jsonb[]: a channel holding {"error": …} gets a failed delivery with
+-- that reason). Arrays, not a JSON document: parsing them is cheaper, and
+-- ids not drawn beforehand are drawn here, in input order, so no separate
+-- round trip reserves them.
 -- Returns one row per input: whether it was created, and the id (the
 -- existing one for a repeated dedup key; NULL when the duplicate is another
 -- row of this same batch).
 WITH input AS MATERIALIZED (
-  SELECT x.*, nextval(pg_get_serial_sequence('chopar.notifications', 'id')) AS id
+  SELECT x.*, coalesce(x.drawn_id, nextval(pg_get_serial_sequence('chopar.notifications', 'id'))) AS id
   FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[],
-              $8::text[], $9::boolean[], $10::text[])
-    AS x(idx, user_id, type, title, body, link, data, dedup_key, critical, channels)
+              $8::text[], $9::boolean[], $10::text[], $12::bigint[], $13::text[], $14::jsonb[])
+    AS x(idx, user_id, type, title, body, link, data, dedup_key, critical, channels, drawn_id, category,
+         content)
 ), inserted AS (
-  INSERT INTO chopar.notifications (id, user_id, type, title, body, link, data, dedup_key, critical, created_at)
+  INSERT INTO chopar.notifications (id, user_id, type, title, body, link, data, dedup_key, critical, created_at,
+                             category, content)
   OVERRIDING SYSTEM VALUE
-  SELECT id, user_id, type, title, body, link, data, dedup_key, critical, $11::timestamptz
+  SELECT id, user_id, type, title, body, link, data, dedup_key, critical, $11::timestamptz, category, content
   FROM input
   ORDER BY idx
   ON CONFLICT (user_id, dedup_key) DO NOTHING
   RETURNING id, user_id
 ), queued AS (
-  INSERT INTO chopar.deliveries (notification_id, user_id, channel, next_attempt_at, created_at, updated_at)
-  SELECT i.id, i.user_id, c.channel, $11::timestamptz, $11::timestamptz, $11::timestamptz
+  INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, last_error, next_attempt_at, created_at,
+                          updated_at)
+  SELECT i.id, i.user_id, c.channel,
+         CASE WHEN i.content -> c.channel ? 'error' THEN 'failed' ELSE 'queued' END,
+         i.content -> c.channel ->> 'error',
+         $11::timestamptz, $11::timestamptz, $11::timestamptz
   FROM inserted n
   JOIN input i ON i.id = n.id
   CROSS JOIN LATERAL unnest(string_to_array(i.channels, ',')) AS c(channel)

@@ -1,9 +1,20 @@
--- Preferences and addressability of the users a batch of notifications is for.
+-- Preferences, locale and addressability of the users a batch of
+-- notifications is for ($1), then $2 notification ids drawn for the batch
+-- (the rows whose id is NULL): a template may show a notification's id, so
+-- a batch that uses one draws its ids before rendering, in this same round
+-- trip ($2 = 0 otherwise).
 SELECT u.id,
        u.preferences::text AS preferences,
+       u.locale,
+       u.timezone,
        u.email IS NOT NULL AS has_email,
        EXISTS (SELECT 1 FROM chopar.telegram_connections t WHERE t.user_id = u.id AND t.active) AS has_telegram,
        EXISTS (SELECT 1 FROM chopar.push_subscriptions p WHERE p.user_id = u.id) AS has_push,
-       u.phone IS NOT NULL AS has_sms
+       u.phone IS NOT NULL AS has_sms,
+       NULL::bigint AS drawn_id
 FROM chopar.users u
 WHERE u.id = ANY($1::bigint[])
+UNION ALL
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       nextval(pg_get_serial_sequence('chopar.notifications', 'id'))
+FROM generate_series(1, $2::int)

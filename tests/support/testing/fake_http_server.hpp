@@ -1,10 +1,13 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,9 +15,11 @@
 namespace chopar::testing {
 
 // A real HTTP/1.1 server on 127.0.0.1 (an ephemeral port) for provider
-// fakes: each test decides the answers. Handlers run on a thread per
-// connection, so slow answers (a sleeping fake) overlap as a real provider's
-// would. Records every request. Thread-safe.
+// fakes: each test decides the answers, faults included (a late answer, a
+// connection reset instead of an answer). Handlers run on a thread per
+// connection, so slow answers overlap as a real provider's would. Records
+// every request, with the delivery it names (X-Chopar-Delivery-Id) and the
+// answer it was given. Thread-safe.
 class FakeHttpServer {
  public:
   struct Request {
@@ -22,12 +27,23 @@ class FakeHttpServer {
     std::string target;  // path and query
     std::map<std::string, std::string> headers;  // names lower-cased
     std::string body;
+    // The X-Chopar-Delivery-Id header: the delivery this request carries.
+    std::optional<std::int64_t> delivery_id{};
+    // The status the handler decided on (0: no answer, the connection was
+    // reset), set before any delay: a provider that decided to accept has
+    // accepted, whether or not its answer reaches the client.
+    int answer_status = 0;
   };
   struct Response {
     int status = 200;
     std::string body;
     std::map<std::string, std::string> headers;
     std::string content_type = "application/json";
+    // Answer this much later (a slow provider; cut short when the server
+    // stops).
+    std::chrono::milliseconds delay{0};
+    // After the delay, reset the connection (TCP RST) instead of answering.
+    bool reset = false;
   };
   using Handler = std::function<Response(const Request&)>;
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -47,6 +48,9 @@ class FakeSmtpServer {
     std::vector<std::string> rcpt_to;
     std::string data;  // un-dot-stuffed, CRLF line ends, without the final "."
     std::string auth_user;  // empty when the session did not authenticate
+    // The delivery the message carries: chopar's Message-ID starts with it
+    // ("<42.…@domain>"); nullopt for any other Message-ID.
+    std::optional<std::int64_t> delivery_id{};
   };
 
   explicit FakeSmtpServer(Script script = {});
@@ -62,7 +66,9 @@ class FakeSmtpServer {
   // not advertised.
   void RequireAuth(std::string user, std::string password);
 
-  // Messages answered with 250 at the end of DATA, in order.
+  // Messages answered with 250 at the end of DATA, in order: recorded when
+  // the 250 was decided, before any delay of it — a server that decided to
+  // accept has accepted, whether or not its answer reaches the client.
   [[nodiscard]] std::vector<Received> messages() const;
   [[nodiscard]] std::size_t message_count() const;
   // Connections accepted so far, and the most that were open at once.

@@ -22,8 +22,10 @@ FakeHttpServer::Response BotError(int code, const std::string& description,
                                   std::optional<int> retry_after = std::nullopt);
 
 // A Bot API on 127.0.0.1: answers each request (sendMessage) as the caller
-// says, after an optional latency, and records when each request arrived and
-// how many were being answered at once. Thread-safe.
+// says (faults included: FakeHttpServer::Response's delay and reset), after
+// an optional latency, and records when each request arrived, the delivery
+// it carries and how many were being answered at once; `server()` has every
+// request with the answer it got. Thread-safe.
 class FakeTelegram {
  public:
   using Answer = std::function<FakeHttpServer::Response(const nlohmann::json& body)>;
@@ -31,6 +33,7 @@ class FakeTelegram {
     std::string target;  // e.g. "/bot<token>/sendMessage"
     nlohmann::json body;
     std::chrono::steady_clock::time_point at;
+    std::optional<std::int64_t> delivery_id{};  // X-Chopar-Delivery-Id
   };
 
   explicit FakeTelegram(Answer answer,
@@ -42,6 +45,7 @@ class FakeTelegram {
   [[nodiscard]] std::vector<Arrival> arrivals() const;
   [[nodiscard]] int max_in_flight() const { return max_in_flight_.load(); }
   [[nodiscard]] std::string url() const { return server_.url(); }
+  [[nodiscard]] const FakeHttpServer& server() const { return server_; }
 
  private:
   FakeHttpServer::Response Handle(const FakeHttpServer::Request& request);

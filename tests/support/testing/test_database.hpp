@@ -9,13 +9,19 @@
 
 namespace chopar::testing {
 
-// A fresh, fully migrated database for one test, cloned from a template
-// database on the server named by CHOPAR_TEST_DATABASE_URL (set by
-// scripts/with-test-pg). Dropped when the object goes. Tests that need it
-// skip with a message when the variable is missing, so pure tests still run.
+// A fresh database for one test on the server named by
+// CHOPAR_TEST_DATABASE_URL (set by scripts/with-test-pg): fully migrated
+// (cloned from a template database) unless asked for an empty one. Dropped
+// when the object goes. Tests that need it skip with a message when the
+// variable is missing, so pure tests still run.
 class TestDatabase {
  public:
-  TestDatabase();
+  enum class Contents {
+    kMigrated,  // a clone of the migrated template: chopar's schema, as `chopar migrate` leaves it
+    kEmpty,     // a new database with nothing in it (migration tests; an application's database
+                // before `chopar outbox install`)
+  };
+  explicit TestDatabase(Contents contents = Contents::kMigrated);
   ~TestDatabase();
   TestDatabase(const TestDatabase&) = delete;
   TestDatabase& operator=(const TestDatabase&) = delete;

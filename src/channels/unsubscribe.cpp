@@ -1,0 +1,61 @@
+#include "channels/unsubscribe.hpp"
+
+#include <cctype>
+
+#include "core/encoding.hpp"
+
+namespace chopar::channels {
+namespace {
+
+std::string SignedText(std::int64_t user_id, const UnsubscribeScope& scope,
+                       core::ChannelKind channel) {
+  return "unsubscribe\n" + std::to_string(user_id) + "\n" + scope.kind + ":" + scope.name + "\n" +
+         std::string(core::ChannelName(channel));
+}
+
+// Scope names are [a-z._] (the type grammar), so they need no escaping in
+// a query string; anything else is percent-encoded all the same.
+std::string QueryEscape(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '.' || c == '_' || c == '-') {
+      out += static_cast<char>(c);
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+UnsubscribeScope UnsubscribeScope::Of(const Message& message) {
+  if (message.category) return {"category", *message.category};
+  return {"type", message.type};
+}
+
+std::string SignUnsubscribe(std::string_view secret, std::int64_t user_id,
+                            const UnsubscribeScope& scope, core::ChannelKind channel) {
+  return core::Base64UrlEncode(core::HmacSha256(secret, SignedText(user_id, scope, channel)));
+}
+
+bool VerifyUnsubscribe(std::string_view secret, std::int64_t user_id, const UnsubscribeScope& scope,
+                       core::ChannelKind channel, std::string_view signature) {
+  if (secret.empty()) return false;
+  return core::ConstantTimeEquals(SignUnsubscribe(secret, user_id, scope, channel), signature);
+}
+
+std::string UnsubscribeUrl(std::string_view public_url, std::string_view secret,
+                           std::int64_t user_id, const UnsubscribeScope& scope,
+                           core::ChannelKind channel) {
+  std::string base(public_url);
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  return base + "/v1/unsubscribe?user=" + std::to_string(user_id) + "&" + scope.kind + "=" +
+         QueryEscape(scope.name) + "&channel=" + std::string(core::ChannelName(channel)) +
+         "&sig=" + SignUnsubscribe(secret, user_id, scope, channel);
+}
+
+}  // namespace chopar::channels

@@ -1,0 +1,45 @@
+// Errors from PostgreSQL carry its primary message only: the DETAIL of a
+// constraint violation quotes the row ("Failing row contains (…)", "Key
+// (email)=(…)"), and error messages end up in logs and answers.
+#include <gtest/gtest.h>
+
+#include "db/errors.hpp"
+#include "db/pool.hpp"
+#include "testing/test_database.hpp"
+
+namespace chopar::db {
+namespace {
+
+using testing::PgTest;
+
+constexpr Query kInsertUser{"test.detail_insert_user",
+                            "INSERT INTO users (id, email) VALUES ($1, $2)"};
+
+class ErrorDetailTest : public PgTest {};
+
+TEST_F(ErrorDetailTest, ConstraintViolationsDoNotQuoteTheRow) {
+  auto conn = pool_->Acquire();
+  conn->Exec(kInsertUser, 1, "aziz.private@example.uz");
+  const auto message_of = [&](std::int64_t id, const std::string& email) -> std::string {
+    try {
+      conn->Exec(kInsertUser, id, email);
+    } catch (const DbError& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "no violation for " << id << " " << email;
+    return "";
+  };
+  for (const auto& [id, email] :
+       {std::pair<std::int64_t, std::string>{1, "other.secret@example.uz"},
+        {2, "secret-not-an-email"}}) {
+    const std::string message = message_of(id, email);
+    EXPECT_FALSE(message.empty());
+    EXPECT_EQ(message.find("secret"), std::string::npos) << message;
+    EXPECT_EQ(message.find("private"), std::string::npos) << message;
+    EXPECT_EQ(message.find("Failing row"), std::string::npos) << message;
+    EXPECT_EQ(message.find("DETAIL"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace chopar::db

@@ -1,0 +1,117 @@
+// Notification templates (docs/api.md "Templates and localization").
+#include "http/template_routes.hpp"
+
+#include "core/request_error.hpp"
+#include "http/message.hpp"
+#include "hub/validation.hpp"
+#include "templates/rendering.hpp"
+
+namespace chopar::http {
+namespace {
+
+const std::string& TypeOf(const Request& request) {
+  const std::string& type = request.String("type");
+  if (!hub::IsValidType(type)) {
+    throw core::InvalidField("type", "type must match ^[a-z]+(\\.[a-z_]+)*$, e.g. task.due");
+  }
+  return type;
+}
+
+struct PutTemplate {
+  templates::TemplateStore& store;
+  Response operator()(const Request& request) const {
+    const auto parsed = templates::ParseTemplate(TypeOf(request), ParseJsonObject(request));
+    return JsonResponse(200, store.Put(parsed));
+  }
+};
+
+struct GetTemplate {
+  templates::TemplateStore& store;
+  Response operator()(const Request& request) const {
+    return JsonResponse(200, store.Get(TypeOf(request)));
+  }
+};
+
+struct ListTemplates {
+  templates::TemplateStore& store;
+  Response operator()(const Request& /*request*/) const { return JsonResponse(200, store.List()); }
+};
+
+struct DeleteTemplate {
+  templates::TemplateStore& store;
+  Response operator()(const Request& request) const {
+    store.Delete(TypeOf(request));
+    return NoContentResponse();
+  }
+};
+
+// {"type" | "template", "locale", "data", "user_id"}: a stored type's
+// template (as this process's cache has it) or one locale block sent
+// inline, rendered with `data` as the context (any JSON value when there is
+// no user), and the user's id, locale and zone when user_id is given.
+struct PreviewTemplate {
+  templates::TemplateStore& store;
+  hub::UserService& users;
+  Response operator()(const Request& request) const {
+    const nlohmann::json body = ParseJsonObject(request);
+    const auto type = hub::OptionalString(body, "type", 1, 100);
+    const auto inline_block = body.find("template");
+    const bool has_inline = inline_block != body.end() && !inline_block->is_null();
+    if (type.has_value() == has_inline) {
+      throw core::InvalidField(
+          "type", "give either type (a stored template) or template (one locale block)");
+    }
+    const auto locale = hub::OptionalString(body, "locale", 2, 16);
+    if (locale && !templates::IsValidLocale(*locale)) {
+      throw core::InvalidField("locale", "locale must look like uz, en or uz-Cyrl");
+    }
+    std::optional<templates::ContextUser> user;
+    if (const auto it = body.find("user_id"); it != body.end() && !it->is_null()) {
+      const std::int64_t user_id = hub::RequireId(body, "user_id");
+      const auto json = users.GetUser(user_id);
+      user = templates::ContextUser{user_id, json.at("locale"), json.at("timezone")};
+    }
+    nlohmann::json data = body.value("data", nlohmann::json::object());
+    if (data.is_null()) data = nlohmann::json::object();
+    if (user && !data.is_object()) throw core::InvalidField("data", "data must be a JSON object");
+
+    std::shared_ptr<const templates::Template> stored;
+    std::optional<templates::LocaleTexts> given;
+    const templates::LocaleTexts* texts = nullptr;
+    std::optional<templates::ContextNotification> notification;
+    if (type) {
+      if (!hub::IsValidType(*type)) {
+        throw core::InvalidField("type", "type must match ^[a-z]+(\\.[a-z_]+)*$, e.g. task.due");
+      }
+      stored = store.Find(*type);
+      if (!stored) throw core::NotFound("notification type " + *type + " has no template");
+      texts = &stored->TextsFor(locale.value_or(user ? user->locale : stored->default_locale));
+      notification =
+          templates::ContextNotification{std::nullopt, *type, std::nullopt, std::nullopt};
+    } else {
+      given = templates::LocaleTexts::Parse(*inline_block, "template.");
+      texts = &*given;
+    }
+    if (user && locale) user->locale = *locale;
+    const templates::RenderContext context(
+        templates::MakeContext(std::move(data), user, notification));
+    try {
+      return JsonResponse(200, templates::RenderAll(*texts, context));
+    } catch (const templates::RenderError& e) {
+      throw core::InvalidField("data", e.what());
+    }
+  }
+};
+
+}  // namespace
+
+void RegisterTemplateRoutes(Router& router, templates::TemplateStore& store,
+                            hub::UserService& users) {
+  router.Add("POST", "/v1/templates/preview", Auth::kServerKey, PreviewTemplate{store, users});
+  router.Add("GET", "/v1/templates", Auth::kServerKey, ListTemplates{store});
+  router.Add("PUT", "/v1/templates/{type:str}", Auth::kServerKey, PutTemplate{store});
+  router.Add("GET", "/v1/templates/{type:str}", Auth::kServerKey, GetTemplate{store});
+  router.Add("DELETE", "/v1/templates/{type:str}", Auth::kServerKey, DeleteTemplate{store});
+}
+
+}  // namespace chopar::http

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/channel_kind.hpp"
+#include "hub/notify_service.hpp"
+#include "templates/rendering.hpp"
+#include "templates/template.hpp"
+
+namespace chopar::hub {
+
+// What one notification says to its user: the in-app title and body, and
+// each chosen channel's own texts.
+struct NotificationContent {
+  std::string title;
+  std::string body;
+  // {"email": {"subject", "html", "text"}, "telegram": {"text"}, "push":
+  // {"title", "body"}, "sms": {"text"}} with only the texts the template has
+  // for the chosen channels; a channel whose rendering failed holds
+  // {"error": reason} instead (its delivery is created failed). Null when
+  // there is nothing.
+  nlohmann::json channels = nullptr;
+};
+
+// The title and body of `request`, and with a template (may be null) its
+// texts in the user's locale (templates::Template::ResolveLocale), rendered
+// with `context` (templates::MakeContext). A non-empty title or body in the
+// request wins over the template's wherever it would show: a request title
+// replaces the template's title, email.subject and push.title; a request
+// body its body, email.html, email.text and push.body; either replaces
+// telegram.text and sms.text. The in-app title and body are cut to 500 and
+// 10,000 code points. A channel text that cannot be rendered fails that
+// channel only.
+//
+// Throws core::RequestError kInvalidField: "title" when there is neither a
+// template nor a title, "data" when the template's title renders empty or
+// cannot be rendered. Pure; thread-safe.
+NotificationContent ComposeContent(const NotificationRequest& request,
+                                   const templates::Template* tmpl, const std::string& user_locale,
+                                   const nlohmann::json& context,
+                                   const std::vector<core::ChannelKind>& chosen);
+
+// `text` cut to at most `max_chars` code points, ending in "…" when cut.
+std::string CutToCodePoints(const std::string& text, std::size_t max_chars);
+
+}  // namespace chopar::hub

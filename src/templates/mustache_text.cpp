@@ -1,0 +1,238 @@
+#include "templates/mustache_text.hpp"
+
+#include <charconv>
+#include <kainjow/mustache.hpp>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "core/encoding.hpp"
+
+namespace chopar::templates {
+namespace {
+
+namespace mustache = kainjow::mustache;
+
+mustache::data ToData(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::object: {
+      mustache::data object(mustache::data::type::object);
+      for (const auto& [key, member] : value.items()) object.set(key, ToData(member));
+      return object;
+    }
+    case nlohmann::json::value_t::array: {
+      mustache::data list(mustache::data::type::list);
+      for (const auto& item : value) list.push_back(ToData(item));
+      return list;
+    }
+    case nlohmann::json::value_t::string:
+      return mustache::data(value.get_ref<const std::string&>());
+    case nlohmann::json::value_t::boolean:
+      return mustache::data(value.get<bool>());
+    case nlohmann::json::value_t::null:
+    case nlohmann::json::value_t::discarded:
+      // Falsey in a section, nothing when interpolated.
+      return mustache::data(false);
+    default:
+      return mustache::data(value.dump());
+  }
+}
+
+// The name lookup of the Mustache spec. kainjow's own context, after finding
+// a dotted name's first part, falls back to outer sections when a later part
+// is missing; the spec ("Dotted Names - Context Precedence") says the name
+// then resolves to nothing.
+class SpecContext final : public mustache::basic_context<std::string> {
+ public:
+  explicit SpecContext(const mustache::data* root) { stack_.push_back(root); }
+
+  void push(const mustache::data* data) override { stack_.push_back(data); }
+  void pop() override { stack_.pop_back(); }
+
+  const mustache::data* get(const std::string& name) const override {
+    if (name == ".") return stack_.back();
+    const auto dot = name.find('.');
+    const std::string first = name.substr(0, dot);
+    const mustache::data* found = nullptr;
+    for (auto it = stack_.rbegin(); it != stack_.rend() && found == nullptr; ++it) {
+      found = (*it)->get(first);
+    }
+    for (std::size_t at = dot; found != nullptr && at != std::string::npos;) {
+      const auto next = name.find('.', at + 1);
+      found = found->get(
+          name.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1));
+      at = next;
+    }
+    return found;
+  }
+
+  // Partials are not offered: a {{>name}} tag renders nothing.
+  const mustache::data* get_partial(const std::string& /*name*/) const override { return nullptr; }
+
+ private:
+  std::vector<const mustache::data*> stack_;
+};
+
+// What kainjow's render writes to: only `<<` of a string is used.
+struct StringSink {
+  std::string text;
+  StringSink& operator<<(const std::string& piece) {
+    text += piece;
+    return *this;
+  }
+};
+
+// kainjow reports "… at <offset>"; the offset is the last number.
+std::size_t OffsetIn(const std::string& message) {
+  const auto at = message.rfind(" at ");
+  std::size_t offset = 0;
+  if (at != std::string::npos) {
+    std::from_chars(message.data() + at + 4, message.data() + message.size(), offset);
+  }
+  return offset;
+}
+
+bool IsBlank(std::string_view text) {
+  return text.find_first_not_of(" \t\r") == std::string_view::npos;
+}
+
+// "=<% %>=" → the new opening and closing delimiters; nullopt if malformed
+// (the parser reports it).
+std::optional<std::pair<std::string, std::string>> NewDelimiters(std::string_view content) {
+  if (content.size() < 5 || content.back() != '=') return std::nullopt;
+  content = content.substr(1, content.size() - 2);
+  const auto begin = content.find_first_not_of(' ');
+  const auto space = content.find(' ', begin);
+  const auto end = content.find_first_not_of(' ', space);
+  const auto last = content.find_last_not_of(' ');
+  if (begin == std::string_view::npos || space == std::string_view::npos ||
+      end == std::string_view::npos) {
+    return std::nullopt;
+  }
+  return std::pair{std::string(content.substr(begin, space - begin)),
+                   std::string(content.substr(end, last + 1 - end))};
+}
+
+// kainjow treats only section tags as standalone; the spec also removes the
+// line around a comment or a set-delimiter tag that stands alone on it
+// (leading blanks, the tag's own line break). This pass does that before
+// parsing: a standalone comment goes with its line, a standalone
+// set-delimiter tag keeps only the tag. Everything else is copied as it is;
+// a tag that never closes stops the pass (the parser reports it).
+std::string WithoutStandaloneLines(std::string_view source) {
+  std::string open = "{{", close = "}}";
+  std::string out;
+  out.reserve(source.size());
+  std::size_t pos = 0;
+  std::size_t last_tag_end = 0;
+  while (pos < source.size()) {
+    const auto start = source.find(open, pos);
+    if (start == std::string_view::npos) break;
+    out.append(source.substr(pos, start - pos));
+    const bool triple = open == "{{" && source.compare(start + 2, 1, "{") == 0;
+    const std::string_view closing = triple ? std::string_view("}}}") : std::string_view(close);
+    const auto content_at = start + open.size() + (triple ? 1 : 0);
+    const auto end_at = source.find(closing, content_at);
+    if (end_at == std::string_view::npos) {
+      pos = start;
+      break;
+    }
+    const std::size_t tag_end = end_at + closing.size();
+    std::string_view content = source.substr(content_at, end_at - content_at);
+    while (!content.empty() && (content.front() == ' ' || content.front() == '\t'))
+      content.remove_prefix(1);
+    while (!content.empty() && (content.back() == ' ' || content.back() == '\t'))
+      content.remove_suffix(1);
+    const char kind = triple || content.empty() ? '\0' : content.front();
+    const std::string_view tag = source.substr(start, tag_end - start);
+    pos = tag_end;
+
+    if (kind == '!' || kind == '=') {
+      const auto newline_before = source.rfind('\n', start == 0 ? 0 : start - 1);
+      const std::size_t line_begin =
+          start == 0 || newline_before == std::string_view::npos ? 0 : newline_before + 1;
+      const auto newline_after = source.find('\n', tag_end);
+      const std::size_t line_end =
+          newline_after == std::string_view::npos ? source.size() : newline_after;
+      const bool alone = last_tag_end <= line_begin &&
+                         IsBlank(source.substr(line_begin, start - line_begin)) &&
+                         IsBlank(source.substr(tag_end, line_end - tag_end));
+      if (alone) {
+        out.resize(out.size() - (start - line_begin));
+        if (kind == '=') out.append(tag);
+        pos = newline_after == std::string_view::npos ? source.size() : newline_after + 1;
+      } else {
+        out.append(tag);
+      }
+      if (kind == '=') {
+        const auto delimiters = NewDelimiters(content);
+        if (!delimiters) return std::string(source);
+        std::tie(open, close) = *delimiters;
+      }
+    } else {
+      out.append(tag);
+    }
+    last_tag_end = pos;
+  }
+  out.append(source.substr(pos));
+  return out;
+}
+
+}  // namespace
+
+RenderContext::RenderContext(const nlohmann::json& value)
+    : data_(std::make_unique<mustache::data>(ToData(value))) {}
+RenderContext::~RenderContext() = default;
+RenderContext::RenderContext(RenderContext&&) noexcept = default;
+RenderContext& RenderContext::operator=(RenderContext&&) noexcept = default;
+
+MustacheText::MustacheText(std::string_view source, Escaping escaping)
+    : source_(source),
+      escaping_(escaping),
+      compiled_(std::make_unique<mustache::mustache>(source_)) {
+  if (!compiled_->is_valid()) {
+    const std::string& message = compiled_->error_message();
+    const std::size_t offset = std::min(OffsetIn(message), source_.size());
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < offset; ++i) {
+      const auto c = static_cast<unsigned char>(source_[i]);
+      if (c == '\n') {
+        ++line;
+        column = 1;
+      } else if ((c & 0xC0) != 0x80) {
+        ++column;
+      }
+    }
+    throw SyntaxError(message.substr(0, message.rfind(" at ")) + " at line " +
+                          std::to_string(line) + ", column " + std::to_string(column),
+                      offset, line, column);
+  }
+  // Errors were reported against the source as written; what is rendered
+  // is the same template with its standalone lines taken out.
+  if (auto stripped = WithoutStandaloneLines(source_); stripped != source_) {
+    auto rendered = std::make_unique<mustache::mustache>(stripped);
+    if (rendered->is_valid()) compiled_ = std::move(rendered);
+  }
+  if (escaping_ == Escaping::kHtml) {
+    compiled_->set_custom_escape([](const std::string& text) { return core::HtmlEscape(text); });
+  } else {
+    compiled_->set_custom_escape([](const std::string& text) { return text; });
+  }
+}
+
+MustacheText::~MustacheText() = default;
+MustacheText::MustacheText(MustacheText&&) noexcept = default;
+MustacheText& MustacheText::operator=(MustacheText&&) noexcept = default;
+
+std::string MustacheText::Render(const RenderContext& context) const {
+  SpecContext scope(&context.data());
+  // kainjow's own string render goes through a std::ostringstream, whose
+  // construction costs more than rendering a short text: this is on the
+  // notify path, so the pieces are appended to a string instead.
+  StringSink sink;
+  compiled_->render(scope, sink);
+  return std::move(sink.text);
+}
+
+}  // namespace chopar::templates

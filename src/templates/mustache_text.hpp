@@ -1,0 +1,85 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace kainjow::mustache {
+template <typename StringType>
+class basic_mustache;
+template <typename StringType>
+class basic_data;
+}  // namespace kainjow::mustache
+
+namespace chopar::templates {
+
+// How `{{x}}` is written into a target: HTML-escaped (core::HtmlEscape;
+// email HTML and Telegram's HTML parse mode) or as it is (plain text).
+// `{{{x}}}` and `{{&x}}` are never escaped.
+enum class Escaping { kHtml, kNone };
+
+// A template that does not parse: what is wrong and where, as a byte offset
+// and a 1-based line and column (columns count code points).
+class SyntaxError : public std::runtime_error {
+ public:
+  SyntaxError(const std::string& what, std::size_t offset, std::size_t line, std::size_t column)
+      : std::runtime_error(what), offset_(offset), line_(line), column_(column) {}
+  [[nodiscard]] std::size_t offset() const { return offset_; }
+  [[nodiscard]] std::size_t line() const { return line_; }
+  [[nodiscard]] std::size_t column() const { return column_; }
+
+ private:
+  std::size_t offset_, line_, column_;
+};
+
+// The values a template is rendered with, converted once from JSON and
+// shared by every text rendered for one notification. Objects, arrays,
+// strings and booleans keep their Mustache meaning; numbers render as JSON
+// writes them (85, 1.21); null is falsey and renders as nothing. Immutable;
+// safe to share between threads.
+class RenderContext {
+ public:
+  explicit RenderContext(const nlohmann::json& value);
+  ~RenderContext();
+  RenderContext(RenderContext&&) noexcept;
+  RenderContext& operator=(RenderContext&&) noexcept;
+
+  [[nodiscard]] const kainjow::mustache::basic_data<std::string>& data() const { return *data_; }
+
+ private:
+  std::unique_ptr<kainjow::mustache::basic_data<std::string>> data_;
+};
+
+// One Mustache template (kainjow's spec-compliant engine: variables,
+// sections, inverted sections, comments, set delimiters; partials and
+// lambdas are not offered), parsed once and rendered any number of times.
+// Names resolve as the Mustache spec says: a dotted name's first part is
+// looked up through the enclosing sections, the rest only inside what it
+// found.
+//
+// Thread safety: rendering only reads the parsed template (the engine writes
+// to it only for partials and lambdas, which a RenderContext never holds),
+// so one MustacheText may be rendered from any number of threads at once.
+class MustacheText {
+ public:
+  // Parses `source`. Throws SyntaxError (unclosed tag or section, a section
+  // closed that was not opened, a malformed set-delimiter tag).
+  MustacheText(std::string_view source, Escaping escaping);
+  ~MustacheText();
+  MustacheText(MustacheText&&) noexcept;
+  MustacheText& operator=(MustacheText&&) noexcept;
+
+  [[nodiscard]] std::string Render(const RenderContext& context) const;
+  [[nodiscard]] const std::string& source() const { return source_; }
+  [[nodiscard]] Escaping escaping() const { return escaping_; }
+
+ private:
+  std::string source_;
+  Escaping escaping_;
+  std::unique_ptr<kainjow::mustache::basic_mustache<std::string>> compiled_;
+};
+
+}  // namespace chopar::templates

@@ -1,0 +1,40 @@
+#include "templates/rendering.hpp"
+
+namespace chopar::templates {
+
+nlohmann::json MakeContext(nlohmann::json data, const std::optional<ContextUser>& user,
+                           const std::optional<ContextNotification>& notification) {
+  if (!data.is_object()) {
+    if (!user && !notification) return data;
+    data = nlohmann::json::object();
+  }
+  if (user)
+    data["user"] = {{"id", user->id}, {"locale", user->locale}, {"timezone", user->timezone}};
+  if (notification) {
+    auto optional = [](const auto& value) {
+      return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+    };
+    data["notification"] = {{"id", optional(notification->id)},
+                            {"type", notification->type},
+                            {"link", optional(notification->link)},
+                            {"created_at", optional(notification->created_at)}};
+  }
+  return data;
+}
+
+nlohmann::json RenderAll(const LocaleTexts& texts, const RenderContext& context) {
+  nlohmann::json out = nlohmann::json::object();
+  for (Target target : kAllTargets) {
+    auto text = texts.Render(target, context);
+    if (!text) continue;
+    const TargetInfo& info = InfoOf(target);
+    if (info.channel) {
+      out[std::string(core::ChannelName(*info.channel))][std::string(info.key)] = std::move(*text);
+    } else {
+      out[std::string(info.key)] = std::move(*text);
+    }
+  }
+  return out;
+}
+
+}  // namespace chopar::templates

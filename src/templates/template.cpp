@@ -1,0 +1,226 @@
+#include "templates/template.hpp"
+
+#include <cctype>
+#include <set>
+
+#include "core/request_error.hpp"
+
+namespace chopar::templates {
+namespace {
+
+std::size_t Index(Target target) { return static_cast<std::size_t>(target); }
+
+void RejectUnknown(const nlohmann::json& object, const std::set<std::string, std::less<>>& known,
+                   const std::string& prefix) {
+  for (const auto& [key, value] : object.items()) {
+    if (!known.contains(key))
+      throw core::InvalidField(prefix + key, "unknown field " + prefix + key);
+  }
+}
+
+MustacheText ParseText(const nlohmann::json& value, Target target, const std::string& field) {
+  if (!value.is_string())
+    throw core::InvalidField(field, field + " must be a string (a Mustache template)");
+  const auto& source = value.get_ref<const std::string&>();
+  if (source.size() > InfoOf(target).max_source) {
+    throw core::InvalidField(
+        field, field + " is longer than " + std::to_string(InfoOf(target).max_source) + " bytes");
+  }
+  try {
+    return MustacheText(source, InfoOf(target).escaping);
+  } catch (const SyntaxError& e) {
+    throw core::InvalidField(field, field + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+bool IsValidCategory(std::string_view category) {
+  if (category.empty() || category.size() > 100) return false;
+  bool after_dot = true;  // a segment must start with a letter
+  for (char c : category) {
+    if (c == '.') {
+      if (after_dot) return false;
+      after_dot = true;
+    } else if (c >= 'a' && c <= 'z') {
+      after_dot = false;
+    } else if (c == '_' && !after_dot) {
+    } else {
+      return false;
+    }
+  }
+  return !after_dot && category.front() != '_';
+}
+
+bool IsValidLocale(std::string_view locale) {
+  const auto dash = locale.find('-');
+  const std::string_view language = locale.substr(0, dash);
+  if (language.size() < 2 || language.size() > 3) return false;
+  for (char c : language) {
+    if (c < 'a' || c > 'z') return false;
+  }
+  if (dash == std::string_view::npos) return true;
+  const std::string_view region = locale.substr(dash + 1);
+  if (region.size() < 2 || region.size() > 8) return false;
+  for (char c : region) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+const MustacheText* LocaleTexts::Find(Target target) const {
+  const auto& text = texts_[Index(target)];
+  return text ? &*text : nullptr;
+}
+
+bool LocaleTexts::HasChannelBlock(core::ChannelKind channel) const {
+  for (Target target : kAllTargets) {
+    if (InfoOf(target).channel == channel && Has(target)) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> LocaleTexts::Render(Target target, const RenderContext& context) const {
+  const MustacheText* text = Find(target);
+  if (text == nullptr) return std::nullopt;
+  std::string out = text->Render(context);
+  if (out.size() > InfoOf(target).max_output) {
+    throw RenderError(target, "template " + TargetPath(target) + " rendered " +
+                                  std::to_string(out.size()) + " bytes, more than the " +
+                                  std::to_string(InfoOf(target).max_output) + " allowed");
+  }
+  return out;
+}
+
+nlohmann::json LocaleTexts::ToJson() const {
+  nlohmann::json block = nlohmann::json::object();
+  for (Target target : kAllTargets) {
+    const MustacheText* text = Find(target);
+    if (text == nullptr) continue;
+    const TargetInfo& info = InfoOf(target);
+    if (info.channel) {
+      block[std::string(core::ChannelName(*info.channel))][std::string(info.key)] = text->source();
+    } else {
+      block[std::string(info.key)] = text->source();
+    }
+  }
+  return block;
+}
+
+LocaleTexts LocaleTexts::Parse(const nlohmann::json& block, const std::string& field_prefix) {
+  const std::string block_field =
+      field_prefix.empty() ? "" : field_prefix.substr(0, field_prefix.size() - 1);
+  if (!block.is_object()) {
+    throw core::InvalidField(
+        block_field, block_field + " must be an object {\"title\", \"body\", \"email\", …}");
+  }
+  RejectUnknown(block, {"title", "body", "email", "telegram", "push", "sms"}, field_prefix);
+  for (core::ChannelKind channel : core::kAllChannels) {
+    const auto it = block.find(core::ChannelName(channel));
+    if (it == block.end() || it->is_null()) continue;
+    const std::string channel_field = field_prefix + std::string(core::ChannelName(channel));
+    if (!it->is_object())
+      throw core::InvalidField(channel_field, channel_field + " must be an object");
+    std::set<std::string, std::less<>> keys;
+    for (Target target : kAllTargets) {
+      if (InfoOf(target).channel == channel) keys.emplace(InfoOf(target).key);
+    }
+    RejectUnknown(*it, keys, channel_field + ".");
+  }
+
+  LocaleTexts texts;
+  for (Target target : kAllTargets) {
+    const TargetInfo& info = InfoOf(target);
+    const nlohmann::json* holder = &block;
+    if (info.channel) {
+      const auto it = block.find(core::ChannelName(*info.channel));
+      if (it == block.end() || it->is_null()) continue;
+      holder = &*it;
+    }
+    const auto it = holder->find(info.key);
+    if (it == holder->end() || it->is_null()) continue;
+    texts.texts_[Index(target)] = ParseText(*it, target, field_prefix + TargetPath(target));
+  }
+  if (!texts.Has(Target::kTitle)) {
+    throw core::InvalidField(field_prefix + "title", field_prefix + "title is required");
+  }
+  return texts;
+}
+
+const std::string& Template::ResolveLocale(std::string_view user_locale) const {
+  if (const auto it = locales.find(user_locale); it != locales.end()) return it->first;
+  const auto dash = user_locale.find('-');
+  if (dash != std::string_view::npos) {
+    if (const auto it = locales.find(user_locale.substr(0, dash)); it != locales.end())
+      return it->first;
+  }
+  return default_locale;
+}
+
+nlohmann::json Template::ToJson() const {
+  nlohmann::json blocks = nlohmann::json::object();
+  for (const auto& [locale, texts] : locales) blocks[locale] = texts.ToJson();
+  return {{"type", type},
+          {"category", category ? nlohmann::json(*category) : nlohmann::json(nullptr)},
+          {"default_locale", default_locale},
+          {"locales", std::move(blocks)},
+          {"digest", digest},
+          {"throttle", throttle},
+          {"escalate", escalate}};
+}
+
+Template ParseTemplate(const std::string& type, const nlohmann::json& body) {
+  if (!body.is_object()) throw core::InvalidJson("the body must be a JSON object");
+  // "type", "created_at" and "updated_at" come back from GET; a client may
+  // send what it read.
+  RejectUnknown(body,
+                {"type", "category", "default_locale", "locales", "digest", "throttle", "escalate",
+                 "created_at", "updated_at"},
+                "");
+  Template t;
+  t.type = type;
+  if (const auto it = body.find("type"); it != body.end() && !it->is_null() && *it != type) {
+    throw core::InvalidField("type", "type must be the one in the path (" + type + ") or left out");
+  }
+  if (const auto it = body.find("category"); it != body.end() && !it->is_null()) {
+    if (!it->is_string() || !IsValidCategory(it->get_ref<const std::string&>())) {
+      throw core::InvalidField("category",
+                               "category must match ^[a-z]+(\\.[a-z_]+)*$, e.g. marketing");
+    }
+    t.category = it->get<std::string>();
+  }
+  const auto locales = body.find("locales");
+  if (locales == body.end() || !locales->is_object() || locales->empty()) {
+    throw core::InvalidField("locales",
+                             "locales must be an object with at least one locale block, e.g. "
+                             "{\"en\": {\"title\": \"…\"}}");
+  }
+  for (const auto& [locale, block] : locales->items()) {
+    if (!IsValidLocale(locale)) {
+      throw core::InvalidField("locales." + locale,
+                               "locale " + locale + " must look like uz, en or uz-Cyrl");
+    }
+    t.locales.emplace(locale, LocaleTexts::Parse(block, "locales." + locale + "."));
+  }
+  const auto default_locale = body.find("default_locale");
+  if (default_locale == body.end() || !default_locale->is_string()) {
+    throw core::InvalidField("default_locale", "default_locale is required, e.g. \"en\"");
+  }
+  t.default_locale = default_locale->get<std::string>();
+  if (!t.locales.contains(t.default_locale)) {
+    throw core::InvalidField("default_locale",
+                             "default_locale " + t.default_locale + " must be one of the locales");
+  }
+  for (const auto& [name, member] :
+       {std::pair{"digest", &t.digest}, std::pair{"throttle", &t.throttle},
+        std::pair{"escalate", &t.escalate}}) {
+    const auto it = body.find(name);
+    if (it == body.end() || it->is_null()) continue;
+    if (!it->is_object())
+      throw core::InvalidField(name, std::string(name) + " must be an object or null");
+    *member = *it;
+  }
+  return t;
+}
+
+}  // namespace chopar::templates

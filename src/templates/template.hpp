@@ -1,0 +1,94 @@
+#pragma once
+
+#include <array>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "templates/mustache_text.hpp"
+#include "templates/target.hpp"
+
+namespace chopar::templates {
+
+// The parsed texts of one locale block ({"title", "body", "email": {…}, …}).
+// `title` is always there. Move-only; immutable once parsed, so any number
+// of threads may render it at once.
+class LocaleTexts {
+ public:
+  // The block as a template's JSON shows it (only the texts present).
+  [[nodiscard]] nlohmann::json ToJson() const;
+  [[nodiscard]] const MustacheText* Find(Target target) const;
+  [[nodiscard]] bool Has(Target target) const { return Find(target) != nullptr; }
+  // Whether the block has any text of `channel`'s own block.
+  [[nodiscard]] bool HasChannelBlock(core::ChannelKind channel) const;
+
+  // Renders `target`, or nullopt when the block has no such text. Throws
+  // RenderError when the output is longer than the target's limit.
+  [[nodiscard]] std::optional<std::string> Render(Target target,
+                                                  const RenderContext& context) const;
+
+  // Parses `block`. Field names in errors are `field_prefix` + the path
+  // inside the block ("locales.uz." + "email.html"). Throws
+  // core::RequestError kInvalidField: not an object, unknown members, a
+  // missing title, a text that is not a string or too long, or a text that
+  // does not parse (the message gives the line and column).
+  static LocaleTexts Parse(const nlohmann::json& block, const std::string& field_prefix);
+
+ private:
+  std::array<std::optional<MustacheText>, kTargetCount> texts_;
+};
+
+// A rendering that cannot be sent: its output is over the target's limit.
+class RenderError : public std::runtime_error {
+ public:
+  RenderError(Target target, const std::string& what) : std::runtime_error(what), target_(target) {}
+  [[nodiscard]] Target target() const { return target_; }
+
+ private:
+  Target target_;
+};
+
+// A notification type's template (PUT /v1/templates/{type}; docs/api.md
+// "Templates and localization"). Move-only, immutable once parsed; shared
+// between threads as std::shared_ptr<const Template>.
+struct Template {
+  std::string type;
+  std::optional<std::string> category;
+  std::string default_locale;
+  std::map<std::string, LocaleTexts, std::less<>> locales;  // has default_locale
+  // Workflow settings, stored and returned as given: null or a JSON object.
+  nlohmann::json digest = nullptr;
+  nlohmann::json throttle = nullptr;
+  nlohmann::json escalate = nullptr;
+
+  // The locale a user with `user_locale` gets: that locale when the
+  // template has it, else its language part ("uz-Cyrl" → "uz"), else
+  // default_locale.
+  [[nodiscard]] const std::string& ResolveLocale(std::string_view user_locale) const;
+  [[nodiscard]] const LocaleTexts& TextsFor(std::string_view user_locale) const {
+    return locales.find(ResolveLocale(user_locale))->second;
+  }
+  // {"type", "category", "default_locale", "locales", "digest", "throttle",
+  // "escalate"}.
+  [[nodiscard]] nlohmann::json ToJson() const;
+};
+
+// Parses and validates a PUT body for `type` (a valid notification type).
+// Every text is parsed here, once. Throws core::RequestError
+// (kInvalidJson when the body is not an object; kInvalidField naming the
+// field: unknown members, a bad category or locale name, default_locale not
+// among the locales, digest/throttle/escalate not an object or null, and the
+// text errors of LocaleTexts::Parse).
+Template ParseTemplate(const std::string& type, const nlohmann::json& body);
+
+// ^[a-z]+(\.[a-z_]+)*$, at most 100 characters: a category name (the
+// notification type grammar).
+bool IsValidCategory(std::string_view category);
+// "uz", "en", "uz-Cyrl", "pt-BR": two or three lower-case letters, then an
+// optional "-" and 2 to 8 letters or digits (the users.locale CHECK).
+bool IsValidLocale(std::string_view locale);
+
+}  // namespace chopar::templates

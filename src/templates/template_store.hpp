@@ -1,0 +1,85 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/listener.hpp"
+#include "db/pool.hpp"
+#include "templates/template.hpp"
+
+namespace chopar::templates {
+
+// Where notify finds a type's template. Find is called for every
+// notification, so it must not touch the database.
+class TemplateLookup {
+ public:
+  virtual ~TemplateLookup() = default;
+  // The template of `type`, or null when it has none. Thread-safe.
+  [[nodiscard]] virtual std::shared_ptr<const Template> Find(std::string_view type) const = 0;
+};
+
+// Templates stored in PostgreSQL (table chopar.templates), each process
+// holding every one of them parsed in memory.
+//
+// The cache is complete: Start() loads every template, and a LISTEN on
+// chopar_templates (db::kTemplatesChannel) reloads a type whenever any
+// process stores or deletes it, and everything again after each
+// (re)connection, so a change is seen everywhere as soon as its NOTIFY
+// arrives. This process's own Put and Delete refresh the cache before they
+// return. Reloads are serialised, each reading the database after the one
+// before, so the last reload leaves the newest state.
+//
+// Database failures throw db::DbError / db::PoolTimeout. Thread-safe; the
+// pool must outlive the store.
+class TemplateStore final : public TemplateLookup {
+ public:
+  // `listen_conninfo`: the connection LISTEN runs on (the pool's own
+  // conninfo, or a direct one when the pool goes through PgBouncer).
+  TemplateStore(db::Pool& pool, std::string listen_conninfo);
+  ~TemplateStore() override;  // Stop()
+  TemplateStore(const TemplateStore&) = delete;
+  TemplateStore& operator=(const TemplateStore&) = delete;
+
+  // Loads every template, then starts listening. Throws db::DbError if the
+  // first load fails.
+  void Start();
+  // Stops listening; the cache stays as it is. Idempotent.
+  void Stop();
+
+  [[nodiscard]] std::shared_ptr<const Template> Find(std::string_view type) const override;
+  // The categories the cached templates name, sorted, each once.
+  [[nodiscard]] std::vector<std::string> Categories() const;
+
+  // Creates or replaces the template; returns it as GET shows it.
+  nlohmann::json Put(const Template& tmpl);
+  // The template as the API shows it; throws core::RequestError kNotFound.
+  nlohmann::json Get(const std::string& type);
+  // {"items": [every template, by type]}.
+  nlohmann::json List();
+  // Throws core::RequestError kNotFound when there is none.
+  void Delete(const std::string& type);
+
+  // Reads every template again (what a (re)connection of the listener does).
+  void ReloadAll();
+  // Reads one type again: stored, it replaces the cached one; gone, it
+  // leaves the cache.
+  void ReloadType(const std::string& type);
+
+ private:
+  using Map = std::map<std::string, std::shared_ptr<const Template>, std::less<>>;
+  [[nodiscard]] std::shared_ptr<const Map> Snapshot() const;
+  void Install(std::shared_ptr<const Map> map);
+
+  db::Pool& pool_;
+  std::mutex reload_mutex_;       // one reload at a time, read and install
+  mutable std::mutex map_mutex_;  // guards map_ (the pointer, not the map)
+  std::shared_ptr<const Map> map_;
+  db::Listener listener_;
+};
+
+}  // namespace chopar::templates

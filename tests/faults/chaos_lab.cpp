@@ -1,0 +1,824 @@
+#include "chaos_lab.hpp"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "channels/webpush/crypto.hpp"
+#include "channels/webpush/vapid.hpp"
+#include "core/encoding.hpp"
+#include "core/time_format.hpp"
+#include "db/connection.hpp"
+#include "net/http_client.hpp"
+#include "testing/child_process.hpp"
+#include "testing/fake_http_server.hpp"
+#include "testing/fake_smtp_server.hpp"
+#include "testing/fake_telegram.hpp"
+#include "testing/test_server.hpp"
+
+namespace chopar::faults {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using std::chrono::milliseconds;
+using SteadyClock = std::chrono::steady_clock;
+using testing::FakeHttpServer;
+using testing::FakeSmtpServer;
+
+constexpr char kApiKey[] = "chaos-api-key";
+constexpr char kBotToken[] = "424242:chaos-bot";
+constexpr std::int64_t kFirstChat = 7'000'000'000;
+// chopar waits this long for a provider (an SMTP session, an HTTP request).
+constexpr auto kProviderTimeout = 15s;
+// A slow provider that still answers in time, and one that never does.
+constexpr auto kStall = 10s;
+constexpr auto kHang = kProviderTimeout + 5s;
+
+enum class Fault { kNone, kError, kTooMany, kTimeout, kReset, kStall };
+constexpr Fault kProviderFaults[] = {Fault::kError, Fault::kTooMany, Fault::kTimeout, Fault::kReset,
+                                     Fault::kStall};
+
+std::string FaultName(Fault fault) {
+  switch (fault) {
+    case Fault::kError:
+      return "500 (SMTP 451)";
+    case Fault::kTooMany:
+      return "429 + Retry-After (SMTP 450)";
+    case Fault::kTimeout:
+      return "no answer within the timeout";
+    case Fault::kReset:
+      return "connection reset";
+    case Fault::kStall:
+      return "10 s stall, then accepted";
+    case Fault::kNone:
+      break;
+  }
+  return "none";
+}
+
+// A seeded source of randomness shared by the lab's threads.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : engine_(seed) {}
+  double Uniform(double low, double high) {
+    std::lock_guard lock(mutex_);
+    return std::uniform_real_distribution<double>(low, high)(engine_);
+  }
+  milliseconds Between(milliseconds low, milliseconds high) {
+    return milliseconds(
+        static_cast<std::int64_t>(Uniform(double(low.count()), double(high.count()))));
+  }
+  std::size_t Index(std::size_t size) {
+    std::lock_guard lock(mutex_);
+    return std::uniform_int_distribution<std::size_t>(0, size - 1)(engine_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::mt19937_64 engine_;
+};
+
+// A provider's fault episode: until `until`, a `share` of its requests get
+// `fault`. Thread-safe.
+class FaultSwitch {
+ public:
+  explicit FaultSwitch(Random& random) : random_(random) {}
+  void Begin(Fault fault, SteadyClock::time_point until, double share) {
+    std::lock_guard lock(mutex_);
+    fault_ = fault;
+    until_ = until;
+    share_ = share;
+  }
+  void End() { Begin(Fault::kNone, {}, 0); }
+  Fault Next() {
+    Fault fault;
+    double share;
+    {
+      std::lock_guard lock(mutex_);
+      if (fault_ == Fault::kNone || SteadyClock::now() >= until_) return Fault::kNone;
+      fault = fault_;
+      share = share_;
+    }
+    return random_.Uniform(0, 1) < share ? fault : Fault::kNone;
+  }
+
+ private:
+  Random& random_;
+  std::mutex mutex_;
+  Fault fault_ = Fault::kNone;
+  SteadyClock::time_point until_;
+  double share_ = 0;
+};
+
+// The three provider fakes, answering as their faults say.
+class Providers {
+ public:
+  explicit Providers(Random& random)
+      : email_faults(random), telegram_faults(random), push_faults(random) {}
+
+  FaultSwitch email_faults, telegram_faults, push_faults;
+  FakeSmtpServer smtp{[this](FakeSmtpServer::Stage stage, const FakeSmtpServer::Session& session) {
+    return Smtp(stage, session);
+  }};
+  testing::FakeTelegram telegram{[this](const json&) { return Telegram(); }};
+  FakeHttpServer push{[this](const FakeHttpServer::Request&) { return Push(); }};
+
+ private:
+  // A message's fault is drawn at MAIL FROM and kept for its end of DATA.
+  FakeSmtpServer::Action Smtp(FakeSmtpServer::Stage stage, const FakeSmtpServer::Session& session) {
+    using Stage = FakeSmtpServer::Stage;
+    if (stage == Stage::kMailFrom) {
+      const Fault fault = email_faults.Next();
+      {
+        std::lock_guard lock(mutex_);
+        smtp_fault_[session.connection] = fault;
+      }
+      if (fault == Fault::kTooMany) return {"450 4.2.1 Too many messages, slow down", false, 0ms};
+      if (fault == Fault::kTimeout) return {"", false, kHang};
+      if (fault == Fault::kReset) return {"", true, 0ms};
+    } else if (stage == Stage::kDataEnd) {
+      Fault fault = Fault::kNone;
+      {
+        std::lock_guard lock(mutex_);
+        if (const auto found = smtp_fault_.find(session.connection); found != smtp_fault_.end()) {
+          fault = found->second;
+          smtp_fault_.erase(found);
+        }
+      }
+      if (fault == Fault::kError)
+        return {"451 4.3.0 Temporary failure, try again later", false, 0ms};
+      if (fault == Fault::kStall) return {"", false, kStall};
+    }
+    return {};
+  }
+
+  FakeHttpServer::Response Telegram() {
+    FakeHttpServer::Response response;
+    switch (telegram_faults.Next()) {
+      case Fault::kError:
+        return testing::BotError(500, "Internal Server Error");
+      case Fault::kTooMany:
+        return testing::BotError(429, "Too Many Requests: retry after 2", 2);
+      case Fault::kTimeout:
+        response.delay = kHang;
+        response.reset = true;
+        return response;
+      case Fault::kReset:
+        response.reset = true;
+        return response;
+      case Fault::kStall:
+        response = testing::BotOk(++message_ids_);
+        response.delay = kStall;
+        return response;
+      case Fault::kNone:
+        break;
+    }
+    return testing::BotOk(++message_ids_);
+  }
+
+  FakeHttpServer::Response Push() {
+    FakeHttpServer::Response response;
+    response.content_type = "text/plain";
+    response.status = 201;
+    response.headers["Location"] = push.url() + "/m/" + std::to_string(++message_ids_);
+    switch (push_faults.Next()) {
+      case Fault::kError:
+        return {500, "internal error", {}, "text/plain"};
+      case Fault::kTooMany:
+        return {429, "slow down", {{"Retry-After", "2"}}, "text/plain"};
+      case Fault::kTimeout:
+        response.delay = kHang;
+        response.reset = true;
+        break;
+      case Fault::kReset:
+        response.reset = true;
+        break;
+      case Fault::kStall:
+        response.delay = kStall;
+        break;
+      case Fault::kNone:
+        break;
+    }
+    return response;
+  }
+
+  std::mutex mutex_;
+  std::map<int, Fault> smtp_fault_;  // SMTP connection → its current message's fault
+  std::atomic<std::int64_t> message_ids_{0};
+};
+
+// The chopar processes, each on its own port and data folder; a process
+// killed is started again by Supervise(). Used by one thread at a time.
+class Fleet {
+ public:
+  Fleet(const ChaosSettings& settings, std::map<std::string, std::string> env)
+      : settings_(settings), env_(std::move(env)) {
+    for (int i = 0; i < settings.processes; ++i) {
+      members_.push_back({testing::FreeLoopbackPort(), nullptr, 0, {}});
+      std::filesystem::create_directories(DataDir(i));
+    }
+  }
+
+  void Start(int i) {
+    Member& m = members_[i];
+    std::map<std::string, std::string> env = env_;
+    env["CHOPAR_SERVER_LISTEN"] = "127.0.0.1:" + std::to_string(m.port);
+    env["CHOPAR_SERVER_DATA_DIR"] = DataDir(i).string();
+    const auto log = settings_.work_dir /
+                     ("chopar-" + std::to_string(i) + "." + std::to_string(++m.starts) + ".log");
+    m.process = std::make_unique<testing::ChildProcess>(
+        std::vector<std::string>{settings_.chopar_binary, "serve"}, env, log, DataDir(i));
+    m.restart_at.reset();
+  }
+  void Kill(int i, milliseconds restart_after) {
+    Member& m = members_[i];
+    m.process->Signal(SIGKILL);
+    m.process->Wait(10s);
+    m.restart_at = SteadyClock::now() + restart_after;
+  }
+  // Starts again the processes whose restart time has come (`now`: all).
+  void Supervise(bool now = false) {
+    for (int i = 0; i < size(); ++i) {
+      Member& m = members_[i];
+      if (m.restart_at && (now || SteadyClock::now() >= *m.restart_at)) Start(i);
+    }
+  }
+  [[nodiscard]] bool Alive(int i) { return members_[i].process && members_[i].process->Running(); }
+  [[nodiscard]] int size() const { return static_cast<int>(members_.size()); }
+  [[nodiscard]] std::vector<int> Ports() const {
+    std::vector<int> ports;
+    for (const Member& m : members_) ports.push_back(m.port);
+    return ports;
+  }
+  // SIGTERM to each; their exit codes (-1: still running after `timeout`).
+  std::vector<int> Stop(std::chrono::seconds timeout) {
+    for (Member& m : members_) m.process->Signal(SIGTERM);
+    std::vector<int> codes;
+    for (Member& m : members_) codes.push_back(m.process->Wait(timeout));
+    return codes;
+  }
+
+ private:
+  struct Member {
+    int port;
+    std::unique_ptr<testing::ChildProcess> process;
+    int starts;
+    std::optional<SteadyClock::time_point> restart_at;
+  };
+  std::filesystem::path DataDir(int i) const {
+    return settings_.work_dir / ("chopar-" + std::to_string(i));
+  }
+
+  const ChaosSettings& settings_;
+  std::map<std::string, std::string> env_;
+  std::vector<Member> members_;
+};
+
+// An API client that goes to any process of the fleet and keeps trying
+// (another process, a moment later) until it gets an answer that is not a
+// failure of the service. Thread-safe.
+class Client {
+ public:
+  Client(std::vector<int> ports, Random& random) : ports_(std::move(ports)), random_(random) {}
+
+  // The answer's body, or nullopt when none came within `give_up` or the
+  // request was refused (4xx other than 429; `refusal` says why).
+  std::optional<json> Call(const std::string& method, const std::string& path, const json& body,
+                           milliseconds give_up, std::string* refusal = nullptr) {
+    const auto deadline = SteadyClock::now() + give_up;
+    for (;;) {
+      net::HttpRequest request;
+      request.method = method;
+      request.url =
+          "http://127.0.0.1:" + std::to_string(ports_[random_.Index(ports_.size())]) + path;
+      request.headers = {"Authorization: Bearer " + std::string(kApiKey),
+                         "Content-Type: application/json"};
+      if (!body.is_null()) request.body = body.dump();
+      request.timeout = 10s;
+      const net::HttpResponse response = http_.Perform(request);
+      if (response.status >= 200 && response.status < 300) {
+        return response.body.empty() ? json::object() : json::parse(response.body, nullptr, false);
+      }
+      if (response.status >= 400 && response.status < 500 && response.status != 429) {
+        if (refusal != nullptr) *refusal = std::to_string(response.status) + " " + response.body;
+        return std::nullopt;
+      }
+      if (SteadyClock::now() >= deadline) return std::nullopt;
+      std::this_thread::sleep_for(random_.Between(50ms, 300ms));
+    }
+  }
+
+ private:
+  const std::vector<int> ports_;
+  Random& random_;
+  net::HttpClient http_;
+};
+
+// The mixed workload: notifications over HTTP (single and batch, each with
+// its own dedup key, retried with the same key until accepted) and
+// schedules firing every minute. Thread-safe where it says so.
+class Workload {
+ public:
+  Workload(const ChaosSettings& settings, Client& client) : settings_(settings), client_(client) {}
+
+  void CreateUsers(const std::string& push_url) {
+    const auto browser = channels::webpush::GenerateP256KeyPair();
+    const json keys = {{"p256dh", core::Base64UrlEncode(browser.public_key)},
+                       {"auth", core::Base64UrlEncode(core::RandomBytes(16))}};
+    std::atomic<int> next{1};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&] {
+        for (int id = next++; id <= settings_.users; id = next++) {
+          const std::string user = "/v1/users/" + std::to_string(id);
+          Require(
+              client_.Call("PUT", user, {{"email", "u" + std::to_string(id) + "@chaos.test"}}, 60s),
+              user);
+          Require(client_.Call("PUT", user + "/telegram", {{"chat_id", kFirstChat + id}}, 60s),
+                  user);
+          Require(client_.Call(
+                      "POST", user + "/push-subscriptions",
+                      {{"endpoint", push_url + "/p/" + std::to_string(id)}, {"keys", keys}}, 60s),
+                  user);
+        }
+      });
+    }
+    for (auto& thread : threads) thread.join();
+  }
+
+  void CreateSchedules() {
+    for (int k = 1; k <= settings_.schedules; ++k) {
+      const std::string key = "chaos-" + std::to_string(k);
+      const json body = {{"user_id", k},
+                         {"cron", "* * * * *"},
+                         {"timezone", "UTC"},
+                         {"notification",
+                          {{"type", "chaos.tick"},
+                           {"title", "tick " + key},
+                           {"channels", {"email", "telegram", "push"}}}},
+                         {"catchup", {{"policy", "all"}, {"window_seconds", 3600}}}};
+      const auto answer = client_.Call("PUT", "/v1/schedules/" + key, body, 60s);
+      Require(answer, key);
+      first_due_[key] = *core::ParseRfc3339((*answer)["next_fire_at"].get<std::string>());
+    }
+  }
+  void DeleteSchedules() {
+    for (const auto& [key, first] : first_due_)
+      client_.Call("DELETE", "/v1/schedules/" + key, nullptr, 60s);
+  }
+  [[nodiscard]] const std::map<std::string, core::TimePoint>& schedules() const {
+    return first_due_;
+  }
+
+  // Sends notifications at the settings' rate until Stop(), on two threads.
+  void Start() {
+    for (int t = 0; t < 2; ++t) senders_.emplace_back([this] { Send(); });
+  }
+  // Stops sending; requests in flight keep trying until accepted.
+  void Stop() {
+    stopping_ = true;
+    for (auto& thread : senders_) thread.join();
+  }
+
+  // Outbox events of the workload: none yet. This is the hook for the
+  // transactional outbox (src/outbox, not in the tree yet): once the relay is in
+  // the tree, emit a few events per tick here (chopar.emit() in the same
+  // transaction as a business row of the lab's own), record their event ids
+  // like the dedup keys below, and check after the drain that each became
+  // exactly one notification (dedup_key "event:<id>") — the checks of
+  // RunChaos then count their deliveries like every other. Returns how many
+  // events it emitted.
+  int EmitOutboxEvents(std::int64_t /*tick*/) { return 0; }
+
+  [[nodiscard]] std::set<std::string> accepted() const {
+    std::lock_guard lock(mutex_);
+    return accepted_;
+  }
+  [[nodiscard]] std::int64_t gave_up() const { return gave_up_; }
+  [[nodiscard]] std::vector<std::string> problems() const {
+    std::lock_guard lock(mutex_);
+    return problems_;
+  }
+
+ private:
+  void Require(const std::optional<json>& answer, const std::string& what) {
+    if (!answer) throw std::runtime_error("chaos lab: set-up request failed: " + what);
+  }
+
+  void Send() {
+    const auto period = std::chrono::duration<double>(2.0 / settings_.notifications_per_second);
+    auto due = SteadyClock::now();
+    while (!stopping_) {
+      const std::int64_t seq = next_seq_.fetch_add(1);
+      EmitOutboxEvents(seq);
+      std::vector<json> items;
+      const int count = seq % 8 == 0 ? 4 : 1;  // every eighth request is a batch
+      for (int i = 0; i < count; ++i) {
+        const std::int64_t n = seq * 8 + i;
+        items.push_back({{"user_id", static_cast<int>(n % settings_.users) + 1},
+                         {"type", "chaos.note"},
+                         {"title", "note " + std::to_string(n)},
+                         {"body", "chaos lab"},
+                         {"dedup_key", "chaos-" + std::to_string(n)},
+                         {"channels", {"email", "telegram", "push"}}});
+      }
+      std::string refusal;
+      const auto answer = count == 1
+                              ? client_.Call("POST", "/v1/notifications", items[0], 120s, &refusal)
+                              : client_.Call("POST", "/v1/notifications/batch",
+                                             {{"notifications", items}}, 120s, &refusal);
+      {
+        std::lock_guard lock(mutex_);
+        if (answer && (count == 1 || AllAccepted(*answer, count))) {
+          for (const json& item : items) accepted_.insert(item["dedup_key"].get<std::string>());
+        } else {
+          gave_up_ += count;
+          problems_.push_back("notification request " + std::to_string(seq) + " not accepted: " +
+                              (refusal.empty() ? "no answer in 120 s" : refusal));
+        }
+      }
+      due += std::chrono::duration_cast<SteadyClock::duration>(period);
+      std::this_thread::sleep_until(due);
+    }
+  }
+  static bool AllAccepted(const json& answer, int count) {
+    if (!answer.contains("results") || answer["results"].size() != static_cast<std::size_t>(count))
+      return false;
+    for (const json& result : answer["results"]) {
+      if (!result.contains("id")) return false;
+    }
+    return true;
+  }
+
+  const ChaosSettings& settings_;
+  Client& client_;
+  std::map<std::string, core::TimePoint> first_due_;  // schedule key → its first due time
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::int64_t> next_seq_{0};
+  std::vector<std::thread> senders_;
+  mutable std::mutex mutex_;
+  std::set<std::string> accepted_;
+  std::int64_t gave_up_ = 0;
+  std::vector<std::string> problems_;
+};
+
+// Injects one fault at random: kill -9 of a live chopar (started again
+// after 0.5-3 s), a PostgreSQL crash and restart (at most one every 8 s), or
+// an episode of 2-6 s in which 80 % of one provider's requests fail one way.
+void InjectFault(Fleet& fleet, Providers& providers, Random& random, ChaosReport& report,
+                 SteadyClock::time_point& last_crash) {
+  const double draw = random.Uniform(0, 1);
+  if (draw < 0.3) {
+    std::vector<int> alive;
+    for (int i = 0; i < fleet.size(); ++i) {
+      if (fleet.Alive(i)) alive.push_back(i);
+    }
+    if (!alive.empty()) {
+      fleet.Kill(alive[random.Index(alive.size())], random.Between(500ms, 3000ms));
+      ++report.faults["kill -9 of a chopar process"];
+      return;
+    }
+  }
+  if (draw < 0.45 && SteadyClock::now() - last_crash > 8s) {
+    testing::TestServer::CrashAndRestart();
+    last_crash = SteadyClock::now();
+    ++report.faults["PostgreSQL crash and restart (pg_ctl restart -m immediate)"];
+    return;
+  }
+  FaultSwitch* switches[] = {&providers.email_faults, &providers.telegram_faults,
+                             &providers.push_faults};
+  const char* names[] = {"email", "telegram", "push"};
+  const std::size_t which = random.Index(3);
+  const Fault fault = kProviderFaults[random.Index(std::size(kProviderFaults))];
+  switches[which]->Begin(fault, SteadyClock::now() + random.Between(2000ms, 6000ms), 0.8);
+  ++report.faults[std::string(names[which]) + " provider: " + FaultName(fault)];
+}
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return values[static_cast<std::size_t>(
+      std::min<double>(values.size() - 1, std::floor(p * values.size())))];
+}
+
+// Waits until `query` (a count) is 0, reconnecting as needed; false on timeout.
+bool WaitForZero(const std::string& url, const std::string& query,
+                 SteadyClock::time_point deadline) {
+  while (SteadyClock::now() < deadline) {
+    try {
+      auto conn = db::Connection::Open(url);
+      while (SteadyClock::now() < deadline) {
+        if (conn.ExecText(query, {}).Int(0, 0) == 0) return true;
+        std::this_thread::sleep_for(500ms);
+      }
+    } catch (const std::exception&) {
+      std::this_thread::sleep_for(500ms);
+    }
+  }
+  return false;
+}
+
+// Every message a provider fake accepted, by channel and delivery id.
+struct Received {
+  std::map<std::pair<std::string, std::int64_t>, int> count;  // (channel, delivery) → times
+  std::int64_t without_id = 0;
+  std::int64_t requests = 0;
+};
+
+Received CountReceived(const Providers& providers) {
+  Received received;
+  for (const auto& message : providers.smtp.messages()) {
+    if (message.delivery_id) {
+      ++received.count[{"email", *message.delivery_id}];
+    } else {
+      ++received.without_id;
+    }
+  }
+  received.requests += static_cast<std::int64_t>(providers.smtp.connections());
+  auto count_http = [&](const FakeHttpServer& server, const char* channel, int accepted_status) {
+    for (const auto& request : server.requests()) {
+      ++received.requests;
+      if (request.answer_status != accepted_status) continue;
+      if (request.delivery_id) {
+        ++received.count[{channel, *request.delivery_id}];
+      } else {
+        ++received.without_id;
+      }
+    }
+  };
+  count_http(providers.telegram.server(), "telegram", 200);
+  count_http(providers.push, "push", 201);
+  return received;
+}
+
+void Check(const std::string& url, const Workload& workload, const Received& received,
+           core::TimePoint stopped_at, ChaosReport& report) {
+  auto conn = db::Connection::Open(url);
+  auto problem = [&](const std::string& line) {
+    if (report.problems.size() < 200) report.problems.push_back(line);
+  };
+
+  // Notifications: every request the client had accepted is there.
+  const std::set<std::string> accepted = workload.accepted();
+  report.notifications_requested = static_cast<std::int64_t>(accepted.size());
+  std::set<std::string> stored;
+  const auto notes = conn.ExecText(
+      "SELECT dedup_key FROM chopar.notifications WHERE dedup_key LIKE 'chaos-%'", {});
+  for (int i = 0; i < notes.Rows(); ++i) stored.insert(notes.String(i, 0));
+  for (const std::string& key : accepted) {
+    if (!stored.contains(key)) {
+      ++report.notifications_lost;
+      problem("notification " + key + " accepted by the API but not in the database");
+    }
+  }
+  report.client_gave_up = workload.gave_up();
+  for (const std::string& line : workload.problems()) problem(line);
+
+  // Schedules: each minute up to the end of the faults fired exactly once.
+  const auto fired = conn.ExecText(
+      "SELECT dedup_key, extract(epoch FROM created_at)::float8 FROM chopar.notifications "
+      "WHERE dedup_key LIKE 'schedule:chaos-%'",
+      {});
+  std::map<std::string, std::map<std::int64_t, int>> fired_by_key;  // key → due → times
+  for (int i = 0; i < fired.Rows(); ++i) {
+    const std::string dedup = fired.String(i, 0);  // schedule:<key>:<due>
+    const auto colon = dedup.rfind(':');
+    const std::string key = dedup.substr(9, colon - 9);
+    const std::int64_t due = std::stoll(dedup.substr(colon + 1));
+    ++fired_by_key[key][due];
+    report.schedule_lateness_max =
+        std::max(report.schedule_lateness_max, fired.Double(i, 1) - double(due));
+  }
+  const std::int64_t stop = core::ToUnixMicros(stopped_at) / 1'000'000;
+  for (const auto& [key, first] : workload.schedules()) {
+    const std::int64_t first_due = core::ToUnixMicros(first) / 1'000'000;
+    std::set<std::int64_t> expected;
+    for (std::int64_t due = first_due; due <= stop; due += 60) expected.insert(due);
+    report.schedule_occurrences_expected += static_cast<std::int64_t>(expected.size());
+    const auto& got = fired_by_key[key];
+    for (const std::int64_t due : expected) {
+      const auto found = got.find(due);
+      if (found == got.end()) {
+        ++report.schedule_occurrences_lost;
+        problem("schedule " + key + ": occurrence " + std::to_string(due) + " never fired");
+      }
+    }
+    for (const auto& [due, times] : got) {
+      if (due > stop) continue;  // fired while draining, after the window
+      if (!expected.contains(due) || times > 1) {
+        ++report.schedule_occurrences_doubled;
+        problem("schedule " + key + ": unexpected or repeated occurrence " + std::to_string(due));
+      }
+    }
+  }
+
+  // Deliveries, against what the providers received.
+  const auto deliveries = conn.ExecText(
+      "SELECT d.id, d.channel, d.status, coalesce(d.last_error, ''), "
+      "extract(epoch FROM d.sent_at - d.created_at)::float8 FROM chopar.deliveries d",
+      {});
+  report.notifications_in_database =
+      std::stoll(conn.ExecText("SELECT count(*) FROM chopar.notifications", {}).String(0, 0));
+  std::set<std::pair<std::string, std::int64_t>> known;
+  std::vector<double> latencies;
+  report.deliveries = deliveries.Rows();
+  for (int i = 0; i < deliveries.Rows(); ++i) {
+    const std::int64_t id = deliveries.Int(i, 0);
+    const std::string channel = deliveries.String(i, 1);
+    const std::string status = deliveries.String(i, 2);
+    const std::string reason = deliveries.String(i, 3);
+    known.insert({channel, id});
+    ++report.deliveries_by_status[status];
+    if (!deliveries.IsNull(i, 4)) latencies.push_back(deliveries.Double(i, 4));
+    const auto found = received.count.find({channel, id});
+    const int times = found == received.count.end() ? 0 : found->second;
+    const std::string what = channel + " delivery " + std::to_string(id) + " (" + status +
+                             (reason.empty() ? "" : ": " + reason) + ")";
+    if (status == "queued" || status == "sending") {
+      ++report.unsettled;
+      problem(what + " not settled after the drain");
+    }
+    if (times > 1) {
+      ++report.duplicates;
+      problem(what + " received " + std::to_string(times) + " times");
+    } else if (times == 0 && status == "failed" && reason.starts_with("outcome unknown")) {
+      // Its process was killed while the batch was being handed over, before
+      // the provider accepted it: failed, and said so, rather than risk a
+      // second delivery (docs/RELIABILITY.md, "At most once after a crash").
+      ++report.unknown_not_received;
+    } else if (times == 0 && status != "queued" && status != "sending") {
+      ++report.lost;
+      problem(what + " never received");
+    } else if (times == 1 && status == "failed") {
+      ++report.unknown_but_received;
+      if (!reason.starts_with("outcome unknown")) problem(what + " received, yet recorded failed");
+    }
+  }
+  for (const auto& [key, times] : received.count) {
+    if (!known.contains(key)) {
+      report.phantoms += times;
+      problem(key.first + " message for delivery " + std::to_string(key.second) +
+              ", which does not exist");
+    }
+  }
+  report.phantoms += received.without_id;
+  report.received = 0;
+  for (const auto& [key, times] : received.count) report.received += times;
+  report.provider_requests = received.requests;
+  report.delivery_latency_p50 = Percentile(latencies, 0.5);
+  report.delivery_latency_p99 = Percentile(latencies, 0.99);
+  report.delivery_latency_max = Percentile(latencies, 1.0);
+}
+
+std::string Format(double value) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(1);
+  out << value;
+  return out.str();
+}
+
+}  // namespace
+
+std::string ChaosReport::Markdown() const {
+  std::ostringstream out;
+  out << "| | |\n|---|---:|\n";
+  out << "| seed | " << seed << " |\n";
+  out << "| faults and workload, then drain (s) | " << Format(seconds) << " |\n";
+  int total = 0;
+  for (const auto& [kind, count] : faults) total += count;
+  out << "| **faults injected** | **" << total << "** |\n";
+  for (const auto& [kind, count] : faults) out << "| … " << kind << " | " << count << " |\n";
+  out << "| notifications accepted by the API (client) | " << notifications_requested << " |\n";
+  out << "| notifications in the database (with schedule firings) | " << notifications_in_database
+      << " |\n";
+  out << "| schedule occurrences due in the window | " << schedule_occurrences_expected << " |\n";
+  out << "| deliveries | " << deliveries << " |\n";
+  for (const auto& [status, count] : deliveries_by_status) {
+    out << "| … " << status << " | " << count << " |\n";
+  }
+  out << "| requests / SMTP sessions the providers saw | " << provider_requests << " |\n";
+  out << "| messages the providers accepted | " << received << " |\n";
+  out << "| … of deliveries failed as \"outcome unknown\" (worker killed mid-send) | "
+      << unknown_but_received << " |\n";
+  out << "| … failed as \"outcome unknown\", never received (killed before the provider accepted) "
+         "| "
+      << unknown_not_received << " |\n";
+  out << "| delivery latency p50 / p99 / max (s, created → sent) | " << Format(delivery_latency_p50)
+      << " / " << Format(delivery_latency_p99) << " / " << Format(delivery_latency_max) << " |\n";
+  out << "| schedule lateness max (s, due → notification) | " << Format(schedule_lateness_max)
+      << " |\n";
+  out << "| **duplicates** (received more than once) | **" << duplicates << "** |\n";
+  out << "| **lost deliveries** (never received) | **" << lost << "** |\n";
+  out << "| **lost notifications** | **" << notifications_lost << "** |\n";
+  out << "| **schedule occurrences lost / doubled** | **" << schedule_occurrences_lost << " / "
+      << schedule_occurrences_doubled << "** |\n";
+  out << "| phantom messages / unsettled deliveries / requests never accepted | " << phantoms
+      << " / " << unsettled << " / " << client_gave_up << " |\n";
+  return out.str();
+}
+
+ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_url) {
+  ChaosReport report;
+  report.seed = settings.seed;
+  Random random(settings.seed);
+  testing::TestServer::KeepCommitsThroughCrashes(database_url);
+  Providers providers(random);
+  const auto vapid = channels::webpush::GenerateVapidKeys();
+  const auto provider_timeout = std::to_string(kProviderTimeout.count());
+  std::map<std::string, std::string> env = {
+      {"CHOPAR_DATABASE_URL", database_url},
+      {"CHOPAR_SERVER_API_KEY", kApiKey},
+      {"CHOPAR_SERVER_INBOX_SECRET", "chaos-inbox-secret"},
+      {"CHOPAR_CHANNELS_SMS_CALLBACK_SECRET", "chaos-callback-secret"},
+      {"CHOPAR_DELIVERY_LEASE_SECONDS", "10"},
+      {"CHOPAR_DELIVERY_MAX_ATTEMPTS", "100"},
+      {"CHOPAR_DELIVERY_BACKOFF_INITIAL_SECONDS", "0.5"},
+      {"CHOPAR_DELIVERY_BACKOFF_MAX_SECONDS", "5"},
+      {"CHOPAR_DELIVERY_DRAIN_SECONDS", "5"},
+      {"CHOPAR_LIMITS_HOURLY_EMAIL", "1000000"},
+      {"CHOPAR_LIMITS_HOURLY_TELEGRAM", "1000000"},
+      {"CHOPAR_LIMITS_HOURLY_PUSH", "1000000"},
+      {"CHOPAR_CHANNELS_EMAIL_PROVIDER", "smtp"},
+      {"CHOPAR_CHANNELS_EMAIL_SMTP_URL", providers.smtp.url()},
+      {"CHOPAR_CHANNELS_EMAIL_FROM", "chopar <noreply@chaos.test>"},
+      {"CHOPAR_CHANNELS_EMAIL_TIMEOUT_SECONDS", provider_timeout},
+      {"CHOPAR_CHANNELS_TELEGRAM_PROVIDER", "telegram"},
+      {"CHOPAR_CHANNELS_TELEGRAM_BOT_TOKEN", kBotToken},
+      {"CHOPAR_CHANNELS_TELEGRAM_API_BASE", providers.telegram.url()},
+      {"CHOPAR_CHANNELS_TELEGRAM_UPDATES", "off"},
+      {"CHOPAR_CHANNELS_TELEGRAM_MAX_PER_SECOND", "1000"},
+      {"CHOPAR_CHANNELS_TELEGRAM_TIMEOUT_SECONDS", provider_timeout},
+      {"CHOPAR_CHANNELS_PUSH_PROVIDER", "webpush"},
+      {"CHOPAR_CHANNELS_PUSH_VAPID_PUBLIC_KEY", vapid.public_key},
+      {"CHOPAR_CHANNELS_PUSH_VAPID_PRIVATE_KEY", vapid.private_key},
+      {"CHOPAR_CHANNELS_PUSH_ALLOW_HTTP_ENDPOINTS", "true"},
+      {"CHOPAR_CHANNELS_PUSH_TIMEOUT_SECONDS", provider_timeout},
+  };
+  Fleet fleet(settings, env);
+  for (int i = 0; i < fleet.size(); ++i) fleet.Start(i);
+  Client client(fleet.Ports(), random);
+  Workload workload(settings, client);
+  workload.CreateUsers(providers.push.url());
+  workload.CreateSchedules();
+
+  // Faults and workload.
+  const auto started = SteadyClock::now();
+  const auto end = started + settings.duration;
+  workload.Start();
+  auto last_crash = started - 1h;
+  auto next_fault = started + random.Between(settings.fault_every_min, settings.fault_every_max);
+  while (SteadyClock::now() < end) {
+    fleet.Supervise();
+    if (SteadyClock::now() >= next_fault) {
+      InjectFault(fleet, providers, random, report, last_crash);
+      next_fault =
+          SteadyClock::now() + random.Between(settings.fault_every_min, settings.fault_every_max);
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  const core::TimePoint stopped_at = std::chrono::system_clock::now();
+  for (FaultSwitch* faults :
+       {&providers.email_faults, &providers.telegram_faults, &providers.push_faults})
+    faults->End();
+  fleet.Supervise(/*now=*/true);
+  workload.Stop();
+
+  // Drain: every occurrence due by the end fired, then every delivery settled.
+  const auto drain_deadline = SteadyClock::now() + settings.drain_timeout;
+  const bool fired = WaitForZero(
+      database_url,
+      "SELECT count(*) FROM chopar.schedules WHERE key LIKE 'chaos-%' AND next_fire_at <= '" +
+          core::FormatRfc3339Micros(stopped_at) + "'",
+      drain_deadline);
+  workload.DeleteSchedules();
+  const bool settled = WaitForZero(
+      database_url, "SELECT count(*) FROM chopar.deliveries WHERE status IN ('queued', 'sending')",
+      drain_deadline);
+  report.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
+  const std::vector<int> exit_codes = fleet.Stop(60s);
+  if (!fired) report.problems.push_back("schedules still due when the drain timed out");
+  if (!settled) report.problems.push_back("deliveries still pending when the drain timed out");
+  for (int i = 0; i < static_cast<int>(exit_codes.size()); ++i) {
+    if (exit_codes[i] != 0) {
+      report.problems.push_back("chopar " + std::to_string(i) + " exited with " +
+                                std::to_string(exit_codes[i]) + " after SIGTERM");
+    }
+  }
+
+  Check(database_url, workload, CountReceived(providers), stopped_at, report);
+  return report;
+}
+
+}  // namespace chopar::faults

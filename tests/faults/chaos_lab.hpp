@@ -1,0 +1,85 @@
+#pragma once
+
+// The chaos lab: several `chopar serve` processes side by side on one
+// database, real provider fakes (SMTP, the Telegram Bot API, a Web Push
+// service), a mixed workload, and faults injected at random — kill -9 of a
+// chopar process, a crash of PostgreSQL (pg_ctl restart -m immediate),
+// providers answering 500, 429 with Retry-After, not answering (timeouts),
+// resetting connections, or stalling 10 s. Then it drains and checks, from
+// the fakes' own records and the database, that every delivery was received
+// exactly once, no schedule occurrence was lost or doubled and no
+// notification was lost. docs/RELIABILITY.md describes the fault model and
+// holds the figures of the long run.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace chopar::faults {
+
+struct ChaosSettings {
+  std::chrono::seconds duration{45};  // faults and workload run this long
+  // A fault starts every `fault_every_min` .. `fault_every_max`.
+  std::chrono::milliseconds fault_every_min{2000};
+  std::chrono::milliseconds fault_every_max{5000};
+  int processes = 3;
+  int users = 400;
+  double notifications_per_second = 10;
+  int schedules = 12;  // each fires every minute
+  std::uint64_t seed = 1;
+  // After the faults: how long the fleet may take to settle everything.
+  std::chrono::seconds drain_timeout{180};
+  std::string chopar_binary;
+  std::filesystem::path work_dir;  // processes' data dirs and logs
+};
+
+// What a run did and found. The last group must be all zero.
+struct ChaosReport {
+  std::uint64_t seed = 0;
+  double seconds = 0;                        // from the first fault to the end of the drain
+  std::map<std::string, int> faults;         // by kind
+  std::int64_t notifications_requested = 0;  // dedup keys the client had accepted
+  std::int64_t notifications_in_database = 0;
+  std::int64_t schedule_occurrences_expected = 0;
+  std::int64_t deliveries = 0;
+  std::map<std::string, std::int64_t> deliveries_by_status;
+  std::int64_t provider_requests = 0;  // every request the fakes saw
+  std::int64_t received = 0;           // accepted by a fake
+  // Failed as "outcome unknown" (their worker died mid-send) yet received once.
+  std::int64_t unknown_but_received = 0;
+  // Failed as "outcome unknown" and never received: their process was
+  // killed before the provider accepted them. Reported through the API as
+  // failed, never sent twice; only a kill -9 can cause it.
+  std::int64_t unknown_not_received = 0;
+  double delivery_latency_p50 = 0, delivery_latency_p99 = 0, delivery_latency_max = 0;  // s
+  double schedule_lateness_max = 0;  // s from due to the notification
+  std::int64_t client_gave_up = 0;   // requests the client never got accepted
+
+  std::int64_t duplicates = 0;  // deliveries received more than once
+  std::int64_t lost = 0;        // deliveries never received, with no failure that says why
+  std::int64_t phantoms = 0;    // received messages of no delivery
+  std::int64_t notifications_lost = 0;
+  std::int64_t schedule_occurrences_lost = 0;
+  std::int64_t schedule_occurrences_doubled = 0;
+  std::int64_t unsettled = 0;         // deliveries still queued or sending after the drain
+  std::vector<std::string> problems;  // one line each, for the log
+
+  [[nodiscard]] bool Clean() const {
+    return duplicates == 0 && lost == 0 && phantoms == 0 && notifications_lost == 0 &&
+           schedule_occurrences_lost == 0 && schedule_occurrences_doubled == 0 && unsettled == 0 &&
+           client_gave_up == 0;
+  }
+  // The figures as a Markdown table (docs/RELIABILITY.md).
+  [[nodiscard]] std::string Markdown() const;
+};
+
+// Runs the lab on the database `database_url` (a fresh, migrated one; the lab
+// sets synchronous_commit on for it, so a crash keeps what was committed),
+// crashing the test server of scripts/with-test-pg (testing::TestServer).
+// Throws std::runtime_error when the fleet cannot be set up.
+ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_url);
+
+}  // namespace chopar::faults

@@ -1,0 +1,66 @@
+// The chaos lab (chaos_lab.hpp) as a test: a short run in `make test`, a long
+// one with `make chaos` (CHOPAR_TEST_CHAOS_SECONDS, CHOPAR_TEST_CHAOS_SEED; the
+// figures go to CHOPAR_TEST_CHAOS_REPORT when set). The names start with
+// CHOPAR_TEST_ because the chopar processes inherit the environment and
+// refuse any other unknown CHOPAR_ variable.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "chaos_lab.hpp"
+#include "testing/test_database.hpp"
+#include "testing/test_server.hpp"
+
+namespace chopar::faults {
+namespace {
+
+std::int64_t EnvNumber(const char* name, std::int64_t fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::stoll(value) : fallback;
+}
+
+TEST(ChaosLab, EveryDeliveryIsReceivedOnceWhateverFails) {
+  if (!testing::TestDatabase::Available() || !testing::TestServer::Available()) {
+    GTEST_SKIP() << "needs scripts/with-test-pg";
+  }
+  ChaosSettings settings;
+  settings.duration = std::chrono::seconds(EnvNumber("CHOPAR_TEST_CHAOS_SECONDS", 45));
+  settings.seed =
+      static_cast<std::uint64_t>(EnvNumber("CHOPAR_TEST_CHAOS_SEED", std::random_device{}()));
+  settings.chopar_binary = CHOPAR_BINARY;
+  settings.work_dir =
+      std::filesystem::temp_directory_path() / ("chopar-chaos-" + std::to_string(getpid()));
+  std::filesystem::remove_all(settings.work_dir);
+  std::filesystem::create_directories(settings.work_dir);
+  std::cout << "chaos lab: " << settings.duration.count() << " s, seed " << settings.seed
+            << ", logs in " << settings.work_dir << std::endl;
+
+  testing::TestDatabase database;
+  const ChaosReport report = RunChaos(settings, database.url());
+
+  std::cout << report.Markdown();
+  for (const std::string& line : report.problems) std::cout << "  problem: " << line << "\n";
+  std::cout.flush();
+  if (const char* path = std::getenv("CHOPAR_TEST_CHAOS_REPORT"); path != nullptr && *path != '\0') {
+    std::ofstream(path) << report.Markdown();
+  }
+  int faults = 0;
+  for (const auto& [kind, count] : report.faults) faults += count;
+  EXPECT_GT(faults, 0);
+  EXPECT_GT(report.received, 0);
+  if (report.faults.count("kill -9 of a chopar process") == 0) {
+    EXPECT_EQ(report.unknown_not_received, 0) << "\"outcome unknown\" with no process killed";
+  }
+  EXPECT_TRUE(report.Clean()) << "logs kept in " << settings.work_dir;
+  EXPECT_TRUE(report.problems.empty()) << report.problems.size() << " problems (above)";
+  if (report.Clean() && report.problems.empty()) std::filesystem::remove_all(settings.work_dir);
+}
+
+}  // namespace
+}  // namespace chopar::faults
