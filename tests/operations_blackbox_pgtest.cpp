@@ -42,7 +42,7 @@ double Metric(const std::string& text, const std::string& name) {
   return -1;
 }
 
-class Operations : public BlackBox {
+class ProcessOperations : public BlackBox {
  protected:
   void SetUp() override {
     BlackBox::SetUp();
@@ -57,7 +57,7 @@ class Operations : public BlackBox {
   std::unique_ptr<testing::TestDatabase> db_;
 };
 
-TEST_F(Operations, ProcessesWithoutTheApiServeMetricsAndHealthOnMetricsListen) {
+TEST_F(ProcessOperations, ProcessesWithoutTheApiServeMetricsAndHealthOnMetricsListen) {
   const int api_port = FreeLoopbackPort();
   auto api_process = Start("serve", api_port, Env({{"CHOPAR_SERVER_ROLES", "api"}}), "api.log");
   const int worker_metrics = FreeLoopbackPort();
@@ -122,7 +122,7 @@ struct Member {
   std::unique_ptr<testing::ChildProcess> process;
 };
 
-TEST_F(Operations, TwoProcessesOfEachRoleLoseAndDoubleNothingWhenOneOfEachIsKilled) {
+TEST_F(ProcessOperations, TwoProcessesOfEachRoleLoseAndDoubleNothingWhenOneOfEachIsKilled) {
   std::vector<Member> members;
   for (const std::string role : {"api", "worker", "scheduler"}) {
     for (int i = 1; i <= 2; ++i)
@@ -270,7 +270,7 @@ TEST_F(Operations, TwoProcessesOfEachRoleLoseAndDoubleNothingWhenOneOfEachIsKill
   }
 }
 
-TEST_F(Operations, PgBouncerInTransactionModeRunsTheCoreFlows) {
+TEST_F(ProcessOperations, PgBouncerInTransactionModeRunsTheCoreFlows) {
   if (!testing::PgBouncer::Available()) GTEST_SKIP() << "pgbouncer is not installed";
   testing::PgBouncer bouncer(dir_);
   const int port = FreeLoopbackPort();
@@ -291,7 +291,7 @@ TEST_F(Operations, PgBouncerInTransactionModeRunsTheCoreFlows) {
   EXPECT_EQ(serve->Output().find("error"), std::string::npos) << serve->Output();
 }
 
-TEST_F(Operations, JsonLogsCarryEachRequestsIdAndNoPersonalData) {
+TEST_F(ProcessOperations, JsonLogsCarryEachRequestsIdAndNoPersonalData) {
   const int port = FreeLoopbackPort();
   auto serve = Start("serve", port, Env({{"CHOPAR_LOG_FORMAT", "json"}, {"SPDLOG_LEVEL", "debug"}}),
                      "serve.log");
