@@ -95,6 +95,7 @@ struct Options {
   int raw_connections = 2;
   int port = 0;
   double timeout_seconds = 600;
+  std::string database;  // an existing database for chopar (--database), else a fresh one
   bool keep_databases = false;
   bool raw_only = false;
   bool templates = false;
@@ -120,6 +121,11 @@ void PrintUsage() {
   --port N               port for chopar (default: a free one)
   --timeout S            give up waiting for deliveries after S seconds (default 600)
   --keep-databases       do not drop the two databases at the end
+  --database NAME        run chopar on this existing database of the server
+                         (migrated, e.g. holding history: bench/history.sh)
+                         instead of a fresh one; it is neither created nor
+                         dropped, the rows the run adds stay, and the checks
+                         count only them
   --raw-only             only the raw-SQL ceiling (chopar is used for `migrate`)
   --templates            chopar renders every notification from a template (title,
                          body, email and Telegram blocks; requests send only data)
@@ -170,6 +176,8 @@ Options ParseOptions(int argc, char** argv) {
       options.database_url = value;
     else if (arg == "--chopar")
       options.chopar = value;
+    else if (arg == "--database")
+      options.database = value;
     else if (arg == "--notifications")
       options.notifications = static_cast<int>(number(1));
     else if (arg == "--batch-size")
@@ -367,11 +375,11 @@ void SeedUsers(Pg& pg, int users) {
   pg.Exec(
       "INSERT INTO chopar.users (id, email) SELECT g, 'user' || g || '@bench.example' "
       "FROM generate_series(1, " +
-      n + ") g");
+      n + ") g ON CONFLICT DO NOTHING");
   pg.Exec(
       "INSERT INTO chopar.telegram_connections (user_id, chat_id) "
       "SELECT g, 900000000 + g FROM generate_series(1, " +
-      n + ") g");
+      n + ") g ON CONFLICT DO NOTHING");
   pg.Exec("ANALYZE chopar.users");
   pg.Exec("ANALYZE chopar.telegram_connections");
 }
@@ -1078,16 +1086,18 @@ RawResult RunRawCeiling(const Options& options, const std::string& url, const Wo
 
 // ---------------------------------------------------------------- checks and report
 
-// Every delivery sent, each exactly once: one sink message per delivery.
-void CheckExactlyOnce(Pg& pg, long long expected_deliveries) {
+// Every delivery of this run (id above `before_id`, the largest id before
+// it) sent, each exactly once: one sink message per delivery.
+void CheckExactlyOnce(Pg& pg, long long expected_deliveries, long long before_id) {
   auto r = pg.Exec(R"(
-    SELECT (SELECT count(*) FROM chopar.deliveries),
-           (SELECT count(*) FROM chopar.deliveries WHERE status = 'sent'),
-           (SELECT count(*) FROM chopar.sink_messages),
-           (SELECT count(DISTINCT delivery_id) FROM chopar.sink_messages),
-           (SELECT count(*) FROM chopar.sink_messages s
-            WHERE NOT EXISTS (SELECT 1 FROM chopar.deliveries d WHERE d.id = s.delivery_id)),
-           (SELECT count(*) FROM chopar.deliveries WHERE attempts <> 1))");
+    SELECT (SELECT count(*) FROM chopar.deliveries WHERE id > $1),
+           (SELECT count(*) FROM chopar.deliveries WHERE id > $1 AND status = 'sent'),
+           (SELECT count(*) FROM chopar.sink_messages WHERE delivery_id > $1),
+           (SELECT count(DISTINCT delivery_id) FROM chopar.sink_messages WHERE delivery_id > $1),
+           (SELECT count(*) FROM chopar.sink_messages s WHERE s.delivery_id > $1
+              AND NOT EXISTS (SELECT 1 FROM chopar.deliveries d WHERE d.id = s.delivery_id)),
+           (SELECT count(*) FROM chopar.deliveries WHERE id > $1 AND attempts <> 1))",
+                   {std::to_string(before_id)});
   auto value = [&](int column) { return std::stoll(PQgetvalue(r.get(), 0, column)); };
   const long long deliveries = value(0), sent = value(1), sink = value(2), distinct = value(3),
                   orphans = value(4), retried = value(5);
@@ -1204,6 +1214,8 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
   try {
     Pg pg(url);
     SeedUsers(pg, options.users);
+    // With --database the history already there is not this run's.
+    const long long before_id = pg.Scalar("SELECT coalesce(max(id), 0) FROM chopar.deliveries");
     if (options.templates) {
       const std::string body = kBenchTemplate.dump();
       std::string answer;
@@ -1255,7 +1267,7 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
       throw std::runtime_error("deliveries of the latency phase still pending");
     }
     std::cout << "  exactly-once check:\n";
-    CheckExactlyOnce(pg, expected_deliveries);
+    CheckExactlyOnce(pg, expected_deliveries, before_id);
   } catch (const std::exception& e) {
     if (!server.Running())
       fail_with_log(std::string(e.what()) + " (chopar serve " + server.ExitDescription() + ")");
@@ -1359,8 +1371,10 @@ int Run(const Options& options) {
                                ", synchronous_commit=" + admin.Text("SHOW synchronous_commit") +
                                ", shared_buffers=" + admin.Text("SHOW shared_buffers");
   const std::string prefix = "notify_bench_" + std::to_string(getpid());
-  const std::string chopar_db = prefix, raw_db = prefix + "_raw";
+  const std::string chopar_db = options.database.empty() ? prefix : options.database;
+  const std::string raw_db = prefix + "_raw";
   for (const auto& name : {chopar_db, raw_db}) {
+    if (name == options.database) continue;
     admin.Exec("CREATE DATABASE " + name);
     scratch.databases.push_back(name);
   }
