@@ -37,6 +37,7 @@ std::vector<Binding> Bindings(Config& c) {
       {"database", "pool_size", &c.database.pool_size},
       {"database", "pg_bin_dir", &c.database.pg_bin_dir},
       {"database", "listen_url", &c.database.listen_url},
+      {"database", "read_url", &c.database.read_url},
       {"database", "prepared_statements", &c.database.prepared_statements},
       {"database", "connect_timeout_seconds", &c.database.session.connect_timeout},
       {"database", "statement_timeout_seconds", &c.database.session.statement_timeout},

@@ -33,6 +33,9 @@ struct Config {
     // A direct connection (not through PgBouncer) for LISTEN and migrations;
     // empty: url.
     std::string listen_url;
+    // A second pool for the inbox's read-only queries (a read replica);
+    // empty: they use url. Connects like url (prepared_statements applies).
+    std::string read_url;
     // false: url goes through a pooler in transaction mode (PgBouncer), see
     // db::ServerPooling.
     bool prepared_statements = true;

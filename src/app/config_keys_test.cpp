@@ -49,6 +49,8 @@ const std::vector<KeyCase>& EveryKey() {
            [](const Config& c) { return c.database.pg_bin_dir; }),
       Text("database", "listen_url", "postgresql://chopar@db-direct/chopar",
            [](const Config& c) { return c.database.listen_url; }),
+      Text("database", "read_url", "postgresql://chopar@db-replica/chopar",
+           [](const Config& c) { return c.database.read_url; }),
       Other("database", "prepared_statements", "false",
             [](const Config& c) { EXPECT_FALSE(c.database.prepared_statements); }),
       Other("database", "connect_timeout_seconds", "3",

@@ -5,8 +5,32 @@
 #include "db/session_settings.hpp"
 
 namespace chopar::app {
+namespace {
+
+// A pool on `url` as [database] says to connect: directly, with the session
+// limits in the conninfo, or through a transaction-mode pooler.
+db::PoolSettings PoolOn(const std::string& url, const Config::Database& database) {
+  db::PoolSettings pool;
+  pool.size = database.pool_size;
+  if (database.prepared_statements) {
+    pool.conninfo = db::WithSessionSettings(url, database.session);
+    return pool;
+  }
+  // A transaction-mode pooler refuses startup options, where the statement
+  // timeout would go: each transaction sets it for itself instead
+  // (db::ServerPooling::kTransaction).
+  pool.pooling = db::ServerPooling::kTransaction;
+  pool.conninfo = url;
+  pool.session["statement_timeout"] =
+      std::to_string(database.session.statement_timeout.count() * 1000);
+  return pool;
+}
+
+}  // namespace
 
 DatabaseSetup::DatabaseSetup(const Config& config) {
+  if (!config.database.read_url.empty())
+    read_pool_ = PoolOn(config.database.read_url, config.database);
   pool_.size = config.database.pool_size;
   if (config.database.url.empty()) {
     cluster_ = db::EmbeddedCluster::Start(std::filesystem::path(config.server.data_dir) / "pg",
@@ -15,22 +39,12 @@ DatabaseSetup::DatabaseSetup(const Config& config) {
     pool_.conninfo = db::WithSessionSettings(cluster_->conninfo(), config.database.session);
     return;
   }
+  pool_ = PoolOn(config.database.url, config.database);
   // The LISTEN connection is a direct one either way.
   if (!config.database.listen_url.empty()) {
     pool_.listen_conninfo =
         db::WithSessionSettings(config.database.listen_url, config.database.session);
   }
-  if (config.database.prepared_statements) {
-    pool_.conninfo = db::WithSessionSettings(config.database.url, config.database.session);
-    return;
-  }
-  // A transaction-mode pooler refuses startup options, where the statement
-  // timeout would go: each transaction sets it for itself instead
-  // (db::ServerPooling::kTransaction).
-  pool_.pooling = db::ServerPooling::kTransaction;
-  pool_.conninfo = config.database.url;
-  pool_.session["statement_timeout"] =
-      std::to_string(config.database.session.statement_timeout.count() * 1000);
 }
 
 DatabaseSetup::~DatabaseSetup() {

@@ -26,6 +26,12 @@ class DatabaseSetup {
   // prepared_statements (false: db::ServerPooling::kTransaction).
   // The LISTEN conninfo is empty unless listen_url is set.
   [[nodiscard]] const db::PoolSettings& pool_settings() const { return pool_; }
+  // The pool for the inbox's read-only queries ([database] read_url, which
+  // connects like url: the same session limits, pooling and pool_size);
+  // nullopt when read_url is empty (they use the primary pool).
+  [[nodiscard]] const std::optional<db::PoolSettings>& read_pool_settings() const {
+    return read_pool_;
+  }
   // A direct connection to the server (listen_url when set, else the pool's
   // conninfo): for migrations, LISTEN and session-level work.
   [[nodiscard]] const std::string& direct_conninfo() const {
@@ -42,6 +48,7 @@ class DatabaseSetup {
  private:
   std::optional<db::EmbeddedCluster> cluster_;
   db::PoolSettings pool_;
+  std::optional<db::PoolSettings> read_pool_;
 };
 
 }  // namespace chopar::app

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <iostream>
+#include <optional>
 
 #include "app/channel_providers.hpp"
 #include "app/database_setup.hpp"
@@ -133,7 +134,10 @@ int RunService(const Config& config, const Roles& roles) {
              .timezone_changed = [&schedules](db::Transaction& tx, std::int64_t user_id) {
                schedules.RecomputeForUser(tx, user_id);
              }});
-  hub::InboxService inbox(pool);
+  // [database] read_url: the inbox's read-only queries go to a replica.
+  std::optional<db::Pool> read_pool;
+  if (database.read_pool_settings()) read_pool.emplace(*database.read_pool_settings());
+  hub::InboxService inbox(pool, read_pool ? &*read_pool : nullptr);
   // [[reports]]: the jobs were checked when the configuration was loaded.
   const std::vector<reports::ReportJob> report_jobs = reports::CompileReportJobs(config.reports);
   reports::JobSource report_source(pool, providers.http());

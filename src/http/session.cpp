@@ -443,7 +443,7 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
           Fetched result;
           try {
             result.items = inbox.ListSince(user_id, after, kStreamBatch);
-            result.unread_count = inbox.UnreadCount(user_id);
+            result.unread_count = inbox.UnreadCount(user_id, hub::InboxService::ReadFrom::kPrimary);
             result.ok = true;
           } catch (const std::exception& e) {
             spdlog::warn("inbox stream of user {}: {}", user_id, e.what());

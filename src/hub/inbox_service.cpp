@@ -32,7 +32,7 @@ nlohmann::json InboxService::List(std::int64_t user_id, const ListOptions& optio
   // "No cursor" is a cursor past every row: the far future and the largest id.
   InboxCursor after{std::numeric_limits<std::int64_t>::max() / 2, kMaxId};
   if (options.cursor) after = DecodeInboxCursor(*options.cursor);
-  auto conn = pool_.Acquire();
+  auto conn = reads_.Acquire();
   const auto& query = options.unread_only ? queries::kListUnreadNotifications : queries::kListNotifications;
   const auto rows = conn->Exec(query, user_id, after.created_micros, after.id, limit + 1);
   const bool more = rows.Rows() > limit;
@@ -44,8 +44,8 @@ nlohmann::json InboxService::List(std::int64_t user_id, const ListOptions& optio
   return {{"items", ParseDocs(rows, shown)}, {"next_cursor", next}};
 }
 
-std::int64_t InboxService::UnreadCount(std::int64_t user_id) {
-  auto conn = pool_.Acquire();
+std::int64_t InboxService::UnreadCount(std::int64_t user_id, ReadFrom from) {
+  auto conn = (from == ReadFrom::kPrimary ? pool_ : reads_).Acquire();
   return conn->Exec(queries::kUnreadCount, user_id).Int(0, 0);
 }
 
@@ -91,7 +91,7 @@ nlohmann::json InboxService::ListDeliveries(const DeliveryFilter& filter) {
   }
   std::int64_t before = kMaxId;
   if (filter.cursor) before = DecodeIdCursor(*filter.cursor);
-  auto conn = pool_.Acquire();
+  auto conn = reads_.Acquire();
   const auto rows = conn->Exec(queries::kListDeliveries, filter.status, filter.channel, filter.user_id, limit + 1, before);
   const bool more = rows.Rows() > limit;
   const int shown = more ? limit : rows.Rows();

@@ -24,12 +24,18 @@ MarkReadRequest ParseMarkReadRequest(const nlohmann::json& body);
 
 // The in-app bell of one user (docs/api.md "Notifications" list/count/read and the
 // inbox endpoints). Every query is scoped by user id. Thread-safe.
+//
+// List, UnreadCount and ListDeliveries read from `read_pool` when given
+// ([database] read_url, a replica: what they show may lag the primary by the
+// replication delay); everything else, including the SSE stream's reads
+// (ReadFrom::kPrimary), uses `pool`.
 class InboxService {
  public:
-  explicit InboxService(db::Pool& pool) : pool_(pool) {}
+  explicit InboxService(db::Pool& pool, db::Pool* read_pool = nullptr)
+      : pool_(pool), reads_(read_pool != nullptr ? *read_pool : pool) {}
 
   struct ListOptions {
-    int limit = 20;                     // 1..100
+    int limit = 20;                       // 1..100
     std::optional<std::string> cursor{};  // opaque, from next_cursor
     bool unread_only = false;
   };
@@ -37,7 +43,11 @@ class InboxService {
   // Throws core::RequestError kInvalidField for a malformed cursor or limit.
   nlohmann::json List(std::int64_t user_id, const ListOptions& options);
 
-  std::int64_t UnreadCount(std::int64_t user_id);
+  // Where a read goes: the read pool (which may lag the primary) or the
+  // primary (which has every commit: what an SSE stream needs, since it
+  // reads after a wake-up for a row just committed).
+  enum class ReadFrom { kReadPool, kPrimary };
+  std::int64_t UnreadCount(std::int64_t user_id, ReadFrom from = ReadFrom::kReadPool);
 
   // Returns how many became read (ids of other users are ignored; a repeat
   // gives 0). Wakes the user's streams. read_at is the database's now() (the
@@ -46,7 +56,8 @@ class InboxService {
 
   // Notifications of the user with id > after_id, oldest first, at most
   // `limit`: what an SSE stream has not sent yet.
-  std::vector<nlohmann::json> ListSince(std::int64_t user_id, std::int64_t after_id, int limit = 100);
+  std::vector<nlohmann::json> ListSince(std::int64_t user_id, std::int64_t after_id,
+                                        int limit = 100);
   // The user's newest notification id (0 if none): where a new stream starts.
   std::int64_t LatestId(std::int64_t user_id);
 
@@ -69,6 +80,7 @@ class InboxService {
 
  private:
   db::Pool& pool_;
+  db::Pool& reads_;  // pool_ unless a read pool was given
 };
 
 // The notification JSON of the API: {id, user_id, type, title, body, link, data,
