@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Inbox reads per second (docs/SCALING.md): `chopar serve` on a throwaway
+# PostgreSQL with USERS users and INBOX_ROWS delivered rows of history
+# (bench/history.sql: half as many notifications, 90 days), then wrk asks,
+# for a random user each time, GET /v1/users/{id}/notifications?limit=20
+# (the first page of the inbox) and GET .../notifications/unread-count, for
+# SECONDS each with CONNECTIONS connections. Prints wrk's figures and the CPU
+# seconds chopar and PostgreSQL spent per 1,000 requests.
+#
+#   bash bench/inbox_reads.sh
+#
+# USERS (default 10000), INBOX_ROWS (default 2000000), SECONDS_EACH (default 10),
+# CONNECTIONS (default 32); BUILD_DIR the build folder (default build);
+# SKIP_BUILD=1 uses the binary already there. Needs wrk (apt-get install wrk).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${BUILD_DIR:-build}
+users=${USERS:-10000}
+rows=${INBOX_ROWS:-2000000}
+seconds=${SECONDS_EACH:-10}
+connections=${CONNECTIONS:-32}
+
+if [ -z "${CHOPAR_TEST_DATABASE_URL:-}" ]; then
+  command -v wrk >/dev/null || { echo "inbox_reads: wrk is required (apt-get install wrk)" >&2; exit 1; }
+  [ "${SKIP_BUILD:-0}" = 1 ] || cmake --build "$build_dir" --target chopar
+  exec bash scripts/with-test-pg bash "$0" "$@"
+fi
+work=$(mktemp -d)
+url=$CHOPAR_TEST_DATABASE_URL
+CHOPAR_DATABASE_URL=$url "$build_dir/chopar" migrate >/dev/null
+psql -Xq "$url" -c "INSERT INTO chopar.users (id, email)
+  SELECT g, 'user' || g || '@bench.example' FROM generate_series(1, $users) g"
+psql -Xq "$url" -v rows="$rows" -v users="$users" -v days=90 -v chunk=500000 -f bench/history.sql \
+  2>&1 | grep -v NOTICE || true
+psql -Xq "$url" -c 'VACUUM (FREEZE, ANALYZE)'
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+CHOPAR_DATABASE_URL=$url CHOPAR_SERVER_LISTEN=127.0.0.1:$port CHOPAR_SERVER_API_KEY=bench-key \
+  CHOPAR_SERVER_DATA_DIR=$work/data "$build_dir/chopar" serve >"$work/chopar.log" 2>&1 &
+chopar=$!
+trap 'kill $chopar 2>/dev/null; wait $chopar 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
+postmaster=$(head -1 "$(psql -XAt "$url" -c 'SHOW data_directory')/postmaster.pid")
+
+# CPU seconds (user + system) of a process and its children, reaped or not.
+cpu_of() {
+  local total=0 pid
+  for pid in $1 $(pgrep -P "$1"); do
+    total=$(awk -v t="$total" '{ print t + ($14 + $15 + $16 + $17) / 100 }' "/proc/$pid/stat" 2>/dev/null || echo "$total")
+  done
+  echo "$total"
+}
+echo "inbox reads: $users users, $rows delivered rows of history ($((rows / 2 / users)) notifications each)," \
+  "$connections connections, ${seconds} s each; load $(cut -d' ' -f1-3 /proc/loadavg)"
+for path in "notifications?limit=20" "notifications/unread-count"; do
+  cat >"$work/random.lua" <<LUA
+request = function()
+  return wrk.format("GET", "/v1/users/" .. math.random(1, $users) .. "/$path", {["Authorization"] = "Bearer bench-key"})
+end
+LUA
+  wrk -t2 -c"$connections" -d1s -s "$work/random.lua" "http://127.0.0.1:$port" >/dev/null  # warm-up
+  c0=$(cpu_of $chopar) p0=$(cpu_of "$postmaster")
+  wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$work/random.lua" "http://127.0.0.1:$port" \
+    >"$work/wrk.txt"
+  c1=$(cpu_of $chopar) p1=$(cpu_of "$postmaster")
+  requests=$(awk '/requests in/ { print $1 }' "$work/wrk.txt")
+  echo "== GET /v1/users/{random}/$path"
+  grep -E 'Requests/sec|Non-2xx|Latency|  (50|99)%' "$work/wrk.txt" | sed 's/^/  /'
+  awk -v n="$requests" -v c0="$c0" -v c1="$c1" -v p0="$p0" -v p1="$p1" \
+    'BEGIN { printf "  CPU ms per 1,000 requests: chopar %.0f, PostgreSQL %.0f\n",
+             1e6 * (c1 - c0) / n, 1e6 * (p1 - p0) / n }'
+done
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
