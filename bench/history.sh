@@ -25,14 +25,8 @@ days=${HISTORY_DAYS:-90}
 rounds=${ROUNDS:-2}
 users=10000  # notify_bench's default --users: the history is theirs
 
-if [ -z "${CHOPAR_TEST_DATABASE_URL:-}" ]; then
-  if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    make configure BUILD_DIR="$build_dir" >/dev/null
-    cmake --build "$build_dir" --target chopar notify_bench -j "${JOBS:-$(nproc)}"
-  fi
-  export CHOPAR_TEST_PG_OPTIONS="${CHOPAR_TEST_PG_OPTIONS:-} -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=1000"
-  exec bash scripts/with-test-pg bash "$0" "$@"
-fi
+source bench/notify_bench_lib.sh
+rerun_under_test_pg_with_statements "$@"
 
 chopar=$(realpath "$build_dir/chopar")
 logs=${LOGS:-$(mktemp -d /tmp/chopar-history-bench.XXXXXX)}
@@ -126,13 +120,6 @@ SQL
   done
 done
 
-# A figure of one run's summary: the number after "<label>" in its row.
-figure() {
-  awk -v label="$2" '/^Summary/ { summary = 1 }
-    summary && (at = index($0, label)) {
-      split(substr($0, at + length(label)), words, " ")
-      gsub(",", "", words[1]); print words[1]; exit }' "$1"
-}
 # The claim's mean time per statement, and its total per 1,000 deliveries
 # (fuller claims take longer each, so the total per delivery compares runs).
 claim_ms() { awk -F ' [|] ' '$1 == "CLAIM" { print $3; exit }' "$1"; }

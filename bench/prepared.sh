@@ -18,14 +18,8 @@ cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build}
 rounds=${ROUNDS:-2}
 
-if [ -z "${CHOPAR_TEST_DATABASE_URL:-}" ]; then
-  if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    make configure BUILD_DIR="$build_dir" >/dev/null
-    cmake --build "$build_dir" --target chopar notify_bench -j "${JOBS:-$(nproc)}"
-  fi
-  export CHOPAR_TEST_PG_OPTIONS="${CHOPAR_TEST_PG_OPTIONS:-} -c shared_preload_libraries=pg_stat_statements"
-  exec bash scripts/with-test-pg bash "$0" "$@"
-fi
+source bench/notify_bench_lib.sh
+rerun_under_test_pg_with_statements "$@"
 chopar=$(realpath "$build_dir/chopar")
 logs=${LOGS:-$(mktemp -d /tmp/chopar-prepared-bench.XXXXXX)}
 mkdir -p "$logs"
@@ -107,13 +101,6 @@ for ((round = 1; round <= rounds; round++)); do
   done
 done
 
-# A figure of one run's summary: the number after "<label>" in its row.
-figure() {
-  awk -v label="$2" '/^Summary/ { summary = 1 }
-    summary && (at = index($0, label)) {
-      split(substr($0, at + length(label)), words, " ")
-      gsub(",", "", words[1]); print words[1]; exit }' "$1"
-}
 # WAL bytes per delivery in chopar's database over the whole run.
 wal_per_delivery() {
   awk '/^chopar database: / { wal = $7 } /^  deliveries [0-9,]+, sent/ { n = $2; gsub(",", "", n) }
