@@ -50,7 +50,21 @@
 --      match, so ATTACH reads no rows. Weekly partitions follow.
 -- Steps 1 and 2 check the catalog first and step 3 does nothing for a
 -- table that is partitioned already, so the file can run again from the
--- top after a failure in steps 1-2; step 3 is the last statement.
+-- top after a failure in steps 1-2; step 3 is the last statement. (A process
+-- that dies in the moment between step 3's commit and the record of this
+-- migration leaves it unrecorded, and step 2 then fails on the partitioned
+-- table: record it by hand, INSERT INTO chopar.schema_migrations (version,
+-- name) VALUES (17, '0017_partitioned_history').)
+--
+-- Generic over what earlier migrations added: columns, defaults, CHECK
+-- constraints and identity come with LIKE; every index is recreated from
+-- its definition (pg_get_indexdef), a primary key or unique constraint with
+-- created_at appended (matched on ATTACH by the index named
+-- <constraint>_by_time built in step 2 — one this file does not know is
+-- built by ATTACH, under the lock); foreign keys, triggers, views and
+-- SQL-standard function bodies from their definitions. Grants, row
+-- security and storage parameters of the old table are not carried over:
+-- chopar's schema has none on these tables.
 
 -- The Monday 00:00 UTC that begins the week of `t`.
 CREATE OR REPLACE FUNCTION chopar.history_week_start(t timestamptz) RETURNS timestamptz
@@ -74,13 +88,35 @@ CREATE OR REPLACE FUNCTION chopar.history_partitions(parent regclass)
   ORDER BY 3
 $$;
 
+-- Locks a history table for a change of its partitions: first the tables its
+-- foreign keys reference (SHARE ROW EXCLUSIVE: a new or dropped partition
+-- adds or drops their foreign-key triggers), then the table itself (ACCESS
+-- EXCLUSIVE), held until the transaction ends. The same order as live
+-- statements, which write a notification before its deliveries, so the
+-- change waits for them instead of deadlocking with them.
+CREATE OR REPLACE FUNCTION chopar.lock_history_table(history regclass) RETURNS void
+  LANGUAGE plpgsql AS $$
+DECLARE
+  referenced regclass;
+BEGIN
+  FOR referenced IN
+    SELECT DISTINCT k.confrelid::regclass FROM pg_catalog.pg_constraint k
+    WHERE k.conrelid = history AND k.contype = 'f' AND k.confrelid <> history
+    ORDER BY 1
+  LOOP
+    EXECUTE pg_catalog.format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', referenced);
+  END LOOP;
+  EXECUTE pg_catalog.format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', history);
+END
+$$;
+
 -- Creates the weekly partitions `parent` lacks from the upper bound of its
 -- newest partition until `until` falls inside one, named
 -- <table>_p<YYYYMMDD of the Monday>; returns how many. CREATE TABLE IF NOT
 -- EXISTS … PARTITION OF, so a partition another process created meanwhile
 -- is no error; callers serialise on an advisory lock all the same (see
--- src/retention/queries/create_partitions.sql). Each creation takes the
--- parent's ACCESS EXCLUSIVE lock for a moment (until the caller commits).
+-- src/retention/queries/lock_history_maintenance.sql). When it creates one,
+-- it takes chopar.lock_history_table(parent) (until the caller commits).
 CREATE OR REPLACE FUNCTION chopar.create_history_partitions(parent regclass, until timestamptz)
   RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
@@ -93,6 +129,9 @@ BEGIN
   SELECT max(p.upper_bound) INTO next_lower FROM chopar.history_partitions(parent) p;
   IF next_lower IS NULL THEN
     RAISE EXCEPTION '% is not a partitioned history table', parent;
+  END IF;
+  IF next_lower <= until THEN
+    PERFORM chopar.lock_history_table(parent);
   END IF;
   WHILE next_lower <= until LOOP
     -- Hours, not days: a day in the session's time zone may be 23 hours.
@@ -111,23 +150,31 @@ $$;
 
 -- Drops the partitions of `parent` that hold only rows created before
 -- `cutoff` (upper bound <= cutoff), oldest first, never the newest one;
--- returns their names. DROP TABLE of a partition takes the parent's ACCESS
--- EXCLUSIVE lock for a moment (until the caller commits): callers set a
--- short lock_timeout.
+-- returns their names (schema-qualified). When it drops one, it takes
+-- chopar.lock_history_table(parent) first (until the caller commits), so a
+-- drop never deadlocks with live statements; callers set a short
+-- lock_timeout.
 CREATE OR REPLACE FUNCTION chopar.drop_history_partitions(parent regclass, cutoff timestamptz)
   RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
   old record;
+  locked boolean := false;
 BEGIN
   FOR old IN
-    SELECT p.partition
+    SELECT p.partition, pg_catalog.format('%I.%I', n.nspname, c.relname) AS name
     FROM chopar.history_partitions(parent) p
+    JOIN pg_catalog.pg_class c ON c.oid = p.partition
+    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
     WHERE p.upper_bound <= cutoff
-      AND p.upper_bound < (SELECT max(n.upper_bound) FROM chopar.history_partitions(parent) n)
+      AND p.upper_bound < (SELECT max(l.upper_bound) FROM chopar.history_partitions(parent) l)
     ORDER BY p.upper_bound
   LOOP
-    EXECUTE pg_catalog.format('DROP TABLE %s', old.partition);
-    RETURN NEXT old.partition::text;
+    IF NOT locked THEN
+      PERFORM chopar.lock_history_table(parent);
+      locked := true;
+    END IF;
+    EXECUTE pg_catalog.format('DROP TABLE %s', old.name);
+    RETURN NEXT old.name;
   END LOOP;
 END
 $$;
@@ -152,7 +199,7 @@ BEGIN
   IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = old_table) = 'p' THEN
     RETURN;
   END IF;
-  EXECUTE pg_catalog.format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', old_table);
+  PERFORM chopar.lock_history_table(old_table);
   SELECT pg_catalog.substring(pg_catalog.pg_get_constraintdef(k.oid), '''([^'']+)''')::timestamptz
   INTO cutover
   FROM pg_catalog.pg_constraint k
@@ -307,18 +354,18 @@ BEGIN
   END LOOP;
 END
 $$;
+-- Validation takes SHARE UPDATE EXCLUSIVE: reads and writes go on.
 DO $$
+DECLARE
+  table_name text;
 BEGIN
-  IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = 'chopar.deliveries'::regclass) = 'r' THEN
-    ALTER TABLE chopar.deliveries VALIDATE CONSTRAINT deliveries_before_partitioning;
-  END IF;
-END
-$$;
-DO $$
-BEGIN
-  IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = 'chopar.sink_messages'::regclass) = 'r' THEN
-    ALTER TABLE chopar.sink_messages VALIDATE CONSTRAINT sink_messages_before_partitioning;
-  END IF;
+  FOREACH table_name IN ARRAY ARRAY['deliveries', 'sink_messages'] LOOP
+    IF (SELECT c.relkind FROM pg_catalog.pg_class c
+        WHERE c.oid = pg_catalog.format('chopar.%I', table_name)::regclass) = 'r' THEN
+      EXECUTE pg_catalog.format('ALTER TABLE chopar.%I VALIDATE CONSTRAINT %I', table_name,
+                                table_name || '_before_partitioning');
+    END IF;
+  END LOOP;
 END
 $$;
 

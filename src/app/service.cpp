@@ -35,6 +35,7 @@
 #include "reports/job_source.hpp"
 #include "reports/report_status.hpp"
 #include "reports/runner.hpp"
+#include "retention/history_maintenance.hpp"
 #include "schedule/schedule_service.hpp"
 #include "schedule/scheduler.hpp"
 #include "schedule/time_zone.hpp"
@@ -139,6 +140,9 @@ int RunService(const Config& config, const Roles& roles) {
   reports::JobSource report_source(pool, providers.http());
   reports::Runner report_runner(pool, report_jobs, report_source, clock, metrics);
   reports::ReportStatus report_status(pool, report_jobs, clock);
+  // Partitions of the history tables ahead, and [retention]: every worker
+  // process keeps them (they serialise on an advisory lock).
+  retention::HistoryMaintenance history(pool, clock, metrics, config.retention);
   std::unique_ptr<http::Server> server;
 
   // The Telegram connect flow: webhook routes, or a long-polling loop.
@@ -194,6 +198,7 @@ int RunService(const Config& config, const Roles& roles) {
   const std::unique_ptr<http::Server> metrics_server = StartMetricsServer(config, pool, metrics);
 
   if (runs_workers) worker.Start();
+  if (runs_workers) history.Start();
   if (runs_scheduler) scheduler.Start();
   if (runs_reports) report_runner.Start();
   if (telegram_poller) telegram_poller->Start();
@@ -209,6 +214,7 @@ int RunService(const Config& config, const Roles& roles) {
   if (runs_reports) report_runner.Stop();
   if (runs_scheduler) scheduler.Stop();
   if (runs_workers) worker.Stop();
+  if (runs_workers) history.Stop();
   if (runs_relays) relays.Stop();
   // Last, so a scrape sees the drain.
   if (metrics_server) metrics_server->Stop();
