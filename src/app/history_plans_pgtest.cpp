@@ -33,7 +33,7 @@ class HistoryPlansTest : public PgTest {
     // A database partitioned for a month already: the (empty) first
     // partition of the conversion gives way to weekly partitions for the
     // six weeks before the first weekly one.
-    db_->Scalar(R"(
+    db_->Connect().ExecScript(R"(
       ALTER TABLE chopar.deliveries DETACH PARTITION chopar.deliveries_legacy;
       DROP TABLE chopar.deliveries_legacy;
       ALTER TABLE chopar.sink_messages DETACH PARTITION chopar.sink_messages_legacy;

@@ -120,8 +120,10 @@ TEST(HistoryConversion, ConvertsInPlaceBesideLiveTraffic) {
   // Ids go on from the old table's sequence.
   EXPECT_GT(db.Count("SELECT min(id) FROM chopar.deliveries WHERE channel = 'sms'"), rows);
   EXPECT_GT(db.Count("SELECT max(id) FROM chopar.deliveries"), max_id_before);
-  // The migration's exclusive lock is a catalog change, not a scan.
-  EXPECT_LT(Seconds(longest), 2.0);
+  // The migration's exclusive lock is a catalog change, not a scan: a
+  // writer waits at most for a lock request that gives up after 2 s
+  // (lock_timeout) and then for that change (generous, on a loaded machine).
+  EXPECT_LT(Seconds(longest), 5.0);
 
   std::cout << "history conversion: " << rows << " rows filled in " << fill_seconds
             << " s; migration 0017 took " << migrate_seconds
