@@ -23,7 +23,7 @@ namespace {
 using testing::PgTest;
 
 // Rows in each of the four past weekly partitions and in the current one.
-constexpr int kRowsPerWeek = 15000;
+constexpr int kRowsPerWeek = 5000;
 
 class HistoryPlansTest : public PgTest {
  protected:

@@ -48,7 +48,9 @@ TEST(HistoryConversion, ConvertsInPlaceBesideLiveTraffic) {
 
   const long rows = RowsToConvert();
   const auto fill_started = Clock::now();
+  // A million rows take longer than a statement may in a test session.
   conn.ExecScript(
+      "SET statement_timeout = 0;"
       "INSERT INTO chopar.users (id) SELECT g FROM generate_series(1, 1000) g;"
       "INSERT INTO chopar.notifications (user_id, type, title, created_at) "
       "SELECT 1 + g % 1000, 'history.old', 'n', now() - make_interval(secs => g * 5) "
