@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
-#include <vector>
 
 #include "console/queries.hpp"
 #include "delivery/queries.hpp"
 #include "hub/queries.hpp"
+#include "testing/query_plans.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar {
@@ -79,50 +79,33 @@ class HistoryPlansTest : public PgTest {
           "SELECT id, 'email', user_id, 'u@example.com', created_at FROM d");
     }
     db_->Scalar("ANALYZE");
-    big_ = db_->Scalar(
-        "SELECT string_agg(relname, ',') FROM pg_class "
-        "WHERE relnamespace = 'chopar'::regnamespace AND relkind = 'r' AND reltuples >= 1000");
   }
 
-  // The plan of `query` run with `arguments` (SQL literals), as JSON.
-  nlohmann::json Plan(const db::Query& query, const std::string& arguments) {
+  // Fails the test when the plan of `query` run with `arguments` (SQL
+  // literals, as PREPARE'd statements run) reads a big relation
+  // sequentially; returns the relations it reads.
+  std::set<std::string> ExpectIndexDriven(const db::Query& query, const std::string& arguments) {
     db::Connection conn = db_->Connect();
     conn.ExecText(std::string("PREPARE planned AS ") + query.sql, {});
-    const db::Result result = conn.ExecText(
-        "EXPLAIN (FORMAT JSON) EXECUTE planned" + (arguments.empty() ? "" : "(" + arguments + ")"),
-        {});
-    return nlohmann::json::parse(result.Text(0, 0))[0]["Plan"];
-  }
-
-  // Every (node type, relation) in the plan.
-  static void Walk(const nlohmann::json& node,
-                   std::vector<std::pair<std::string, std::string>>& out) {
-    out.emplace_back(node.value("Node Type", ""), node.value("Relation Name", ""));
-    if (node.contains("Plans"))
-      for (const auto& child : node["Plans"]) Walk(child, out);
-  }
-
-  // Fails the test when the plan reads a big relation sequentially; returns
-  // the relations it reads.
-  std::set<std::string> ExpectIndexDriven(const db::Query& query, const std::string& arguments) {
-    std::vector<std::pair<std::string, std::string>> nodes;
-    const nlohmann::json plan = Plan(query, arguments);
-    Walk(plan, nodes);
+    const std::string text = conn.ExecText("EXPLAIN (FORMAT JSON) EXECUTE planned" +
+                                               (arguments.empty() ? "" : "(" + arguments + ")"),
+                                           {})
+                                 .String(0, 0);
+    EXPECT_EQ(chopar::testing::BigRelationsScannedSequentially(conn, text), std::set<std::string>{})
+        << query.name << ":\n"
+        << text;
     std::set<std::string> relations;
-    for (const auto& [type, relation] : nodes) {
-      if (relation.empty()) continue;
-      relations.insert(relation);
-      const bool big = ("," + big_ + ",").find("," + relation + ",") != std::string::npos;
-      EXPECT_FALSE(big && type == "Seq Scan")
-          << query.name << " reads " << relation << " sequentially:\n"
-          << plan.dump(2);
-    }
+    const auto walk = [&](const auto& self, const nlohmann::json& node) -> void {
+      if (node.contains("Relation Name"))
+        relations.insert(node["Relation Name"].get<std::string>());
+      if (node.contains("Plans"))
+        for (const auto& child : node["Plans"]) self(self, child);
+    };
+    walk(walk, nlohmann::json::parse(text)[0]["Plan"]);
     return relations;
   }
 
   std::string Scalar(const std::string& sql) { return db_->Scalar(sql); }
-
-  std::string big_;  // relations with at least 1000 rows, comma-separated
 };
 
 TEST_F(HistoryPlansTest, TheDataSpreadsOverSeveralBigPartitions) {
