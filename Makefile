@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox bench-history fuzz slowhttp screenshots chaos
+.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox bench-history fuzz slowhttp screenshots chaos history-conversion
 
 all: build
 
@@ -35,6 +35,15 @@ chaos: build
 	@CHOPAR_TEST_CHAOS_SECONDS=$(CHAOS_SECONDS) CHOPAR_TEST_CHAOS_SEED=$(CHAOS_SEED) \
 	  CHOPAR_TEST_CHAOS_REPORT=$(BUILD_DIR)/chaos-report.md bash scripts/with-test-pg \
 	  $(BUILD_DIR)/tests/faults/faults_pgtest --gtest_filter='ChaosLab.*'
+
+# Migration 0017 converting a database of CONVERSION_ROWS notifications, each
+# with a delivery and a sink message, while a writer keeps writing; prints how
+# long it took and the writer's longest round trip (docs/operations.md,
+# "Partitioned history"). `make test` runs the same test with 20000 rows.
+CONVERSION_ROWS ?= 1000000
+history-conversion: build
+	@CHOPAR_TEST_CONVERSION_ROWS=$(CONVERSION_ROWS) bash scripts/with-test-pg \
+	  $(BUILD_DIR)/src/retention/retention_pgtest --gtest_filter='HistoryConversion.*'
 
 # Only the tests that need no database.
 unit: build

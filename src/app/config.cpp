@@ -107,6 +107,8 @@ std::vector<Binding> Bindings(Config& c) {
       {"relay", "backoff_initial_seconds", &c.relay.backoff.initial},
       {"relay", "backoff_max_seconds", &c.relay.backoff.cap},
       {"events", "emit", &c.events.emit},
+      {"retention", "notifications_days", &c.retention.notifications_days},
+      {"retention", "deliveries_days", &c.retention.deliveries_days},
   };
   for (core::ChannelKind kind : core::kAllChannels) {
     b.push_back(
@@ -427,6 +429,14 @@ void Validate(const Config& c) {
   if (c.relay.retention_days < 0) Fail("[relay] retention_days must be >= 0");
   if (c.relay.backoff.cap < c.relay.backoff.initial) {
     Fail("[relay] backoff_max_seconds must be at least backoff_initial_seconds");
+  }
+  if (c.retention.deliveries_days < 0) Fail("[retention] deliveries_days must be >= 0");
+  if (c.retention.notifications_days < 0) Fail("[retention] notifications_days must be >= 0");
+  if (c.retention.notifications_days != 0) {
+    Fail(
+        "[retention] notifications_days must be 0: notifications are kept forever, only "
+        "deliveries and sink messages are partitioned (docs/operations.md, \"Partitioned "
+        "history\")");
   }
   for (const std::string& pattern : c.events.emit) {
     if (auto problem = outbox::TypePatterns::Problem(pattern)) Fail("[events] emit: " + *problem);

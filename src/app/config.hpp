@@ -17,6 +17,7 @@
 #include "http/settings.hpp"
 #include "outbox/settings.hpp"
 #include "reports/job.hpp"
+#include "retention/settings.hpp"
 #include "schedule/settings.hpp"
 
 namespace chopar::app {
@@ -60,6 +61,8 @@ struct Config {
   LogSettings log;                        // [log]
   outbox::RelaySettings relay;            // [relay] and its [[relay.targets]]
   outbox::EventSettings events;           // [events]
+  // [retention]
+  retention::RetentionSettings retention;
 
   struct Email {
     std::string provider;  // "smtp" | "sink"; empty: smtp if smtp_url is set, else sink

@@ -183,6 +183,11 @@ const std::vector<KeyCase>& EveryKey() {
          EXPECT_EQ(c.events.emit, (std::vector<std::string>{"delivery.*", "notification.read"}));
        },
        R"(["delivery.*", "notification.read"])"},
+      // Only 0 is accepted (RetentionOfNotificationsIsRefused): read all the same.
+      Other("retention", "notifications_days", "0",
+            [](const Config& c) { EXPECT_EQ(c.retention.notifications_days, 0); }),
+      Other("retention", "deliveries_days", "30",
+            [](const Config& c) { EXPECT_EQ(c.retention.deliveries_days, 30); }),
   };
   return cases;
 }

@@ -36,6 +36,7 @@
 #include "reports/job_source.hpp"
 #include "reports/report_status.hpp"
 #include "reports/runner.hpp"
+#include "retention/history_maintenance.hpp"
 #include "schedule/schedule_service.hpp"
 #include "schedule/scheduler.hpp"
 #include "schedule/time_zone.hpp"
@@ -143,6 +144,10 @@ int RunService(const Config& config, const Roles& roles) {
   reports::JobSource report_source(pool, providers.http());
   reports::Runner report_runner(pool, report_jobs, report_source, clock, metrics);
   reports::ReportStatus report_status(pool, report_jobs, clock);
+  // Partitions of the history tables ahead, and [retention]: every worker
+  // process keeps them (they serialise on an advisory lock); only they
+  // report its metrics.
+  std::optional<retention::HistoryMaintenance> history;
   std::unique_ptr<http::Server> server;
 
   // The Telegram connect flow: webhook routes, or a long-polling loop.
@@ -198,6 +203,10 @@ int RunService(const Config& config, const Roles& roles) {
   const std::unique_ptr<http::Server> metrics_server = StartMetricsServer(config, pool, metrics);
 
   if (runs_workers) worker.Start();
+  if (runs_workers) {
+    history.emplace(pool, clock, metrics, config.retention);
+    history->Start();
+  }
   if (runs_scheduler) scheduler.Start();
   if (runs_reports) report_runner.Start();
   if (telegram_poller) telegram_poller->Start();
@@ -213,6 +222,7 @@ int RunService(const Config& config, const Roles& roles) {
   if (runs_reports) report_runner.Stop();
   if (runs_scheduler) scheduler.Stop();
   if (runs_workers) worker.Stop();
+  if (history) history->Stop();
   if (runs_relays) relays.Stop();
   // Last, so a scrape sees the drain.
   if (metrics_server) metrics_server->Stop();

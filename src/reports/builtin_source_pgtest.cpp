@@ -10,6 +10,7 @@
 #include "reports/pgtest_fixture.hpp"
 #include "reports/queries.hpp"
 #include "reports/texts.hpp"
+#include "testing/query_plans.hpp"
 
 namespace chopar::reports {
 namespace {
@@ -221,7 +222,8 @@ TEST_F(BuiltinSourceTest, StatisticsReadOnlyThePeriodsRows) {
              "'2026-08-16T19:00:00Z', '2026-08-17T15:00:00Z', '2026-08-09T19:00:00Z', "
              "'2026-08-10T15:00:00Z', '2026-08-02T19:00:00Z', '2026-08-03T15:00:00Z'")}) {
     EXPECT_NE(text.find("notifications_created"), std::string::npos) << text;
-    EXPECT_EQ(text.find("Seq Scan"), std::string::npos) << text;
+    // Empty partitions of deliveries (the weeks ahead) may be read sequentially.
+    EXPECT_TRUE(chopar::testing::BigRelationsScannedSequentially(*conn_, text).empty()) << text;
   }
 }
 

@@ -1,0 +1,196 @@
+// The hot statements keep their index conditions on the partitioned history
+// (migration 0017): on a database with a month of weekly partitions full of
+// deliveries and sink messages, each statement is planned as chopar runs it
+// (PREPARE with its parameters) and its plan must not read a big partition
+// or table sequentially; a statement bounded by created_at reads only the
+// partitions its bound allows.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "console/queries.hpp"
+#include "delivery/queries.hpp"
+#include "hub/queries.hpp"
+#include "testing/query_plans.hpp"
+#include "testing/test_database.hpp"
+
+namespace chopar {
+namespace {
+
+using testing::PgTest;
+
+// Rows in each of the four past weekly partitions and in the current one.
+constexpr int kRowsPerWeek = 5000;
+
+class HistoryPlansTest : public PgTest {
+ protected:
+  void SetUp() override {
+    PgTest::SetUp();
+    if (!db_) return;
+    // A database partitioned for a month already: the (empty) first
+    // partition of the conversion gives way to weekly partitions for the
+    // seven weeks before the first weekly one.
+    db_->Connect().ExecScript(R"(
+      ALTER TABLE chopar.deliveries DETACH PARTITION chopar.deliveries_legacy;
+      DROP TABLE chopar.deliveries_legacy;
+      ALTER TABLE chopar.sink_messages DETACH PARTITION chopar.sink_messages_legacy;
+      DROP TABLE chopar.sink_messages_legacy;
+      DO $$
+      DECLARE
+        table_name text;
+        first timestamptz := (SELECT min(lower_bound) FROM chopar.history_partitions('chopar.deliveries'));
+        week integer;
+      BEGIN
+        FOREACH table_name IN ARRAY ARRAY['deliveries', 'sink_messages'] LOOP
+          FOR week IN 1..7 LOOP
+            EXECUTE format('CREATE TABLE chopar.%I PARTITION OF chopar.%I FOR VALUES FROM (%L) TO (%L)',
+                           table_name || '_past' || week, table_name,
+                           first - make_interval(weeks => week), first - make_interval(weeks => week - 1));
+          END LOOP;
+        END LOOP;
+      END
+      $$;
+      INSERT INTO chopar.users (id, email) SELECT g, 'u' || g || '@example.com' FROM generate_series(1, 500) g;)");
+    // Each week's notifications with one delivery and one sink message each,
+    // mostly sent, some queued, failed or being sent, spread over the week
+    // before now and the four weeks before that.
+    for (int week = 4; week >= 0; --week) {
+      const std::string at = "now() - make_interval(weeks => " + std::to_string(week) +
+                             ") - make_interval(secs => g * 100)";
+      db_->Scalar(
+          "WITH n AS (INSERT INTO chopar.notifications (user_id, type, title, dedup_key, "
+          "created_at) SELECT 1 + g % 500, 'plan.test', 'n' || g, 'k' || " +
+          std::to_string(week) + " || '-' || g, " + at + " FROM generate_series(1, " +
+          std::to_string(kRowsPerWeek) +
+          ") g RETURNING id, user_id, created_at), "
+          "d AS (INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, "
+          "attempts, claimed_at, sent_at, lease_until, claim_token, created_at, updated_at) "
+          "SELECT id, user_id, 'email', s.status, 1, created_at, "
+          "CASE WHEN s.status = 'sent' THEN created_at END, "
+          "CASE WHEN s.status = 'sending' THEN now() + interval '1 minute' END, "
+          "CASE WHEN s.status = 'sending' THEN gen_random_uuid() END, created_at, created_at "
+          "FROM n CROSS JOIN LATERAL (SELECT CASE WHEN n.id % 50 = 0 THEN 'queued' "
+          "WHEN n.id % 50 = 1 THEN 'failed' WHEN n.id % 50 = 2 AND " +
+          std::to_string(week) +
+          " = 0 THEN 'sending' ELSE 'sent' END AS status) s RETURNING id, user_id, created_at) "
+          "INSERT INTO chopar.sink_messages (delivery_id, channel, user_id, address, created_at) "
+          "SELECT id, 'email', user_id, 'u@example.com', created_at FROM d");
+    }
+    db_->Scalar("ANALYZE");
+  }
+
+  // The plan of `query` run with `arguments` (SQL literals), as a
+  // PREPARE'd statement runs: EXPLAIN (FORMAT JSON) text.
+  std::string Plan(const db::Query& query, const std::string& arguments) {
+    db::Connection conn = db_->Connect();
+    conn.ExecText(std::string("PREPARE planned AS ") + query.sql, {});
+    return conn
+        .ExecText("EXPLAIN (FORMAT JSON) EXECUTE planned" +
+                      (arguments.empty() ? "" : "(" + arguments + ")"),
+                  {})
+        .String(0, 0);
+  }
+
+  // The relations a plan reads.
+  static std::set<std::string> RelationsRead(const std::string& plan) {
+    std::set<std::string> relations;
+    const auto walk = [&](const auto& self, const nlohmann::json& node) -> void {
+      if (node.contains("Relation Name"))
+        relations.insert(node["Relation Name"].get<std::string>());
+      if (node.contains("Plans"))
+        for (const auto& child : node["Plans"]) self(self, child);
+    };
+    walk(walk, nlohmann::json::parse(plan)[0]["Plan"]);
+    return relations;
+  }
+
+  // Fails the test when the plan of `query` reads a big relation
+  // sequentially.
+  void ExpectIndexDriven(const db::Query& query, const std::string& arguments) {
+    const std::string plan = Plan(query, arguments);
+    db::Connection conn = db_->Connect();
+    EXPECT_EQ(chopar::testing::BigRelationsScannedSequentially(conn, plan), std::set<std::string>{})
+        << query.name << ":\n"
+        << plan;
+  }
+
+  std::string Scalar(const std::string& sql) { return db_->Scalar(sql); }
+};
+
+TEST_F(HistoryPlansTest, TheDataSpreadsOverSeveralBigPartitions) {
+  EXPECT_GE(db_->Count("SELECT count(*) FROM pg_class WHERE relname LIKE 'deliveries_%' "
+                       "AND relkind = 'r' AND reltuples >= 1000"),
+            4);
+}
+
+TEST_F(HistoryPlansTest, DeliveryWorkerStatementsUseIndexes) {
+  const std::string id = Scalar("SELECT max(id) FROM chopar.deliveries WHERE status = 'sending'");
+  const std::string token = Scalar("SELECT claim_token FROM chopar.deliveries WHERE id = " + id);
+  const std::string ids = "'{" + id + "}'";
+  const std::string tokens = "'{" + token + "}'";
+  ExpectIndexDriven(delivery::queries::kClaimCandidates, "NULL, 100");
+  ExpectIndexDriven(delivery::queries::kNextWakeup, "NULL");
+  ExpectIndexDriven(delivery::queries::kApplyClaim,
+                    ids + ", '{send}', '{NULL}', '{NULL}', now(), now() + interval '1 minute'");
+  ExpectIndexDriven(delivery::queries::kBeginSends, ids + ", " + tokens + ", NULL, 30000");
+  ExpectIndexDriven(delivery::queries::kRenewLeases, ids + ", " + tokens + ", NULL, 30000");
+  ExpectIndexDriven(
+      delivery::queries::kRecordOutcomes,
+      "'[{\"id\": " + id + ", \"token\": \"" + token + "\", \"status\": \"sent\"}]', NULL");
+  ExpectIndexDriven(delivery::queries::kReleaseClaims, ids + ", " + tokens + ", NULL, 'drain'");
+  ExpectIndexDriven(delivery::queries::kCountRateWindow,
+                    "'{1,2}', '{email,email}', now() - interval '1 hour', '{}'");
+}
+
+TEST_F(HistoryPlansTest, NotifyInboxAndDedupStatementsUseIndexes) {
+  const std::string id = Scalar("SELECT max(id) FROM chopar.notifications WHERE user_id = 7");
+  ExpectIndexDriven(hub::queries::kInsertNotifications,
+                    "'{0}', '{7}', '{plan.test}', '{t}', '{\"\"}', '{NULL}', '{\"{}\"}', "
+                    "'{k0-7}', '{f}', '{email}', now(), '{}', '{NULL}', '{NULL}'");
+  ExpectIndexDriven(hub::queries::kFindByDedupKey, "7, 'k0-7'");
+  ExpectIndexDriven(hub::queries::kListNotifications,
+                    "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20");
+  ExpectIndexDriven(hub::queries::kListUnreadNotifications,
+                    "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20");
+  ExpectIndexDriven(hub::queries::kUnreadCount, "7");
+  ExpectIndexDriven(hub::queries::kListNotificationsSince, "7, " + id + " - 1000, 100");
+  ExpectIndexDriven(hub::queries::kLatestNotificationId, "7");
+  ExpectIndexDriven(hub::queries::kMarkReadIds, "7, '{" + id + "}'");
+  // A notification with its deliveries, found by notification_id.
+  ExpectIndexDriven(hub::queries::kGetNotification, id);
+}
+
+TEST_F(HistoryPlansTest, LookupsByIdUseEachPartitionsIndex) {
+  const std::string id = Scalar("SELECT min(id) FROM chopar.deliveries");
+  ExpectIndexDriven(console::queries::kGetDelivery, id);
+  ExpectIndexDriven(console::queries::kLockDelivery, id);
+  ExpectIndexDriven(console::queries::kRequeueDelivery, id);
+  ExpectIndexDriven(hub::queries::kListDeliveries, "NULL, NULL, 7, 20, 9223372036854775807");
+  ExpectIndexDriven(hub::queries::kListDeliveries, "'failed', NULL, NULL, 20, 9223372036854775807");
+  ExpectIndexDriven(console::queries::kListSinkMessages, "NULL, NULL, 50, 9223372036854775807");
+}
+
+// GET /v1/stats/deliveries reads the last hour: the partitions that end
+// before it are pruned from its plan. (The
+// recent partition itself is read through its BRIN index or sequentially,
+// whichever is cheaper for its size; a test-sized week is one block range.)
+TEST_F(HistoryPlansTest, ARecentWindowReadsOnlyRecentPartitions) {
+  const std::string old_partitions = Scalar(
+      "SELECT string_agg(c.relname, ',') FROM chopar.history_partitions('chopar.deliveries') p "
+      "JOIN pg_class c ON c.oid = p.partition "
+      "WHERE p.upper_bound < now() - interval '61 minutes' AND c.reltuples >= 1000");
+  ASSERT_GE(std::count(old_partitions.begin(), old_partitions.end(), ','), 2) << old_partitions;
+  const std::set<std::string> relations =
+      RelationsRead(Plan(console::queries::kDeliveriesPerMinute, "60"));
+  EXPECT_NE(relations.size(), 0u);
+  for (const std::string& relation : relations) {
+    EXPECT_EQ(("," + old_partitions + ",").find("," + relation + ","), std::string::npos)
+        << relation << " is read";
+  }
+}
+
+}  // namespace
+}  // namespace chopar

@@ -1,0 +1,92 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "core/metrics.hpp"
+#include "db/background_loop.hpp"
+#include "db/pool.hpp"
+#include "retention/settings.hpp"
+
+namespace chopar::retention {
+
+// The tables partitioned by week of created_at (migration 0017), each with
+// the [retention] setting that keeps it.
+struct HistoryTable {
+  const char* name;              // "chopar.deliveries"
+  int RetentionSettings::*days;  // which setting keeps it
+};
+inline constexpr HistoryTable kHistoryTables[] = {
+    {"chopar.deliveries", &RetentionSettings::deliveries_days},
+    {"chopar.sink_messages", &RetentionSettings::deliveries_days},
+};
+
+// What one pass did.
+struct MaintenanceReport {
+  int created = 0;                   // partitions created ahead
+  std::vector<std::string> dropped;  // partitions dropped, oldest first
+};
+
+// Keeps the partitioned history tables ready and within their retention
+// (docs/operations.md, "Partitioned history"): each pass, per table, in one
+// short transaction under an advisory lock that serialises chopar processes,
+// creates the weekly partitions missing until settings.weeks_ahead weeks
+// after now, then, when the table's retention is not 0, drops the
+// partitions whose every row is older than its days — whole partitions,
+// never a DELETE. Creating or dropping a partition takes the table's ACCESS
+// EXCLUSIVE lock for a moment: the transaction waits at most 2 s for it
+// (lock_timeout), so it never queues live traffic behind it for longer; a
+// pass that could not get it fails and is tried again after the loop's
+// backoff.
+//
+// "Now" is the database's clock, or the clock's own time when it is not real
+// (tests move a core::SimulatedClock to age partitions).
+//
+// A db::BackgroundLoop named "history" runs a pass every settings.interval
+// once Start() is called (workers run it: app::RunService). Metrics:
+//   chopar_history_partitions{table}          partitions after the last pass
+//   chopar_history_partitions_dropped_total{table}
+//   chopar_history_maintenance_last_success_timestamp_seconds
+//   chopar_history_maintenance_last_error_timestamp_seconds
+//   and the loop's chopar_loop_*{loop="history"}.
+//
+// The pool, clock and registry must outlive this. Thread-safe.
+class HistoryMaintenance {
+ public:
+  HistoryMaintenance(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics,
+                     RetentionSettings settings);
+  ~HistoryMaintenance();
+  HistoryMaintenance(const HistoryMaintenance&) = delete;
+  HistoryMaintenance& operator=(const HistoryMaintenance&) = delete;
+
+  void Start() { loop_.Start(); }
+  // Lets a pass in progress finish (it is a few short statements).
+  void Stop() { loop_.StopAndJoin(); }
+
+  // One pass over every table, now. Throws db::DbError (e.g.
+  // db::LockNotAvailable when a table's lock was not granted within the
+  // lock timeout; the tables before it are done) and counts the failure in
+  // the metrics.
+  MaintenanceReport RunOnce();
+
+ private:
+  MaintenanceReport Pass();
+  db::Next Step();
+
+  struct TableMetrics {
+    core::Gauge& partitions;
+    core::Counter& dropped;
+  };
+
+  db::Pool& pool_;
+  const core::Clock& clock_;
+  const RetentionSettings settings_;
+  std::vector<TableMetrics> table_metrics_;  // as kHistoryTables
+  core::Gauge& last_success_;
+  core::Gauge& last_error_;
+  db::BackgroundLoop loop_;
+};
+
+}  // namespace chopar::retention

@@ -1,0 +1,1 @@
+SELECT count(*) AS partitions FROM chopar.history_partitions($1::regclass)

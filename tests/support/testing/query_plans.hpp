@@ -1,0 +1,36 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "db/connection.hpp"
+
+namespace chopar::testing {
+
+// The relations that the plan `explain_json` (the output of EXPLAIN (FORMAT
+// JSON)) reads with a Seq Scan and that hold at least `min_rows` rows by the
+// statistics of `conn`'s database (pg_class.reltuples: ANALYZE first). An
+// empty partition, which the planner rightly reads sequentially, is not one.
+inline std::set<std::string> BigRelationsScannedSequentially(db::Connection& conn,
+                                                             const std::string& explain_json,
+                                                             double min_rows = 1000) {
+  std::set<std::string> scanned;
+  const auto walk = [&](const auto& self, const nlohmann::json& node) -> void {
+    if (node.value("Node Type", "") == "Seq Scan") scanned.insert(node.value("Relation Name", ""));
+    if (node.contains("Plans"))
+      for (const auto& child : node["Plans"]) self(self, child);
+  };
+  walk(walk, nlohmann::json::parse(explain_json)[0]["Plan"]);
+  std::set<std::string> big;
+  for (const std::string& relation : scanned) {
+    const db::Result rows = conn.ExecText(
+        "SELECT reltuples FROM pg_catalog.pg_class WHERE relname = $1 "
+        "AND relnamespace = 'chopar'::regnamespace",
+        db::Params(relation));
+    if (!rows.Empty() && rows.Double(0, 0) >= min_rows) big.insert(relation);
+  }
+  return big;
+}
+
+}  // namespace chopar::testing
