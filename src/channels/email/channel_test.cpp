@@ -286,13 +286,22 @@ TEST_F(EmailChannelTest, ServerRefusingTheSessionIsRetryNotPermanent) {
   EXPECT_EQ(SendOne(Settings(), UzbekMessage(1, "a@example.uz")).at(0).kind, OutcomeKind::kRetry);
 }
 
-TEST_F(EmailChannelTest, DroppedConnectionIsRetry) {
-  for (const Stage stage : {Stage::kGreeting, Stage::kRcptTo, Stage::kDataEnd}) {
+TEST_F(EmailChannelTest, DroppedConnectionBeforeTheMessageEndedIsRetry) {
+  for (const Stage stage : {Stage::kGreeting, Stage::kRcptTo, Stage::kData}) {
     server_.SetScript(DropAt(stage));
     const auto outcome = SendOne(Settings(), UzbekMessage(1, "a@example.uz")).at(0);
     EXPECT_EQ(outcome.kind, OutcomeKind::kRetry) << static_cast<int>(stage) << ": " << outcome.detail;
   }
   EXPECT_EQ(server_.message_count(), 0u);
+}
+
+// The server had the whole message, its final "." included, and the
+// connection went before its reply: it may have queued the message.
+TEST_F(EmailChannelTest, DroppedConnectionAfterTheMessageEndedIsOutcomeUnknown) {
+  server_.SetScript(DropAt(Stage::kDataEnd));
+  const auto outcome = SendOne(Settings(), UzbekMessage(1, "a@example.uz")).at(0);
+  EXPECT_EQ(outcome.kind, OutcomeKind::kUnknown) << outcome.detail;
+  EXPECT_TRUE(outcome.detail.starts_with("outcome unknown: smtp: ")) << outcome.detail;
 }
 
 TEST_F(EmailChannelTest, NoServerListeningIsRetry) {
@@ -305,7 +314,23 @@ TEST_F(EmailChannelTest, NoServerListeningIsRetry) {
   EXPECT_EQ(outcome.kind, OutcomeKind::kRetry) << outcome.detail;
 }
 
-TEST_F(EmailChannelTest, SlowServerTimesOutAsRetry) {
+TEST_F(EmailChannelTest, TimeoutBeforeTheMessageWasSentIsRetry) {
+  server_.SetScript([](Stage stage, const FakeSmtpServer::Session&) {
+    FakeSmtpServer::Action action;
+    if (stage == Stage::kMailFrom) action.delay = 10s;  // cut short when the server stops
+    return action;
+  });
+  EmailSettings settings = Settings();
+  settings.timeout = 300ms;
+  const auto outcome = SendOne(settings, UzbekMessage(1, "a@example.uz")).at(0);
+  EXPECT_EQ(outcome.kind, OutcomeKind::kRetry);
+  EXPECT_NE(outcome.detail.find("Timeout"), std::string::npos) << outcome.detail;
+  EXPECT_EQ(server_.message_count(), 0u);
+}
+
+// The server accepted the message and its 250 came after chopar's timeout:
+// one message received, and the outcome is final, never a retry.
+TEST_F(EmailChannelTest, TimeoutAfterTheEndOfDataIsOutcomeUnknownNotRetry) {
   server_.SetScript([](Stage stage, const FakeSmtpServer::Session&) {
     FakeSmtpServer::Action action;
     if (stage == Stage::kDataEnd) action.delay = 10s;  // cut short when the server stops
@@ -314,8 +339,9 @@ TEST_F(EmailChannelTest, SlowServerTimesOutAsRetry) {
   EmailSettings settings = Settings();
   settings.timeout = 300ms;
   const auto outcome = SendOne(settings, UzbekMessage(1, "a@example.uz")).at(0);
-  EXPECT_EQ(outcome.kind, OutcomeKind::kRetry);
+  EXPECT_EQ(outcome.kind, OutcomeKind::kUnknown) << outcome.detail;
   EXPECT_NE(outcome.detail.find("Timeout"), std::string::npos) << outcome.detail;
+  EXPECT_EQ(server_.message_count(), 1u);
 }
 
 TEST_F(EmailChannelTest, RequiredStartTlsNeverFallsBackToPlaintext) {
