@@ -1,7 +1,8 @@
 // The database crashes and comes back (pg_ctl stop/restart -m immediate on
 // the test server) while chopar is in the middle of its work: the pool
 // reconnects every connection, a send's outcome is recorded after the
-// outage, and the lease of a send in progress outlives the restart.
+// outage, the lease of a send in progress outlives the restart, and no
+// lease is taken back within one lease of the server's start.
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include "core/metrics.hpp"
 #include "db/errors.hpp"
 #include "db/pool.hpp"
+#include "delivery/claim.hpp"
 #include "delivery/test_support.hpp"
 #include "delivery/worker.hpp"
 #include "testing/test_database.hpp"
@@ -150,6 +152,36 @@ TEST_F(RestartTest, LeaseOfASendInProgressOutlivesARestart) {
   EXPECT_EQ(taken, 0) << "the send's claim was taken back after the restart";
   EXPECT_EQ(other_channel.count(), 0u);
   EXPECT_EQ(Status(id), "sent");
+}
+
+// The whole cluster was down while a lease ran out: its holder gets one
+// lease after the server's start to renew it (its heartbeat reconnects)
+// before anyone may take the rows back.
+TEST_F(RestartTest, NoLeaseIsTakenBackWithinOneLeaseOfTheServersStart) {
+  const std::int64_t id = QueueEmail();
+  db::Pool pool(db_->url(), 2);
+  TestChannel channel;
+  const ChannelSet channels = ChannelSet::AllTo(channel);
+  WorkerSettings settings;
+  settings.lease = seconds(5);
+  ASSERT_EQ(delivery::ClaimBatch(pool, std::nullopt, settings, channels).to_send.size(), 1u);
+
+  TestServer::CrashAndRestart();
+  // By the time the server is back, the lease has run out.
+  db_->Scalar("UPDATE chopar.deliveries SET lease_until = now() - interval '1 second' WHERE id = " +
+              std::to_string(id));
+  ASSERT_EQ(db_->Scalar("SELECT now() < pg_postmaster_start_time() + interval '4 seconds'"), "t")
+      << "the restart took too long for this test";
+  EXPECT_EQ(delivery::ClaimBatch(pool, std::nullopt, settings, channels).locked, 0)
+      << "a lease was taken back right after the server started";
+
+  // One lease after the start, it may be.
+  const auto give_up = std::chrono::steady_clock::now() + seconds(20);
+  while (db_->Scalar("SELECT now() >= pg_postmaster_start_time() + interval '5 seconds'") != "t") {
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up);
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  EXPECT_EQ(delivery::ClaimBatch(pool, std::nullopt, settings, channels).to_send.size(), 1u);
 }
 
 }  // namespace
