@@ -275,12 +275,24 @@ class Fleet {
     m.restart_at = SteadyClock::now() + restart_after;
   }
   // Starts again the processes whose restart time has come (`now`: all).
+  // A process that exited by itself (chopar gives up when the database is
+  // down while it starts) is started again 2 s later, as the service
+  // manager does (packaging/chopar.service: Restart=on-failure,
+  // RestartSec=2s); `exited` counts those.
   void Supervise(bool now = false) {
     for (int i = 0; i < size(); ++i) {
       Member& m = members_[i];
+      if (!m.restart_at && m.process && !m.process->Running()) {
+        const int code = m.process->Wait(0ms);
+        events_.Add("chopar " + std::to_string(i) + " exited by itself with " +
+                    std::to_string(code) + "; restarted in 2 s");
+        ++exited_;
+        m.restart_at = SteadyClock::now() + 2s;
+      }
       if (m.restart_at && (now || SteadyClock::now() >= *m.restart_at)) Start(i);
     }
   }
+  [[nodiscard]] int exited() const { return exited_; }
   [[nodiscard]] bool Alive(int i) { return members_[i].process && members_[i].process->Running(); }
   [[nodiscard]] int size() const { return static_cast<int>(members_.size()); }
   [[nodiscard]] std::vector<int> Ports() const {
@@ -311,6 +323,7 @@ class Fleet {
   std::map<std::string, std::string> env_;
   EventLog& events_;
   std::vector<Member> members_;
+  int exited_ = 0;
 };
 
 // An API client that goes to any process of the fleet and keeps trying
@@ -787,6 +800,8 @@ std::string ChaosReport::Markdown() const {
   for (const auto& [status, count] : deliveries_by_status) {
     out << "| … " << status << " | " << count << " |\n";
   }
+  out << "| chopar processes that exited by themselves (restarted, as by the service manager) | "
+      << processes_exited << " |\n";
   out << "| requests / SMTP sessions the providers saw | " << provider_requests << " |\n";
   out << "| messages the providers accepted | " << received << " |\n";
   out << "| … of deliveries failed as \"outcome unknown\" (killed mid-send, or answered after "
@@ -892,6 +907,8 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
       database_url, "SELECT count(*) FROM chopar.deliveries WHERE status IN ('queued', 'sending')",
       drain_deadline);
   report.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
+  fleet.Supervise(/*now=*/true);  // one that exited while draining stops like the others
+  report.processes_exited = fleet.exited();
   const std::vector<int> exit_codes = fleet.Stop(60s);
   if (!fired) report.problems.push_back("schedules still due when the drain timed out");
   if (!settled) report.problems.push_back("deliveries still pending when the drain timed out");

@@ -58,6 +58,9 @@ struct ChaosReport {
   double delivery_latency_p50 = 0, delivery_latency_p99 = 0, delivery_latency_max = 0;  // s
   double schedule_lateness_max = 0;  // s from due to the notification
   std::int64_t client_gave_up = 0;   // requests the client never got accepted
+  // chopar processes that exited on their own (the database down while they
+  // started) and were started again, as a service manager would.
+  int processes_exited = 0;
 
   std::int64_t duplicates = 0;  // deliveries received more than once
   std::int64_t lost = 0;        // deliveries never received, with no failure that says why
