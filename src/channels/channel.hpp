@@ -73,12 +73,19 @@ std::optional<std::string> MissingAddress(const Message& message);
 // double can tell which delivery a request is and count repeats. (An email
 // carries the delivery id at the start of its Message-ID.)
 std::string DeliveryIdHeader(std::int64_t delivery_id);
+// Adds DeliveryIdHeader and "X-Chopar-Instance: <pid>" (which process sent
+// it: a repeat's timeline in the fault lab, or an operator reading a
+// provider's logs, tells the senders apart) to a provider request's headers.
+void AddDeliveryHeaders(std::vector<std::string>& headers, std::int64_t delivery_id);
 
 enum class OutcomeKind {
   kSent,         // accepted by the provider
   kRetry,        // try again later (429, 5xx, timeout, SMTP 4xx)
   kPermanent,    // will never succeed as it is (other 4xx, SMTP 5xx)
   kAddressGone,  // the address no longer exists (Telegram 403, push 404/410)
+  // The request reached the provider (or may have) and no answer came: it
+  // may have been delivered. Final, never sent again (see OutcomeUnknown).
+  kUnknown,
 };
 
 // What happened to one message. The worker routes on `kind`; `detail` is the
@@ -106,6 +113,10 @@ struct [[nodiscard]] Outcome {
   }
   static Outcome AddressGone(std::string reason) {
     return {OutcomeKind::kAddressGone, std::move(reason), std::nullopt, std::nullopt, {}};
+  }
+  // Use OutcomeUnknown (channels/outcome_unknown.hpp), which words the reason.
+  static Outcome Unknown(std::string reason) {
+    return {OutcomeKind::kUnknown, std::move(reason), std::nullopt, std::nullopt, {}};
   }
 };
 

@@ -1,5 +1,7 @@
 #include "channels/channel.hpp"
 
+#include <unistd.h>
+
 namespace chopar::channels {
 
 void ApplyChannelTexts(Message& message, const nlohmann::json& block) {
@@ -45,6 +47,12 @@ std::optional<std::string> MissingAddress(const Message& message) {
 
 std::string DeliveryIdHeader(std::int64_t delivery_id) {
   return "X-Chopar-Delivery-Id: " + std::to_string(delivery_id);
+}
+
+void AddDeliveryHeaders(std::vector<std::string>& headers, std::int64_t delivery_id) {
+  static const std::string instance = "X-Chopar-Instance: " + std::to_string(::getpid());
+  headers.push_back(DeliveryIdHeader(delivery_id));
+  headers.push_back(instance);
 }
 
 }  // namespace chopar::channels

@@ -167,7 +167,9 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
                        const WorkerSettings& settings, const ChannelSet& channels) {
   ClaimResult result;
   auto tx = pool.Begin("claim_deliveries");
-  const auto locked = tx.Exec(queries::kClaimCandidates, SqlNowParam(sql_now), settings.batch);
+  const auto locked =
+      tx.Exec(queries::kClaimCandidates, SqlNowParam(sql_now), settings.batch,
+              std::chrono::duration_cast<std::chrono::milliseconds>(settings.lease).count());
   if (locked.Empty()) {
     tx.Commit();
     return result;

@@ -16,11 +16,19 @@ DeliveryMetrics::DeliveryMetrics(core::MetricsRegistry& registry) {
     latency_[kind] = &registry.GetHistogram("chopar_delivery_latency_seconds",
                                             "Time from notification to sent delivery.",
                                             {{"channel", channel}});
+    outcome_unknown_[kind] = &registry.GetCounter(
+        "chopar_deliveries_outcome_unknown_total",
+        "Failed deliveries whose request reached the provider and got no answer.",
+        {{"channel", channel}});
   }
 }
 
 void DeliveryMetrics::Count(core::ChannelKind channel, Final status, int n) {
   if (n > 0) totals_[channel][static_cast<std::size_t>(status)]->Inc(n);
+}
+
+void DeliveryMetrics::CountOutcomeUnknown(core::ChannelKind channel, int n) {
+  if (n > 0) outcome_unknown_[channel]->Inc(n);
 }
 
 void DeliveryMetrics::ObserveLatency(core::ChannelKind channel, double seconds) {

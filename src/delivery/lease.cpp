@@ -18,6 +18,15 @@ milliseconds RenewalInterval(std::chrono::seconds lease) {
   return std::max(milliseconds(100), std::chrono::duration_cast<milliseconds>(lease) / 3);
 }
 
+// A failed renewal (the database restarting) is tried again soon: a pause
+// that grew to the loop's usual 5 s could let the lease run out while the
+// server is already back. At most a quarter of the renewal interval, and
+// never more than a second.
+core::BackoffPolicy RenewalRetry(milliseconds interval) {
+  const milliseconds longest = std::clamp(interval / 4, milliseconds(100), milliseconds(1000));
+  return {std::min(milliseconds(100), longest), longest};
+}
+
 // Runs `query` (begin_sends or renew_leases) for `claims`; the ids it touched.
 std::vector<std::int64_t> Stamp(db::Pool& pool, const db::Query& query, const char* name,
                                 std::optional<core::TimePoint> now,
@@ -61,7 +70,10 @@ LeaseKeeper::LeaseKeeper(db::Pool& pool, const core::Clock& clock, std::chrono::
       lease_(lease),
       interval_(RenewalInterval(lease)),
       loop_(
-          {.name = "delivery_leases", .threads = 1, .listen = std::nullopt},
+          {.name = "delivery_leases",
+           .threads = 1,
+           .listen = std::nullopt,
+           .error_backoff = RenewalRetry(interval_)},
           [this](const db::StepContext&) { return Step(); }, metrics) {
   loop_.Start();
 }

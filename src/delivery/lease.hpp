@@ -40,8 +40,9 @@ std::vector<std::int64_t> RenewLeases(db::Pool& pool, std::optional<core::TimePo
 // ("delivery_leases", one thread, started at construction) that every
 // third of the lease re-stamps, in one statement on `pool`, the lease of
 // every row held through Keep(). A failed renewal (the database restarting)
-// is retried with the loop's error backoff (100 ms, doubling to 5 s), well
-// within a lease. No statement runs while nothing is held.
+// is retried with a backoff capped at a quarter of that interval and at
+// 1 s, so a lease outlives a restart shorter than about two thirds of it.
+// No statement runs while nothing is held.
 //
 // HoldsUntil() says, on the steady clock, until when the lease of a kept
 // batch is known to hold: the start of the statement that last stamped it,

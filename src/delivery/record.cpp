@@ -47,6 +47,10 @@ OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcom
       update.status = "failed";
       update.reason = DetailOr(outcome, "permanent failure");
       break;
+    case channels::OutcomeKind::kUnknown:
+      update.status = "failed";
+      update.reason = DetailOr(outcome, "outcome unknown");
+      break;
     case channels::OutcomeKind::kAddressGone:
       update.status = "failed";
       update.reason = DetailOr(outcome, "address gone");
@@ -104,6 +108,7 @@ RecordResult RecordOutcomes(db::Pool& pool, std::optional<core::TimePoint> now,
       result.sent_latency.emplace_back(m.channel, found->second);
     } else if (updates[i].status == "failed") {
       ++result.failed[m.channel];
+      if (outcomes[i].kind == channels::OutcomeKind::kUnknown) ++result.outcome_unknown[m.channel];
     } else {
       ++result.retried;
     }

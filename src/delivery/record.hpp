@@ -32,7 +32,7 @@ struct OutcomeUpdate {
 // Maps an outcome to the row change. Sent → sent (previous reason kept);
 // retry → queued after the provider's retry_after, else jittered backoff
 // for this attempt, or failed once the attempt was the last allowed;
-// permanent → failed; address gone → failed, with the Telegram chat to
+// permanent or unknown (channels/outcome_unknown.hpp) → failed; address gone → failed, with the Telegram chat to
 // deactivate or the push subscriptions to delete (the ones listed, or every
 // target of the message when none is). Gone push subscriptions listed on a
 // sent outcome are deleted too. Pure apart from the draw from `random`.
@@ -46,6 +46,7 @@ struct RecordResult {
   int retried = 0;
   core::PerChannel<int> sent;
   core::PerChannel<int> failed;
+  core::PerChannel<int> outcome_unknown;  // of `failed`: sent, and no answer came
   // Seconds from creation to sent, per sent delivery, for the latency metric.
   std::vector<std::pair<core::ChannelKind, double>> sent_latency;
 };

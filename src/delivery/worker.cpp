@@ -244,6 +244,7 @@ void Worker::Count(const RecordResult& recorded, RunStats& stats) {
     stats.failed += recorded.failed[kind];
     metrics_.Count(kind, DeliveryMetrics::Final::kSent, recorded.sent[kind]);
     metrics_.Count(kind, DeliveryMetrics::Final::kFailed, recorded.failed[kind]);
+    metrics_.CountOutcomeUnknown(kind, recorded.outcome_unknown[kind]);
   }
   for (const auto& [kind, seconds] : recorded.sent_latency) metrics_.ObserveLatency(kind, seconds);
 }

@@ -89,6 +89,29 @@ class Random {
   std::mt19937_64 engine_;
 };
 
+// What the lab did, with the time: faults and restarts, for the timelines
+// of duplicates. Thread-safe.
+class EventLog {
+ public:
+  void Add(std::string what) {
+    std::lock_guard lock(mutex_);
+    events_.emplace_back(std::chrono::system_clock::now(), std::move(what));
+  }
+  [[nodiscard]] std::vector<std::pair<core::TimePoint, std::string>> Between(
+      core::TimePoint from, core::TimePoint to) const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::pair<core::TimePoint, std::string>> out;
+    for (const auto& event : events_) {
+      if (event.first >= from && event.first <= to) out.push_back(event);
+    }
+    return out;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::pair<core::TimePoint, std::string>> events_;
+};
+
 // A provider's fault episode: until `until`, a `share` of its requests get
 // `fault`. Thread-safe.
 class FaultSwitch {
@@ -222,8 +245,8 @@ class Providers {
 // killed is started again by Supervise(). Used by one thread at a time.
 class Fleet {
  public:
-  Fleet(const ChaosSettings& settings, std::map<std::string, std::string> env)
-      : settings_(settings), env_(std::move(env)) {
+  Fleet(const ChaosSettings& settings, std::map<std::string, std::string> env, EventLog& events)
+      : settings_(settings), env_(std::move(env)), events_(events) {
     for (int i = 0; i < settings.processes; ++i) {
       members_.push_back({testing::FreeLoopbackPort(), nullptr, 0, {}});
       std::filesystem::create_directories(DataDir(i));
@@ -240,20 +263,36 @@ class Fleet {
     m.process = std::make_unique<testing::ChildProcess>(
         std::vector<std::string>{settings_.chopar_binary, "serve"}, env, log, DataDir(i));
     m.restart_at.reset();
+    events_.Add("chopar " + std::to_string(i) + " started (pid " +
+                std::to_string(m.process->pid()) + ")");
   }
   void Kill(int i, milliseconds restart_after) {
     Member& m = members_[i];
+    events_.Add("kill -9 of chopar " + std::to_string(i) + " (pid " +
+                std::to_string(m.process->pid()) + ")");
     m.process->Signal(SIGKILL);
     m.process->Wait(10s);
     m.restart_at = SteadyClock::now() + restart_after;
   }
   // Starts again the processes whose restart time has come (`now`: all).
+  // A process that exited by itself (chopar gives up when the database is
+  // down while it starts) is started again 2 s later, as the service
+  // manager does (packaging/chopar.service: Restart=on-failure,
+  // RestartSec=2s); `exited` counts those.
   void Supervise(bool now = false) {
     for (int i = 0; i < size(); ++i) {
       Member& m = members_[i];
+      if (!m.restart_at && m.process && !m.process->Running()) {
+        const int code = m.process->Wait(0ms);
+        events_.Add("chopar " + std::to_string(i) + " exited by itself with " +
+                    std::to_string(code) + "; restarted in 2 s");
+        ++exited_;
+        m.restart_at = SteadyClock::now() + 2s;
+      }
       if (m.restart_at && (now || SteadyClock::now() >= *m.restart_at)) Start(i);
     }
   }
+  [[nodiscard]] int exited() const { return exited_; }
   [[nodiscard]] bool Alive(int i) { return members_[i].process && members_[i].process->Running(); }
   [[nodiscard]] int size() const { return static_cast<int>(members_.size()); }
   [[nodiscard]] std::vector<int> Ports() const {
@@ -282,7 +321,9 @@ class Fleet {
 
   const ChaosSettings& settings_;
   std::map<std::string, std::string> env_;
+  EventLog& events_;
   std::vector<Member> members_;
+  int exited_ = 0;
 };
 
 // An API client that goes to any process of the fleet and keeps trying
@@ -477,7 +518,7 @@ class Workload {
 // after 0.5-3 s), a PostgreSQL crash and restart (at most one every 8 s), or
 // an episode of 2-6 s in which 80 % of one provider's requests fail one way.
 void InjectFault(Fleet& fleet, Providers& providers, Random& random, ChaosReport& report,
-                 SteadyClock::time_point& last_crash) {
+                 EventLog& events, SteadyClock::time_point& last_crash) {
   const double draw = random.Uniform(0, 1);
   if (draw < 0.3) {
     std::vector<int> alive;
@@ -491,7 +532,9 @@ void InjectFault(Fleet& fleet, Providers& providers, Random& random, ChaosReport
     }
   }
   if (draw < 0.45 && SteadyClock::now() - last_crash > 8s) {
+    events.Add("PostgreSQL crash (pg_ctl restart -m immediate)");
     testing::TestServer::CrashAndRestart();
+    events.Add("PostgreSQL back");
     last_crash = SteadyClock::now();
     ++report.faults["PostgreSQL crash and restart (pg_ctl restart -m immediate)"];
     return;
@@ -501,8 +544,11 @@ void InjectFault(Fleet& fleet, Providers& providers, Random& random, ChaosReport
   const char* names[] = {"email", "telegram", "push"};
   const std::size_t which = random.Index(3);
   const Fault fault = kProviderFaults[random.Index(std::size(kProviderFaults))];
-  switches[which]->Begin(fault, SteadyClock::now() + random.Between(2000ms, 6000ms), 0.8);
-  ++report.faults[std::string(names[which]) + " provider: " + FaultName(fault)];
+  const milliseconds length = random.Between(2000ms, 6000ms);
+  switches[which]->Begin(fault, SteadyClock::now() + length, 0.8);
+  const std::string kind = std::string(names[which]) + " provider: " + FaultName(fault);
+  ++report.faults[kind];
+  events.Add(kind + " for " + std::to_string(length.count()) + " ms");
 }
 
 double Percentile(std::vector<double> values, double p) {
@@ -534,6 +580,10 @@ struct Received {
   std::map<std::pair<std::string, std::int64_t>, int> count;  // (channel, delivery) → times
   std::int64_t without_id = 0;
   std::int64_t requests = 0;
+  // (channel, delivery) → every request for it: when, and what it was.
+  std::map<std::pair<std::string, std::int64_t>,
+           std::vector<std::pair<core::TimePoint, std::string>>>
+      sends;
 };
 
 Received CountReceived(const Providers& providers) {
@@ -541,6 +591,9 @@ Received CountReceived(const Providers& providers) {
   for (const auto& message : providers.smtp.messages()) {
     if (message.delivery_id) {
       ++received.count[{"email", *message.delivery_id}];
+      received.sends[{"email", *message.delivery_id}].emplace_back(
+          message.accepted_at,
+          "smtp: accepted on connection " + std::to_string(message.connection));
     } else {
       ++received.without_id;
     }
@@ -549,6 +602,14 @@ Received CountReceived(const Providers& providers) {
   auto count_http = [&](const FakeHttpServer& server, const char* channel, int accepted_status) {
     for (const auto& request : server.requests()) {
       ++received.requests;
+      if (request.delivery_id) {
+        received.sends[{channel, *request.delivery_id}].emplace_back(
+            request.received_at,
+            std::string(channel) + " request from pid " +
+                (request.instance ? std::to_string(*request.instance) : "?") + ", answered " +
+                (request.answer_status == 0 ? "with a reset/no answer"
+                                            : std::to_string(request.answer_status)));
+      }
       if (request.answer_status != accepted_status) continue;
       if (request.delivery_id) {
         ++received.count[{channel, *request.delivery_id}];
@@ -562,8 +623,37 @@ Received CountReceived(const Providers& providers) {
   return received;
 }
 
+// The timeline of one duplicate: its row, the requests for it and the
+// lab's events from a minute before the first to the last.
+std::vector<std::string> Timeline(db::Connection& conn, const std::string& channel, std::int64_t id,
+                                  const Received& received, const EventLog& events) {
+  std::vector<std::string> lines;
+  const auto row = conn.ExecText(
+      "SELECT status, attempts, coalesce(last_error, ''), coalesce(claimed_at::text, '-'), "
+      "coalesce(send_started_at::text, '-'), coalesce(sent_at::text, '-'), created_at::text "
+      "FROM chopar.deliveries WHERE id = $1",
+      db::Params(id));
+  if (row.Rows() == 1) {
+    lines.push_back(channel + " delivery " + std::to_string(id) + ": " + row.String(0, 0) +
+                    " after " + row.String(0, 1) + " attempts; created " + row.String(0, 6) +
+                    ", last claimed " + row.String(0, 3) + ", send started " + row.String(0, 4) +
+                    ", sent " + row.String(0, 5) + "; last_error: " + row.String(0, 2));
+  }
+  std::vector<std::pair<core::TimePoint, std::string>> all;
+  const auto found = received.sends.find({channel, id});
+  if (found != received.sends.end()) all = found->second;
+  if (!all.empty()) {
+    const auto [first, last] = std::minmax_element(all.begin(), all.end());
+    auto around = events.Between(first->first - 60s, last->first + 5s);
+    all.insert(all.end(), around.begin(), around.end());
+  }
+  std::sort(all.begin(), all.end());
+  for (const auto& [at, what] : all) lines.push_back(core::FormatRfc3339Micros(at) + " " + what);
+  return lines;
+}
+
 void Check(const std::string& url, const Workload& workload, const Received& received,
-           core::TimePoint stopped_at, ChaosReport& report) {
+           const EventLog& events, core::TimePoint stopped_at, ChaosReport& report) {
   auto conn = db::Connection::Open(url);
   auto problem = [&](const std::string& line) {
     if (report.problems.size() < 200) report.problems.push_back(line);
@@ -652,6 +742,8 @@ void Check(const std::string& url, const Workload& workload, const Received& rec
     if (times > 1) {
       ++report.duplicates;
       problem(what + " received " + std::to_string(times) + " times");
+      if (report.duplicate_timelines.size() < 100)
+        report.duplicate_timelines.push_back(Timeline(conn, channel, id, received, events));
     } else if (times == 0 && status == "failed" && reason.starts_with("outcome unknown")) {
       // Its process was killed while the batch was being handed over, before
       // the provider accepted it: failed, and said so, rather than risk a
@@ -708,12 +800,15 @@ std::string ChaosReport::Markdown() const {
   for (const auto& [status, count] : deliveries_by_status) {
     out << "| … " << status << " | " << count << " |\n";
   }
+  out << "| chopar processes that exited by themselves (restarted, as by the service manager) | "
+      << processes_exited << " |\n";
   out << "| requests / SMTP sessions the providers saw | " << provider_requests << " |\n";
   out << "| messages the providers accepted | " << received << " |\n";
-  out << "| … of deliveries failed as \"outcome unknown\" (worker killed mid-send) | "
+  out << "| … of deliveries failed as \"outcome unknown\" (killed mid-send, or answered after "
+         "the timeout) | "
       << unknown_but_received << " |\n";
-  out << "| … failed as \"outcome unknown\", never received (killed before the provider accepted) "
-         "| "
+  out << "| … failed as \"outcome unknown\", never received (killed, reset or dropped after the "
+         "request left) | "
       << unknown_not_received << " |\n";
   out << "| delivery latency p50 / p99 / max (s, created → sent) | " << Format(delivery_latency_p50)
       << " / " << Format(delivery_latency_p99) << " / " << Format(delivery_latency_max) << " |\n";
@@ -726,6 +821,10 @@ std::string ChaosReport::Markdown() const {
       << schedule_occurrences_doubled << "** |\n";
   out << "| phantom messages / unsettled deliveries / requests never accepted | " << phantoms
       << " / " << unsettled << " / " << client_gave_up << " |\n";
+  for (const auto& timeline : duplicate_timelines) {
+    out << "\nDuplicate:\n\n";
+    for (const std::string& line : timeline) out << "    " << line << "\n";
+  }
   return out.str();
 }
 
@@ -766,7 +865,8 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
       {"CHOPAR_CHANNELS_PUSH_ALLOW_HTTP_ENDPOINTS", "true"},
       {"CHOPAR_CHANNELS_PUSH_TIMEOUT_SECONDS", provider_timeout},
   };
-  Fleet fleet(settings, env);
+  EventLog events;
+  Fleet fleet(settings, env, events);
   for (int i = 0; i < fleet.size(); ++i) fleet.Start(i);
   Client client(fleet.Ports(), random);
   Workload workload(settings, client);
@@ -782,7 +882,7 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
   while (SteadyClock::now() < end) {
     fleet.Supervise();
     if (SteadyClock::now() >= next_fault) {
-      InjectFault(fleet, providers, random, report, last_crash);
+      InjectFault(fleet, providers, random, report, events, last_crash);
       next_fault =
           SteadyClock::now() + random.Between(settings.fault_every_min, settings.fault_every_max);
     }
@@ -807,6 +907,8 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
       database_url, "SELECT count(*) FROM chopar.deliveries WHERE status IN ('queued', 'sending')",
       drain_deadline);
   report.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
+  fleet.Supervise(/*now=*/true);  // one that exited while draining stops like the others
+  report.processes_exited = fleet.exited();
   const std::vector<int> exit_codes = fleet.Stop(60s);
   if (!fired) report.problems.push_back("schedules still due when the drain timed out");
   if (!settled) report.problems.push_back("deliveries still pending when the drain timed out");
@@ -817,7 +919,7 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
     }
   }
 
-  Check(database_url, workload, CountReceived(providers), stopped_at, report);
+  Check(database_url, workload, CountReceived(providers), events, stopped_at, report);
   return report;
 }
 

@@ -48,15 +48,19 @@ struct ChaosReport {
   std::map<std::string, std::int64_t> deliveries_by_status;
   std::int64_t provider_requests = 0;  // every request the fakes saw
   std::int64_t received = 0;           // accepted by a fake
-  // Failed as "outcome unknown" (their worker died mid-send) yet received once.
+  // Failed as "outcome unknown" (their worker died mid-send, or the provider
+  // answered after the timeout) yet received once.
   std::int64_t unknown_but_received = 0;
   // Failed as "outcome unknown" and never received: their process was
-  // killed before the provider accepted them. Reported through the API as
-  // failed, never sent twice; only a kill -9 can cause it.
+  // killed, or the provider reset or dropped the request, after it was
+  // written. Reported through the API as failed, never sent twice.
   std::int64_t unknown_not_received = 0;
   double delivery_latency_p50 = 0, delivery_latency_p99 = 0, delivery_latency_max = 0;  // s
   double schedule_lateness_max = 0;  // s from due to the notification
   std::int64_t client_gave_up = 0;   // requests the client never got accepted
+  // chopar processes that exited on their own (the database down while they
+  // started) and were started again, as a service manager would.
+  int processes_exited = 0;
 
   std::int64_t duplicates = 0;  // deliveries received more than once
   std::int64_t lost = 0;        // deliveries never received, with no failure that says why
@@ -66,6 +70,9 @@ struct ChaosReport {
   std::int64_t schedule_occurrences_doubled = 0;
   std::int64_t unsettled = 0;         // deliveries still queued or sending after the drain
   std::vector<std::string> problems;  // one line each, for the log
+  // For each duplicate: its row, every request the fakes saw for it (time,
+  // sending process, answer) and the faults around them, one line each.
+  std::vector<std::vector<std::string>> duplicate_timelines;
 
   [[nodiscard]] bool Clean() const {
     return duplicates == 0 && lost == 0 && phantoms == 0 && notifications_lost == 0 &&

@@ -1,12 +1,16 @@
 // The database crashes and comes back (pg_ctl stop/restart -m immediate on
 // the test server) while chopar is in the middle of its work: the pool
 // reconnects every connection, a send's outcome is recorded after the
-// outage, and the lease of a send in progress outlives the restart.
+// outage, the lease of a send in progress outlives the restart, no lease is
+// taken back within one lease of the server's start, the outbox relay
+// brings every event to its webhook (once each by event id), and the report
+// runner sends each period once per recipient.
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <future>
+#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -15,8 +19,15 @@
 #include "core/metrics.hpp"
 #include "db/errors.hpp"
 #include "db/pool.hpp"
+#include "delivery/claim.hpp"
 #include "delivery/test_support.hpp"
 #include "delivery/worker.hpp"
+#include "net/http_client.hpp"
+#include "outbox/relay.hpp"
+#include "outbox/test_support.hpp"
+#include "outbox/webhook_target.hpp"
+#include "reports/pgtest_fixture.hpp"
+#include "testing/fake_http_server.hpp"
 #include "testing/test_database.hpp"
 #include "testing/test_server.hpp"
 
@@ -62,6 +73,19 @@ class RestartTest : public ::testing::Test {
     return std::stoll(db_->Scalar(
         "INSERT INTO chopar.deliveries (notification_id, user_id, channel, next_attempt_at) "
         "SELECT id, 1, 'email', now() FROM chopar.notifications RETURNING id"));
+  }
+  std::int64_t Count(const std::string& sql) { return std::stoll(db_->Scalar(sql)); }
+  // Polls `sql` (a count) until it is 0; false after `limit`.
+  bool WaitForZero(const std::string& sql, seconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < until) {
+      try {
+        if (Count(sql) == 0) return true;
+      } catch (const std::exception&) {  // still restarting
+      }
+      std::this_thread::sleep_for(milliseconds(100));
+    }
+    return false;
   }
   std::string Status(std::int64_t delivery) {
     return db_->Scalar("SELECT status FROM chopar.deliveries WHERE id = " +
@@ -150,6 +174,143 @@ TEST_F(RestartTest, LeaseOfASendInProgressOutlivesARestart) {
   EXPECT_EQ(taken, 0) << "the send's claim was taken back after the restart";
   EXPECT_EQ(other_channel.count(), 0u);
   EXPECT_EQ(Status(id), "sent");
+}
+
+// The whole cluster was down while a lease ran out: its holder gets one
+// lease after the server's start to renew it (its heartbeat reconnects)
+// before anyone may take the rows back.
+TEST_F(RestartTest, NoLeaseIsTakenBackWithinOneLeaseOfTheServersStart) {
+  const std::int64_t id = QueueEmail();
+  db::Pool pool(db_->url(), 2);
+  TestChannel channel;
+  const ChannelSet channels = ChannelSet::AllTo(channel);
+  WorkerSettings settings;
+  settings.lease = seconds(5);
+  ASSERT_EQ(delivery::ClaimBatch(pool, std::nullopt, settings, channels).to_send.size(), 1u);
+
+  TestServer::CrashAndRestart();
+  // By the time the server is back, the lease has run out.
+  db_->Scalar("UPDATE chopar.deliveries SET lease_until = now() - interval '1 second' WHERE id = " +
+              std::to_string(id));
+  ASSERT_EQ(db_->Scalar("SELECT now() < pg_postmaster_start_time() + interval '4 seconds'"), "t")
+      << "the restart took too long for this test";
+  EXPECT_EQ(delivery::ClaimBatch(pool, std::nullopt, settings, channels).locked, 0)
+      << "a lease was taken back right after the server started";
+
+  // One lease after the start, it may be.
+  const auto give_up = std::chrono::steady_clock::now() + seconds(20);
+  while (db_->Scalar("SELECT now() >= pg_postmaster_start_time() + interval '5 seconds'") != "t") {
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up);
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  EXPECT_EQ(delivery::ClaimBatch(pool, std::nullopt, settings, channels).to_send.size(), 1u);
+}
+
+// The relay is at least once (docs/outbox.md): a batch whose transaction
+// the crash rolled back is published again, with the same webhook-id, and
+// receivers deduplicate on it. What must hold: every event reaches the
+// webhook, nothing else does, and the repeats are at most the one batch the
+// crash interrupted.
+TEST_F(RestartTest, OutboxRelayBringsEveryEventToItsWebhookOnceByIdAcrossARestart) {
+  constexpr int kEvents = 200;
+  constexpr int kBatch = 10;
+  db::Pool pool(db_->url(), 4);
+  const std::vector<std::string> ids = outbox::testing::EmitMany(pool, kEvents);
+  testing::FakeHttpServer webhook([](const testing::FakeHttpServer::Request&) {
+    testing::FakeHttpServer::Response ok;
+    ok.delay = milliseconds(20);  // a batch is on its way most of the time
+    return ok;
+  });
+  net::HttpClient http;
+  outbox::TargetSettings target;
+  target.kind = "webhook";
+  target.name = "webhook";
+  target.url = webhook.url() + "/events";
+  target.secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+  outbox::WebhookTarget publisher(target, http, real_);
+  outbox::RelaySettings settings = outbox::testing::TestRelaySettings(kBatch);
+  settings.poll_interval = milliseconds(100);
+  outbox::Relay relay(pool, "chopar", {{"webhook", outbox::TypePatterns(), &publisher}}, settings,
+                      real_, metrics_);
+  relay.Start();
+  const auto until = std::chrono::steady_clock::now() + seconds(20);
+  while (webhook.request_count() < kEvents / 4 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(milliseconds(5));
+  ASSERT_LT(webhook.request_count(), static_cast<std::size_t>(kEvents))
+      << "relayed before the crash";
+
+  TestServer::CrashAndRestart();
+
+  EXPECT_TRUE(
+      WaitForZero("SELECT count(*) FROM chopar.outbox WHERE dispatched_at IS NULL", seconds(60)));
+  relay.Stop();
+  std::map<std::string, int> received;  // webhook-id → requests
+  for (const auto& request : webhook.requests()) ++received[request.headers.at("webhook-id")];
+  int repeats = 0;
+  for (const std::string& id : ids) {
+    const auto found = received.find(id);
+    EXPECT_NE(found, received.end()) << "event " << id << " never reached the webhook";
+    if (found != received.end()) repeats += found->second - 1;
+  }
+  EXPECT_EQ(received.size(), ids.size()) << "the webhook got events that were not emitted";
+  EXPECT_LE(repeats, kBatch) << "more repeats than the one batch the crash interrupted";
+}
+
+// A report period is sent to each recipient once, even when the server
+// crashes while the run is being written: the run and its notifications
+// commit together or not at all, and a run rolled back is made again.
+TEST_F(RestartTest, ReportPeriodIsSentOncePerRecipientWhenTheServerCrashesDuringTheRun) {
+  for (const char* user : {"1", "2"}) {
+    db_->Scalar(std::string("INSERT INTO chopar.users (id, admin, email) VALUES (") + user +
+                ", true, 'u" + user + "@example.uz')");
+  }
+  std::future<void> crash;
+  reports::testing::ScriptedSource source(
+      [&](const reports::ReportJob& job, const reports::ReportPeriod& period) {
+        // The first run's content is ready: the server goes down while the run
+        // and its notifications are being written.
+        if (!crash.valid())
+          crash = std::async(std::launch::async, [] { TestServer::CrashAndRestart(); });
+        return reports::testing::ScriptedSource::DefaultAnswer(job, period);
+      });
+  core::SimulatedClock monday{reports::testing::Tashkent(2026, 8, 17, 9)};
+  db::Pool first_pool(db_->url(), 4), second_pool(db_->url(), 4);
+  core::MetricsRegistry first_metrics, second_metrics;
+  reports::Runner first(first_pool, reports::testing::DocumentJobs(), source, monday,
+                        first_metrics);
+  reports::Runner second(second_pool, reports::testing::DocumentJobs(), source, monday,
+                         second_metrics);
+
+  // Both instances tick until the crash is over and the period is reported.
+  const auto until = std::chrono::steady_clock::now() + seconds(30);
+  bool reported = false;
+  while (!reported && std::chrono::steady_clock::now() < until) {
+    for (reports::Runner* runner : {&first, &second}) {
+      try {
+        (void)runner->RunOnce();
+      } catch (const std::exception&) {  // the server is down or restarting
+      }
+    }
+    try {
+      reported = crash.valid() && crash.wait_for(seconds(0)) == std::future_status::ready &&
+                 Count("SELECT count(*) FROM chopar.report_runs") > 0;
+    } catch (const std::exception&) {
+    }
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  ASSERT_TRUE(reported) << "the period was never reported";
+  crash.get();
+  // Later ticks of either instance find it reported.
+  EXPECT_FALSE(first.RunOnce().sent);
+  EXPECT_FALSE(second.RunOnce().sent);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.report_runs"), 1);
+  for (const char* user : {"1", "2"}) {
+    EXPECT_EQ(Count(std::string("SELECT count(*) FROM chopar.notifications WHERE type LIKE "
+                                "'report.%' AND user_id = ") +
+                    user),
+              1)
+        << "recipient " << user;
+  }
 }
 
 }  // namespace

@@ -68,6 +68,14 @@ struct FakeHttpServer::Impl {
         recorded.headers[name] = std::string(field.value());
       }
       recorded.delivery_id = DeliveryIdOf(recorded);
+      recorded.received_at = std::chrono::system_clock::now();
+      if (const auto found = recorded.headers.find("x-chopar-instance");
+          found != recorded.headers.end()) {
+        try {
+          recorded.instance = std::stoll(found->second);
+        } catch (const std::exception&) {
+        }
+      }
       Handler current;
       std::size_t index = 0;
       {

@@ -240,7 +240,8 @@ struct FakeSmtpServer::Impl {
           if (!reply.starts_with("250")) return;
           std::lock_guard lock(mutex);
           received.push_back(
-              {number, session.mail_from, session.rcpt_to, data, auth_user, DeliveryIdOf(data)});
+              {number, session.mail_from, session.rcpt_to, data, auth_user, DeliveryIdOf(data),
+               std::chrono::system_clock::now()});
         });
         session.mail_from.clear();
         session.rcpt_to.clear();

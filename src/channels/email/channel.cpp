@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "channels/outcome_unknown.hpp"
 #include "channels/unsubscribe.hpp"
 
 namespace chopar::channels::email {
@@ -21,6 +22,12 @@ std::string Describe(const SmtpResult& r) {
 
 Outcome ClassifySmtpResult(const SmtpResult& r, const std::string& message_id) {
   if (r.error == CURLE_OK && r.reply_code >= 200 && r.reply_code < 300) return Outcome::Sent(message_id);
+  const bool end_answered = r.stage == SmtpStage::kDataEnd && r.reply_code != 0;
+  // The server took the message; what failed afterwards (QUIT) does not matter.
+  if (end_answered && r.reply_code >= 200 && r.reply_code < 300) return Outcome::Sent(message_id);
+  if (r.error != CURLE_OK && r.message_sent && !end_answered) {
+    return OutcomeUnknown("smtp", r.error_message.empty() ? "no reply to the end of data" : r.error_message);
+  }
   if (r.error == CURLE_USE_SSL_FAILED) {
     return Outcome::Retry("smtp: STARTTLS is required but the server did not offer it or the upgrade failed");
   }

@@ -76,7 +76,9 @@ class EmailChannel final : public Channel {
 };
 
 // What an SMTP result means for the delivery; `message_id` becomes the
-// provider message id when sent. Pure.
+// provider message id when sent. A session that failed after the whole
+// message was sent, with no reply to its end, is OutcomeUnknown (never
+// retried: the server may have queued it). Pure.
 Outcome ClassifySmtpResult(const SmtpResult& result, const std::string& message_id);
 
 }  // namespace chopar::channels::email

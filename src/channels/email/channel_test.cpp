@@ -62,9 +62,11 @@ std::string DecodeHeaderValue(const std::string& value) {
   std::string out;
   auto last_end = value.cbegin();
   bool previous_was_word = false;
-  for (auto it = std::sregex_iterator(value.begin(), value.end(), kWord); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(value.begin(), value.end(), kWord);
+       it != std::sregex_iterator(); ++it) {
     const std::string between(last_end, value.cbegin() + it->position());
-    if (!(previous_was_word && std::all_of(between.begin(), between.end(), [](char c) { return c == ' ' || c == '\t'; }))) {
+    if (!(previous_was_word && std::all_of(between.begin(), between.end(),
+                                           [](char c) { return c == ' ' || c == '\t'; }))) {
       out += between;
     }
     const std::string encoding = (*it)[2].str();
@@ -72,7 +74,8 @@ std::string DecodeHeaderValue(const std::string& value) {
     if (encoding == "B" || encoding == "b") {
       out += DecodeBase64(payload);
     } else {
-      for (auto& c : payload) if (c == '_') c = ' ';
+      for (auto& c : payload)
+        if (c == '_') c = ' ';
       out += DecodeQuotedPrintable(payload);
     }
     last_end = value.cbegin() + it->position() + it->length();
@@ -188,7 +191,8 @@ class EmailChannelTest : public ::testing::Test {
     return channel.Send(std::span<const Message>(&m, 1));
   }
 
-  core::SimulatedClock clock_{core::TimePoint{std::chrono::seconds(1748944800)}};  // 2025-06-03 10:00 UTC
+  core::SimulatedClock clock_{
+      core::TimePoint{std::chrono::seconds(1748944800)}};  // 2025-06-03 10:00 UTC
   FakeSmtpServer server_;
 };
 
@@ -215,7 +219,8 @@ TEST_F(EmailChannelTest, SendsMimeMessageThatParsesBackToTheOriginal) {
   ASSERT_EQ(received.size(), 1u);
   EXPECT_EQ(received[0].mail_from, "noreply@chopar.example.uz");
   EXPECT_EQ(received[0].rcpt_to, std::vector<std::string>{"aziza@example.uz"});
-  for (char c : received[0].data) ASSERT_LT(static_cast<unsigned char>(c), 0x80) << "8-bit data in a 7-bit message";
+  for (char c : received[0].data)
+    ASSERT_LT(static_cast<unsigned char>(c), 0x80) << "8-bit data in a 7-bit message";
 
   const ParsedEmail email = ParseEmail(received[0].data);
   const MimePart& top = email.top;
@@ -224,11 +229,13 @@ TEST_F(EmailChannelTest, SendsMimeMessageThatParsesBackToTheOriginal) {
   EXPECT_EQ(top.Header("to"), "aziza@example.uz");
   EXPECT_EQ(top.Header("date"), "Tue, 03 Jun 2025 10:00:00 +0000");
   EXPECT_EQ(top.Header("mime-version"), "1.0");
-  EXPECT_TRUE(std::regex_match(top.Header("message-id"), std::regex(R"(<5\.[0-9a-f]{24}@chopar\.example\.uz>)")))
+  EXPECT_TRUE(std::regex_match(top.Header("message-id"),
+                               std::regex(R"(<5\.[0-9a-f]{24}@chopar\.example\.uz>)")))
       << top.Header("message-id");
   EXPECT_EQ(outcomes[0].provider_message_id, top.Header("message-id"));
-  const std::string unsubscribe = "https://app.example.uz/v1/unsubscribe?user=7&type=task.due&channel=email&sig=" +
-                                  SignUnsubscribe("inbox-secret", 7, {"type", "task.due"}, core::ChannelKind::kEmail);
+  const std::string unsubscribe =
+      "https://app.example.uz/v1/unsubscribe?user=7&type=task.due&channel=email&sig=" +
+      SignUnsubscribe("inbox-secret", 7, {"type", "task.due"}, core::ChannelKind::kEmail);
   EXPECT_EQ(top.Header("list-unsubscribe"), "<" + unsubscribe + ">");
   EXPECT_EQ(top.headers.count("list-unsubscribe-post"), 0u) << "one-click is off unless configured";
   EXPECT_TRUE(top.Header("content-type").starts_with("multipart/alternative;"));
@@ -241,11 +248,13 @@ TEST_F(EmailChannelTest, SendsMimeMessageThatParsesBackToTheOriginal) {
   const std::string plain = text.DecodedBody();
   const std::string markup = html.DecodedBody();
   EXPECT_NE(plain.find(kUzbekTitle), std::string::npos);
-  EXPECT_NE(plain.find("\r\n.Nuqta bilan boshlangan qator"), std::string::npos) << "a leading dot survives";
+  EXPECT_NE(plain.find("\r\n.Nuqta bilan boshlangan qator"), std::string::npos)
+      << "a leading dot survives";
   EXPECT_NE(plain.find("Ochish: https://app.example.uz/tasks/42"), std::string::npos) << plain;
   EXPECT_NE(plain.find(unsubscribe), std::string::npos);
   EXPECT_NE(markup.find(">" + kUzbekTitle + "</h1>"), std::string::npos) << markup;
-  EXPECT_NE(markup.find("<a href=\"https://app.example.uz/tasks/42\" style="), std::string::npos) << markup;
+  EXPECT_NE(markup.find("<a href=\"https://app.example.uz/tasks/42\" style="), std::string::npos)
+      << markup;
   EXPECT_NE(markup.find(">Ochish</a>"), std::string::npos) << markup;
   EXPECT_NE(markup.find("href=\"" + HtmlEscape(unsubscribe) + "\""), std::string::npos);
 }
@@ -262,7 +271,8 @@ TEST_F(EmailChannelTest, RecipientTemporarilyRefused451IsRetry) {
   server_.SetScript(ReplyAt(Stage::kRcptTo, "451 4.3.0 Mailbox temporarily unavailable"));
   const auto outcome = SendOne(Settings(), UzbekMessage(1, "a@example.uz")).at(0);
   EXPECT_EQ(outcome.kind, OutcomeKind::kRetry);
-  EXPECT_NE(outcome.detail.find("451 4.3.0 Mailbox temporarily unavailable"), std::string::npos) << outcome.detail;
+  EXPECT_NE(outcome.detail.find("451 4.3.0 Mailbox temporarily unavailable"), std::string::npos)
+      << outcome.detail;
   EXPECT_EQ(server_.message_count(), 0u);
 }
 
@@ -270,12 +280,14 @@ TEST_F(EmailChannelTest, UnknownRecipient550IsPermanentWithTheReply) {
   server_.SetScript(ReplyAt(Stage::kRcptTo, "550 5.1.1 No such user here"));
   const auto outcome = SendOne(Settings(), UzbekMessage(1, "nobody@example.uz")).at(0);
   EXPECT_EQ(outcome.kind, OutcomeKind::kPermanent);
-  EXPECT_NE(outcome.detail.find("RCPT TO: 550 5.1.1 No such user here"), std::string::npos) << outcome.detail;
+  EXPECT_NE(outcome.detail.find("RCPT TO: 550 5.1.1 No such user here"), std::string::npos)
+      << outcome.detail;
 }
 
 TEST_F(EmailChannelTest, RepliesAtTheEndOfDataDecideToo) {
   server_.SetScript(ReplyAt(Stage::kDataEnd, "552 5.3.4 Message too big"));
-  EXPECT_EQ(SendOne(Settings(), UzbekMessage(1, "a@example.uz")).at(0).kind, OutcomeKind::kPermanent);
+  EXPECT_EQ(SendOne(Settings(), UzbekMessage(1, "a@example.uz")).at(0).kind,
+            OutcomeKind::kPermanent);
   server_.SetScript(ReplyAt(Stage::kDataEnd, "452 4.3.1 Insufficient system storage"));
   EXPECT_EQ(SendOne(Settings(), UzbekMessage(2, "a@example.uz")).at(0).kind, OutcomeKind::kRetry);
   EXPECT_EQ(server_.message_count(), 0u);
@@ -286,13 +298,23 @@ TEST_F(EmailChannelTest, ServerRefusingTheSessionIsRetryNotPermanent) {
   EXPECT_EQ(SendOne(Settings(), UzbekMessage(1, "a@example.uz")).at(0).kind, OutcomeKind::kRetry);
 }
 
-TEST_F(EmailChannelTest, DroppedConnectionIsRetry) {
-  for (const Stage stage : {Stage::kGreeting, Stage::kRcptTo, Stage::kDataEnd}) {
+TEST_F(EmailChannelTest, DroppedConnectionBeforeTheMessageEndedIsRetry) {
+  for (const Stage stage : {Stage::kGreeting, Stage::kRcptTo, Stage::kData}) {
     server_.SetScript(DropAt(stage));
     const auto outcome = SendOne(Settings(), UzbekMessage(1, "a@example.uz")).at(0);
-    EXPECT_EQ(outcome.kind, OutcomeKind::kRetry) << static_cast<int>(stage) << ": " << outcome.detail;
+    EXPECT_EQ(outcome.kind, OutcomeKind::kRetry)
+        << static_cast<int>(stage) << ": " << outcome.detail;
   }
   EXPECT_EQ(server_.message_count(), 0u);
+}
+
+// The server had the whole message, its final "." included, and the
+// connection went before its reply: it may have queued the message.
+TEST_F(EmailChannelTest, DroppedConnectionAfterTheMessageEndedIsOutcomeUnknown) {
+  server_.SetScript(DropAt(Stage::kDataEnd));
+  const auto outcome = SendOne(Settings(), UzbekMessage(1, "a@example.uz")).at(0);
+  EXPECT_EQ(outcome.kind, OutcomeKind::kUnknown) << outcome.detail;
+  EXPECT_TRUE(outcome.detail.starts_with("outcome unknown: smtp: ")) << outcome.detail;
 }
 
 TEST_F(EmailChannelTest, NoServerListeningIsRetry) {
@@ -305,17 +327,35 @@ TEST_F(EmailChannelTest, NoServerListeningIsRetry) {
   EXPECT_EQ(outcome.kind, OutcomeKind::kRetry) << outcome.detail;
 }
 
-TEST_F(EmailChannelTest, SlowServerTimesOutAsRetry) {
-  server_.SetScript([](Stage stage, const FakeSmtpServer::Session&) {
+// A server that takes 10 s (cut short when it stops) to answer at `at`.
+FakeSmtpServer::Script SlowAt(Stage at) {
+  return [at](Stage stage, const FakeSmtpServer::Session&) {
     FakeSmtpServer::Action action;
-    if (stage == Stage::kDataEnd) action.delay = 10s;  // cut short when the server stops
+    if (stage == at) action.delay = 10s;
     return action;
-  });
+  };
+}
+
+TEST_F(EmailChannelTest, TimeoutBeforeTheMessageWasSentIsRetry) {
+  server_.SetScript(SlowAt(Stage::kMailFrom));
   EmailSettings settings = Settings();
   settings.timeout = 300ms;
   const auto outcome = SendOne(settings, UzbekMessage(1, "a@example.uz")).at(0);
   EXPECT_EQ(outcome.kind, OutcomeKind::kRetry);
   EXPECT_NE(outcome.detail.find("Timeout"), std::string::npos) << outcome.detail;
+  EXPECT_EQ(server_.message_count(), 0u);
+}
+
+// The server accepted the message and its 250 came after chopar's timeout:
+// one message received, and the outcome is final, never a retry.
+TEST_F(EmailChannelTest, TimeoutAfterTheEndOfDataIsOutcomeUnknownNotRetry) {
+  server_.SetScript(SlowAt(Stage::kDataEnd));
+  EmailSettings settings = Settings();
+  settings.timeout = 300ms;
+  const auto outcome = SendOne(settings, UzbekMessage(1, "a@example.uz")).at(0);
+  EXPECT_EQ(outcome.kind, OutcomeKind::kUnknown) << outcome.detail;
+  EXPECT_NE(outcome.detail.find("Timeout"), std::string::npos) << outcome.detail;
+  EXPECT_EQ(server_.message_count(), 1u);
 }
 
 TEST_F(EmailChannelTest, RequiredStartTlsNeverFallsBackToPlaintext) {
@@ -387,12 +427,15 @@ TEST_F(EmailChannelTest, AuthenticatesWithAuthPlain) {
 TEST_F(EmailChannelTest, BatchGetsOneOutcomePerMessageInOrder) {
   server_.SetScript([](Stage stage, const FakeSmtpServer::Session& session) {
     FakeSmtpServer::Action action;
-    if (stage == Stage::kRcptTo && session.rcpt_to.back() == "gone@example.uz") action.reply = "550 5.1.1 Gone";
-    if (stage == Stage::kRcptTo && session.rcpt_to.back() == "later@example.uz") action.reply = "450 4.2.1 Later";
+    if (stage == Stage::kRcptTo && session.rcpt_to.back() == "gone@example.uz")
+      action.reply = "550 5.1.1 Gone";
+    if (stage == Stage::kRcptTo && session.rcpt_to.back() == "later@example.uz")
+      action.reply = "450 4.2.1 Later";
     return action;
   });
-  std::vector<Message> batch = {UzbekMessage(1, "ok1@example.uz"), UzbekMessage(2, "gone@example.uz"),
-                                UzbekMessage(3, "later@example.uz"), UzbekMessage(4, "ok2@example.uz")};
+  std::vector<Message> batch = {
+      UzbekMessage(1, "ok1@example.uz"), UzbekMessage(2, "gone@example.uz"),
+      UzbekMessage(3, "later@example.uz"), UzbekMessage(4, "ok2@example.uz")};
   batch.push_back(UzbekMessage(5, "unused"));
   batch.back().email.reset();
   EmailChannel channel(Settings(), clock_);
@@ -445,22 +488,26 @@ TEST_F(EmailChannelTest, ManyMessagesInFlightAtOnce) {
   EmailSettings settings = Settings();
   settings.max_in_flight = 64;
   std::vector<Message> batch;
-  for (int i = 0; i < kMessages; ++i) batch.push_back(UzbekMessage(i + 1, "user" + std::to_string(i) + "@example.uz"));
+  for (int i = 0; i < kMessages; ++i)
+    batch.push_back(UzbekMessage(i + 1, "user" + std::to_string(i) + "@example.uz"));
   EmailChannel channel(settings, clock_);
   const auto started = std::chrono::steady_clock::now();
   const auto outcomes = channel.Send(batch);
-  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
   {
     std::lock_guard lock(barrier->mutex);
-    EXPECT_TRUE(barrier->reached) << "never had " << kTogether << " messages in flight at once (peak "
+    EXPECT_TRUE(barrier->reached) << "never had " << kTogether
+                                  << " messages in flight at once (peak "
                                   << server_.peak_connections() << " connections)";
   }
-  for (const auto& outcome : outcomes) ASSERT_EQ(outcome.kind, OutcomeKind::kSent) << outcome.detail;
+  for (const auto& outcome : outcomes)
+    ASSERT_EQ(outcome.kind, OutcomeKind::kSent) << outcome.detail;
   EXPECT_EQ(server_.message_count(), static_cast<std::size_t>(kMessages));
   EXPECT_LE(server_.peak_connections(), 64);
-  std::cout << "[ measured ] " << kMessages << " emails, server answering after 50 ms, max_in_flight "
-            << settings.max_in_flight << ": "
-            << elapsed.count() << " ms, " << server_.connections() << " connections, peak "
+  std::cout << "[ measured ] " << kMessages
+            << " emails, server answering after 50 ms, max_in_flight " << settings.max_in_flight
+            << ": " << elapsed.count() << " ms, " << server_.connections() << " connections, peak "
             << server_.peak_connections() << " at once\n";
 }
 

@@ -179,6 +179,7 @@ void SmtpClient::SendOne(net::CurlEasy& easy, const SmtpRequest& request, SmtpRe
   curl_easy_getinfo(easy.get(), CURLINFO_RESPONSE_CODE, &result.reply_code);
   if (s.reply_code != 0) result.reply_code = s.reply_code;
   if (result.reply_code == 0) result.stage = s.command_sent ? s.pending : SmtpStage::kConnect;
+  result.message_sent = s.pending == SmtpStage::kDataEnd && s.uploaded == request.data.size();
   if (result.error == CURLE_OK) return;
   result.error_message = curl_easy_strerror(result.error);
   // After a timeout libcurl keeps the connection, in the middle of a

@@ -47,6 +47,9 @@ struct SmtpResult {
   long reply_code = 0;
   std::string reply_text;  // that reply's last line, e.g. "550 5.1.1 No such user"
   SmtpStage stage = SmtpStage::kConnect;  // what that reply answered
+  // The whole message was handed to the connection, so its final "." may
+  // have reached the server: with no reply to it, the outcome is unknown.
+  bool message_sent = false;
 };
 
 // Submits messages with libcurl: up to `max_in_flight` SMTP sessions at once,

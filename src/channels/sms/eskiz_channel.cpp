@@ -1,5 +1,7 @@
 #include "channels/sms/eskiz_channel.hpp"
 
+#include "channels/outcome_unknown.hpp"
+
 #include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -116,8 +118,8 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
         item.provider_id = *id;
       } else if (rows.Bool(r, "outcome_unknown")) {
         item.plan = Plan::kDone;
-        outcomes[item.index] = Outcome::Permanent(
-            "eskiz: outcome unknown: an earlier attempt may have been sent; not sent again to avoid a duplicate SMS");
+        outcomes[item.index] =
+            OutcomeUnknown("eskiz", "an earlier attempt got no answer");
       } else {
         item.plan = Plan::kDone;
         outcomes[item.index] = Outcome::Retry("eskiz: another sender is sending this delivery right now",
@@ -145,7 +147,7 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
     request.method = "POST";
     request.url = settings_.base_url + "/api/message/sms/send";
     request.headers.push_back("Content-Type: " + form.content_type);
-    request.headers.push_back(DeliveryIdHeader(m.delivery_id));
+    AddDeliveryHeaders(request.headers, m.delivery_id);
     request.body = form.body;
     return request;
   };
@@ -212,15 +214,9 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
       continue;
     }
     // A send.
-    const bool answered = r.status != 0 && !(r.error != CURLE_OK && r.status >= 200 && r.status < 300);
-    if (!answered) {
-      if (r.request_sent) {
-        item.still_unknown = true;
-        outcome = Outcome::Permanent("eskiz: outcome unknown: " + (r.error_message.empty() ? std::string("no answer") : r.error_message) +
-                                     " after the request was sent; not sent again to avoid a duplicate SMS");
-      } else {
-        outcome = Outcome::Retry("eskiz: " + r.error_message);
-      }
+    if (auto unanswered = UnansweredHttpOutcome(r, "eskiz")) {
+      item.still_unknown = unanswered->kind == OutcomeKind::kUnknown;
+      outcome = std::move(*unanswered);
     } else if (r.status >= 200 && r.status < 300) {
       item.new_provider_id = body.is_object() && body.contains("id") ? IdOf(body["id"]) : std::nullopt;
       outcome = Outcome::Sent(item.new_provider_id);

@@ -341,7 +341,7 @@ TEST_F(EskizChannelTest, TimeoutAfterTheRequestWasWrittenIsNeverSentAgain) {
   EskizChannel channel(settings, http_, *pool_, clock_);
   const Message m = NewMessage();
   const Outcome first = SendOne(channel, m);
-  EXPECT_EQ(first.kind, OutcomeKind::kPermanent);
+  EXPECT_EQ(first.kind, OutcomeKind::kUnknown);
   EXPECT_NE(first.detail.find("outcome unknown"), std::string::npos) << first.detail;
   EXPECT_EQ(Column(m, "outcome_unknown"), "true");
   EXPECT_EQ(eskiz_.send_requests(), 1u);
@@ -350,7 +350,7 @@ TEST_F(EskizChannelTest, TimeoutAfterTheRequestWasWrittenIsNeverSentAgain) {
   // does not send it a second time.
   eskiz_.OnSend({});
   const Outcome second = SendOne(channel, m);
-  EXPECT_EQ(second.kind, OutcomeKind::kPermanent);
+  EXPECT_EQ(second.kind, OutcomeKind::kUnknown);
   EXPECT_NE(second.detail.find("outcome unknown"), std::string::npos);
   EXPECT_EQ(eskiz_.send_requests(), 1u);
 }
@@ -403,7 +403,7 @@ TEST_F(EskizChannelTest, DeliveryLeftMarkedByADeadWorkerIsNotSent) {
   db_->Scalar("UPDATE deliveries SET outcome_unknown = true WHERE id = " + std::to_string(m.delivery_id));
   EskizChannel channel(Settings(), http_, *pool_, clock_);
   const Outcome outcome = SendOne(channel, m);
-  EXPECT_EQ(outcome.kind, OutcomeKind::kPermanent);
+  EXPECT_EQ(outcome.kind, OutcomeKind::kUnknown);
   EXPECT_NE(outcome.detail.find("outcome unknown"), std::string::npos);
   EXPECT_EQ(eskiz_.send_requests(), 0u);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "channels/outcome_unknown.hpp"
 #include "channels/render.hpp"
 #include "core/text.hpp"
 
@@ -131,15 +132,19 @@ std::vector<Outcome> TelegramChannel::SendTexts(std::span<const TelegramText> te
     }
     requests.push_back(api_.SendMessage(texts[i].chat_id, texts[i].html, turn.at));
     if (texts[i].delivery_id)
-      requests.back().headers.push_back(DeliveryIdHeader(*texts[i].delivery_id));
+      AddDeliveryHeaders(requests.back().headers, *texts[i].delivery_id);
     request_of.push_back(i);
   }
 
   const std::vector<net::HttpResponse> responses = http_.PerformAll(requests);
   const core::TimePoint answered_at = clock_.Now();
   for (std::size_t j = 0; j < responses.size(); ++j) {
-    const BotApiReply reply = ParseBotApiReply(responses[j], answered_at);
     const std::size_t i = request_of[j];
+    if (auto unanswered = UnansweredHttpOutcome(responses[j], "telegram")) {
+      outcomes[i] = std::move(*unanswered);
+      continue;
+    }
+    const BotApiReply reply = ParseBotApiReply(responses[j], answered_at);
     outcomes[i] = TelegramSendOutcome(reply);
     if (reply.error_code == 429 && reply.retry_after) {
       // Telegram's own flood control for this chat: later messages wait too.

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "channels/outcome_unknown.hpp"
 #include "channels/render.hpp"
 #include "channels/webpush/crypto.hpp"
 #include "core/encoding.hpp"
@@ -12,7 +13,7 @@
 namespace chopar::channels::webpush {
 namespace {
 
-enum class TargetKind { kSent, kGone, kRetry, kPermanent };
+enum class TargetKind { kSent, kGone, kRetry, kPermanent, kUnknown };
 
 struct TargetResult {
   TargetKind kind = TargetKind::kPermanent;
@@ -45,9 +46,11 @@ TargetResult Classify(const net::HttpResponse& response, core::TimePoint now) {
   // Where the endpoint leads will not change by trying again.
   if (response.address_refused && response.error != CURLE_OK)
     return Permanent(response.error_message);
-  if (response.error != CURLE_OK) {
-    const bool timeout = response.error == CURLE_OPERATION_TIMEDOUT;
-    return {TargetKind::kRetry, (timeout ? "timeout: " : "network error: ") + response.error_message, {}, {}};
+  if (auto unanswered = UnansweredHttpOutcome(response, "webpush")) {
+    const bool unknown = unanswered->kind == OutcomeKind::kUnknown;
+    // An unknown one keeps only the error: Combine words the whole outcome.
+    return {unknown ? TargetKind::kUnknown : TargetKind::kRetry,
+            unknown ? response.error_message : std::move(unanswered->detail), {}, {}};
   }
   const long status = response.status;
   const auto retry_after = [&] {
@@ -72,6 +75,7 @@ Outcome Combine(const Message& message, const std::vector<TargetResult>& results
   std::string detail;
   const TargetResult* first_sent = nullptr;
   bool any_retry = false;
+  bool any_unknown = false;
   std::optional<std::chrono::seconds> retry_after;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const TargetResult& r = results[i];
@@ -85,6 +89,7 @@ Outcome Combine(const Message& message, const std::vector<TargetResult>& results
         any_retry = true;
         if (r.retry_after) retry_after = std::max(retry_after.value_or(std::chrono::seconds(0)), *r.retry_after);
         break;
+      case TargetKind::kUnknown: any_unknown = true; break;
       case TargetKind::kPermanent: break;
     }
     if (!detail.empty()) detail += "; ";
@@ -94,6 +99,9 @@ Outcome Combine(const Message& message, const std::vector<TargetResult>& results
   Outcome outcome;
   if (first_sent != nullptr) {
     outcome = Outcome::Sent(first_sent->location);
+  } else if (any_unknown) {
+    // A retry would send to that subscription again, which may have it.
+    outcome = OutcomeUnknown("webpush", detail);
   } else if (gone.size() == results.size()) {
     outcome = Outcome::AddressGone(detail);
   } else if (any_retry) {
@@ -178,10 +186,10 @@ std::vector<Outcome> WebPushChannel::Send(std::span<const Message> messages) {
           "Content-Encoding: aes128gcm",
           "Content-Type: application/octet-stream",
           "Authorization: " + vapid_.Authorization(*origin),
-          DeliveryIdHeader(message.delivery_id),
           // No "Expect: 100-continue" round trip for bodies over 1 KiB.
           "Expect:",
       };
+      AddDeliveryHeaders(request.headers, message.delivery_id);
       requests.push_back(std::move(request));
       owners.emplace_back(m, t);
     }

@@ -280,16 +280,30 @@ TEST_F(WebPushChannelTest, MixedTargetsRetryWhenAnyMaySucceedLater) {
 }
 
 
-TEST_F(WebPushChannelTest, TimeoutRetries) {
-  const SilentServer silent;
+// The push service accepted the message and answered after chopar's
+// timeout: sending again would show it twice, so the outcome is final.
+TEST_F(WebPushChannelTest, AnswerAfterTheTimeoutIsOutcomeUnknownAndNotSentAgain) {
   WebPushSettings settings = settings_;
   settings.timeout = milliseconds(300);
   WebPushChannel channel(settings, http_, clock_);
   const Subscriber phone{1};
-  const std::vector<Message> batch = {PushMessage(12, {phone.Target(silent.url())})};
+  FakeHttpServer::Response late = Answer(201, {{"Location", "https://push.example/m/1"}});
+  late.delay = milliseconds(2000);
+  AnswerFor(phone, late);
+  const std::vector<Message> batch = {PushMessage(12, {phone.Target(server_.url())})};
   const auto outcomes = channel.Send(batch);
-  EXPECT_EQ(outcomes[0].kind, OutcomeKind::kRetry);
-  EXPECT_NE(outcomes[0].detail.find("timeout"), std::string::npos) << outcomes[0].detail;
+  EXPECT_EQ(outcomes[0].kind, OutcomeKind::kUnknown) << outcomes[0].detail;
+  EXPECT_TRUE(outcomes[0].detail.starts_with("outcome unknown: webpush: ")) << outcomes[0].detail;
+  EXPECT_EQ(RequestsFor(phone).size(), 1u);
+}
+
+TEST_F(WebPushChannelTest, RefusedConnectionRetriesAndTheRetryIsSent) {
+  const Subscriber phone{1};
+  const std::vector<Message> refused = {PushMessage(12, {phone.Target("http://127.0.0.1:1")})};
+  EXPECT_EQ(channel_->Send(refused)[0].kind, OutcomeKind::kRetry);
+  const std::vector<Message> reachable = {PushMessage(12, {phone.Target(server_.url())})};
+  EXPECT_EQ(channel_->Send(reachable)[0].kind, OutcomeKind::kSent);
+  EXPECT_EQ(RequestsFor(phone).size(), 1u);
 }
 
 TEST_F(WebPushChannelTest, HttpEndpointsAreRefusedUnlessAllowed) {

@@ -33,6 +33,10 @@ class FakeHttpServer {
     // reset), set before any delay: a provider that decided to accept has
     // accepted, whether or not its answer reaches the client.
     int answer_status = 0;
+    // When the request had been read, and which chopar process sent it (the
+    // X-Chopar-Instance header: its pid; nullopt when absent).
+    std::chrono::system_clock::time_point received_at{};
+    std::optional<std::int64_t> instance{};
   };
   struct Response {
     int status = 200;

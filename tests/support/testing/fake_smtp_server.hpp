@@ -51,6 +51,8 @@ class FakeSmtpServer {
     // The delivery the message carries: chopar's Message-ID starts with it
     // ("<42.…@domain>"); nullopt for any other Message-ID.
     std::optional<std::int64_t> delivery_id{};
+    // When the 250 to its end of data was decided.
+    std::chrono::system_clock::time_point accepted_at{};
   };
 
   explicit FakeSmtpServer(Script script = {});
