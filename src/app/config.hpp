@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "broadcast/settings.hpp"
 #include "channels/sms/eskiz_settings.hpp"
 #include "channels/telegram/settings.hpp"
 #include "channels/webpush/settings.hpp"
@@ -27,7 +28,7 @@ struct Config {
   struct Database {
     std::string url;  // empty: the embedded cluster in server.data_dir
     int pool_size = 16;
-    std::string pg_bin_dir;  // embedded cluster: where initdb/pg_ctl live; empty: found
+    std::string pg_bin_dir;       // embedded cluster: where initdb/pg_ctl live; empty: found
     db::SessionSettings session;  // connect_timeout_seconds, statement_timeout_seconds
   } database;
 
@@ -42,6 +43,7 @@ struct Config {
 
   delivery::WorkerSettings delivery;      // [delivery] and [limits.hourly]
   schedule::SchedulerSettings scheduler;  // [scheduler]
+  broadcast::FanOutSettings broadcast;    // [broadcast]
   outbox::RelaySettings relay;            // [relay] and its [[relay.targets]]
   outbox::EventSettings events;           // [events]
 
@@ -71,8 +73,8 @@ struct Config {
   } push;
 
   struct Sms {
-    std::string provider;           // "eskiz" | "sink"; empty: eskiz if email+password set
-    std::string callback_secret;    // path secret of delivery reports; empty: generated in data_dir
+    std::string provider;         // "eskiz" | "sink"; empty: eskiz if email+password set
+    std::string callback_secret;  // path secret of delivery reports; empty: generated in data_dir
     channels::sms::EskizSettings eskiz;  // base_url, email, password, from
   } sms;
 

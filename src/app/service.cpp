@@ -11,12 +11,16 @@
 #include "app/relays.hpp"
 #include "app/secrets.hpp"
 #include "app/shutdown_signal.hpp"
+#include "broadcast/broadcast_service.hpp"
+#include "broadcast/fan_out.hpp"
+#include "broadcast/topic_service.hpp"
 #include "channels/telegram/poller.hpp"
 #include "channels/telegram/updates.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
+#include "http/broadcast_routes.hpp"
 #include "http/console_routes.hpp"
 #include "http/outbox_routes.hpp"
 #include "http/preference_routes.hpp"
@@ -99,6 +103,9 @@ int RunService(const Config& config, Role role) {
                schedules.RecomputeForUser(tx, user_id);
              }});
   hub::InboxService inbox(pool);
+  broadcast::TopicService topics(pool);
+  broadcast::BroadcastService broadcasts(pool, &template_store);
+  broadcast::FanOut fan_out(pool, clock, metrics, config.broadcast, &template_store);
   // [[reports]]: the jobs were checked when the configuration was loaded.
   const std::vector<reports::ReportJob> report_jobs = reports::CompileReportJobs(config.reports);
   reports::JobSource report_source(pool, providers.http());
@@ -143,11 +150,13 @@ int RunService(const Config& config, Role role) {
     http::RegisterTemplateRoutes(server->router(), template_store, users);
     http::RegisterPreferenceRoutes(server->router(), users, template_store, inbox_secret);
     http::RegisterScheduleRoutes(server->router(), schedules);
+    http::RegisterBroadcastRoutes(server->router(), topics, broadcasts);
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
     http::RegisterOutboxRoutes(server->router(), relays.sources());
     http::RegisterReportRoutes(server->router(), report_status);
-    http::RegisterConsoleRoutes(server->router(), pool, users, config.push.webpush.vapid_public_key);
+    http::RegisterConsoleRoutes(server->router(), pool, users,
+                                config.push.webpush.vapid_public_key);
     http::RegisterWebRoutes(server->router());
     server->Start();
     std::cout << "  listening: http://" << settings.host << ":" << server->port() << "\n";
@@ -159,6 +168,11 @@ int RunService(const Config& config, Role role) {
             << std::endl;
 
   if (runs_workers) worker.Start();
+  if (runs_workers) {
+    // The fan-out renders templates: a worker-only process needs the cache too.
+    if (role != Role::kServe) template_store.Start();
+    fan_out.Start();
+  }
   if (runs_scheduler) scheduler.Start();
   if (runs_scheduler) report_runner.Start();
   if (telegram_poller) telegram_poller->Start();
@@ -170,6 +184,7 @@ int RunService(const Config& config, Role role) {
   if (telegram_poller) telegram_poller->Stop();
   if (runs_scheduler) report_runner.Stop();
   if (runs_scheduler) scheduler.Stop();
+  if (runs_workers) fan_out.Stop();
   if (runs_workers) worker.Stop();
   if (runs_relays) relays.Stop();
   spdlog::info("stopped");

@@ -31,4 +31,8 @@ inline constexpr const char* kTemplatesChannel = "chopar_templates";
 // chopar.outbox_wake of sql/migrations/0010_outbox.sql.
 inline constexpr const char* kOutboxChannel = "chopar_outbox";
 
+// Wakes broadcast fan-out loops: a broadcast was created. Payload: its id.
+// Sent by src/broadcast/queries/insert_broadcast.sql.
+inline constexpr const char* kBroadcastsChannel = "chopar_broadcasts";
+
 }  // namespace chopar::db

@@ -7,7 +7,7 @@
 -- $11: now; $12 ids drawn beforehand (bigint[], empty unless a template
 -- needed them), $13 category (text[]), $14 content (each channel's rendered
 -- texts, jsonb[]: a channel holding {"error": …} gets a failed delivery with
--- that reason). Arrays, not a JSON document: parsing them is cheaper, and
+-- that reason), $15 when the deliveries fall due (NULL: $11). Arrays, not a JSON document: parsing them is cheaper, and
 -- ids not drawn beforehand are drawn here, in input order, so no separate
 -- round trip reserves them.
 -- Returns one row per input: whether it was created, and the id (the
@@ -34,7 +34,7 @@ WITH input AS MATERIALIZED (
   SELECT i.id, i.user_id, c.channel,
          CASE WHEN i.content -> c.channel ? 'error' THEN 'failed' ELSE 'queued' END,
          i.content -> c.channel ->> 'error',
-         $11::timestamptz, $11::timestamptz, $11::timestamptz
+         coalesce($15::timestamptz, $11::timestamptz), $11::timestamptz, $11::timestamptz
   FROM inserted n
   JOIN input i ON i.id = n.id
   CROSS JOIN LATERAL unnest(string_to_array(i.channels, ',')) AS c(channel)
