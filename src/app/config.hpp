@@ -28,7 +28,7 @@ struct Config {
   struct Database {
     std::string url;  // empty: the embedded cluster in server.data_dir
     int pool_size = 16;
-    std::string pg_bin_dir;       // embedded cluster: where initdb/pg_ctl live; empty: found
+    std::string pg_bin_dir;  // embedded cluster: where initdb/pg_ctl live; empty: found
     db::SessionSettings session;  // connect_timeout_seconds, statement_timeout_seconds
   } database;
 
@@ -73,8 +73,8 @@ struct Config {
   } push;
 
   struct Sms {
-    std::string provider;         // "eskiz" | "sink"; empty: eskiz if email+password set
-    std::string callback_secret;  // path secret of delivery reports; empty: generated in data_dir
+    std::string provider;           // "eskiz" | "sink"; empty: eskiz if email+password set
+    std::string callback_secret;    // path secret of delivery reports; empty: generated in data_dir
     channels::sms::EskizSettings eskiz;  // base_url, email, password, from
   } sms;
 

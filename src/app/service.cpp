@@ -155,8 +155,7 @@ int RunService(const Config& config, Role role) {
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
     http::RegisterOutboxRoutes(server->router(), relays.sources());
     http::RegisterReportRoutes(server->router(), report_status);
-    http::RegisterConsoleRoutes(server->router(), pool, users,
-                                config.push.webpush.vapid_public_key);
+    http::RegisterConsoleRoutes(server->router(), pool, users, config.push.webpush.vapid_public_key);
     http::RegisterWebRoutes(server->router());
     server->Start();
     std::cout << "  listening: http://" << settings.host << ":" << server->port() << "\n";

@@ -13,7 +13,8 @@ namespace chopar::db {
 inline constexpr const char* kDeliveriesChannel = "chopar_deliveries";
 
 // Wakes the inbox streams of some users: notifications were created or
-// changed. Payload: comma-separated user ids, or "*" for everyone.
+// changed. Payload: comma-separated user ids or ranges of them ("5-2004"),
+// or "*" for everyone.
 // Sent by src/hub/queries/insert_notifications.sql and
 // src/hub/queries/wake_inbox.sql.
 inline constexpr const char* kInboxChannel = "chopar_inbox";

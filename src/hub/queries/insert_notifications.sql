@@ -40,10 +40,14 @@ WITH input AS MATERIALIZED (
   CROSS JOIN LATERAL unnest(string_to_array(i.channels, ',')) AS c(channel)
   RETURNING 1
 ), woken AS (
-  -- NOTIFY payloads are limited to 8000 bytes; a large batch wakes every stream.
+  -- NOTIFY payloads are limited to 8000 bytes; a large batch wakes the
+  -- streams of its range of user ids (a broadcast's batch is such a range).
   SELECT pg_notify('chopar_deliveries', ''),
-         pg_notify('chopar_inbox', CASE WHEN length(u.users) > 7000 THEN '*' ELSE u.users END)
-  FROM (SELECT string_agg(DISTINCT user_id::text, ',') AS users FROM inserted) u
+         pg_notify('chopar_inbox',
+                   CASE WHEN length(u.users) > 7000 THEN u.low || '-' || u.high ELSE u.users END)
+  FROM (SELECT string_agg(DISTINCT user_id::text, ',') AS users, min(user_id) AS low,
+               max(user_id) AS high
+        FROM inserted) u
   WHERE u.users IS NOT NULL
 )
 -- The existing row of a repeated key is looked up only for rows not inserted,
