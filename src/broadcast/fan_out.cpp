@@ -25,7 +25,7 @@ constexpr milliseconds kBusyRetry{200};
 db::BackgroundLoopSettings LoopSettings(const db::Pool& pool) {
   db::BackgroundLoopSettings loop;
   loop.name = "broadcast";
-  loop.listen = db::ListenOn{pool.conninfo(), db::kBroadcastsChannel};
+  loop.listen = db::ListenOn{pool.listen_conninfo(), db::kBroadcastsChannel};
   return loop;
 }
 
