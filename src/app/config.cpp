@@ -66,6 +66,10 @@ std::vector<Binding> Bindings(Config& c) {
       {"scheduler", "batch", &c.scheduler.batch},
       {"scheduler", "concurrency", &c.scheduler.concurrency},
       {"scheduler", "max_sleep_seconds", &c.scheduler.max_sleep},
+      {"broadcast", "batch", &c.broadcast.batch},
+      {"broadcast", "lease_seconds", &c.broadcast.lease},
+      {"broadcast", "deliveries_per_second", &c.broadcast.deliveries_per_second},
+      {"broadcast", "max_sleep_seconds", &c.broadcast.max_sleep},
       {"log", "level", &c.log.level},
       {"log", "format", &c.log.format},
       {"channels.email", "provider", &c.email.provider},
@@ -392,6 +396,11 @@ void Validate(const Config& c) {
   RequirePositive(c.scheduler.batch, "[scheduler] batch");
   RequirePositive(c.scheduler.concurrency, "[scheduler] concurrency");
   RequirePositive(c.scheduler.max_sleep, "[scheduler] max_sleep_seconds");
+  RequirePositive(c.broadcast.batch, "[broadcast] batch");
+  RequirePositive(c.broadcast.lease, "[broadcast] lease_seconds");
+  RequirePositive(c.broadcast.max_sleep, "[broadcast] max_sleep_seconds");
+  if (c.broadcast.deliveries_per_second < 0)
+    Fail("[broadcast] deliveries_per_second must be 0 or more");
   RequirePositive(c.telegram.bot.max_per_second, "[channels.telegram] max_per_second");
   RequirePositive(c.telegram.bot.timeout, "[channels.telegram] timeout_seconds");
   RequirePositive(c.push.webpush.timeout, "[channels.push] timeout_seconds");

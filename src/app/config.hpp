@@ -9,6 +9,7 @@
 
 #include "app/logging.hpp"
 #include "app/roles.hpp"
+#include "broadcast/settings.hpp"
 #include "channels/sms/eskiz_settings.hpp"
 #include "channels/telegram/settings.hpp"
 #include "channels/webpush/settings.hpp"
@@ -59,6 +60,7 @@ struct Config {
   delivery::WorkerSettings delivery;      // [delivery] and [limits.hourly]
   schedule::SchedulerSettings scheduler;  // [scheduler]
   LogSettings log;                        // [log]
+  broadcast::FanOutSettings broadcast;    // [broadcast]
   outbox::RelaySettings relay;            // [relay] and its [[relay.targets]]
   outbox::EventSettings events;           // [events]
   // [retention]

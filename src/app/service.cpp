@@ -13,12 +13,16 @@
 #include "app/secrets.hpp"
 #include "app/service_manager.hpp"
 #include "app/shutdown_signal.hpp"
+#include "broadcast/broadcast_service.hpp"
+#include "broadcast/fan_out.hpp"
+#include "broadcast/topic_service.hpp"
 #include "channels/telegram/poller.hpp"
 #include "channels/telegram/updates.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
+#include "http/broadcast_routes.hpp"
 #include "http/console_routes.hpp"
 #include "http/outbox_routes.hpp"
 #include "http/preference_routes.hpp"
@@ -139,6 +143,9 @@ int RunService(const Config& config, const Roles& roles) {
   std::optional<db::Pool> read_pool;
   if (database.read_pool_settings()) read_pool.emplace(*database.read_pool_settings());
   hub::InboxService inbox(pool, read_pool ? &*read_pool : nullptr);
+  broadcast::TopicService topics(pool);
+  broadcast::BroadcastService broadcasts(pool, &template_store);
+  broadcast::FanOut fan_out(pool, clock, metrics, config.broadcast, &template_store);
   // [[reports]]: the jobs were checked when the configuration was loaded.
   const std::vector<reports::ReportJob> report_jobs = reports::CompileReportJobs(config.reports);
   reports::JobSource report_source(pool, providers.http());
@@ -185,6 +192,7 @@ int RunService(const Config& config, const Roles& roles) {
     http::RegisterTemplateRoutes(server->router(), template_store, users);
     http::RegisterPreferenceRoutes(server->router(), users, template_store, inbox_secret);
     http::RegisterScheduleRoutes(server->router(), schedules);
+    http::RegisterBroadcastRoutes(server->router(), topics, broadcasts);
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
     http::RegisterOutboxRoutes(server->router(), relays.sources());
@@ -206,6 +214,9 @@ int RunService(const Config& config, const Roles& roles) {
   if (runs_workers) {
     history.emplace(pool, clock, metrics, config.retention);
     history->Start();
+    // The fan-out renders templates: a worker-only process needs the cache too.
+    if (!roles.Has(ProcessRole::kApi)) template_store.Start();
+    fan_out.Start();
   }
   if (runs_scheduler) scheduler.Start();
   if (runs_reports) report_runner.Start();
@@ -221,6 +232,7 @@ int RunService(const Config& config, const Roles& roles) {
   if (telegram_poller) telegram_poller->Stop();
   if (runs_reports) report_runner.Stop();
   if (runs_scheduler) scheduler.Stop();
+  if (runs_workers) fan_out.Stop();
   if (runs_workers) worker.Stop();
   if (history) history->Stop();
   if (runs_relays) relays.Stop();

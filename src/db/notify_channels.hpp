@@ -13,7 +13,8 @@ namespace chopar::db {
 inline constexpr const char* kDeliveriesChannel = "chopar_deliveries";
 
 // Wakes the inbox streams of some users: notifications were created or
-// changed. Payload: comma-separated user ids, or "*" for everyone.
+// changed. Payload: comma-separated user ids or ranges of them ("5-2004"),
+// or "*" for everyone.
 // Sent by src/hub/queries/insert_notifications.sql and
 // src/hub/queries/wake_inbox.sql.
 inline constexpr const char* kInboxChannel = "chopar_inbox";
@@ -30,5 +31,9 @@ inline constexpr const char* kTemplatesChannel = "chopar_templates";
 // database or an application's). Payload: empty. Sent by the trigger
 // chopar.outbox_wake of sql/migrations/0010_outbox.sql.
 inline constexpr const char* kOutboxChannel = "chopar_outbox";
+
+// Wakes broadcast fan-out loops: a broadcast was created. Payload: its id.
+// Sent by src/broadcast/queries/insert_broadcast.sql.
+inline constexpr const char* kBroadcastsChannel = "chopar_broadcasts";
 
 }  // namespace chopar::db

@@ -2,11 +2,23 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <utility>
 
 #include "db/notify_channels.hpp"
 
 namespace chopar::http {
+
+namespace {
+
+std::optional<std::int64_t> PositiveId(std::string_view text) {
+  std::int64_t id = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || ptr != text.data() + text.size() || id <= 0) return std::nullopt;
+  return id;
+}
+
+}  // namespace
 
 InboxWake ParseInboxPayload(std::string_view payload) {
   InboxWake wake;
@@ -20,11 +32,13 @@ InboxWake ParseInboxPayload(std::string_view payload) {
       wake.all = true;
       continue;
     }
-    std::int64_t user_id = 0;
-    const auto [ptr, ec] = std::from_chars(piece.data(), piece.data() + piece.size(), user_id);
-    if (ec == std::errc() && ptr == piece.data() + piece.size() && user_id > 0) {
-      wake.user_ids.push_back(user_id);
+    if (const auto dash = piece.find('-'); dash != std::string_view::npos && dash > 0) {
+      const auto low = PositiveId(piece.substr(0, dash));
+      const auto high = PositiveId(piece.substr(dash + 1));
+      if (low && high && *low <= *high) wake.ranges.emplace_back(*low, *high);
+      continue;
     }
+    if (const auto user_id = PositiveId(piece)) wake.user_ids.push_back(*user_id);
   }
   return wake;
 }
@@ -68,9 +82,10 @@ void InboxListener::FanOut(const std::vector<db::Notification>& notifications) {
     const auto wake = ParseInboxPayload(note.payload);
     if (wake.all) {
       hub_.WakeAll();
-    } else if (!wake.user_ids.empty()) {
-      hub_.WakeUsers(wake.user_ids);
+      continue;
     }
+    if (!wake.user_ids.empty()) hub_.WakeUsers(wake.user_ids);
+    for (const auto& [low, high] : wake.ranges) hub_.WakeRange(low, high);
   }
 }
 

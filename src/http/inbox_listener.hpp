@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "db/listener.hpp"
@@ -11,13 +12,15 @@
 
 namespace chopar::http {
 
-// A chopar_inbox NOTIFY payload: "*" (everyone) or comma-separated user ids.
+// A chopar_inbox NOTIFY payload: "*" (everyone), or comma-separated user
+// ids and inclusive ranges of them ("1,7,100-2099").
 struct InboxWake {
   bool all = false;
   std::vector<std::int64_t> user_ids;
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;  // {low, high}, low <= high
 };
-// Pure. Pieces that are not positive integers are ignored; an empty payload
-// wakes nobody.
+// Pure. Pieces that are neither positive integers nor "low-high" with
+// 0 < low <= high are ignored; an empty payload wakes nobody.
 InboxWake ParseInboxPayload(std::string_view payload);
 
 // The one LISTEN connection of the process: a db::Listener doing LISTEN

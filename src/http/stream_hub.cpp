@@ -1,6 +1,7 @@
 #include "http/stream_hub.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace chopar::http {
 namespace {
@@ -63,16 +64,24 @@ void StreamHub::WakeUsers(const std::vector<std::int64_t>& user_ids) {
   for (const auto& stream : woken) stream->Wake();
 }
 
-void StreamHub::WakeAll() {
+void StreamHub::WakeRange(std::int64_t low, std::int64_t high) {
   std::vector<std::shared_ptr<Wakeable>> woken;
   {
     std::lock_guard lock(mutex_);
     for (auto it = streams_.begin(); it != streams_.end();) {
+      if (it->first < low || it->first > high) {
+        ++it;
+        continue;
+      }
       total_ -= Collect(it->second, woken);
       it = it->second.empty() ? streams_.erase(it) : std::next(it);
     }
   }
   for (const auto& stream : woken) stream->Wake();
+}
+
+void StreamHub::WakeAll() {
+  WakeRange(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
 }
 
 std::size_t StreamHub::size() const {

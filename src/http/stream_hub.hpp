@@ -32,6 +32,9 @@ class StreamHub {
 
   // Wakes every live stream of these users.
   void WakeUsers(const std::vector<std::int64_t>& user_ids);
+  // Wakes every live stream of the users low..high (inclusive): a large
+  // batch, such as a broadcast's, names its range of user ids.
+  void WakeRange(std::int64_t low, std::int64_t high);
   // Wakes every live stream (a NOTIFY with "*", or the listener reconnected
   // and may have missed notifications).
   void WakeAll();

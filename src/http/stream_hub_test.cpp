@@ -90,6 +90,30 @@ TEST(InboxPayloadTest, ParsesUserIdsAndStar) {
   EXPECT_TRUE(wake.user_ids.empty());
   wake = ParseInboxPayload("x,0,-4,5,,7x");
   EXPECT_EQ(wake.user_ids, (std::vector<std::int64_t>{5}));
+  EXPECT_TRUE(wake.ranges.empty());
+}
+
+TEST(InboxPayloadTest, ParsesRanges) {
+  const auto wake = ParseInboxPayload("3,100-2099,7-7,9-8,0-5,4-x,-");
+  EXPECT_EQ(wake.user_ids, (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(wake.ranges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{100, 2099}, {7, 7}}));
+}
+
+TEST(StreamHubTest, WakesTheUsersOfARange) {
+  StreamHub hub;
+  auto below = std::make_shared<CountingStream>();
+  auto low = std::make_shared<CountingStream>();
+  auto high = std::make_shared<CountingStream>();
+  auto above = std::make_shared<CountingStream>();
+  hub.Add(99, below);
+  hub.Add(100, low);
+  hub.Add(2099, high);
+  hub.Add(2100, above);
+  hub.WakeRange(100, 2099);
+  EXPECT_EQ(below->wakes, 0);
+  EXPECT_EQ(low->wakes, 1);
+  EXPECT_EQ(high->wakes, 1);
+  EXPECT_EQ(above->wakes, 0);
 }
 
 }  // namespace

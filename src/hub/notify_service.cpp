@@ -89,10 +89,10 @@ struct InsertColumns {
 };
 
 template <typename Session>
-std::vector<BatchItemResult> NotifyOn(Session& session,
-                                      const std::vector<NotificationRequest>& requests,
-                                      core::TimePoint now,
-                                      const templates::TemplateLookup* lookup) {
+std::vector<BatchItemResult> NotifyOn(
+    Session& session, const std::vector<NotificationRequest>& requests, core::TimePoint now,
+    const templates::TemplateLookup* lookup,
+    std::optional<core::TimePoint> deliveries_due = std::nullopt) {
   std::vector<std::optional<BatchItemResult>> results(requests.size());
   if (requests.empty()) return {};
   std::vector<std::shared_ptr<const templates::Template>> found(requests.size());
@@ -145,7 +145,8 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         ArrayLiteral(columns.link), ArrayLiteral(columns.data), ArrayLiteral(columns.dedup_key),
         ArrayLiteral(columns.critical), ArrayLiteral(columns.channels),
         core::FormatRfc3339Micros(now), ArrayLiteral(columns.drawn_id),
-        ArrayLiteral(columns.category), ArrayLiteral(columns.content));
+        ArrayLiteral(columns.category), ArrayLiteral(columns.content),
+        deliveries_due ? std::optional(core::FormatRfc3339Micros(*deliveries_due)) : std::nullopt);
 
     // (user, dedup key) → id, for duplicates of an earlier row of this batch.
     std::map<std::pair<std::int64_t, std::string>, std::int64_t> batch_ids;
@@ -194,8 +195,8 @@ void NotifyMetrics::CountCommitted(const std::vector<BatchItemResult>& results) 
 
 std::vector<BatchItemResult> NotifyService::NotifyIn(
     db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now,
-    const templates::TemplateLookup* templates) {
-  return NotifyOn(tx, requests, now, templates);
+    const templates::TemplateLookup* templates, std::optional<core::TimePoint> deliveries_due) {
+  return NotifyOn(tx, requests, now, templates, deliveries_due);
 }
 
 NotifyResult NotifyService::Notify(const NotificationRequest& request) {

@@ -89,10 +89,13 @@ class NotifyService {
   // relay create notifications atomically with their own bookkeeping). The
   // caller commits; the NOTIFY is sent at that commit, and the caller counts
   // what it committed (NotifyMetrics::CountCommitted).
-  // Statements the caller deferred on `tx` run first.
+  // Statements the caller deferred on `tx` run first. With
+  // `deliveries_due`, the deliveries fall due then instead of at `now` (a
+  // broadcast spreads its deliveries out in time).
   static std::vector<BatchItemResult> NotifyIn(
       db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now,
-      const templates::TemplateLookup* templates = nullptr);
+      const templates::TemplateLookup* templates = nullptr,
+      std::optional<core::TimePoint> deliveries_due = std::nullopt);
 
  private:
   db::Pool& pool_;

@@ -7,7 +7,7 @@
 -- $11: now; $12 ids drawn beforehand (bigint[], empty unless a template
 -- needed them), $13 category (text[]), $14 content (each channel's rendered
 -- texts, jsonb[]: a channel holding {"error": …} gets a failed delivery with
--- that reason). Arrays, not a JSON document: parsing them is cheaper, and
+-- that reason), $15 when the deliveries fall due (NULL: $11). Arrays, not a JSON document: parsing them is cheaper, and
 -- ids not drawn beforehand are drawn here, in input order, so no separate
 -- round trip reserves them.
 -- Returns one row per input: whether it was created, and the id (the
@@ -34,16 +34,20 @@ WITH input AS MATERIALIZED (
   SELECT i.id, i.user_id, c.channel,
          CASE WHEN i.content -> c.channel ? 'error' THEN 'failed' ELSE 'queued' END,
          i.content -> c.channel ->> 'error',
-         $11::timestamptz, $11::timestamptz, $11::timestamptz
+         coalesce($15::timestamptz, $11::timestamptz), $11::timestamptz, $11::timestamptz
   FROM inserted n
   JOIN input i ON i.id = n.id
   CROSS JOIN LATERAL unnest(string_to_array(i.channels, ',')) AS c(channel)
   RETURNING 1
 ), woken AS (
-  -- NOTIFY payloads are limited to 8000 bytes; a large batch wakes every stream.
+  -- NOTIFY payloads are limited to 8000 bytes; a large batch wakes the
+  -- streams of its range of user ids (a broadcast's batch is such a range).
   SELECT pg_notify('chopar_deliveries', ''),
-         pg_notify('chopar_inbox', CASE WHEN length(u.users) > 7000 THEN '*' ELSE u.users END)
-  FROM (SELECT string_agg(DISTINCT user_id::text, ',') AS users FROM inserted) u
+         pg_notify('chopar_inbox',
+                   CASE WHEN length(u.users) > 7000 THEN u.low || '-' || u.high ELSE u.users END)
+  FROM (SELECT string_agg(DISTINCT user_id::text, ',') AS users, min(user_id) AS low,
+               max(user_id) AS high
+        FROM inserted) u
   WHERE u.users IS NOT NULL
 )
 -- The existing row of a repeated key is looked up only for rows not inserted,

@@ -1,0 +1,336 @@
+// Topics and broadcasts against a real PostgreSQL: topic CRUD and cursor
+// listing, the fan-out (exactly once per recipient, preferences applied,
+// leases, repeated batches absorbed, cancel) and the pace of its deliveries.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "broadcast/broadcast_service.hpp"
+#include "broadcast/fan_out.hpp"
+#include "broadcast/topic_service.hpp"
+#include "core/clock.hpp"
+#include "core/metrics.hpp"
+#include "core/request_error.hpp"
+#include "testing/request_error.hpp"
+#include "testing/test_database.hpp"
+
+namespace chopar::broadcast {
+namespace {
+
+using nlohmann::json;
+
+// `call` throws a core::RequestError with `code` (and `field`, when given).
+template <typename Call>
+void ExpectRefused(Call call, core::ErrorCode code, const std::string& field = "") {
+  const core::RequestError e = testing::RequestErrorOf(call);
+  EXPECT_EQ(e.code(), code) << e.what();
+  if (!field.empty()) {
+    EXPECT_EQ(e.field().value_or(""), field) << e.what();
+  }
+}
+
+class BroadcastPgTest : public testing::PgTest {
+ protected:
+  void SetUp() override {
+    PgTest::SetUp();
+    if (IsSkipped()) return;
+    topics_ = std::make_unique<TopicService>(*pool_);
+    broadcasts_ = std::make_unique<BroadcastService>(*pool_);
+  }
+
+  // Users first..last with an email and a phone; every 5th has turned email
+  // off for type release.note, every 7th has turned SMS on (it is off by
+  // default). Written by one statement: the test is about the fan-out.
+  void AddUsers(std::int64_t first, std::int64_t last) {
+    db_->Scalar(
+        "INSERT INTO chopar.users (id, email, phone, preferences) "
+        "SELECT i, 'u' || i || '@example.uz', '+99890' || lpad(i::text, 7, '0'), "
+        "       CASE WHEN i % 5 = 0 THEN '{\"types\": {\"release.note\": {\"email\": false}}}' "
+        "            WHEN i % 7 = 0 THEN '{\"sms\": true}' ELSE '{}' END::jsonb "
+        "FROM generate_series(" +
+        std::to_string(first) + ", " + std::to_string(last) + ") i");
+  }
+
+  // Subscribes first..last to `topic` through the service, 10,000 a call.
+  void Subscribe(const std::string& topic, std::int64_t first, std::int64_t last) {
+    for (std::int64_t from = first; from <= last; from += 10000) {
+      std::vector<std::int64_t> ids;
+      for (std::int64_t id = from; id <= std::min(last, from + 9999); ++id) ids.push_back(id);
+      topics_->AddSubscribers(topic, ids);
+    }
+  }
+
+  static json Notification() {
+    return {{"type", "release.note"},
+            {"title", "Yangi versiya"},
+            {"body", "2.0 chiqdi"},
+            {"channels", {"email", "sms"}}};
+  }
+
+  std::int64_t Broadcast(json body) {
+    const auto created = broadcasts_->Create(ParseBroadcastRequest(body));
+    EXPECT_TRUE(created.created);
+    return created.broadcast["id"].get<std::int64_t>();
+  }
+
+  std::int64_t Count(const std::string& sql) const { return db_->Count(sql); }
+
+  std::unique_ptr<TopicService> topics_;
+  std::unique_ptr<BroadcastService> broadcasts_;
+  core::SystemClock clock_;
+  core::MetricsRegistry metrics_;
+};
+
+TEST_F(BroadcastPgTest, TopicCrudAndCursorListing) {
+  AddUsers(1, 250);
+  const json topic = topics_->Put("project-7", "Project 7 watchers");
+  EXPECT_EQ(topic["key"], "project-7");
+  EXPECT_EQ(topic["name"], "Project 7 watchers");
+  EXPECT_EQ(topics_->Put("project-7", "Watchers")["name"], "Watchers");
+
+  std::vector<std::int64_t> ids;
+  for (std::int64_t id = 250; id >= 1; --id) ids.push_back(id);
+  EXPECT_EQ(topics_->AddSubscribers("project-7", ids), 250);
+  EXPECT_EQ(topics_->AddSubscribers("project-7", {1, 2, 2, 3}), 0);  // idempotent
+  EXPECT_EQ(topics_->RemoveSubscribers("project-7", {10, 20, 999}), 2);
+  EXPECT_EQ(topics_->RemoveSubscribers("project-7", {10}), 0);
+
+  // Three pages of 100, 100 and 48, in user id order, no one twice.
+  std::vector<std::int64_t> listed;
+  std::optional<std::string> cursor;
+  int pages = 0;
+  do {
+    const SubscriberPage page = topics_->ListSubscribers("project-7", 100, cursor);
+    for (const auto& item : page.items) listed.push_back(item["user_id"].get<std::int64_t>());
+    cursor = page.next_cursor;
+    ++pages;
+  } while (cursor);
+  EXPECT_EQ(pages, 3);
+  ASSERT_EQ(listed.size(), 248u);
+  EXPECT_TRUE(std::is_sorted(listed.begin(), listed.end()));
+  EXPECT_EQ(std::set<std::int64_t>(listed.begin(), listed.end()).size(), 248u);
+  EXPECT_EQ(listed.front(), 1);
+  EXPECT_EQ(listed.back(), 250);
+
+  ExpectRefused(
+      [&] {
+        topics_->AddSubscribers("project-7", {5, 100000});
+      },
+      core::ErrorCode::kUserNotFound);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.topic_subscribers WHERE user_id = 5"), 1);
+  ExpectRefused([&] { topics_->AddSubscribers("nope", {1}); }, core::ErrorCode::kNotFound);
+  ExpectRefused([&] { topics_->ListSubscribers("nope", 10, std::nullopt); },
+                core::ErrorCode::kNotFound);
+  ExpectRefused([&] { topics_->ListSubscribers("project-7", 10, "%%%"); },
+                core::ErrorCode::kInvalidField, "cursor");
+  ExpectRefused([&] { topics_->Put("bad key", "x"); }, core::ErrorCode::kInvalidField, "key");
+
+  topics_->Delete("project-7");
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.topic_subscribers"), 0);
+  ExpectRefused([&] { topics_->Delete("project-7"); }, core::ErrorCode::kNotFound);
+}
+
+TEST_F(BroadcastPgTest, ReachesEachOf25000SubscribersExactlyOnceWithTheirPreferences) {
+  AddUsers(1, 26000);
+  topics_->Put("everyone-but-some", "25,000 of them");
+  Subscribe("everyone-but-some", 1001, 26000);
+  const std::int64_t id =
+      Broadcast({{"topic", "everyone-but-some"}, {"notification", Notification()}});
+  EXPECT_EQ(broadcasts_->Get(id)["status"], "running");
+
+  FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 2000});
+  EXPECT_EQ(fan_out.RunOnce(), 13);  // 12 full batches and the one that finds the end
+  EXPECT_EQ(fan_out.RunOnce(), 0);
+
+  const std::string key = "'broadcast:" + std::to_string(id) + "'";
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications WHERE dedup_key = " + key), 25000);
+  EXPECT_EQ(Count("SELECT count(DISTINCT user_id) FROM chopar.notifications WHERE dedup_key = " +
+                  key + " AND user_id BETWEEN 1001 AND 26000"),
+            25000);
+  // Email to all but those who turned it off for the type; SMS only to
+  // those who turned it on.
+  const std::string deliveries =
+      "SELECT count(*) FROM chopar.deliveries d JOIN chopar.notifications n ON n.id = "
+      "d.notification_id WHERE n.dedup_key = " +
+      key;
+  EXPECT_EQ(Count(deliveries + " AND d.channel = 'email'"), 20000);
+  EXPECT_EQ(Count(deliveries + " AND d.channel = 'email' AND d.user_id % 5 = 0"), 0);
+  EXPECT_EQ(Count(deliveries + " AND d.channel = 'sms'"),
+            Count("SELECT count(*) FROM generate_series(1001, 26000) i WHERE i % 5 <> 0 AND i % "
+                  "7 = 0"));
+  EXPECT_EQ(Count(deliveries + " AND d.channel NOT IN ('email', 'sms')"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM (SELECT notification_id, channel FROM chopar.deliveries "
+                  "GROUP BY 1, 2 HAVING count(*) > 1) x"),
+            0);
+
+  const json done = broadcasts_->Get(id);
+  EXPECT_EQ(done["status"], "done");
+  EXPECT_EQ(done["recipients"], 25000);
+  EXPECT_EQ(done["created"], 25000);
+  EXPECT_TRUE(done["finished_at"].is_string());
+  EXPECT_EQ(metrics_.GetCounter("chopar_broadcast_recipients_total", "").Value(), 25000);
+}
+
+TEST_F(BroadcastPgTest, AudienceAllReachesEveryUser) {
+  AddUsers(1, 1234);
+  const std::int64_t id = Broadcast({{"audience", "all"}, {"notification", Notification()}});
+  FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 500});
+  EXPECT_EQ(fan_out.RunOnce(), 3);
+  EXPECT_EQ(Count("SELECT count(DISTINCT user_id) FROM chopar.notifications WHERE dedup_key = "
+                  "'broadcast:" +
+                  std::to_string(id) + "'"),
+            1234);
+  EXPECT_EQ(broadcasts_->Get(id)["status"], "done");
+}
+
+TEST_F(BroadcastPgTest, TheSameDedupKeyIsTheSameBroadcast) {
+  AddUsers(1, 10);
+  topics_->Put("t", "T");
+  const json body = {{"topic", "t"}, {"notification", Notification()}, {"dedup_key", "rel-1"}};
+  const auto first = broadcasts_->Create(ParseBroadcastRequest(body));
+  const auto again = broadcasts_->Create(ParseBroadcastRequest(body));
+  EXPECT_TRUE(first.created);
+  EXPECT_FALSE(again.created);
+  EXPECT_EQ(again.broadcast["id"], first.broadcast["id"]);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.broadcasts"), 1);
+
+  ExpectRefused(
+      [&] {
+        broadcasts_->Create(
+            ParseBroadcastRequest({{"topic", "missing"}, {"notification", Notification()}}));
+      },
+      core::ErrorCode::kNotFound);
+}
+
+TEST_F(BroadcastPgTest, RequestsAreValidated) {
+  const auto expect_field = [](const json& body, const std::string& field) {
+    ExpectRefused([&] { (void)ParseBroadcastRequest(body); }, core::ErrorCode::kInvalidField,
+                  field);
+  };
+  expect_field({{"notification", Notification()}}, "topic");
+  expect_field({{"topic", "t"}, {"audience", "all"}, {"notification", Notification()}}, "topic");
+  expect_field({{"audience", "some"}, {"notification", Notification()}}, "audience");
+  expect_field({{"audience", "all"}}, "notification");
+  json with_user = Notification();
+  with_user["user_id"] = 3;
+  expect_field({{"audience", "all"}, {"notification", with_user}}, "notification.user_id");
+  json bad_type = Notification();
+  bad_type["type"] = "Bad Type";
+  expect_field({{"audience", "all"}, {"notification", bad_type}}, "notification.type");
+  json untitled = Notification();
+  untitled.erase("title");
+  ExpectRefused(
+      [&] {
+        broadcasts_->Create(
+            ParseBroadcastRequest({{"audience", "all"}, {"notification", untitled}}));
+      },
+      core::ErrorCode::kInvalidField, "notification.title");
+}
+
+TEST_F(BroadcastPgTest, CancelStopsTheFanOut) {
+  AddUsers(1, 1000);
+  topics_->Put("t", "T");
+  Subscribe("t", 1, 1000);
+  const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
+  FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100});
+  ASSERT_TRUE(fan_out.RunBatch().has_value());
+  ASSERT_TRUE(fan_out.RunBatch().has_value());
+  const json canceled = broadcasts_->Cancel(id);
+  EXPECT_EQ(canceled["status"], "canceled");
+  EXPECT_EQ(canceled["recipients"], 200);
+  EXPECT_EQ(fan_out.RunOnce(), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 200);
+  // Canceling a finished broadcast changes nothing.
+  EXPECT_EQ(broadcasts_->Cancel(id)["status"], "canceled");
+  ExpectRefused([&] { broadcasts_->Cancel(id + 1); }, core::ErrorCode::kNotFound);
+}
+
+TEST_F(BroadcastPgTest, ALeasedBroadcastIsLeftToItsHolderUntilTheLeaseRunsOut) {
+  AddUsers(1, 1000);
+  topics_->Put("t", "T");
+  Subscribe("t", 1, 1000);
+  const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
+  FanOut first(*pool_, clock_, metrics_, FanOutSettings{.batch = 300});
+  FanOut second(*pool_, clock_, metrics_, FanOutSettings{.batch = 300});
+  ASSERT_TRUE(first.RunBatch().has_value());
+  EXPECT_FALSE(second.RunBatch().has_value());  // leased to `first`
+
+  // `first` died after its batch: its lease runs out, `second` continues
+  // from the cursor.
+  db_->Scalar("UPDATE chopar.broadcasts SET lease_until = now() - interval '1 second'");
+  EXPECT_EQ(second.RunOnce(), 3);
+  EXPECT_EQ(broadcasts_->Get(id)["status"], "done");
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 1000);
+  EXPECT_EQ(Count("SELECT count(DISTINCT user_id) FROM chopar.notifications"), 1000);
+}
+
+TEST_F(BroadcastPgTest, ARepeatedBatchIsAbsorbedByTheDedupKey) {
+  AddUsers(1, 1000);
+  topics_->Put("t", "T");
+  Subscribe("t", 1, 1000);
+  const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
+  FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 400});
+  ASSERT_TRUE(fan_out.RunBatch().has_value());
+  // As if the cursor had not moved: the batch is walked again.
+  db_->Scalar("UPDATE chopar.broadcasts SET cursor = NULL, recipients = 0");
+  const auto repeated = fan_out.RunBatch();
+  ASSERT_TRUE(repeated.has_value());
+  EXPECT_EQ(repeated->recipients, 400);
+  EXPECT_EQ(repeated->created, 0);
+  EXPECT_EQ(fan_out.RunOnce(), 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 1000);
+  EXPECT_EQ(broadcasts_->Get(id)["created"], 1000);
+}
+
+TEST_F(BroadcastPgTest, TwoProcessesFanOutOneBroadcastOnce) {
+  AddUsers(1, 6000);
+  topics_->Put("t", "T");
+  Subscribe("t", 1, 6000);
+  Broadcast({{"topic", "t"}, {"notification", Notification()}});
+  // Short leases: the two alternate as each one's lease runs out.
+  const FanOutSettings settings{.batch = 250, .lease = std::chrono::milliseconds(1)};
+  FanOut a(*pool_, clock_, metrics_, settings);
+  FanOut b(*pool_, clock_, metrics_, settings);
+  int batches_a = 0, batches_b = 0;
+  std::thread ta([&] {
+    for (int i = 0; i < 200; ++i) batches_a += a.RunOnce();
+  });
+  std::thread tb([&] {
+    for (int i = 0; i < 200; ++i) batches_b += b.RunOnce();
+  });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(batches_a + batches_b, 25);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 6000);
+  EXPECT_EQ(Count("SELECT count(DISTINCT user_id) FROM chopar.notifications"), 6000);
+  EXPECT_EQ(Count("SELECT sum(recipients) FROM chopar.broadcasts"), 6000);
+}
+
+TEST_F(BroadcastPgTest, EachBatchsDeliveriesFallDueAfterThePreviousBatchs) {
+  AddUsers(1, 600);
+  topics_->Put("t", "T");
+  Subscribe("t", 1, 600);
+  Broadcast({
+      {"topic", "t"},
+      {"notification", {{"type", "release.note"}, {"title", "x"}, {"channels", {"sms"}}}},
+  });
+  db_->Scalar("UPDATE chopar.users SET preferences = '{\"sms\": true}'");
+  // 200 SMS deliveries a batch at 100 a second: each batch 2 s after the last.
+  FanOut fan_out(*pool_, clock_, metrics_,
+                 FanOutSettings{.batch = 200, .deliveries_per_second = 100});
+  EXPECT_EQ(fan_out.RunOnce(), 4);
+  // Batch 1 due at once, batch 2 two seconds later, batch 3 (users
+  // 401-600) four.
+  const double third = std::stod(
+      db_->Scalar("SELECT extract(epoch FROM min(next_attempt_at) FILTER (WHERE user_id > 400) - "
+                  "min(created_at))::text FROM chopar.deliveries"));
+  EXPECT_NEAR(third, 4.0, 1.0);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.deliveries"), 600);
+}
+
+}  // namespace
+}  // namespace chopar::broadcast

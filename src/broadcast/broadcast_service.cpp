@@ -1,0 +1,97 @@
+#include "broadcast/broadcast_service.hpp"
+
+#include "broadcast/queries.hpp"
+#include "broadcast/topic_service.hpp"
+#include "core/request_error.hpp"
+#include "hub/validation.hpp"
+#include "schedule/schedule_spec.hpp"
+
+namespace chopar::broadcast {
+namespace {
+
+core::RequestError BroadcastNotFound(std::int64_t id) {
+  return core::NotFound("broadcast " + std::to_string(id) + " not found");
+}
+
+// Any valid user id: the notification is checked as POST /v1/notifications
+// checks a body, whose user_id is required.
+constexpr std::int64_t kPlaceholderUser = 1;
+
+}  // namespace
+
+hub::NotificationRequest ParseBroadcastNotification(const nlohmann::json& notification,
+                                                    std::int64_t broadcast_id) {
+  nlohmann::json body = notification;
+  body["user_id"] = kPlaceholderUser;
+  hub::NotificationRequest request = hub::ParseNotificationRequest(body);
+  request.user_id = 0;
+  request.dedup_key = "broadcast:" + std::to_string(broadcast_id);
+  return request;
+}
+
+BroadcastRequest ParseBroadcastRequest(const nlohmann::json& body) {
+  hub::RequireObject(body);
+  for (const auto& [name, value] : body.items()) {
+    if (name != "topic" && name != "audience" && name != "notification" && name != "dedup_key")
+      throw core::InvalidField(name, "unknown field " + name);
+  }
+  BroadcastRequest request;
+  request.topic = hub::OptionalString(body, "topic", 1, 200);
+  const auto audience = hub::OptionalString(body, "audience", 1, 20);
+  if (audience && *audience != "all")
+    throw core::InvalidField("audience", "audience must be \"all\" (or give a topic)");
+  if (request.topic.has_value() == audience.has_value())
+    throw core::InvalidField("topic", "give either topic or \"audience\": \"all\"");
+  if (request.topic) {
+    if (!IsValidTopicKey(*request.topic))
+      throw core::InvalidField("topic", "topic is not a valid topic key");
+  }
+  request.dedup_key = hub::OptionalString(body, "dedup_key", 1, 200);
+
+  const auto it = body.find("notification");
+  if (it == body.end() || !it->is_object())
+    throw core::InvalidField("notification", "notification must be a JSON object");
+  for (const char* set_here : {"user_id", "dedup_key"}) {
+    if (it->contains(set_here)) {
+      throw core::InvalidField(
+          std::string("notification.") + set_here,
+          std::string("notification.") + set_here + " is set by the broadcast for each recipient");
+    }
+  }
+  try {
+    (void)ParseBroadcastNotification(*it, 0);
+  } catch (const core::RequestError& e) {
+    throw schedule::PrefixError(e, "notification.", "notification");
+  }
+  request.notification = *it;
+  return request;
+}
+
+CreatedBroadcast BroadcastService::Create(const BroadcastRequest& request) {
+  const hub::NotificationRequest each = ParseBroadcastNotification(request.notification, 0);
+  // Refused here rather than once per recipient by the fan-out.
+  if (each.title.empty() && (templates_ == nullptr || templates_->Find(each.type) == nullptr)) {
+    throw core::InvalidField("notification.title", "notification.title is required: type " +
+                                                       each.type + " has no template");
+  }
+  const auto row = pool_.Acquire()->Exec(queries::kInsertBroadcast, request.topic,
+                                         request.notification.dump(), request.dedup_key);
+  if (!row.Bool(0, "topic_exists")) throw core::NotFound("topic " + *request.topic + " not found");
+  CreatedBroadcast result;
+  result.created = row.Bool(0, "created");
+  result.broadcast = Get(row.Int(0, "id"));
+  return result;
+}
+
+nlohmann::json BroadcastService::Get(std::int64_t id) {
+  const auto row = pool_.Acquire()->Exec(queries::kGetBroadcast, id);
+  if (row.Empty()) throw BroadcastNotFound(id);
+  return nlohmann::json::parse(row.Text(0, "doc"));
+}
+
+nlohmann::json BroadcastService::Cancel(std::int64_t id) {
+  (void)pool_.Acquire()->Exec(queries::kCancelBroadcast, id);
+  return Get(id);
+}
+
+}  // namespace chopar::broadcast

@@ -1,0 +1,91 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "broadcast/settings.hpp"
+#include "core/clock.hpp"
+#include "core/metrics.hpp"
+#include "db/background_loop.hpp"
+#include "db/pool.hpp"
+#include "hub/notify_service.hpp"
+#include "templates/template_store.hpp"
+
+namespace chopar::broadcast {
+
+// What one fan-out batch did.
+struct FanOutBatch {
+  std::int64_t broadcast_id = 0;
+  int recipients = 0;     // recipients walked
+  int created = 0;        // notifications created (the rest existed: a repeated batch)
+  bool finished = false;  // no recipient was left: the broadcast is done
+};
+
+// Fans running broadcasts out to their recipients (docs/api.md "Topics and
+// broadcasts"). Each batch is one transaction: lock one running broadcast
+// (FOR UPDATE SKIP LOCKED, and only when its lease has run out or is this
+// process's), read the next settings.batch recipients after its cursor in
+// user id order, create their notifications and deliveries with
+// hub::NotifyService::NotifyIn (one INSERT … SELECT: preferences, addresses,
+// templates per recipient, dedup key "broadcast:<id>", one NOTIFY for the
+// inbox streams and one for the workers), then advance the cursor, the
+// counts and the lease — committed together. A crash rolls the batch back;
+// the next process to take the broadcast repeats at most that batch, and the
+// dedup key absorbs anything repeated. Any number of FanOuts in any number
+// of processes may run against one database; one broadcast is fanned out by
+// one of them at a time.
+//
+// The deliveries of a batch fall due settings.deliveries_per_second after
+// the previous batch's (see FanOutSettings), so ordinary notifications are
+// not queued behind a whole broadcast.
+//
+// Metrics: chopar_broadcast_recipients_total (recipients walked),
+// chopar_notifications_created_total (hub::NotifyMetrics) and the loop's
+// ("broadcast"). The pool, clock, registry and `templates` (may be null: no
+// type has a template) must outlive the FanOut.
+class FanOut {
+ public:
+  FanOut(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics,
+         FanOutSettings settings = {}, const templates::TemplateLookup* templates = nullptr);
+  ~FanOut();  // Stop()
+  FanOut(const FanOut&) = delete;
+  FanOut& operator=(const FanOut&) = delete;
+
+  // One batch of one claimable broadcast; nullopt when none is claimable.
+  // Throws db::DbError / db::PoolTimeout (the batch is rolled back) and
+  // core::RequestError for a stored notification that no longer parses.
+  // Thread-safe.
+  std::optional<FanOutBatch> RunBatch();
+  // Batches until none is claimable or Stop() is called; returns how many
+  // were committed. Thread-safe.
+  int RunOnce();
+
+  // Starts the loop (db::BackgroundLoop "broadcast", woken by NOTIFY
+  // chopar_broadcasts). Call once.
+  void Start();
+  // Stops the loop; a batch in progress commits or rolls back first.
+  // Idempotent.
+  void Stop();
+
+  // This process's lease holder name (host, pid and a random part).
+  [[nodiscard]] const std::string& owner() const { return owner_; }
+
+ private:
+  db::Next Step();
+  // Until a running broadcast may be claimable, at most settings.max_sleep.
+  std::chrono::milliseconds IdleWait();
+
+  db::Pool& pool_;
+  const core::Clock& clock_;
+  const FanOutSettings settings_;
+  const templates::TemplateLookup* templates_;
+  const std::string owner_;
+  hub::NotifyMetrics notify_metrics_;
+  core::Counter& recipients_;
+  // Declared last: built after, and destroyed before, everything its steps use.
+  db::BackgroundLoop loop_;
+};
+
+}  // namespace chopar::broadcast

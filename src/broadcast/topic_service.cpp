@@ -1,0 +1,122 @@
+#include "broadcast/topic_service.hpp"
+
+#include <algorithm>
+
+#include "broadcast/queries.hpp"
+#include "core/request_error.hpp"
+#include "hub/cursor.hpp"
+#include "hub/validation.hpp"
+
+namespace chopar::broadcast {
+namespace {
+
+core::RequestError TopicNotFound(const std::string& key) {
+  return core::NotFound("topic " + key + " not found");
+}
+
+}  // namespace
+
+bool IsValidTopicKey(std::string_view key) {
+  if (key.empty() || key.size() > 200) return false;
+  const auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (!plain(key.front())) return false;
+  return std::all_of(key.begin(), key.end(), [&](char c) {
+    return plain(c) || c == '.' || c == '_' || c == ':' || c == '-';
+  });
+}
+
+void RequireTopicKey(std::string_view key) {
+  if (!IsValidTopicKey(key)) {
+    throw core::InvalidField(
+        "key",
+        "a topic key is 1-200 characters of letters, digits and . _ : - (a letter or digit "
+        "first)");
+  }
+}
+
+std::string ParseTopicName(const nlohmann::json& body) {
+  hub::RequireObject(body);
+  return hub::RequireString(body, "name", 1, 200);
+}
+
+std::vector<std::int64_t> ParseUserIds(const nlohmann::json& body) {
+  hub::RequireObject(body);
+  const auto it = body.find("user_ids");
+  if (it == body.end() || !it->is_array() || it->empty() || it->size() > kMaxSubscribersPerCall) {
+    throw core::InvalidField("user_ids", "user_ids must be an array of 1 to " +
+                                             std::to_string(kMaxSubscribersPerCall) + " user ids");
+  }
+  std::vector<std::int64_t> ids;
+  ids.reserve(it->size());
+  for (const auto& id : *it) {
+    if (!id.is_number_integer() || id.get<std::int64_t>() <= 0)
+      throw core::InvalidField("user_ids", "user_ids must hold positive integers");
+    ids.push_back(id.get<std::int64_t>());
+  }
+  return ids;
+}
+
+nlohmann::json SubscriberPage::ToJson() const {
+  return {{"items", items},
+          {"next_cursor", next_cursor ? nlohmann::json(*next_cursor) : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json TopicService::Put(const std::string& key, const std::string& name) {
+  RequireTopicKey(key);
+  return nlohmann::json::parse(pool_.Acquire()->Exec(queries::kPutTopic, key, name).Text(0, "doc"));
+}
+
+std::int64_t TopicService::AddSubscribers(const std::string& key,
+                                          const std::vector<std::int64_t>& user_ids) {
+  RequireTopicKey(key);
+  const auto row = pool_.Acquire()->Exec(queries::kAddSubscribers, key, db::ArrayLiteral(user_ids));
+  if (!row.Bool(0, "topic_exists")) throw TopicNotFound(key);
+  if (const auto missing = row.OptInt(0, "missing_user")) throw core::UserNotFound(*missing);
+  return row.Int(0, "added");
+}
+
+std::int64_t TopicService::RemoveSubscribers(const std::string& key,
+                                             const std::vector<std::int64_t>& user_ids) {
+  RequireTopicKey(key);
+  const auto row =
+      pool_.Acquire()->Exec(queries::kRemoveSubscribers, key, db::ArrayLiteral(user_ids));
+  if (!row.Bool(0, "topic_exists")) throw TopicNotFound(key);
+  return row.Int(0, "removed");
+}
+
+SubscriberPage TopicService::ListSubscribers(const std::string& key, int limit,
+                                             const std::optional<std::string>& cursor) {
+  RequireTopicKey(key);
+  if (limit < 1 || limit > 1000) throw core::InvalidField("limit", "limit must be 1 to 1000");
+  const std::int64_t after = cursor ? hub::DecodeIdCursor(*cursor) : 0;
+  // One row more than the page tells whether another page follows.
+  const auto rows = pool_.Acquire()->Exec(queries::kListSubscribers, key, after, limit + 1);
+  SubscriberPage page;
+  bool topic_exists = false;
+  int listed = 0;
+  for (int i = 0; i < rows.Rows(); ++i) {
+    if (rows.IsNull(i, "user_id")) {
+      topic_exists = true;
+      continue;
+    }
+    if (listed == limit) {
+      page.next_cursor = hub::EncodeIdCursor(page.items.back()["user_id"].get<std::int64_t>());
+      continue;
+    }
+    page.items.push_back(
+        {{"user_id", rows.Int(i, "user_id")}, {"created_at", rows.String(i, "created_at")}});
+    ++listed;
+  }
+  if (!topic_exists) throw TopicNotFound(key);
+  return page;
+}
+
+void TopicService::Delete(const std::string& key) {
+  RequireTopicKey(key);
+  if (pool_.Acquire()->Exec(queries::kDeleteTopic, key).AffectedRows() == 0)
+    throw TopicNotFound(key);
+}
+
+}  // namespace chopar::broadcast

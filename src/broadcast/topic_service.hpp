@@ -1,0 +1,67 @@
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/pool.hpp"
+
+namespace chopar::broadcast {
+
+// The most user ids one add or remove call may carry.
+inline constexpr std::size_t kMaxSubscribersPerCall = 10000;
+
+// ^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$, as the database's CHECK.
+bool IsValidTopicKey(std::string_view key);
+
+// Throws core::RequestError kInvalidField naming "key" unless IsValidTopicKey.
+void RequireTopicKey(std::string_view key);
+
+// The body of PUT /v1/topics/{key}: {"name": "…"} (1..200 characters).
+// Throws core::RequestError kInvalidJson / kInvalidField.
+std::string ParseTopicName(const nlohmann::json& body);
+
+// {"user_ids": [positive ids…]}: 1..kMaxSubscribersPerCall of them
+// (duplicates allowed, counted once). Throws core::RequestError
+// kInvalidJson / kInvalidField ("user_ids").
+std::vector<std::int64_t> ParseUserIds(const nlohmann::json& body);
+
+// One page of GET /v1/topics/{key}/subscribers.
+struct SubscriberPage {
+  nlohmann::json items = nlohmann::json::array();  // {"user_id", "created_at"}
+  std::optional<std::string> next_cursor;
+  [[nodiscard]] nlohmann::json ToJson() const;
+};
+
+// Topics and their subscribers (docs/api.md "Topics and broadcasts"). Each
+// call is one statement. Thread-safe; the pool must outlive the service.
+class TopicService {
+ public:
+  explicit TopicService(db::Pool& pool) : pool_(pool) {}
+
+  // Creates or renames topic `key`; returns {"key", "name", "created_at",
+  // "updated_at"}.
+  nlohmann::json Put(const std::string& key, const std::string& name);
+  // Subscribes the users (idempotent); returns how many were not subscribed
+  // before. Throws core::RequestError kNotFound for an unknown topic,
+  // kUserNotFound for an unknown user (then nobody is added).
+  std::int64_t AddSubscribers(const std::string& key, const std::vector<std::int64_t>& user_ids);
+  // Unsubscribes them; returns how many were subscribed. kNotFound for an
+  // unknown topic.
+  std::int64_t RemoveSubscribers(const std::string& key, const std::vector<std::int64_t>& user_ids);
+  // Subscribers in user id order after `cursor` (hub::EncodeIdCursor of the
+  // last user id of the previous page), at most `limit` (1..1000).
+  // kNotFound for an unknown topic, kInvalidField "cursor" for a bad cursor.
+  SubscriberPage ListSubscribers(const std::string& key, int limit,
+                                 const std::optional<std::string>& cursor);
+  // Deletes the topic and its subscriptions. kNotFound when it does not exist.
+  void Delete(const std::string& key);
+
+ private:
+  db::Pool& pool_;
+};
+
+}  // namespace chopar::broadcast

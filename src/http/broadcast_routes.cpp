@@ -1,0 +1,91 @@
+// Topics and broadcasts (docs/api.md "Topics and broadcasts").
+#include "http/broadcast_routes.hpp"
+
+#include "http/message.hpp"
+
+namespace chopar::http {
+namespace {
+
+struct PutTopic {
+  broadcast::TopicService& topics;
+  Response operator()(const Request& request) const {
+    const std::string name = broadcast::ParseTopicName(ParseJsonObject(request));
+    return JsonResponse(200, topics.Put(request.String("key"), name));
+  }
+};
+
+struct DeleteTopic {
+  broadcast::TopicService& topics;
+  Response operator()(const Request& request) const {
+    topics.Delete(request.String("key"));
+    return NoContentResponse();
+  }
+};
+
+struct AddSubscribers {
+  broadcast::TopicService& topics;
+  Response operator()(const Request& request) const {
+    const auto ids = broadcast::ParseUserIds(ParseJsonObject(request));
+    return JsonResponse(200, {{"added", topics.AddSubscribers(request.String("key"), ids)}});
+  }
+};
+
+struct RemoveSubscribers {
+  broadcast::TopicService& topics;
+  Response operator()(const Request& request) const {
+    const auto ids = broadcast::ParseUserIds(ParseJsonObject(request));
+    return JsonResponse(200, {{"removed", topics.RemoveSubscribers(request.String("key"), ids)}});
+  }
+};
+
+struct ListSubscribers {
+  broadcast::TopicService& topics;
+  Response operator()(const Request& request) const {
+    const auto limit = request.query.GetInt("limit", 1, 1000).value_or(100);
+    return JsonResponse(200, topics
+                                 .ListSubscribers(request.String("key"), static_cast<int>(limit),
+                                                  request.query.Get("cursor"))
+                                 .ToJson());
+  }
+};
+
+struct CreateBroadcast {
+  broadcast::BroadcastService& broadcasts;
+  Response operator()(const Request& request) const {
+    const auto created =
+        broadcasts.Create(broadcast::ParseBroadcastRequest(ParseJsonObject(request)));
+    // 202: the fan-out runs in the background; 200 for a repeated dedup_key.
+    return JsonResponse(created.created ? 202 : 200, created.broadcast);
+  }
+};
+
+struct GetBroadcast {
+  broadcast::BroadcastService& broadcasts;
+  Response operator()(const Request& request) const {
+    return JsonResponse(200, broadcasts.Get(request.Id("id")));
+  }
+};
+
+struct CancelBroadcast {
+  broadcast::BroadcastService& broadcasts;
+  Response operator()(const Request& request) const {
+    return JsonResponse(200, broadcasts.Cancel(request.Id("id")));
+  }
+};
+
+}  // namespace
+
+void RegisterBroadcastRoutes(Router& router, broadcast::TopicService& topics,
+                             broadcast::BroadcastService& broadcasts) {
+  router.Add("PUT", "/v1/topics/{key:str}", Auth::kServerKey, PutTopic{topics});
+  router.Add("DELETE", "/v1/topics/{key:str}", Auth::kServerKey, DeleteTopic{topics});
+  router.Add("PUT", "/v1/topics/{key:str}/subscribers", Auth::kServerKey, AddSubscribers{topics});
+  router.Add("DELETE", "/v1/topics/{key:str}/subscribers", Auth::kServerKey,
+             RemoveSubscribers{topics});
+  router.Add("GET", "/v1/topics/{key:str}/subscribers", Auth::kServerKey, ListSubscribers{topics});
+  router.Add("POST", "/v1/broadcasts", Auth::kServerKey, CreateBroadcast{broadcasts});
+  router.Add("GET", "/v1/broadcasts/{id}", Auth::kServerKey, GetBroadcast{broadcasts});
+  router.Add("POST", "/v1/broadcasts/{id}/cancel", Auth::kServerKey, CancelBroadcast{broadcasts});
+}
+
+}  // namespace chopar::http
