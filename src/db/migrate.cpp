@@ -15,6 +15,8 @@ namespace {
 
 // Arbitrary constant shared by every chopar process: "chopar" in ASCII.
 constexpr const char* kMigrationLockKey = "109300197384562";
+// How often a process waiting for another's migrations asks for the lock.
+constexpr std::chrono::milliseconds kMigrationLockPoll{100};
 
 bool IsIdentifierChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
@@ -178,7 +180,13 @@ int Migrate(Connection& conn, std::span<const Migration> migrations,
   // Waiting for another process's migrations has no limit; each lock a
   // migration itself takes does.
   conn.ExecScript("SET statement_timeout = 0; SET lock_timeout = 0");
-  conn.ExecScript(std::string("SELECT pg_advisory_lock(") + kMigrationLockKey + ")");
+  // Polled, not waited for in pg_advisory_lock: a session blocked there
+  // holds a snapshot, and CREATE INDEX CONCURRENTLY in the holder's
+  // migration waits for every older snapshot to end — a deadlock. Between
+  // polls this session holds nothing.
+  const std::string try_lock =
+      std::string("SELECT pg_try_advisory_lock(") + kMigrationLockKey + ")";
+  while (!conn.ExecText(try_lock, {}).Bool(0, 0)) std::this_thread::sleep_for(kMigrationLockPoll);
   int applied = 0;
   try {
     conn.ExecScript("SET lock_timeout = " + std::to_string(options.lock_timeout.count()));
