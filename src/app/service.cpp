@@ -82,7 +82,10 @@ int RunService(const Config& config, Role role) {
   const std::string inbox_secret =
       SecretOrStored(config.server.http.inbox_secret, config, "inbox_secret", false);
   ChannelProviders providers(config, pool, clock, sms_callback_secret, inbox_secret);
-  delivery::Worker worker(pool, providers.set(), clock, metrics, config.delivery);
+  // Types' templates: their texts for notify, their throttles for the worker.
+  templates::TemplateStore template_store(pool, pool.conninfo());
+  delivery::Worker worker(pool, providers.set(), clock, metrics, config.delivery,
+                          core::ThreadLocalRandom::Instance(), &template_store);
   QueueDepthRefresher queue_depth(database.conninfo(), metrics);
   queue_depth.Start();
 
@@ -90,7 +93,6 @@ int RunService(const Config& config, Role role) {
   (void)schedule::FindTimeZone("UTC");
   schedule::ScheduleService schedules(pool, clock);
   schedule::Scheduler scheduler(pool, clock, metrics, config.scheduler);
-  templates::TemplateStore template_store(pool, pool.conninfo());
   hub::NotifyService notify(pool, clock, metrics, &template_store);
   hub::UserService users(
       pool, {.allow_http_push_endpoints = config.push.webpush.allow_http_endpoints,
@@ -133,11 +135,13 @@ int RunService(const Config& config, Role role) {
                 : role == Role::kRelay  ? " relay"
                                         : " scheduler")
             << "\n";
+  // Every role that notifies or claims reads the types' templates (texts,
+  // digests, throttles, escalations).
+  if (role != Role::kRelay) template_store.Start();
   if (role == Role::kServe) {
     http::Settings settings = config.server.http;
     settings.api_key = SecretOrStored(settings.api_key, config, "api_key", true);
     settings.inbox_secret = inbox_secret;
-    template_store.Start();
     server = std::make_unique<http::Server>(
         settings, http::Dependencies{pool, notify, users, inbox, metrics});
     http::RegisterTemplateRoutes(server->router(), template_store, users);

@@ -10,7 +10,8 @@
 namespace chopar::delivery {
 
 // The delivery worker's metrics, resolved once in the registry it is given:
-//   chopar_deliveries_total{channel, status}     final statuses (sent, failed, skipped)
+//   chopar_deliveries_total{channel, status}     final statuses (sent, failed, skipped,
+//                                                canceled)
 //   chopar_delivery_latency_seconds{channel}     created → sent
 // Counts are added after the transaction that made them final has committed.
 // Thread-safe; the registry must outlive it.
@@ -18,12 +19,12 @@ class DeliveryMetrics {
  public:
   explicit DeliveryMetrics(core::MetricsRegistry& registry);
 
-  enum class Final { kSent, kFailed, kSkipped };
+  enum class Final { kSent, kFailed, kSkipped, kCanceled };
   void Count(core::ChannelKind channel, Final status, int n = 1);
   void ObserveLatency(core::ChannelKind channel, double seconds);
 
  private:
-  core::PerChannel<std::array<core::Counter*, 3>> totals_{};
+  core::PerChannel<std::array<core::Counter*, 4>> totals_{};
   core::PerChannel<core::Histogram*> latency_{};
 };
 

@@ -12,6 +12,7 @@
 #include "hub/channel_choice.hpp"
 #include "hub/notification_content.hpp"
 #include "hub/queries.hpp"
+#include "workflow/settings.hpp"
 
 namespace chopar::hub {
 namespace {
@@ -61,12 +62,15 @@ Recipients LoadRecipients(Session& session, const std::vector<NotificationReques
 struct InsertColumns {
   std::vector<std::int64_t> idx, user_id, drawn_id;
   std::vector<std::string> type, title, body, data, channels;
-  std::vector<std::optional<std::string>> link, dedup_key, category, content;
+  std::vector<std::optional<std::string>> link, dedup_key, category, content, held, held_until;
   std::vector<bool> critical;
 
+  // `escalate`: the type's escalate-if-unread, when it has one; its channels
+  // among `chosen` are held until `now` + after_seconds.
   void Add(std::size_t index, const NotificationRequest& r,
            const std::vector<core::ChannelKind>& chosen, NotificationContent said,
-           std::optional<std::string> category_name, std::optional<std::int64_t> id) {
+           std::optional<std::string> category_name, std::optional<std::int64_t> id,
+           const std::optional<workflow::EscalateSettings>& escalate, core::TimePoint now) {
     idx.push_back(static_cast<std::int64_t>(index));
     user_id.push_back(r.user_id);
     if (id) drawn_id.push_back(*id);
@@ -82,6 +86,18 @@ struct InsertColumns {
       names += core::ChannelName(kind);
     }
     channels.push_back(std::move(names));
+    std::string held_names;
+    if (escalate) {
+      for (core::ChannelKind kind : chosen) {
+        if (!escalate->Holds(kind)) continue;
+        if (!held_names.empty()) held_names += ',';
+        held_names += core::ChannelName(kind);
+      }
+    }
+    held.push_back(held_names.empty() ? std::nullopt : std::optional(held_names));
+    held_until.push_back(held_names.empty()
+                             ? std::nullopt
+                             : std::optional(core::FormatRfc3339Micros(now + escalate->after)));
     link.push_back(r.link);
     dedup_key.push_back(r.dedup_key);
     critical.push_back(r.critical);
@@ -130,8 +146,11 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
             r.data, templates::ContextUser{r.user_id, user.locale, user.timezone},
             templates::ContextNotification{id, r.type, r.link, created_at});
       }
+      const auto escalate = tmpl != nullptr && tmpl->escalate.is_object()
+                                ? workflow::ParseWorkflowSettings(*tmpl).escalate
+                                : std::nullopt;
       columns.Add(i, r, chosen[i], ComposeContent(r, tmpl, user.locale, context, chosen[i]),
-                  category, id);
+                  category, id, escalate, now);
     } catch (const core::RequestError& e) {
       results[i] = e;
     }
@@ -145,7 +164,8 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         ArrayLiteral(columns.link), ArrayLiteral(columns.data), ArrayLiteral(columns.dedup_key),
         ArrayLiteral(columns.critical), ArrayLiteral(columns.channels),
         core::FormatRfc3339Micros(now), ArrayLiteral(columns.drawn_id),
-        ArrayLiteral(columns.category), ArrayLiteral(columns.content));
+        ArrayLiteral(columns.category), ArrayLiteral(columns.content), ArrayLiteral(columns.held),
+        ArrayLiteral(columns.held_until));
 
     // (user, dedup key) → id, for duplicates of an earlier row of this batch.
     std::map<std::pair<std::int64_t, std::string>, std::int64_t> batch_ids;

@@ -3,12 +3,13 @@
 -- lease ran out (their worker died or stalled; send_started says whether it
 -- had handed the row to its provider), then `queued` rows by due time. Rows another claim holds are skipped, never waited for. Each row
 -- comes with what the claim decides on (quiet hours, critical, attempts) and
--- what its message needs (content and the address for its channel).
+-- what its message needs (content and the address for its channel); an
+-- escalated row (unless_read) its notification's read_at.
 -- The delivery columns come from the locking CTEs, so they are the locked
 -- (newest) row versions.
 WITH expired AS MATERIALIZED (
   SELECT id, notification_id, user_id, channel, attempts, created_at, true AS reclaimed,
-         send_started_at IS NOT NULL AS send_started
+         send_started_at IS NOT NULL AS send_started, unless_read
   FROM deliveries
   WHERE status = 'sending' AND lease_until < coalesce($1::timestamptz, now())
   ORDER BY lease_until
@@ -16,7 +17,7 @@ WITH expired AS MATERIALIZED (
   FOR UPDATE SKIP LOCKED
 ), due AS MATERIALIZED (
   SELECT id, notification_id, user_id, channel, attempts, created_at, false AS reclaimed,
-         false AS send_started
+         false AS send_started, unless_read
   FROM deliveries
   WHERE status = 'queued' AND next_attempt_at <= coalesce($1::timestamptz, now())
   ORDER BY next_attempt_at
@@ -28,6 +29,7 @@ WITH expired AS MATERIALIZED (
   SELECT * FROM due
 )
 SELECT c.id, c.notification_id, c.user_id, c.channel, c.attempts, c.reclaimed, c.send_started,
+       c.unless_read, CASE WHEN c.unless_read THEN x.read_at::text END AS read_at,
        c.created_at::text AS created_at, coalesce($1::timestamptz, now())::text AS now,
        x.type, x.title, x.body, x.link, x.data::text AS data, x.critical, x.category,
        x.channel_texts::text AS channel_texts,
@@ -48,6 +50,7 @@ FROM claimed c
 -- from their first id on every claim.
 CROSS JOIN LATERAL (
   SELECT n.type, n.title, n.body, n.link, n.data, n.critical, n.category, n.content -> c.channel AS channel_texts,
+         n.read_at,
          u.email, u.phone, u.locale, u.timezone, u.quiet_start, u.quiet_end
   FROM notifications n, users u
   WHERE n.id = c.notification_id AND u.id = c.user_id

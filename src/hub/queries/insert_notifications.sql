@@ -7,7 +7,9 @@
 -- $11: now; $12 ids drawn beforehand (bigint[], empty unless a template
 -- needed them), $13 category (text[]), $14 content (each channel's rendered
 -- texts, jsonb[]: a channel holding {"error": …} gets a failed delivery with
--- that reason). Arrays, not a JSON document: parsing them is cheaper, and
+-- that reason), $15 held (escalate-if-unread: comma-separated channels
+-- whose deliveries wait, NULL for none), $16 held_until (when they are due,
+-- timestamptz[]). Arrays, not a JSON document: parsing them is cheaper, and
 -- ids not drawn beforehand are drawn here, in input order, so no separate
 -- round trip reserves them.
 -- Returns one row per input: whether it was created, and the id (the
@@ -16,9 +18,10 @@
 WITH input AS MATERIALIZED (
   SELECT x.*, coalesce(x.drawn_id, nextval(pg_get_serial_sequence('chopar.notifications', 'id'))) AS id
   FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[],
-              $8::text[], $9::boolean[], $10::text[], $12::bigint[], $13::text[], $14::jsonb[])
+              $8::text[], $9::boolean[], $10::text[], $12::bigint[], $13::text[], $14::jsonb[],
+              $15::text[], $16::timestamptz[])
     AS x(idx, user_id, type, title, body, link, data, dedup_key, critical, channels, drawn_id, category,
-         content)
+         content, held, held_until)
 ), inserted AS (
   INSERT INTO notifications (id, user_id, type, title, body, link, data, dedup_key, critical, created_at,
                              category, content)
@@ -30,14 +33,16 @@ WITH input AS MATERIALIZED (
   RETURNING id, user_id
 ), queued AS (
   INSERT INTO deliveries (notification_id, user_id, channel, status, last_error, next_attempt_at, created_at,
-                          updated_at)
+                          updated_at, unless_read)
   SELECT i.id, i.user_id, c.channel,
          CASE WHEN i.content -> c.channel ? 'error' THEN 'failed' ELSE 'queued' END,
          i.content -> c.channel ->> 'error',
-         $11::timestamptz, $11::timestamptz, $11::timestamptz
+         CASE WHEN h.held THEN i.held_until ELSE $11::timestamptz END, $11::timestamptz, $11::timestamptz,
+         h.held
   FROM inserted n
   JOIN input i ON i.id = n.id
   CROSS JOIN LATERAL unnest(string_to_array(i.channels, ',')) AS c(channel)
+  CROSS JOIN LATERAL (SELECT coalesce(c.channel = ANY (string_to_array(i.held, ',')), false) AS held) h
   RETURNING 1
 ), woken AS (
   -- NOTIFY payloads are limited to 8000 bytes; a large batch wakes every stream.
