@@ -1,12 +1,13 @@
 #include "app/cli.hpp"
 
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "app/config.hpp"
 #include "app/database_setup.hpp"
+#include "app/logging.hpp"
 #include "app/outbox_commands.hpp"
 #include "app/schedule_commands.hpp"
 #include "app/service.hpp"
@@ -26,12 +27,15 @@ int RunCli(int argc, char** argv) {
   cli.add_option("--config", config_path, "TOML configuration file")->check(CLI::ExistingFile);
   cli.require_subcommand(0, 1);
 
-  auto* serve = cli.add_subcommand("serve", "HTTP API and delivery workers (the default)");
-  auto* worker = cli.add_subcommand("worker", "delivery workers only");
+  auto* serve =
+      cli.add_subcommand("serve", "the roles of [server] roles: all by default (the default)");
+  auto* worker = cli.add_subcommand("worker", "delivery workers only (roles = [\"worker\"])");
   auto* migrate = cli.add_subcommand("migrate", "apply database migrations and exit");
-  auto* scheduler = cli.add_subcommand("scheduler", "the schedule firing loop only");
-  auto* relay =
-      cli.add_subcommand("relay", "the outbox relays only ([relay] and its [[relay.targets]])");
+  auto* scheduler = cli.add_subcommand("scheduler",
+                                       "the schedule firing loop and the report jobs (roles = "
+                                       "[\"scheduler\", \"reports\"])");
+  auto* relay = cli.add_subcommand(
+      "relay", "the outbox relays only ([relay] and its [[relay.targets]]; roles = [\"relay\"])");
   auto* outbox =
       cli.add_subcommand("outbox", "the transactional outbox in an application's database");
   outbox->require_subcommand(1);
@@ -83,18 +87,23 @@ int RunCli(int argc, char** argv) {
     }
     if (cron->parsed()) return RunCronPreview(cron_pattern, cron_timezone, cron_after, cron_count);
     if (outbox_install->parsed()) return RunOutboxInstall(install_flags);
-    const Config config =
-        LoadConfig(config_path.empty() ? std::nullopt : std::optional(std::filesystem::path(config_path)));
+    const Environment environment = ProcessEnvironment();
+    const Config config = LoadConfig(
+        config_path.empty() ? std::nullopt : std::optional(std::filesystem::path(config_path)),
+        environment);
+    const auto spdlog_level = environment.find("SPDLOG_LEVEL");
+    ConfigureLogging(config.log, spdlog_level == environment.end() ? "" : spdlog_level->second);
     if (migrate->parsed()) {
       DatabaseSetup database(config);
       std::cout << "migrations applied: " << database.MigrateNow() << "\n";
       return 0;
     }
-    if (worker->parsed()) return RunService(config, Role::kWorker);
-    if (scheduler->parsed()) return RunService(config, Role::kScheduler);
-    if (relay->parsed()) return RunService(config, Role::kRelay);
+    // A subcommand of one role is a shorthand for serve with only that role.
+    if (worker->parsed()) return RunService(config, Roles::Only(ProcessRole::kWorker));
+    if (scheduler->parsed()) return RunService(config, Roles::FromNames({"scheduler", "reports"}));
+    if (relay->parsed()) return RunService(config, Roles::Only(ProcessRole::kRelay));
     if (import->parsed()) return RunScheduleImport(config, import_flags);
-    return RunService(config, Role::kServe);
+    return RunService(config, Roles::FromNames(config.server.roles));
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return 1;

@@ -36,6 +36,8 @@ std::vector<Binding> Bindings(Config& c) {
       {"database", "url", &c.database.url},
       {"database", "pool_size", &c.database.pool_size},
       {"database", "pg_bin_dir", &c.database.pg_bin_dir},
+      {"database", "listen_url", &c.database.listen_url},
+      {"database", "prepared_statements", &c.database.prepared_statements},
       {"database", "connect_timeout_seconds", &c.database.session.connect_timeout},
       {"database", "statement_timeout_seconds", &c.database.session.statement_timeout},
       {"server", "listen", ListenAddress{&c.server.http}},
@@ -45,6 +47,8 @@ std::vector<Binding> Bindings(Config& c) {
       {"server", "public_url", &c.server.public_url},
       {"server", "io_threads", &c.server.http.io_threads},
       {"server", "handler_threads", &c.server.http.handler_threads},
+      {"server", "roles", &c.server.roles},
+      {"server", "metrics_listen", &c.server.metrics_listen},
       {"server", "max_connections", &c.server.http.max_connections},
       {"server", "max_streams", &c.server.http.max_streams},
       {"server", "max_streams_per_user", &c.server.http.max_streams_per_user},
@@ -61,6 +65,8 @@ std::vector<Binding> Bindings(Config& c) {
       {"scheduler", "batch", &c.scheduler.batch},
       {"scheduler", "concurrency", &c.scheduler.concurrency},
       {"scheduler", "max_sleep_seconds", &c.scheduler.max_sleep},
+      {"log", "level", &c.log.level},
+      {"log", "format", &c.log.format},
       {"channels.email", "provider", &c.email.provider},
       {"channels.email", "smtp_url", &c.email.smtp_url},
       {"channels.email", "from", &c.email.from},
@@ -389,6 +395,25 @@ void Validate(const Config& c) {
   if (c.telegram.updates != "webhook" && c.telegram.updates != "polling" &&
       c.telegram.updates != "off") {
     Fail("[channels.telegram] updates must be webhook, polling or off");
+  }
+  // Checked here so a bad value stops the start like any other.
+  try {
+    (void)Roles::FromNames(c.server.roles);
+  } catch (const std::invalid_argument& e) {
+    Fail(std::string("[server] roles: ") + e.what());
+  }
+  if (!c.server.metrics_listen.empty()) {
+    http::Settings unused;
+    try {
+      http::ApplyListenAddress(c.server.metrics_listen, unused);
+    } catch (const std::invalid_argument& e) {
+      Fail(std::string("[server] metrics_listen: ") + e.what());
+    }
+  }
+  try {
+    CheckLogSettings(c.log);
+  } catch (const std::invalid_argument& e) {
+    Fail(e.what());
   }
   for (core::ChannelKind kind : core::kAllChannels) {
     if (c.delivery.hourly_limits[kind] < 0) {

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "app/logging.hpp"
+#include "app/roles.hpp"
 #include "channels/sms/eskiz_settings.hpp"
 #include "channels/telegram/settings.hpp"
 #include "channels/webpush/settings.hpp"
@@ -28,6 +30,12 @@ struct Config {
     std::string url;  // empty: the embedded cluster in server.data_dir
     int pool_size = 16;
     std::string pg_bin_dir;  // embedded cluster: where initdb/pg_ctl live; empty: found
+    // A direct connection (not through PgBouncer) for LISTEN and migrations;
+    // empty: url.
+    std::string listen_url;
+    // false: url goes through a pooler in transaction mode (PgBouncer), see
+    // db::ServerPooling.
+    bool prepared_statements = true;
     db::SessionSettings session;  // connect_timeout_seconds, statement_timeout_seconds
   } database;
 
@@ -38,10 +46,15 @@ struct Config {
     http::Settings http;
     std::string data_dir = "./var";
     std::string public_url = "http://127.0.0.1:8080";
+    // What this process runs (app/roles.hpp); checked by LoadConfig.
+    std::vector<std::string> roles = AllRoleNames();
+    // host:port of /metrics and /healthz for a process without "api"; empty: none.
+    std::string metrics_listen;
   } server;
 
   delivery::WorkerSettings delivery;      // [delivery] and [limits.hourly]
   schedule::SchedulerSettings scheduler;  // [scheduler]
+  LogSettings log;                        // [log]
   outbox::RelaySettings relay;            // [relay] and its [[relay.targets]]
   outbox::EventSettings events;           // [events]
 

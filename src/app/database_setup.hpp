@@ -5,12 +5,15 @@
 
 #include "app/config.hpp"
 #include "db/embedded_cluster.hpp"
+#include "db/pool.hpp"
 
 namespace chopar::app {
 
-// Resolves where the database is: the configured URL, or the embedded
-// cluster in <data_dir>/pg (started or reused), with the [database] session
-// limits written into the conninfo. Applies migrations.
+// Resolves where the database is: the configured URL (and [database]
+// listen_url, prepared_statements), or the embedded cluster in <data_dir>/pg
+// (started or reused), with the [database] session limits written into the
+// conninfo (or, behind a transaction-mode pooler, into the pool's per-
+// transaction settings). Applies migrations.
 class DatabaseSetup {
  public:
   explicit DatabaseSetup(const Config& config);
@@ -18,17 +21,27 @@ class DatabaseSetup {
   DatabaseSetup(const DatabaseSetup&) = delete;
   DatabaseSetup& operator=(const DatabaseSetup&) = delete;
 
-  [[nodiscard]] const std::string& conninfo() const { return conninfo_; }
+  [[nodiscard]] const std::string& conninfo() const { return pool_.conninfo; }
+  // The pool of this process: [database] url, listen_url, pool_size and
+  // prepared_statements (false: db::ServerPooling::kTransaction).
+  // The LISTEN conninfo is empty unless listen_url is set.
+  [[nodiscard]] const db::PoolSettings& pool_settings() const { return pool_; }
+  // A direct connection to the server (listen_url when set, else the pool's
+  // conninfo): for migrations, LISTEN and session-level work.
+  [[nodiscard]] const std::string& direct_conninfo() const {
+    return pool_.listen_conninfo.empty() ? pool_.conninfo : pool_.listen_conninfo;
+  }
   [[nodiscard]] bool embedded() const { return cluster_.has_value(); }
   // Where the embedded cluster's files are (empty for an external database).
   [[nodiscard]] std::string location() const;
 
-  // Applies pending migrations; returns how many.
+  // Applies pending migrations over a direct connection (listen_url when
+  // set: the migration lock is held by a session); returns how many.
   int MigrateNow();
 
  private:
   std::optional<db::EmbeddedCluster> cluster_;
-  std::string conninfo_;
+  db::PoolSettings pool_;
 };
 
 }  // namespace chopar::app

@@ -15,12 +15,17 @@ db::BackgroundLoopSettings LoopSettings() {
   return loop;
 }
 
+db::PoolSettings OneConnection(db::PoolSettings database) {
+  database.size = 1;
+  database.acquire_timeout = std::chrono::seconds(1);
+  return database;
+}
+
 }  // namespace
 
-QueueDepthRefresher::QueueDepthRefresher(const std::string& conninfo,
-                                         core::MetricsRegistry& metrics,
+QueueDepthRefresher::QueueDepthRefresher(db::PoolSettings database, core::MetricsRegistry& metrics,
                                          std::chrono::milliseconds period)
-    : pool_(conninfo, 1, std::chrono::seconds(1)),
+    : pool_(OneConnection(std::move(database))),
       gauge_(delivery::QueueDepthGauge(metrics)),
       period_(period),
       loop_(

@@ -11,16 +11,18 @@ namespace chopar::app {
 
 // Keeps chopar_delivery_queue_depth (delivery/delivery_metrics.hpp) fresh
 // off the request path: one db::BackgroundLoop thread ("queue depth") reads
-// it every `period` on a one-connection pool of its own, with a statement
-// timeout. A /metrics scrape renders the last value and never waits on the
-// database (a table locked by a migration or VACUUM FULL, a full pool). A
-// failed read keeps the last value (the loop logs it and backs off).
+// it every `period` on a one-connection pool of its own to the database of
+// `database` (connected the same way; its size and acquire timeout are the
+// refresher's own), with a statement timeout. A /metrics scrape renders the
+// last value and never waits on the database (a table locked by a migration
+// or VACUUM FULL, a full pool). A failed read keeps the last value (the loop
+// logs it and backs off).
 //
 // Start() after construction; the destructor stops the loop. `metrics`
 // must outlive this. Thread-safe.
 class QueueDepthRefresher {
  public:
-  QueueDepthRefresher(const std::string& conninfo, core::MetricsRegistry& metrics,
+  QueueDepthRefresher(db::PoolSettings database, core::MetricsRegistry& metrics,
                       std::chrono::milliseconds period = std::chrono::seconds(1));
   ~QueueDepthRefresher();
   QueueDepthRefresher(const QueueDepthRefresher&) = delete;

@@ -47,7 +47,9 @@ int RunScheduleImport(const Config& config, const ImportFlags& flags) {
   }
   DatabaseSetup database(config);
   database.MigrateNow();
-  db::Pool pool(database.conninfo(), 2);
+  db::PoolSettings pool_settings = database.pool_settings();
+  pool_settings.size = 2;
+  db::Pool pool(std::move(pool_settings));
   core::SystemClock clock;
   schedule::CsvImportOptions options;
   options.notification = {{"type", flags.type}, {"title", flags.title}};

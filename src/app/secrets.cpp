@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <stdexcept>
+#include <string>
 
 #include "core/encoding.hpp"
 

@@ -10,6 +10,7 @@
 #include "app/queue_depth_refresher.hpp"
 #include "app/relays.hpp"
 #include "app/secrets.hpp"
+#include "app/service_manager.hpp"
 #include "app/shutdown_signal.hpp"
 #include "channels/telegram/poller.hpp"
 #include "channels/telegram/updates.hpp"
@@ -57,21 +58,55 @@ std::string SecretOrStored(const std::string& configured, const Config& config, 
   return secret.value;
 }
 
+// /metrics and /healthz on [server] metrics_listen, or null when it is not set.
+std::unique_ptr<http::Server> StartMetricsServer(const Config& config, db::Pool& pool,
+                                                 core::MetricsRegistry& metrics) {
+  if (config.server.metrics_listen.empty()) return nullptr;
+  http::Settings settings;
+  http::ApplyListenAddress(config.server.metrics_listen, settings);
+  settings.io_threads = 1;
+  settings.handler_threads = 2;
+  auto server = std::make_unique<http::Server>(settings, pool, metrics);
+  server->Start();
+  std::cout << "  metrics:   http://" << settings.host << ":" << server->port() << "/metrics\n";
+  return server;
+}
+
+// Until SIGTERM or SIGINT, telling systemd's watchdog (when it watches) that
+// the main thread is alive. Returns the signal.
+int WaitForShutdown(const ServiceManager& service_manager) {
+  const auto interval = service_manager.WatchdogInterval();
+  if (!interval) return WaitForShutdownSignal();
+  for (;;) {
+    if (const auto signal = WaitForShutdownSignal(*interval)) return *signal;
+    service_manager.Watchdog();
+  }
+}
+
 }  // namespace
 
-int RunService(const Config& config, Role role) {
+int RunService(const Config& config, const Roles& roles) {
   // Before anything holds a descriptor: clients, pool and providers share them.
   (void)RaiseOpenFileLimit();
   DatabaseSetup database(config);
   database.MigrateNow();
+  db::PoolSettings pool_settings = database.pool_settings();
   if (!config.events.emit.empty()) {
-    auto conn = db::Connection::Open(database.conninfo());
+    // The triggers read a session setting, which a transaction-mode pooler
+    // cannot carry to a statement run outside a transaction
+    // (docs/operations.md, "PgBouncer").
+    if (pool_settings.pooling != db::ServerPooling::kNone) {
+      throw std::runtime_error(
+          "[events] emit needs [database] prepared_statements = true: chopar's own events are "
+          "not supported behind a transaction-mode pooler (docs/operations.md)");
+    }
+    auto conn = db::Connection::Open(database.direct_conninfo());
     outbox::EnableChoparEvents(conn);
   }
   // chopar's own events ([events] emit) are written by triggers that read
   // the session setting this pool's connections start with.
-  db::Pool pool(database.conninfo(), config.database.pool_size, db::Pool::kDefaultAcquireTimeout,
-                outbox::EventSessionSettings(config.events.emit));
+  pool_settings.session.merge(outbox::EventSessionSettings(config.events.emit));
+  db::Pool pool(pool_settings);
   core::SystemClock clock;
   // Every component of this process counts here; /metrics renders it.
   core::MetricsRegistry metrics;
@@ -83,10 +118,10 @@ int RunService(const Config& config, Role role) {
       SecretOrStored(config.server.http.inbox_secret, config, "inbox_secret", false);
   ChannelProviders providers(config, pool, clock, sms_callback_secret, inbox_secret);
   // Types' templates: their texts for notify, their throttles for the worker.
-  templates::TemplateStore template_store(pool, pool.conninfo());
+  templates::TemplateStore template_store(pool, pool.listen_conninfo());
   delivery::Worker worker(pool, providers.set(), clock, metrics, config.delivery,
                           core::ThreadLocalRandom::Instance(), &template_store);
-  QueueDepthRefresher queue_depth(database.conninfo(), metrics);
+  QueueDepthRefresher queue_depth(pool.settings(), metrics);
   queue_depth.Start();
 
   // Load the time zone database once, before threads race to do it.
@@ -114,31 +149,30 @@ int RunService(const Config& config, Role role) {
   if (providers.telegram_bot() != nullptr) {
     telegram_updates = std::make_unique<channels::telegram::TelegramUpdates>(
         *providers.telegram_bot(), pool, clock);
-    if (config.telegram.updates == "polling" && role == Role::kServe) {
+    if (config.telegram.updates == "polling" && roles.Has(ProcessRole::kApi)) {
       telegram_poller = std::make_unique<channels::telegram::TelegramPoller>(
           *telegram_updates, pool, providers.http(), metrics);
     }
   }
 
-  Relays relays(config, database.conninfo(), pool, providers.http(), clock, metrics);
-  if (role == Role::kRelay && !relays.configured()) {
+  // The relays LISTEN, so they take the direct connection.
+  Relays relays(config, database.direct_conninfo(), pool, providers.http(), clock, metrics);
+  // A relay-only process with nothing to relay is a configuration mistake.
+  if (roles == Roles::Only(ProcessRole::kRelay) && !relays.configured()) {
     throw std::runtime_error(
         "chopar relay: no [[relay.targets]] in the configuration (docs/configuration.md)");
   }
 
-  const bool runs_workers = role == Role::kServe || role == Role::kWorker;
-  const bool runs_scheduler = role == Role::kServe || role == Role::kScheduler;
-  const bool runs_relays = (role == Role::kServe || role == Role::kRelay) && relays.configured();
-  std::cout << "chopar " << CHOPAR_VERSION
-            << (role == Role::kServe    ? " serving"
-                : role == Role::kWorker ? " worker"
-                : role == Role::kRelay  ? " relay"
-                                        : " scheduler")
-            << "\n";
+  const bool runs_workers = roles.Has(ProcessRole::kWorker);
+  const bool runs_scheduler = roles.Has(ProcessRole::kScheduler);
+  const bool runs_reports = roles.Has(ProcessRole::kReports);
+  const bool runs_relays = roles.Has(ProcessRole::kRelay) && relays.configured();
+  std::cout << "chopar " << CHOPAR_VERSION << " running " << roles.Describe() << "\n";
   // Every role that notifies or claims reads the types' templates (texts,
   // digests, throttles, escalations).
-  if (role != Role::kRelay) template_store.Start();
-  if (role == Role::kServe) {
+  if (roles.Has(ProcessRole::kApi) || runs_workers || runs_scheduler || runs_reports)
+    template_store.Start();
+  if (roles.Has(ProcessRole::kApi)) {
     http::Settings settings = config.server.http;
     settings.api_key = SecretOrStored(settings.api_key, config, "api_key", true);
     settings.inbox_secret = inbox_secret;
@@ -151,7 +185,8 @@ int RunService(const Config& config, Role role) {
     http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
     http::RegisterOutboxRoutes(server->router(), relays.sources());
     http::RegisterReportRoutes(server->router(), report_status);
-    http::RegisterConsoleRoutes(server->router(), pool, users, config.push.webpush.vapid_public_key);
+    http::RegisterConsoleRoutes(server->router(), pool, users,
+                                config.push.webpush.vapid_public_key);
     http::RegisterWebRoutes(server->router());
     server->Start();
     std::cout << "  listening: http://" << settings.host << ":" << server->port() << "\n";
@@ -161,21 +196,27 @@ int RunService(const Config& config, Role role) {
                                     : "configured [database] url")
             << "\n  channels:  " << providers.Describe() << "\n  relay:     " << relays.Describe()
             << std::endl;
+  const std::unique_ptr<http::Server> metrics_server = StartMetricsServer(config, pool, metrics);
 
   if (runs_workers) worker.Start();
   if (runs_scheduler) scheduler.Start();
-  if (runs_scheduler) report_runner.Start();
+  if (runs_reports) report_runner.Start();
   if (telegram_poller) telegram_poller->Start();
   if (runs_relays) relays.Start();
-  const int signal = WaitForShutdownSignal();
+  const ServiceManager service_manager;
+  service_manager.Ready("running " + roles.Describe());
+  const int signal = WaitForShutdown(service_manager);
+  service_manager.Stopping();
   spdlog::info("signal {} received: draining", signal);
   if (server) server->Stop();
   template_store.Stop();
   if (telegram_poller) telegram_poller->Stop();
-  if (runs_scheduler) report_runner.Stop();
+  if (runs_reports) report_runner.Stop();
   if (runs_scheduler) scheduler.Stop();
   if (runs_workers) worker.Stop();
   if (runs_relays) relays.Stop();
+  // Last, so a scrape sees the drain.
+  if (metrics_server) metrics_server->Stop();
   spdlog::info("stopped");
   return 0;
 }

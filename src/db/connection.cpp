@@ -26,16 +26,46 @@ bool Succeeded(const Result& result) {
   return result.Status() == PGRES_COMMAND_OK || result.Status() == PGRES_TUPLES_OK;
 }
 
+// Notices (a NOTICE from the server) are not chopar's concern; libpq would
+// print them on stderr.
+void IgnoreNotice(void*, const char*) {}
+
+// A string literal for `value` (standard_conforming_strings is on).
+std::string Literal(const std::string& value) {
+  std::string literal = "'";
+  for (char c : value) {
+    if (c == '\'') literal += '\'';
+    literal += c;
+  }
+  return literal + "'";
+}
+
+// What Connection::Begin sends: under a transaction-mode pooler the session
+// cannot carry settings from one transaction to the next, so each
+// transaction sets them for itself; `settings` come after the default
+// statement timeout, so a statement_timeout among them wins.
+std::string BeginScript(ServerPooling pooling, const ServerSettings& settings) {
+  if (pooling == ServerPooling::kNone) return "BEGIN";
+  const SessionSettings defaults;
+  std::string script = "BEGIN; SET LOCAL jit = off; SET LOCAL statement_timeout = " +
+                       std::to_string(defaults.statement_timeout.count() * 1000);
+  for (const auto& [name, value] : settings) {
+    script += "; SELECT set_config(" + Literal(name) + ", " + Literal(value) + ", true)";
+  }
+  return script;
+}
+
 }  // namespace
 
-Connection Connection::Open(const std::string& conninfo, const ServerSettings& settings) {
+Connection Connection::Open(const std::string& conninfo, const ServerSettings& settings,
+                            ServerPooling pooling) {
   // Options go in the startup packet so they hold before the first statement.
   // JIT is off: chopar's statements are short and touch a few rows each, yet
   // a plan whose cost estimate passes jit_above_cost (a claim of 500 rows
   // does) would spend 15-20 ms compiling before every execution. The
   // default limits come first, so `conninfo`'s own connect_timeout (an entry
   // before dbname) and its own options (appended after ours: a later -c
-  // wins) override them.
+  // wins) override them. A pooler refuses options: see ServerPooling.
   const SessionSettings defaults;
   std::string options =
       "-c TimeZone=UTC -c search_path=chopar,public -c client_min_messages=warning "
@@ -51,19 +81,30 @@ Connection Connection::Open(const std::string& conninfo, const ServerSettings& s
   }
   if (const std::string own = ConninfoValue(conninfo, "options"); !own.empty())
     options += " " + own;
+  const bool direct = pooling == ServerPooling::kNone;
   const std::string connect_timeout = std::to_string(defaults.connect_timeout.count());
-  const char* keys[] = {"connect_timeout",           "dbname", "options", "application_name",
-                        "fallback_application_name", nullptr};
-  const char* values[] = {
-      connect_timeout.c_str(), conninfo.c_str(), options.c_str(), "chopar", "chopar", nullptr};
+  const char* keys[] = {"connect_timeout",
+                        "dbname",
+                        "application_name",
+                        "fallback_application_name",
+                        direct ? "options" : nullptr,
+                        nullptr};
+  const char* values[] = {connect_timeout.c_str(), conninfo.c_str(), "chopar", "chopar",
+                          options.c_str(),         nullptr};
   PGconn* raw = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (raw == nullptr) throw ConnectionError("", "out of memory connecting to PostgreSQL");
-  Connection conn(raw);
+  Connection conn(raw, pooling, BeginScript(pooling, settings));
   if (PQstatus(raw) != CONNECTION_OK) {
     throw ConnectionError("", "cannot connect to PostgreSQL: " + ErrorMessage(raw));
   }
+  PQsetNoticeProcessor(raw, IgnoreNotice, nullptr);
+  // PgBouncer tracks TimeZone per client and sets it on the server session
+  // before each of the client's transactions.
+  if (!direct) conn.ExecScript("SET TimeZone = 'UTC'");
   return conn;
 }
+
+void Connection::Begin() { ExecScript(begin_); }
 
 Result Connection::Check(PGresult* raw_result) {
   Result result(raw_result);
@@ -92,22 +133,34 @@ void Connection::Prepare(const Query& query) {
 }
 
 Result Connection::Exec(const Query& query, const Params& params) {
+  if (pooling_ != ServerPooling::kNone) return ExecText(query.sql, params);
   Prepare(query);
   const ParamPointers pointers(params);
   return Check(PQexecPrepared(conn_.get(), query.name, static_cast<int>(pointers.values.size()),
                               pointers.values.data(), nullptr, nullptr, 0));
 }
 
+bool Connection::SendInPipeline(const Statement& statement) {
+  const ParamPointers pointers(statement.params);
+  const int count = static_cast<int>(pointers.values.size());
+  if (pooling_ != ServerPooling::kNone) {
+    return PQsendQueryParams(conn_.get(), statement.query.sql, count, nullptr,
+                             pointers.values.data(), nullptr, nullptr, 0) == 1;
+  }
+  return PQsendQueryPrepared(conn_.get(), statement.query.name, count, pointers.values.data(),
+                             nullptr, nullptr, 0) == 1;
+}
+
 std::vector<Result> Connection::ExecPipeline(std::span<const Statement> statements) {
-  for (const Statement& statement : statements) Prepare(statement.query);
+  if (pooling_ == ServerPooling::kNone) {
+    for (const Statement& statement : statements) Prepare(statement.query);
+  }
   PGconn* conn = conn_.get();
   if (PQenterPipelineMode(conn) != 1) {
     throw ConnectionError("", "cannot enter pipeline mode: " + ErrorMessage(conn));
   }
   for (const Statement& statement : statements) {
-    const ParamPointers pointers(statement.params);
-    if (PQsendQueryPrepared(conn, statement.query.name, static_cast<int>(pointers.values.size()),
-                            pointers.values.data(), nullptr, nullptr, 0) != 1) {
+    if (!SendInPipeline(statement)) {
       poisoned_ = true;
       throw ConnectionError(
           "", "cannot send " + std::string(statement.query.name) + ": " + ErrorMessage(conn));

@@ -37,20 +37,50 @@ struct Statement {
 // parameter name → value (custom ones are dotted, "chopar.events").
 using ServerSettings = std::map<std::string, std::string>;
 
+// What stands between chopar and the server ([database] prepared_statements
+// in docs/configuration.md). chopar's own statements name every table with
+// its schema and need no session state either way; what differs is how
+// statements travel and how the session's settings are made.
+enum class ServerPooling {
+  // Each connection is a server session of its own: statements are prepared
+  // once per connection under their query's name, and TimeZone=UTC, jit=off,
+  // search_path=chopar,public, the statement timeout and the ServerSettings
+  // are sent in the startup packet.
+  kNone,
+  // A pooler in transaction mode (PgBouncer) that may run each transaction
+  // on another server session, knows no named prepared statements and
+  // refuses startup options: every statement is sent unnamed (parsed and
+  // planned each time), TimeZone=UTC is SET once after connecting (the
+  // pooler carries it to whichever server session runs the client's next
+  // transaction), and each transaction (Begin) sets jit off, the default
+  // statement timeout and then the ServerSettings for itself (SET LOCAL).
+  // A statement run outside Begin runs without them (docs/operations.md).
+  kTransaction,
+};
+
 // One libpq connection; move-only, not thread-safe (one thread at a time).
-// Every session runs with TimeZone=UTC and search_path=chopar, and under the
-// limits of a default SessionSettings (db/session_settings.hpp) unless its
-// conninfo sets its own (WithSessionSettings). Statement failures throw the
-// DbError subclass of their SQLSTATE; a lost connection throws
-// ConnectionError and leaves IsBroken() true.
+// Every session runs with TimeZone=UTC (see ServerPooling) and, directly
+// connected, search_path=chopar and the limits of a default SessionSettings
+// (db/session_settings.hpp) unless its conninfo sets its own
+// (WithSessionSettings). Statement failures throw the DbError subclass of
+// their SQLSTATE, whose message is the server's primary message without
+// DETAIL (that may quote the row: an email, a body); a lost connection
+// throws ConnectionError and leaves IsBroken() true.
 class Connection {
  public:
   // Connects to `conninfo` (URL or key=value), the session starting with
-  // `settings` too. Throws ConnectionError, also when the server does not
-  // answer within the connect timeout.
-  static Connection Open(const std::string& conninfo, const ServerSettings& settings = {});
+  // `settings` too (per transaction under ServerPooling::kTransaction).
+  // Throws ConnectionError, also when the server does not answer within the
+  // connect timeout.
+  static Connection Open(const std::string& conninfo, const ServerSettings& settings = {},
+                         ServerPooling pooling = ServerPooling::kNone);
 
-  // Runs a named query as a prepared statement, preparing it on first use.
+  // BEGIN, and with ServerPooling::kTransaction the transaction's own
+  // settings, in one round trip.
+  void Begin();
+
+  // Runs a query: as a prepared statement named after the query, prepared
+  // on first use (ServerPooling::kNone), or unnamed.
   Result Exec(const Query& query, const Params& params);
   template <typename... Args>
   Result Exec(const Query& query, const Args&... args) {
@@ -83,13 +113,19 @@ class Connection {
   [[nodiscard]] PGconn* raw() const { return conn_.get(); }
 
  private:
-  explicit Connection(PGconn* conn) : conn_(conn) {}
+  Connection(PGconn* conn, ServerPooling pooling, std::string begin)
+      : conn_(conn), pooling_(pooling), begin_(std::move(begin)) {}
   Result Check(PGresult* result);
   void Prepare(const Query& query);
+  // Sends one statement of a pipeline; false when libpq refused it.
+  bool SendInPipeline(const Statement& statement);
   std::vector<Result> ReadPipelineResults(std::size_t count);
   std::vector<Notification> DrainNotifications();
 
   std::unique_ptr<PGconn, PgConnDeleter> conn_;
+  ServerPooling pooling_;
+  // What Begin sends: "BEGIN", then the transaction's own settings.
+  std::string begin_;
   std::unordered_set<std::string> prepared_;
   // Set when a pipeline ended in a state this connection cannot be trusted
   // after (the pool then closes it).

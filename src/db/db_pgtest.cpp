@@ -222,6 +222,20 @@ TEST_F(DbTest, SessionsRunUnderTheDefaultStatementTimeoutUnlessConfigured) {
   EXPECT_EQ(pool.Acquire()->ExecText("SHOW statement_timeout", {}).String(0, 0), "0");
 }
 
+TEST_F(DbTest, BehindATransactionPoolerEachTransactionSetsTheSessionSettingsItself) {
+  auto conn = Connection::Open(db_->url(), {{"statement_timeout", "7000"}, {"chopar.test", "it's"}},
+                               ServerPooling::kTransaction);
+  // TimeZone is SET once (a pooler carries it); the rest per transaction.
+  EXPECT_EQ(conn.ExecText("SHOW TimeZone", {}).String(0, 0), "UTC");
+  conn.Begin();
+  EXPECT_EQ(conn.ExecText("SHOW statement_timeout", {}).String(0, 0), "7s");
+  EXPECT_EQ(conn.ExecText("SHOW jit", {}).String(0, 0), "off");
+  EXPECT_EQ(conn.ExecText("SELECT current_setting('chopar.test')", {}).String(0, 0), "it's");
+  conn.ExecScript("COMMIT");
+  // SET LOCAL: nothing outlives the transaction on the server session.
+  EXPECT_EQ(conn.ExecText("SELECT current_setting('chopar.test', true)", {}).String(0, 0), "");
+}
+
 TEST_F(DbTest, OpeningAConnectionToAServerThatNeverAnswersTimesOut) {
   // A socket that listens (the kernel completes the handshake) but never
   // answers the startup packet: a hung server, or a wrong port of a busy one.

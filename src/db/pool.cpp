@@ -20,7 +20,7 @@ PooledConnection::~PooledConnection() {
 
 Transaction::Transaction(PooledConnection conn, std::string_view name)
     : conn_(std::move(conn)), name_(name) {
-  conn_->ExecScript("BEGIN");
+  conn_->Begin();
 }
 
 Transaction::~Transaction() {
@@ -70,20 +70,26 @@ void Transaction::Commit() {
   }
 }
 
+Pool::Pool(PoolSettings settings) : settings_(std::move(settings)) {
+  if (settings_.listen_conninfo.empty()) settings_.listen_conninfo = settings_.conninfo;
+}
+
 Pool::Pool(std::string conninfo, int size, std::chrono::milliseconds acquire_timeout,
            ServerSettings session)
-    : conninfo_(std::move(conninfo)),
-      session_(std::move(session)),
-      size_(size),
-      acquire_timeout_(acquire_timeout) {}
+    : Pool(PoolSettings{.conninfo = std::move(conninfo),
+                        .listen_conninfo = "",
+                        .pooling = ServerPooling::kNone,
+                        .session = std::move(session),
+                        .size = size,
+                        .acquire_timeout = acquire_timeout}) {}
 
 PooledConnection Pool::Acquire() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    if (!available_.wait_for(lock, acquire_timeout_,
-                             [&] { return !idle_.empty() || open_ < size_; })) {
+    if (!available_.wait_for(lock, settings_.acquire_timeout,
+                             [&] { return !idle_.empty() || open_ < settings_.size; })) {
       throw PoolTimeout("no database connection became free within " +
-                        std::to_string(acquire_timeout_.count()) + " ms");
+                        std::to_string(settings_.acquire_timeout.count()) + " ms");
     }
     if (idle_.empty()) break;
     Connection conn = std::move(idle_.back());
@@ -100,7 +106,8 @@ PooledConnection Pool::Acquire() {
   ++open_;
   lock.unlock();
   try {
-    return PooledConnection(this, Connection::Open(conninfo_, session_));
+    return PooledConnection(
+        this, Connection::Open(settings_.conninfo, settings_.session, settings_.pooling));
   } catch (...) {
     lock.lock();
     --open_;

@@ -84,6 +84,17 @@ class Transaction {
   std::vector<Statement> deferred_;
 };
 
+// Where and how a Pool connects; a value.
+struct PoolSettings {
+  std::string conninfo;         // URL or key=value, as for Connection::Open
+  std::string listen_conninfo;  // a direct connection for LISTEN; empty: conninfo
+  ServerPooling pooling = ServerPooling::kNone;
+  // What every connection's session starts with (Connection::Open).
+  ServerSettings session;
+  int size = 16;
+  std::chrono::milliseconds acquire_timeout{5000};
+};
+
 // A fixed-size pool of connections to one database, opened lazily and
 // re-opened after the server restarts: an idle connection is checked before
 // it is lent (Connection::LooksAlive, no round trip), and the first one
@@ -94,6 +105,7 @@ class Pool {
  public:
   static constexpr std::chrono::milliseconds kDefaultAcquireTimeout{5000};
 
+  explicit Pool(PoolSettings settings);
   // Every connection starts its session with `session` (Connection::Open).
   Pool(std::string conninfo, int size,
        std::chrono::milliseconds acquire_timeout = kDefaultAcquireTimeout,
@@ -109,11 +121,19 @@ class Pool {
   // once before giving up.
   Transaction Begin(std::string_view name);
 
-  [[nodiscard]] const std::string& conninfo() const { return conninfo_; }
-  // The server settings every connection starts its session with: a second
-  // pool for the same work (delivery::Worker's own) must start them too.
-  [[nodiscard]] const ServerSettings& session() const { return session_; }
-  [[nodiscard]] int size() const { return size_; }
+  [[nodiscard]] const std::string& conninfo() const { return settings_.conninfo; }
+  // Where the loops and the inbox streams LISTEN (db::Listener): a LISTEN
+  // must stay on one server session, which a transaction-mode pooler does
+  // not keep.
+  [[nodiscard]] const std::string& listen_conninfo() const { return settings_.listen_conninfo; }
+  [[nodiscard]] ServerPooling pooling() const { return settings_.pooling; }
+  // The server settings every connection starts its session with.
+  [[nodiscard]] const ServerSettings& session() const { return settings_.session; }
+  // What this pool was made with (listen_conninfo filled in): a second pool
+  // for the same work (delivery::Worker's own) is made from it, so it
+  // connects the same way and starts the same session settings.
+  [[nodiscard]] const PoolSettings& settings() const { return settings_; }
+  [[nodiscard]] int size() const { return settings_.size; }
   // Connections borrowed right now (for metrics).
   [[nodiscard]] int InUse() const;
 
@@ -124,10 +144,7 @@ class Pool {
   // Called with mutex_ held.
   int DropDeadIdle();
 
-  const std::string conninfo_;
-  const ServerSettings session_;
-  const int size_;
-  const std::chrono::milliseconds acquire_timeout_;
+  PoolSettings settings_;
   mutable std::mutex mutex_;
   std::condition_variable available_;
   std::vector<Connection> idle_;

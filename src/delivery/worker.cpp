@@ -25,7 +25,7 @@ db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, const WorkerSettin
   db::BackgroundLoopSettings loop;
   loop.name = "delivery";
   loop.threads = settings.concurrency;
-  loop.listen = db::ListenOn{pool.conninfo(), db::kDeliveriesChannel};
+  loop.listen = db::ListenOn{pool.listen_conninfo(), db::kDeliveriesChannel};
   loop.error_backoff = kErrorBackoff;
   return loop;
 }
@@ -51,6 +51,17 @@ auto RetryWhileLeased(Attempt attempt, const std::function<steady_clock::time_po
   }
 }
 
+// The lease keeper's own pool: the main pool's connection, pooling mode and
+// session settings (so outcomes recorded on it emit chopar's own events, and
+// behind PgBouncer it sends no startup options), sized for the sends that
+// can be in flight at once.
+db::PoolSettings LeasePoolSettings(const db::Pool& pool, const WorkerSettings& settings) {
+  db::PoolSettings lease = pool.settings();
+  lease.size = std::max(settings.concurrency, 1) + 2;
+  lease.acquire_timeout = db::Pool::kDefaultAcquireTimeout;
+  return lease;
+}
+
 }  // namespace
 
 Worker::Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock,
@@ -63,8 +74,7 @@ Worker::Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock,
       templates_(templates),
       random_(random),
       metrics_(metrics),
-      lease_pool_(pool.conninfo(), std::max(settings_.concurrency, 1) + 2,
-                  db::Pool::kDefaultAcquireTimeout, pool.session()),
+      lease_pool_(LeasePoolSettings(pool, settings_)),
       leases_(lease_pool_, clock, settings_.lease, metrics),
       loop_(
           LoopSettings(pool, settings_), [this](const db::StepContext& c) { return Step(c); },

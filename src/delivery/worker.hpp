@@ -56,7 +56,8 @@ struct RunStats {
 // Claims use `pool` (shared with the rest of the process); everything that
 // holds a lease — starting a send, the heartbeat, recording outcomes,
 // releasing claims — uses a small pool of the worker's own (concurrency + 2
-// connections to pool.conninfo()), so busy HTTP handlers cannot starve it.
+// connections, connected like `pool`'s, pooling mode and session settings
+// included), so busy HTTP handlers cannot starve it.
 // An outcome is recorded with retries (transient errors, a database
 // restart) for as long as its lease is known to hold, renewed meanwhile; if
 // that runs out first, the rows are left to their lease (outcome unknown),

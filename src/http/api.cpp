@@ -1,5 +1,7 @@
 #include "http/api.hpp"
 
+#include "http/openapi_route.hpp"
+
 namespace chopar::http {
 
 void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret) {
@@ -7,6 +9,7 @@ void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::stri
   RegisterNotificationRoutes(router, deps);
   RegisterInboxRoutes(router, deps);
   RegisterSystemRoutes(router, deps);
+  RegisterOpenApiRoute(router);
 }
 
 }  // namespace chopar::http

@@ -38,8 +38,10 @@ void RegisterUserRoutes(Router& router, const Dependencies& deps, const std::str
 void RegisterNotificationRoutes(Router& router, const Dependencies& deps);
 void RegisterInboxRoutes(Router& router, const Dependencies& deps);
 void RegisterSystemRoutes(Router& router, const Dependencies& deps);
+// GET /healthz (the database answers on `pool`) and GET /metrics (`metrics`).
+void RegisterSystemRoutes(Router& router, db::Pool& pool, core::MetricsRegistry& metrics);
 
-// All of the above.
+// All of the above, and GET /openapi.yaml (http/openapi_route.hpp).
 void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret);
 
 // limit (1..100), cursor and unread of a list request; core::RequestError

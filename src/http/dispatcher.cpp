@@ -6,8 +6,9 @@
 #include <charconv>
 
 #include "core/encoding.hpp"
-#include "core/text.hpp"
+#include "core/log_context.hpp"
 #include "core/request_error.hpp"
+#include "core/text.hpp"
 #include "http/error_response.hpp"
 #include "http/subscriber_token.hpp"
 
@@ -109,6 +110,9 @@ std::string_view BearerToken(std::string_view authorization) {
 }
 
 Response Dispatcher::Dispatch(Request& request) const noexcept {
+  // Every line logged while handling the request names it.
+  std::optional<core::LogScope> request_scope;
+  if (!request.id.empty()) request_scope.emplace("request_id", request.id);
   std::string route_label = kUnmatchedRoute;
   Response response;
   try {
@@ -123,6 +127,9 @@ Response Dispatcher::Dispatch(Request& request) const noexcept {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - request.received_at)
             .count();
     metrics_.Record(route_label, response.status, seconds);
+    // Path, not query: a query may carry a subscriber token.
+    spdlog::debug("{} {} → {} in {:.1f} ms", request.method, route_label, response.status,
+                  seconds * 1000);
   } catch (const std::exception& e) {
     spdlog::warn("recording HTTP metrics failed: {}", e.what());
   }

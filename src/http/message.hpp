@@ -25,6 +25,7 @@ struct Request {
   std::map<std::string, std::string> headers;  // names in lower case
   std::string body;
   std::chrono::steady_clock::time_point received_at = std::chrono::steady_clock::now();
+  std::string id;  // X-Request-Id (http/request_id.hpp), set by the connection
 
   // Path parameters of the matched route: `{id}` as a positive int64 in
   // `ids`, `{name:str}` decoded in `strings`.

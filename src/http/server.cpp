@@ -119,17 +119,19 @@ void RefuseConnection(tcp::socket& socket) {
 // context (and any coroutine it still holds) goes before what sessions
 // refer to.
 struct Server::Impl {
-  Impl(Settings s, Dependencies d)
+  Impl(Settings s, db::Pool& p, core::MetricsRegistry& registry, std::optional<Dependencies> d)
       : settings(std::move(s)),
+        pool(p),
         deps(d),
-        metrics(d.metrics),
+        metrics(registry),
         dispatcher(router, AuthKeys{settings.api_key, settings.inbox_secret}, metrics),
         io(std::max(1, settings.io_threads)) {}
 
   asio::awaitable<void> AcceptLoop();
 
   Settings settings;
-  Dependencies deps;
+  db::Pool& pool;
+  std::optional<Dependencies> deps;  // none: only /healthz and /metrics
   Router router;
   HttpMetrics metrics;
   Dispatcher dispatcher;
@@ -174,8 +176,13 @@ asio::awaitable<void> Server::Impl::AcceptLoop() {
 }
 
 Server::Server(Settings settings, Dependencies deps)
-    : impl_(std::make_unique<Impl>(std::move(settings), deps)) {
-  RegisterApiRoutes(impl_->router, impl_->deps, impl_->settings.inbox_secret);
+    : impl_(std::make_unique<Impl>(std::move(settings), deps.pool, deps.metrics, deps)) {
+  RegisterApiRoutes(impl_->router, *impl_->deps, impl_->settings.inbox_secret);
+}
+
+Server::Server(Settings settings, db::Pool& pool, core::MetricsRegistry& metrics)
+    : impl_(std::make_unique<Impl>(std::move(settings), pool, metrics, std::nullopt)) {
+  RegisterSystemRoutes(impl_->router, pool, metrics);
 }
 
 Server::~Server() { Stop(); }
@@ -196,10 +203,12 @@ void Server::Start() {
   impl.max_connections = ConnectionCap(impl.settings);
   impl.handlers.emplace(static_cast<std::size_t>(std::max(1, impl.settings.handler_threads)));
   impl.context.emplace(ServerContext{impl.settings, impl.dispatcher, *impl.handlers, impl.streams,
-                                     impl.deps.inbox, impl.sessions});
-  impl.listener = std::make_unique<InboxListener>(impl.deps.pool.conninfo(), impl.streams,
-                                                  InboxListener::Options{});
-  impl.listener->Start();
+                                     impl.deps ? &impl.deps->inbox : nullptr, impl.sessions});
+  if (impl.deps) {
+    impl.listener = std::make_unique<InboxListener>(impl.pool.listen_conninfo(), impl.streams,
+                                                    InboxListener::Options{});
+    impl.listener->Start();
+  }
 
   impl.work.emplace(impl.io.get_executor());
   asio::co_spawn(impl.acceptor->get_executor(), impl.AcceptLoop(), asio::detached);
@@ -224,7 +233,7 @@ void Server::Stop() {
   if (!impl.started || impl.stopped) return;
   impl.stopped = true;
 
-  impl.listener->Stop();
+  if (impl.listener) impl.listener->Stop();
   asio::post(impl.acceptor->get_executor(), [&impl] {
     boost::system::error_code ignored;
     impl.acceptor->close(ignored);

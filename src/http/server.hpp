@@ -25,7 +25,12 @@ namespace chopar::http {
 // thread; port() is thread-safe once Start() has returned.
 class Server {
  public:
+  // The API of docs/api.md: every route of RegisterApiRoutes and the inbox
+  // listener of its streams.
   Server(Settings settings, Dependencies deps);
+  // Only GET /healthz and GET /metrics (RegisterSystemRoutes): what a process
+  // without the API serves on [server] metrics_listen.
+  Server(Settings settings, db::Pool& pool, core::MetricsRegistry& metrics);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -52,7 +57,7 @@ class Server {
   [[nodiscard]] std::size_t connections() const;
   // Open Server-Sent Events streams.
   [[nodiscard]] std::size_t streams() const;
-  // Times the inbox listener has (re)connected.
+  // Times the inbox listener has (re)connected (0 without the API).
   [[nodiscard]] std::uint64_t listener_connections() const;
 
  private:

@@ -12,8 +12,10 @@
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http.hpp>
 
+#include "core/log_context.hpp"
 #include "core/text.hpp"
 #include "http/blocking_call.hpp"
+#include "http/request_id.hpp"
 
 // GCC 12 mishandles temporaries with destructors inside co_await
 // expressions (they may be destroyed twice), so every argument of a co_await
@@ -248,6 +250,15 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   parser.body_limit(context_.dispatcher.router().LargestBodyLimit(settings.body_limit));
   stream_.expires_at(header_deadline);
   co_await bhttp::async_read_header(stream_, buffer_, parser, Redirect(ec));
+  // Before any answer, refusals included, so each carries the request's id.
+  if (parser.is_header_done()) {
+    const auto header = parser.get()["X-Request-Id"];
+    request_id_ = RequestIdFor(header.empty() ? std::nullopt
+                                              : std::optional<std::string_view>(std::string_view(
+                                                    header.data(), header.size())));
+  } else {
+    request_id_ = RequestIdFor(std::nullopt);
+  }
   Incoming incoming;
   std::size_t body_limit = settings.body_limit;
   if (!ec) {
@@ -282,9 +293,9 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   }
   const unsigned version = parser.is_header_done() ? parser.get().version() : 11;
   if (ec == bhttp::error::body_limit) {
-    const ErrorInfo error{
-        413, "payload_too_large",
-        "the request body exceeds " + std::to_string(body_limit) + " bytes", std::nullopt};
+    const ErrorInfo error{413, "payload_too_large",
+                          "the request body exceeds " + std::to_string(body_limit) + " bytes",
+                          std::nullopt};
     co_await RefuseAndClose(error, version);
     co_return std::nullopt;
   }
@@ -307,12 +318,14 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   stream_.expires_never();
   incoming.request.received_at = std::chrono::steady_clock::now();
   incoming.request.body = std::move(parser.get().body());
+  incoming.request.id = request_id_;
   co_return incoming;
 }
 
 asio::awaitable<bool> Session::Write(const Response& response, unsigned version, bool keep_alive) {
   bhttp::response<bhttp::string_body> message{static_cast<bhttp::status>(response.status), version};
   message.set(bhttp::field::server, "chopar");
+  message.set("X-Request-Id", request_id_);
   if (!response.content_type.empty())
     message.set(bhttp::field::content_type, response.content_type);
   for (const auto& [name, value] : response.headers) message.set(name, value);
@@ -385,6 +398,7 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   chunked_ = version >= 11;
   bhttp::response<bhttp::empty_body> header{bhttp::status::ok, version};
   header.set(bhttp::field::server, "chopar");
+  header.set("X-Request-Id", request_id_);
   header.set(bhttp::field::content_type, "text/event-stream");
   header.set(bhttp::field::cache_control, "no-cache");
   header.set("X-Accel-Buffering", "no");
@@ -420,19 +434,22 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
       if (!heartbeat_due && !woken_) continue;
     }
     woken_ = false;
-    hub::InboxService& inbox = context_.inbox;
+    hub::InboxService& inbox = *context_.inbox;
     const std::int64_t after = last_id_;
-    Fetched fetched = co_await RunBlocking(context_.handlers, [&inbox, user_id, after] {
-      Fetched result;
-      try {
-        result.items = inbox.ListSince(user_id, after, kStreamBatch);
-        result.unread_count = inbox.UnreadCount(user_id);
-        result.ok = true;
-      } catch (const std::exception& e) {
-        spdlog::warn("inbox stream of user {}: {}", user_id, e.what());
-      }
-      return result;
-    });
+    const std::string& request_id = request_id_;
+    Fetched fetched =
+        co_await RunBlocking(context_.handlers, [&inbox, user_id, after, &request_id] {
+          const core::LogScope scope("request_id", request_id);
+          Fetched result;
+          try {
+            result.items = inbox.ListSince(user_id, after, kStreamBatch);
+            result.unread_count = inbox.UnreadCount(user_id);
+            result.ok = true;
+          } catch (const std::exception& e) {
+            spdlog::warn("inbox stream of user {}: {}", user_id, e.what());
+          }
+          return result;
+        });
     // A failed fetch is tried again at the next heartbeat tick.
     retry_on_tick = !fetched.ok;
     if (!fetched.ok) continue;

@@ -60,7 +60,7 @@ struct ServerContext {
   const Dispatcher& dispatcher;
   boost::asio::thread_pool& handlers;
   StreamHub& streams;
-  hub::InboxService& inbox;
+  hub::InboxService* inbox;  // null when the server has no stream routes
   SessionRegistry& sessions;
 };
 
@@ -104,6 +104,8 @@ class Session final : public Wakeable, public std::enable_shared_from_this<Sessi
   const boost::asio::any_io_executor executor_;  // the connection's strand
   boost::beast::flat_buffer buffer_;
   boost::asio::steady_timer wake_timer_;
+  // X-Request-Id of the request being read or answered.
+  std::string request_id_;
   State state_ = State::kIdle;
   bool stopping_ = false;
   // Streaming state (strand only).

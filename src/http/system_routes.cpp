@@ -38,8 +38,12 @@ struct Metrics {
 }  // namespace
 
 void RegisterSystemRoutes(Router& router, const Dependencies& deps) {
-  router.Add("GET", "/healthz", Auth::kNone, Healthz{deps.pool});
-  router.Add("GET", "/metrics", Auth::kNone, Metrics{deps.metrics});
+  RegisterSystemRoutes(router, deps.pool, deps.metrics);
+}
+
+void RegisterSystemRoutes(Router& router, db::Pool& pool, core::MetricsRegistry& metrics) {
+  router.Add("GET", "/healthz", Auth::kNone, Healthz{pool});
+  router.Add("GET", "/metrics", Auth::kNone, Metrics{metrics});
 }
 
 }  // namespace chopar::http

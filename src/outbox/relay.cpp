@@ -24,7 +24,7 @@ db::BackgroundLoopSettings RelayLoop(const db::Pool& pool, const RelaySettings& 
   db::BackgroundLoopSettings loop;
   loop.name = "relay";
   loop.threads = settings.concurrency;
-  if (settings.listen) loop.listen = db::ListenOn{pool.conninfo(), db::kOutboxChannel};
+  if (settings.listen) loop.listen = db::ListenOn{pool.listen_conninfo(), db::kOutboxChannel};
   return loop;
 }
 

@@ -30,7 +30,7 @@ db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, const SchedulerSet
   db::BackgroundLoopSettings loop;
   loop.name = "scheduler";
   loop.threads = settings.concurrency;
-  loop.listen = db::ListenOn{pool.conninfo(), db::kSchedulesChannel};
+  loop.listen = db::ListenOn{pool.listen_conninfo(), db::kSchedulesChannel};
   return loop;
 }
 

@@ -1,3 +1,3 @@
 -- The delivery an operator retries, locked until the retry commits so a
 -- worker's claim cannot change it in between.
-SELECT status FROM deliveries WHERE id = $1 FOR UPDATE
+SELECT status FROM chopar.deliveries WHERE id = $1 FOR UPDATE

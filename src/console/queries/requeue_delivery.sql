@@ -3,7 +3,7 @@
 -- workers are woken (NOTIFY chopar_deliveries, sent at COMMIT). A delivery
 -- that is sent or being sent never changes here.
 WITH requeued AS (
-  UPDATE deliveries
+  UPDATE chopar.deliveries
   SET status = 'queued', attempts = 0, next_attempt_at = now(), lease_until = NULL,
       claim_token = NULL, updated_at = now()
   WHERE id = $1 AND status NOT IN ('sent', 'sending')

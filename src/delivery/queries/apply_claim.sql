@@ -7,7 +7,7 @@
 -- read) or 'fail' (→ failed); $5: now. A row claimed to send
 -- has not started sending yet (send_started_at NULL until begin_sends).
 -- Returns the claim token and attempt number of the rows to send.
-UPDATE deliveries d
+UPDATE chopar.deliveries d
 SET status = CASE a.action WHEN 'send' THEN 'sending' WHEN 'sent' THEN 'sent' WHEN 'defer' THEN 'queued'
                            WHEN 'skip' THEN 'skipped' WHEN 'cancel' THEN 'canceled' ELSE 'failed' END,
     attempts = d.attempts + CASE WHEN a.action IN ('send', 'sent') THEN 1 ELSE 0 END,

@@ -4,7 +4,7 @@
 -- tokens, parallel arrays). $3: now (NULL: the database's now()); $4: the
 -- lease in milliseconds. Returns the rows this worker may send; any other
 -- was taken back by another worker while it waited for its channel's turn.
-UPDATE deliveries d
+UPDATE chopar.deliveries d
 SET lease_until = coalesce($3::timestamptz, now()) + $4::bigint * interval '1 millisecond',
     send_started_at = coalesce($3::timestamptz, now())
 FROM unnest($1::bigint[], $2::uuid[]) AS r(id, token)

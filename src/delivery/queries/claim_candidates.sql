@@ -10,7 +10,7 @@
 WITH expired AS MATERIALIZED (
   SELECT id, notification_id, user_id, channel, attempts, created_at, true AS reclaimed,
          send_started_at IS NOT NULL AS send_started, unless_read
-  FROM deliveries
+  FROM chopar.deliveries
   WHERE status = 'sending' AND lease_until < coalesce($1::timestamptz, now())
   ORDER BY lease_until
   LIMIT $2::int
@@ -18,7 +18,7 @@ WITH expired AS MATERIALIZED (
 ), due AS MATERIALIZED (
   SELECT id, notification_id, user_id, channel, attempts, created_at, false AS reclaimed,
          false AS send_started, unless_read
-  FROM deliveries
+  FROM chopar.deliveries
   WHERE status = 'queued' AND next_attempt_at <= coalesce($1::timestamptz, now())
   ORDER BY next_attempt_at
   LIMIT greatest($2::int - (SELECT count(*) FROM expired), 0)
@@ -36,12 +36,12 @@ SELECT c.id, c.notification_id, c.user_id, c.channel, c.attempts, c.reclaimed, c
        x.email, x.phone, x.locale, x.timezone,
        x.quiet_start::text AS quiet_start, x.quiet_end::text AS quiet_end,
        CASE WHEN c.channel = 'telegram' THEN
-         (SELECT t.chat_id FROM telegram_connections t WHERE t.user_id = c.user_id AND t.active)
+         (SELECT t.chat_id FROM chopar.telegram_connections t WHERE t.user_id = c.user_id AND t.active)
        END AS telegram_chat_id,
        CASE WHEN c.channel = 'push' THEN
          (SELECT json_agg(json_build_object('id', p.id, 'endpoint', p.endpoint,
                                             'p256dh', p.p256dh, 'auth', p.auth) ORDER BY p.id)
-          FROM push_subscriptions p WHERE p.user_id = c.user_id)::text
+          FROM chopar.push_subscriptions p WHERE p.user_id = c.user_id)::text
        END AS push_targets
 FROM claimed c
 -- Two primary-key lookups per claimed row. OFFSET 0 keeps the planner from
@@ -52,7 +52,7 @@ CROSS JOIN LATERAL (
   SELECT n.type, n.title, n.body, n.link, n.data, n.critical, n.category, n.content -> c.channel AS channel_texts,
          n.read_at,
          u.email, u.phone, u.locale, u.timezone, u.quiet_start, u.quiet_end
-  FROM notifications n, users u
+  FROM chopar.notifications n, chopar.users u
   WHERE n.id = c.notification_id AND u.id = c.user_id
   OFFSET 0
 ) x

@@ -5,7 +5,7 @@
 -- out because they are being decided again. Served by deliveries_rate.
 SELECT x.user_id, x.channel,
        (SELECT count(*)
-        FROM deliveries d
+        FROM chopar.deliveries d
         WHERE d.user_id = x.user_id AND d.channel = x.channel
           AND d.status IN ('sent', 'sending') AND d.claimed_at > $3::timestamptz
           AND d.id <> ALL ($4::bigint[])) AS in_window

@@ -1,3 +1,3 @@
 -- Deliveries not yet final (queued or being sent), from the partial indexes.
-SELECT (SELECT count(*) FROM deliveries WHERE status = 'queued')
-     + (SELECT count(*) FROM deliveries WHERE status = 'sending') AS depth
+SELECT (SELECT count(*) FROM chopar.deliveries WHERE status = 'queued')
+     + (SELECT count(*) FROM chopar.deliveries WHERE status = 'sending') AS depth

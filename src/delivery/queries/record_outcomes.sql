@@ -18,7 +18,7 @@ WITH t AS MATERIALIZED (
          provider_message_id text, telegram_chat_gone bigint, gone_push bigint[])
   CROSS JOIN t
 ), updated AS (
-  UPDATE deliveries d
+  UPDATE chopar.deliveries d
   SET status = r.status,
       next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at),
       lease_until = NULL,
@@ -35,14 +35,14 @@ WITH t AS MATERIALIZED (
     AND d.id = ANY (ARRAY(SELECT r.id FROM r))
   RETURNING d.id, d.user_id, extract(epoch FROM t.now - d.created_at)::float8 AS seconds
 ), telegram AS (
-  UPDATE telegram_connections tc
+  UPDATE chopar.telegram_connections tc
   SET active = false, updated_at = (SELECT now FROM t)
   FROM updated u JOIN r ON r.id = u.id
   WHERE r.telegram_chat_gone IS NOT NULL AND tc.user_id = u.user_id
     AND tc.chat_id = r.telegram_chat_gone AND tc.active
   RETURNING tc.user_id
 ), push AS (
-  DELETE FROM push_subscriptions p
+  DELETE FROM chopar.push_subscriptions p
   USING updated u JOIN r ON r.id = u.id
   WHERE p.user_id = u.user_id AND p.id = ANY (r.gone_push)
   RETURNING p.id

@@ -4,7 +4,7 @@
 -- has started is never released while it may still be running: its outcome
 -- is recorded, or its lease runs out. $1: delivery ids, $2: their claim
 -- tokens (parallel arrays). Returns the rows released.
-UPDATE deliveries d
+UPDATE chopar.deliveries d
 SET status = 'queued', lease_until = NULL, claim_token = NULL,
     next_attempt_at = coalesce($3::timestamptz, now()), last_error = $4,
     updated_at = coalesce($3::timestamptz, now())

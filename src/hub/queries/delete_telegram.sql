@@ -1,1 +1,1 @@
-DELETE FROM telegram_connections WHERE user_id = $1
+DELETE FROM chopar.telegram_connections WHERE user_id = $1

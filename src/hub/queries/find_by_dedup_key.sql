@@ -1,1 +1,1 @@
-SELECT id FROM notifications WHERE user_id = $1 AND dedup_key = $2
+SELECT id FROM chopar.notifications WHERE user_id = $1 AND dedup_key = $2

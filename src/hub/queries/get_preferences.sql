@@ -1,2 +1,2 @@
 -- GET /v1/inbox/preferences: a user's preferences and locale.
-SELECT preferences::text AS preferences, locale FROM users WHERE id = $1
+SELECT preferences::text AS preferences, locale FROM chopar.users WHERE id = $1

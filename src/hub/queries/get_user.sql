@@ -2,7 +2,7 @@ SELECT u.id, u.email, u.phone, u.timezone, u.locale, u.preferences::text AS pref
        to_char(u.quiet_start, 'HH24:MI') AS quiet_start, to_char(u.quiet_end, 'HH24:MI') AS quiet_end,
        u.admin, u.created_at, u.updated_at,
        t.chat_id AS telegram_chat_id, t.active AS telegram_active,
-       (SELECT count(*) FROM push_subscriptions p WHERE p.user_id = u.id) AS push_subscriptions
-FROM users u
-LEFT JOIN telegram_connections t ON t.user_id = u.id
+       (SELECT count(*) FROM chopar.push_subscriptions p WHERE p.user_id = u.id) AS push_subscriptions
+FROM chopar.users u
+LEFT JOIN chopar.telegram_connections t ON t.user_id = u.id
 WHERE u.id = $1

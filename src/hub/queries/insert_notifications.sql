@@ -23,7 +23,7 @@ WITH input AS MATERIALIZED (
     AS x(idx, user_id, type, title, body, link, data, dedup_key, critical, channels, drawn_id, category,
          content, held, held_until)
 ), inserted AS (
-  INSERT INTO notifications (id, user_id, type, title, body, link, data, dedup_key, critical, created_at,
+  INSERT INTO chopar.notifications (id, user_id, type, title, body, link, data, dedup_key, critical, created_at,
                              category, content)
   OVERRIDING SYSTEM VALUE
   SELECT id, user_id, type, title, body, link, data, dedup_key, critical, $11::timestamptz, category, content
@@ -32,8 +32,8 @@ WITH input AS MATERIALIZED (
   ON CONFLICT (user_id, dedup_key) DO NOTHING
   RETURNING id, user_id
 ), queued AS (
-  INSERT INTO deliveries (notification_id, user_id, channel, status, last_error, next_attempt_at, created_at,
-                          updated_at, unless_read)
+  INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, last_error, next_attempt_at, created_at,
+                                 updated_at, unless_read)
   SELECT i.id, i.user_id, c.channel,
          CASE WHEN i.content -> c.channel ? 'error' THEN 'failed' ELSE 'queued' END,
          i.content -> c.channel ->> 'error',
@@ -54,7 +54,7 @@ WITH input AS MATERIALIZED (
 -- The existing row of a repeated key is looked up only for rows not inserted,
 -- through the (user_id, dedup_key) unique index.
 SELECT i.idx, n.id IS NOT NULL AS created,
-       coalesce(n.id, (SELECT e.id FROM notifications e
+       coalesce(n.id, (SELECT e.id FROM chopar.notifications e
                        WHERE e.user_id = i.user_id AND e.dedup_key = i.dedup_key)) AS id,
        (SELECT count(*) FROM queued) AS deliveries,
        (SELECT count(*) FROM woken) AS woken

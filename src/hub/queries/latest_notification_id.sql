@@ -1,1 +1,1 @@
-SELECT coalesce(max(id), 0) AS id FROM notifications WHERE user_id = $1
+SELECT coalesce(max(id), 0) AS id FROM chopar.notifications WHERE user_id = $1

@@ -1,6 +1,6 @@
 -- Deliveries newest first with optional filters; $5 is the keyset cursor (an id).
 SELECT v.doc::text AS doc, v.id
-FROM deliveries_api v
+FROM chopar.deliveries_api v
 WHERE ($1::text IS NULL OR v.status = $1)
   AND ($2::text IS NULL OR v.channel = $2)
   AND ($3::bigint IS NULL OR v.user_id = $3)

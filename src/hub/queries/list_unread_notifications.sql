@@ -1,6 +1,6 @@
 -- The same page restricted to unread rows (served by the partial unread index).
 SELECT v.doc::text AS doc, (extract(epoch FROM v.created_at) * 1000000)::bigint AS created_micros, v.id
-FROM notifications_api v
+FROM chopar.notifications_api v
 WHERE v.user_id = $1 AND v.read_at IS NULL
   AND (v.created_at, v.id) < (to_timestamp($2::bigint / 1000000.0), $3::bigint)
 ORDER BY v.created_at DESC, v.id DESC

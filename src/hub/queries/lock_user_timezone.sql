@@ -1,1 +1,1 @@
-SELECT timezone FROM users WHERE id = $1 FOR UPDATE
+SELECT timezone FROM chopar.users WHERE id = $1 FOR UPDATE

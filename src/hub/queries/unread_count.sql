@@ -1,1 +1,1 @@
-SELECT count(*) AS count FROM notifications WHERE user_id = $1 AND read_at IS NULL
+SELECT count(*) AS count FROM chopar.notifications WHERE user_id = $1 AND read_at IS NULL

@@ -1,6 +1,6 @@
 -- PUT /v1/users/{id}: create, or merge the fields that were sent ($N_set).
 -- $16: "preferences": null was sent, which clears them.
-INSERT INTO users AS u (id, email, phone, timezone, locale, preferences, quiet_start, quiet_end, admin)
+INSERT INTO chopar.users AS u (id, email, phone, timezone, locale, preferences, quiet_start, quiet_end, admin)
 VALUES ($1, $3, $5, coalesce($7, 'UTC'), coalesce($9, 'en'),
         jsonb_strip_nulls(coalesce($10::jsonb, '{}')), $12::time, $13::time, coalesce($15::boolean, false))
 ON CONFLICT (id) DO UPDATE SET

@@ -8,11 +8,11 @@ SELECT u.id,
        u.locale,
        u.timezone,
        u.email IS NOT NULL AS has_email,
-       EXISTS (SELECT 1 FROM telegram_connections t WHERE t.user_id = u.id AND t.active) AS has_telegram,
-       EXISTS (SELECT 1 FROM push_subscriptions p WHERE p.user_id = u.id) AS has_push,
+       EXISTS (SELECT 1 FROM chopar.telegram_connections t WHERE t.user_id = u.id AND t.active) AS has_telegram,
+       EXISTS (SELECT 1 FROM chopar.push_subscriptions p WHERE p.user_id = u.id) AS has_push,
        u.phone IS NOT NULL AS has_sms,
        NULL::bigint AS drawn_id
-FROM users u
+FROM chopar.users u
 WHERE u.id = ANY($1::bigint[])
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,

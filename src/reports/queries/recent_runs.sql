@@ -1,10 +1,10 @@
 -- The newest $2 runs of each job of $1, newest first (report_runs_recent).
-SELECT j.job, r.period_key, api_time(r.due_at) AS due_at, api_time(r.ran_at) AS ran_at,
+SELECT j.job, r.period_key, chopar.api_time(r.due_at) AS due_at, chopar.api_time(r.ran_at) AS ran_at,
        r.recipients
 FROM unnest($1::text[]) AS j(job)
 CROSS JOIN LATERAL (
   SELECT period_key, due_at, ran_at, recipients
-  FROM report_runs
+  FROM chopar.report_runs
   WHERE report_runs.job = j.job
   ORDER BY ran_at DESC, period_key DESC
   LIMIT $2

@@ -2,4 +2,4 @@
 -- (primary key lookups).
 SELECT r.job, r.period_key
 FROM unnest($1::text[], $2::text[]) AS k(job, period_key)
-JOIN report_runs r USING (job, period_key)
+JOIN chopar.report_runs r USING (job, period_key)

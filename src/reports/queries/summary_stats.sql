@@ -6,7 +6,7 @@
 -- the period's rows, not the table's.
 WITH n AS MATERIALIZED (
   SELECT id, type, created_at
-  FROM notifications
+  FROM chopar.notifications
   WHERE created_at >= $1::timestamptz AND created_at < $2::timestamptz
 ), d AS MATERIALIZED (
   SELECT d.channel, d.status, d.last_error,
@@ -15,7 +15,7 @@ WITH n AS MATERIALIZED (
     -- OFFSET 0 keeps this a per-notification index lookup: joined as a
     -- whole, the planner reads all of deliveries once the period is a few
     -- percent of it, and the cost grows with the history.
-    SELECT channel, status, last_error, sent_at FROM deliveries
+    SELECT channel, status, last_error, sent_at FROM chopar.deliveries
     WHERE notification_id = n.id OFFSET 0) d
 )
 SELECT

@@ -13,7 +13,7 @@
 WITH due AS MATERIALIZED (
   SELECT key, user_id, cron, timezone, next_fire_at, catchup_policy, catchup_window_seconds,
          type, title, body, link, data, channels, critical
-  FROM schedules
+  FROM chopar.schedules
   WHERE enabled AND next_fire_at <= $1::timestamptz
   ORDER BY next_fire_at
   LIMIT $2::int
@@ -23,6 +23,6 @@ SELECT s.key, s.user_id, s.cron, coalesce(s.timezone, u.timezone) AS zone,
        s.next_fire_at::text AS next_fire_at, s.catchup_policy, s.catchup_window_seconds,
        s.type, s.title, s.body, s.link, s.data::text AS data, s.channels::text AS channels, s.critical
 FROM due s
-JOIN users u ON u.id = s.user_id
+JOIN chopar.users u ON u.id = s.user_id
 ORDER BY s.next_fire_at
 FOR KEY SHARE OF u SKIP LOCKED

@@ -1,1 +1,1 @@
-DELETE FROM schedules WHERE key = $1
+DELETE FROM chopar.schedules WHERE key = $1

@@ -1,2 +1,2 @@
 -- One schedule as the API shows it (GET /v1/schedules/{key}).
-SELECT doc::text AS doc FROM schedules_api WHERE key = $1
+SELECT doc::text AS doc FROM chopar.schedules_api WHERE key = $1

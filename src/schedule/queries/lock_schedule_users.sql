@@ -3,7 +3,7 @@
 -- transaction or is seen by it: the next_fire_at computed from these zones
 -- is never stale. Missing ids are users that do not exist. $1: bigint[].
 SELECT id, timezone
-FROM users
+FROM chopar.users
 WHERE id = ANY($1::bigint[])
 ORDER BY id
 FOR SHARE

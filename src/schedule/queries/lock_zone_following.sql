@@ -3,7 +3,7 @@
 -- and fires). Locked, so a scheduler firing one of them finishes first and
 -- its advanced next_fire_at is what gets recomputed.
 SELECT key, cron
-FROM schedules
+FROM chopar.schedules
 WHERE user_id = $1 AND timezone IS NULL AND enabled
   AND (next_fire_at IS NULL OR next_fire_at > $2::timestamptz)
 ORDER BY key

@@ -4,7 +4,7 @@
 -- scheduler reads one index entry, never every schedule.
 SELECT m.next_fire_at::text AS next_fire_at,
        CASE WHEN m.next_fire_at <= $1::timestamptz
-            THEN (SELECT count(*) FROM schedules WHERE enabled AND next_fire_at <= $1::timestamptz)
+            THEN (SELECT count(*) FROM chopar.schedules WHERE enabled AND next_fire_at <= $1::timestamptz)
             ELSE 0
        END AS due
-FROM (SELECT min(next_fire_at) AS next_fire_at FROM schedules WHERE enabled) m
+FROM (SELECT min(next_fire_at) AS next_fire_at FROM chopar.schedules WHERE enabled) m

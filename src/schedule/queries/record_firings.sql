@@ -2,7 +2,7 @@
 -- Parallel arrays, one element per schedule: $1 key, $2 next_fire_at,
 -- $3 last_due_at (newest fired due instant, or NULL), $4 skipped,
 -- $5 last_skipped_at (or NULL), $6 last_error (or NULL); $7: now.
-UPDATE schedules s
+UPDATE chopar.schedules s
 SET next_fire_at = x.next_fire_at,
     last_fired_at = CASE WHEN x.last_due_at IS NULL THEN s.last_fired_at ELSE $7::timestamptz END,
     last_due_at = coalesce(x.last_due_at, s.last_due_at),

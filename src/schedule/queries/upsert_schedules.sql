@@ -7,7 +7,7 @@
 -- from the application's own tables) never loses an occurrence that is due
 -- and not yet fired. Rows are written in key order so concurrent bulk writes
 -- lock in the same order.
-INSERT INTO schedules AS s (key, user_id, cron, timezone, type, title, body, link, data, channels,
+INSERT INTO chopar.schedules AS s (key, user_id, cron, timezone, type, title, body, link, data, channels,
                             critical, catchup_policy, catchup_window_seconds, enabled, next_fire_at,
                             last_error, created_at, updated_at)
 SELECT x.key, x.user_id, x.cron, x.timezone, x.type, x.title, coalesce(x.body, ''), x.link,
@@ -41,4 +41,4 @@ ON CONFLICT (key) DO UPDATE SET
   END,
   last_error = excluded.last_error,
   updated_at = excluded.updated_at
-RETURNING key, api_time(next_fire_at) AS next_fire_at
+RETURNING key, chopar.api_time(next_fire_at) AS next_fire_at

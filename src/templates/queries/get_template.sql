@@ -1,2 +1,2 @@
 -- One template by type, as the API shows it (the cache parses it too).
-SELECT doc::text AS doc FROM templates_api WHERE type = $1
+SELECT doc::text AS doc FROM chopar.templates_api WHERE type = $1

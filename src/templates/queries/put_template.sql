@@ -3,7 +3,7 @@
 -- $1 type, $2 category, $3 default_locale, $4 locales, $5 digest,
 -- $6 throttle, $7 escalate (jsonb or NULL).
 WITH stored AS (
-  INSERT INTO templates AS t (type, category, default_locale, locales, digest, throttle, escalate)
+  INSERT INTO chopar.templates AS t (type, category, default_locale, locales, digest, throttle, escalate)
   VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7::jsonb)
   ON CONFLICT (type) DO UPDATE SET
     category = EXCLUDED.category, default_locale = EXCLUDED.default_locale, locales = EXCLUDED.locales,

@@ -5,13 +5,13 @@
 -- first wins) and the state before it: outcome_unknown and the Eskiz id of an
 -- earlier accepted attempt (to reconcile instead of sending again).
 WITH marked AS (
-  UPDATE deliveries
+  UPDATE chopar.deliveries
   SET outcome_unknown = true
   WHERE id = ANY ($1::bigint[]) AND channel = 'sms'
     AND NOT outcome_unknown AND provider_message_id IS NULL
   RETURNING id
 )
 SELECT d.id, (m.id IS NOT NULL) AS may_send, d.outcome_unknown, d.provider_message_id
-FROM deliveries d
+FROM chopar.deliveries d
 LEFT JOIN marked m ON m.id = d.id
 WHERE d.id = ANY ($1::bigint[])

@@ -3,7 +3,7 @@
 -- the worker then loses its claim. $1: JSON array of {id, outcome_unknown,
 -- provider_message_id, provider_status, forget_provider_id}; a final status
 -- already recorded is kept.
-UPDATE deliveries d
+UPDATE chopar.deliveries d
 SET outcome_unknown = r.outcome_unknown,
     provider_message_id = CASE WHEN r.forget_provider_id THEN NULL
                                ELSE coalesce(r.provider_message_id, d.provider_message_id) END,

@@ -3,9 +3,9 @@
 -- two arrive at the same time (the UPDATE re-checks the row it waited for).
 -- Returns how many deliveries have that id and how many changed.
 WITH target AS (
-  SELECT id FROM deliveries WHERE channel = 'sms' AND provider_message_id = $1
+  SELECT id FROM chopar.deliveries WHERE channel = 'sms' AND provider_message_id = $1
 ), changed AS (
-  UPDATE deliveries d
+  UPDATE chopar.deliveries d
   SET provider_status = $2, updated_at = $3::timestamptz
   FROM target t
   WHERE d.id = t.id AND d.provider_status IS NULL

@@ -1,2 +1,2 @@
 -- The Eskiz API token every worker shares, if one was stored.
-SELECT token FROM provider_tokens WHERE provider = 'eskiz'
+SELECT token FROM chopar.provider_tokens WHERE provider = 'eskiz'

@@ -1,2 +1,2 @@
 -- Bot $1's getUpdates offset (no row: 0).
-SELECT update_offset FROM telegram_poll_state WHERE bot = $1
+SELECT update_offset FROM chopar.telegram_poll_state WHERE bot = $1

@@ -1,4 +1,4 @@
 -- Advances bot $1's getUpdates offset to $2 (never backwards).
-UPDATE telegram_poll_state
+UPDATE chopar.telegram_poll_state
 SET update_offset = $2, updated_at = now()
 WHERE bot = $1 AND update_offset < $2

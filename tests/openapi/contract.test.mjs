@@ -1,0 +1,216 @@
+// docs/openapi.yaml against a running chopar: every response of a walk
+// through the whole API (successes and errors) must be one the description
+// documents for its operation and status, its JSON body valid against the
+// response schema (Ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses it), and it
+// must carry X-Request-Id. GET /openapi.yaml must serve the file itself.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import YAML from "yaml";
+
+import { API_KEY, Chopar, skipReason } from "../browser/lib/chopar.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const specText = fs.readFileSync(path.join(here, "../../docs/openapi.yaml"), "utf8");
+const spec = YAML.parse(specText);
+const SPEC_ID = "https://chopar.invalid/openapi.yaml";
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addFormat("int64", { type: "number", validate: (n) => Number.isInteger(n) });
+ajv.addSchema({ ...spec, $id: SPEC_ID });
+
+// "#/components/responses/X" → the object it names.
+function resolve(object) {
+  if (!object || !object.$ref) return object;
+  return object.$ref
+    .slice(2)
+    .split("/")
+    .reduce((node, key) => node[key.replaceAll("~1", "/").replaceAll("~0", "~")], spec);
+}
+
+// A JSON pointer into the description, as a URI fragment.
+function pointer(...keys) {
+  return keys.map((key) => encodeURIComponent(String(key).replaceAll("~", "~0").replaceAll("/", "~1"))).join("/");
+}
+
+// The validator of the JSON body of one documented response; null when the
+// response has no JSON body.
+const validators = new Map();
+function validatorFor(template, method, status) {
+  const key = `${method} ${template} ${status}`;
+  if (!validators.has(key)) {
+    const declared = spec.paths[template][method].responses[String(status)];
+    const base = declared.$ref ?? `#/${pointer("paths", template, method, "responses", String(status))}`;
+    const json = resolve(declared).content?.["application/json"];
+    validators.set(key, json ? ajv.compile({ $ref: `${SPEC_ID}${base}/content/application~1json/schema` }) : null);
+  }
+  return validators.get(key);
+}
+
+// The path template of the description that `pathname` is an instance of.
+function templateOf(pathname) {
+  const segments = pathname.split("?")[0].split("/");
+  const literalFirst = Object.keys(spec.paths).sort((a, b) => (a.match(/\{/g) ?? []).length - (b.match(/\{/g) ?? []).length);
+  return literalFirst.find((template) => {
+    const parts = template.split("/");
+    return parts.length === segments.length && parts.every((part, i) => part.startsWith("{") || part === segments[i]);
+  });
+}
+
+const checked = [];
+
+// Calls chopar and checks the response against the description.
+async function call(chopar, method, pathname, { body, auth = `Bearer ${API_KEY}`, expect } = {}) {
+  const headers = { "Content-Type": "application/json" };
+  if (auth) headers.Authorization = auth;
+  const response = await fetch(`${chopar.url}${pathname}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const where = `${method} ${pathname} → ${response.status} ${text.slice(0, 300)}`;
+  if (expect !== undefined) assert.equal(response.status, expect, where);
+  const template = templateOf(pathname);
+  assert.ok(template, `${where}: no path of the description matches`);
+  const operation = spec.paths[template][method.toLowerCase()];
+  assert.ok(operation, `${where}: ${method} ${template} is not described`);
+  assert.ok(operation.responses[String(response.status)], `${where}: status ${response.status} is not described`);
+  assert.match(response.headers.get("x-request-id") ?? "", /^[A-Za-z0-9._:/+=@-]{1,128}$/, `${where}: X-Request-Id`);
+  const validate = validatorFor(template, method.toLowerCase(), response.status);
+  let parsed = null;
+  if (validate) {
+    assert.match(response.headers.get("content-type") ?? "", /^application\/json/, where);
+    parsed = JSON.parse(text);
+    assert.ok(validate(parsed), `${where}\n${ajv.errorsText(validate.errors)}`);
+  }
+  checked.push(`${method.toUpperCase()} ${template} ${response.status}`);
+  return { status: response.status, body: parsed, text };
+}
+
+const skip = skipReason() || false;
+
+describe("the OpenAPI description", { skip }, () => {
+  let chopar;
+
+  before(async () => {
+    chopar = new Chopar({ name: "openapi" });
+    await chopar.start();
+  });
+  after(async () => {
+    if (chopar) await chopar.dispose();
+  });
+
+  it("is served at /openapi.yaml", async () => {
+    const { text } = await call(chopar, "GET", "/openapi.yaml", { auth: null, expect: 200 });
+    assert.ok(text === specText, "GET /openapi.yaml is not docs/openapi.yaml (was chopar rebuilt?)");
+  });
+
+  it("describes every response of a walk through the API", async () => {
+    const P256DH = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4";
+    const AUTH = "BTBZMqHH6r4Tts7J_aSIgg";
+    await call(chopar, "GET", "/healthz", { auth: null, expect: 200 });
+    await call(chopar, "GET", "/v1/users/1", { auth: "Bearer wrong", expect: 401 });
+    await call(chopar, "GET", "/v1/users/1", { expect: 404 });
+    await call(chopar, "PUT", "/v1/users/1", {
+      body: { email: "aziz@example.uz", phone: "+998 90 123-45-67", timezone: "Asia/Tashkent", locale: "uz",
+              preferences: { sms: true }, quiet_hours: { start: "22:00", end: "08:00" } },
+      expect: 200,
+    });
+    await call(chopar, "PUT", "/v1/users/2", { body: { email: "gulnora@example.uz", admin: true }, expect: 200 });
+    await call(chopar, "PUT", "/v1/users/3", { body: { nickname: "x" }, expect: 400 });
+    await call(chopar, "GET", "/v1/users/1", { expect: 200 });
+    await call(chopar, "GET", "/v1/users?limit=1", { expect: 200 });
+    await call(chopar, "PUT", "/v1/users/1/telegram", { body: { chat_id: 900000001 }, expect: 200 });
+    await call(chopar, "GET", "/v1/users/1", { expect: 200 });
+    await call(chopar, "DELETE", "/v1/users/1/telegram", { expect: 204 });
+    await call(chopar, "GET", "/v1/users/1/telegram/link", { expect: 503 });
+    const subscription = { endpoint: "https://push.example.net/send/aziz-1", keys: { p256dh: P256DH, auth: AUTH } };
+    const added = await call(chopar, "POST", "/v1/users/1/push-subscriptions", { body: subscription, expect: 201 });
+    await call(chopar, "POST", "/v1/users/1/push-subscriptions", { body: subscription, expect: 200 });
+    await call(chopar, "GET", "/v1/users/1/push-subscriptions", { expect: 200 });
+    await call(chopar, "DELETE", `/v1/users/1/push-subscriptions/${added.body.id}`, { expect: 204 });
+    await call(chopar, "DELETE", `/v1/users/1/push-subscriptions/${added.body.id}`, { expect: 404 });
+    const token = (await call(chopar, "GET", "/v1/users/1/token", { expect: 200 })).body.token;
+
+    const notification = { user_id: 1, type: "task.due", title: "Muddat yaqin", body: "Non olish", link: "/tasks/1",
+                           data: { task_id: 1 }, dedup_key: "task:1", channels: ["email", "sms"] };
+    const created = await call(chopar, "POST", "/v1/notifications", { body: notification, expect: 201 });
+    await call(chopar, "POST", "/v1/notifications", { body: notification, expect: 200 });
+    await call(chopar, "POST", "/v1/notifications", { body: { ...notification, type: "BAD" }, expect: 400 });
+    await call(chopar, "POST", "/v1/notifications", { body: { ...notification, user_id: 99 }, expect: 404 });
+    await call(chopar, "POST", "/v1/notifications/batch", {
+      body: { notifications: [{ user_id: 2, type: "order.shipped", title: "Yuborildi" }, { user_id: 99, type: "x", title: "y" },
+                              { user_id: 1, type: "BAD", title: "y" }, 5] },
+      expect: 200,
+    });
+    await call(chopar, "GET", `/v1/notifications/${created.body.id}`, { expect: 200 });
+    await call(chopar, "GET", "/v1/notifications/999999", { expect: 404 });
+    await call(chopar, "GET", "/v1/users/1/notifications?limit=1", { expect: 200 });
+    await call(chopar, "GET", "/v1/users/1/notifications?limit=0", { expect: 400 });
+    await call(chopar, "GET", "/v1/users/1/notifications/unread-count", { expect: 200 });
+    await call(chopar, "POST", "/v1/users/1/notifications/read", { body: { ids: [created.body.id] }, expect: 200 });
+
+    // The sink marks the deliveries sent.
+    let deliveries;
+    for (let i = 0; i < 100; ++i) {
+      deliveries = (await call(chopar, "GET", "/v1/deliveries?user_id=1", { expect: 200 })).body.items;
+      if (deliveries.length === 2 && deliveries.every((d) => d.status === "sent")) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await call(chopar, "GET", "/v1/deliveries?status=sent&channel=email&limit=1", { expect: 200 });
+    await call(chopar, "GET", "/v1/deliveries?status=lost", { expect: 400 });
+    await call(chopar, "POST", `/v1/deliveries/${deliveries[0].id}/retry`, { expect: 409 });
+    await call(chopar, "POST", "/v1/deliveries/999999/retry", { expect: 404 });
+
+    const bearer = `Bearer ${token}`;
+    await call(chopar, "GET", "/v1/inbox/notifications?limit=5", { auth: bearer, expect: 200 });
+    await call(chopar, "GET", "/v1/inbox/unread-count", { auth: bearer, expect: 200 });
+    await call(chopar, "POST", "/v1/inbox/read", { auth: bearer, body: { all: true }, expect: 200 });
+    await call(chopar, "GET", "/v1/inbox/unread-count", { auth: "Bearer 1.bad", expect: 401 });
+    await call(chopar, "GET", "/v1/inbox/vapid-public-key", { auth: bearer, expect: 404 });
+    await call(chopar, "POST", "/v1/inbox/push-subscriptions", { auth: bearer, body: subscription, expect: 201 });
+
+    const schedule = { user_id: 1, cron: "5 18 * * *", notification: { type: "pill.reminder", title: "Sitramon", channels: ["email"] },
+                       catchup: { policy: "latest", window_seconds: 86400 } };
+    await call(chopar, "PUT", "/v1/schedules/pill-17", { body: schedule, expect: 200 });
+    await call(chopar, "PUT", "/v1/schedules/never", { body: { ...schedule, cron: "0 0 30 2 *" }, expect: 200 });
+    await call(chopar, "PUT", "/v1/schedules/bad", { body: { ...schedule, cron: "0 24 * * *" }, expect: 400 });
+    await call(chopar, "GET", "/v1/schedules/pill-17", { expect: 200 });
+    await call(chopar, "GET", "/v1/schedules/never", { expect: 200 });
+    await call(chopar, "GET", "/v1/schedules?user_id=1&limit=1", { expect: 200 });
+    await call(chopar, "PUT", "/v1/schedules", { body: { schedules: [{ key: "a-1", ...schedule }, { key: "a-2", ...schedule }] }, expect: 200 });
+    await call(chopar, "POST", "/v1/schedules/preview", {
+      body: { cron: "30 2 * * *", timezone: "Europe/Berlin", after: "2027-03-27T00:00:00Z", count: 3 },
+      expect: 200,
+    });
+    await call(chopar, "DELETE", "/v1/schedules/a-2", { expect: 204 });
+    await call(chopar, "DELETE", "/v1/schedules/a-2", { expect: 404 });
+
+    await call(chopar, "GET", "/v1/sink/messages?limit=5", { expect: 200 });
+    await call(chopar, "GET", "/v1/sink/messages?channel=fax", { expect: 400 });
+    await call(chopar, "GET", "/v1/stats/deliveries?minutes=5", { expect: 200 });
+    await call(chopar, "GET", "/v1/stats/overview", { expect: 200 });
+    await call(chopar, "GET", "/v1/reports", { expect: 200 });
+    await call(chopar, "POST", "/v1/telegram/webhook", { auth: null, body: { update_id: 1 }, expect: 503 });
+    await call(chopar, "POST", "/v1/sms/eskiz/callback/wrong", { auth: null, body: { request_id: "1", status: "DELIVRD" }, expect: 404 });
+    const metrics = await call(chopar, "GET", "/metrics", { auth: null, expect: 200 });
+    assert.match(metrics.text, /^chopar_notifications_created_total /m);
+
+    // Every operation of the description was called at least once.
+    const called = new Set(checked.map((entry) => entry.split(" ").slice(0, 2).join(" ")));
+    const missing = [];
+    for (const [template, item] of Object.entries(spec.paths)) {
+      for (const method of Object.keys(item).filter((key) => ["get", "put", "post", "delete"].includes(key))) {
+        if (!called.has(`${method.toUpperCase()} ${template}`) && template !== "/v1/inbox/stream") missing.push(`${method} ${template}`);
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+});
