@@ -1,17 +1,23 @@
 // Black-box, workflows (docs/api.md "Workflows"): the built `chopar serve`
-// with the sink providers on a real PostgreSQL. A throttled type sends 2 of
+// with the sink providers on a real PostgreSQL. A digest of 4 + 1
+// notifications under two keys sends exactly one email per key with the
+// right count and items — also when the server is killed (-9) during the
+// window and restarted, and with two servers side by side. A throttled type
+// sends 2 of
 // 5 and skips the rest as `throttled`, also with several delivery loops
 // claiming at once; escalate-if-unread cancels the held email of a
 // notification read in time (`read`) and sends the other's; a template's
 // workflow settings are refused with the field named.
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "blackbox_support.hpp"
@@ -103,6 +109,139 @@ class WorkflowsBlackBox : public testing::BlackBox {
   std::vector<std::unique_ptr<Api>> apis_;
   std::vector<int> ports_;
 };
+
+// Comments on a project: in-app each on its own, by email one digest per
+// project.
+const json kDigestTemplate = {
+    {"default_locale", "en"},
+    {"locales",
+     {{"en",
+       {{"title", "{{author}} commented on {{project}}"},
+        {"email",
+         {{"subject", "{{digest.count}} new comments on {{project}}"},
+          {"text", "{{#digest.items}}{{data.author}}: {{data.text}}\n{{/digest.items}}"}}}}}}}};
+
+class DigestBlackBox : public WorkflowsBlackBox {
+ protected:
+  // Notifies user 1 of `count` comments on `project` numbered from `first`,
+  // through server `server`.
+  void Comments(const std::string& project, int count, std::size_t server = 0, int first = 1) {
+    for (int i = first; i < first + count; ++i) {
+      Notify({{"user_id", 1},
+              {"type", "project.comment"},
+              {"channels", {"email"}},
+              {"data",
+               {{"project", project},
+                {"author", "author" + std::to_string(i)},
+                {"text", project + " comment " + std::to_string(i)}}}},
+             server);
+    }
+  }
+
+  void PutDigestTemplate(int window_seconds) {
+    json body = kDigestTemplate;
+    body["digest"] = {{"window_seconds", window_seconds}, {"key", "{{project}}"}};
+    const auto put = api().Call("PUT", "/v1/templates/project.comment", body);
+    ASSERT_EQ(put.status, 200) << put.body;
+  }
+
+  // The emails the sink recorded, once `count` are there and no more come
+  // within a second after.
+  json Emails(std::size_t count, std::size_t server = 0) {
+    json items;
+    EXPECT_TRUE(WaitUntil(
+        [&] {
+          items = Parse(api(server).Call("GET", "/v1/sink/messages?channel=email").body)["items"];
+          return items.is_array() && items.size() >= count;
+        },
+        60s))
+        << items.dump() << "\n"
+        << Output(server);
+    std::this_thread::sleep_for(1s);  // a late duplicate would show now
+    return Parse(api(server).Call("GET", "/v1/sink/messages?channel=email").body)["items"];
+  }
+
+  // The email's text starts with `items` (the unsubscribe footer follows).
+  static void ExpectItems(const json& email, const std::string& items) {
+    const std::string body = email["body"];
+    EXPECT_EQ(body.substr(0, items.size()), items) << body;
+  }
+
+  // One email per project, with the count and every item in order.
+  static void ExpectOnePerKey(const json& emails) {
+    ASSERT_EQ(emails.size(), 2u) << emails.dump();
+    std::map<std::string, json> by_title;
+    for (const json& e : emails) by_title[e["title"].get<std::string>()] = e;
+    ASSERT_TRUE(by_title.contains("4 new comments on alpha")) << emails.dump();
+    ASSERT_TRUE(by_title.contains("1 new comments on beta")) << emails.dump();
+    ExpectItems(by_title["4 new comments on alpha"],
+                "author1: alpha comment 1\nauthor2: alpha comment 2\nauthor3: alpha comment "
+                "3\nauthor4: alpha comment 4\n");
+    ExpectItems(by_title["1 new comments on beta"], "author1: beta comment 1\n");
+  }
+};
+
+TEST_F(DigestBlackBox, FourAndOneUnderTwoKeysMakeOneEmailPerKey) {
+  StartServer();
+  PutDigestTemplate(5);
+  MakeUser(1);
+  Comments("alpha", 4);
+  Comments("beta", 1);
+  // In-app at once, each on its own; nothing sent before the window closes.
+  EXPECT_EQ(Get("/v1/users/1/notifications")["items"].size(), 5u);
+  EXPECT_EQ(Get("/v1/users/1/notifications")["items"][0]["title"], "author1 commented on beta");
+  EXPECT_EQ(Get("/v1/sink/messages?channel=email")["items"].size(), 0u);
+  ExpectOnePerKey(Emails(2));
+}
+
+TEST_F(DigestBlackBox, KilledDuringTheWindowTheRestartedServerSendsEachDigestOnce) {
+  StartServer();
+  PutDigestTemplate(8);
+  MakeUser(1);
+  Comments("alpha", 4);
+  Comments("beta", 1);
+  servers_[0]->Signal(SIGKILL);
+  servers_[0]->Wait(10s);
+  StartServer();  // a new process, while the windows are still open
+  ExpectOnePerKey(Emails(2));
+}
+
+TEST_F(DigestBlackBox, TwoServersSideBySideSendEachDigestOnce) {
+  StartServer(0);
+  StartServer(1);
+  PutDigestTemplate(5);
+  MakeUser(1);
+  // The windows' items come through both servers; both close windows.
+  Comments("alpha", 2, 0);
+  Comments("alpha", 2, 1, 3);
+  Comments("beta", 1, 1);
+  ExpectOnePerKey(Emails(2));
+}
+
+TEST_F(DigestBlackBox, CanceledItemsLeaveTheWindowAndAnEmptyWindowSendsNothing) {
+  StartServer();
+  PutDigestTemplate(6);
+  MakeUser(1);
+  for (const std::string project : {"alpha", "beta"}) {
+    Notify({{"user_id", 1},
+            {"type", "project.comment"},
+            {"channels", {"email"}},
+            {"cancellation_key", "comment:" + project},
+            {"data", {{"project", project}, {"author", "a"}, {"text", "gone"}}}});
+  }
+  Comments("alpha", 1);
+  const auto canceled =
+      api().Call("POST", "/v1/notifications/cancel", {{"cancellation_key", "comment:beta"}});
+  ASSERT_EQ(canceled.status, 200) << canceled.body;
+  ASSERT_EQ(api()
+                .Call("POST", "/v1/notifications/cancel", {{"cancellation_key", "comment:alpha"}})
+                .status,
+            200);
+  const json emails = Emails(1);
+  ASSERT_EQ(emails.size(), 1u) << emails.dump();
+  EXPECT_EQ(emails[0]["title"], "1 new comments on alpha");
+  ExpectItems(emails[0], "author1: alpha comment 1\n");
+}
 
 TEST_F(WorkflowsBlackBox, ThrottleSendsTwoOfFiveAndSkipsTheRest) {
   // Four delivery loops claim at once: the throttle holds across them.

@@ -56,9 +56,11 @@ CREATE INDEX IF NOT EXISTS digest_items_notification ON chopar.digest_items (not
 -- not a notification yet, so nothing shows in the inbox, the unread count or
 -- SSE. The releaser claims due rows and, in one transaction, notifies with
 -- `request` (the parsed request as JSON) and deletes the row. dedup_key is
--- reserved here until then.
+-- reserved here until then; notification_id is the id drawn for it when it
+-- was asked for (the one POST answered), which the notification gets.
 CREATE TABLE IF NOT EXISTS chopar.delayed_notifications (
   id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  notification_id  bigint NOT NULL UNIQUE,
   user_id          bigint NOT NULL REFERENCES chopar.users ON DELETE CASCADE,
   due_at           timestamptz NOT NULL,
   request          jsonb NOT NULL CHECK (jsonb_typeof(request) = 'object'),
@@ -73,7 +75,7 @@ CREATE INDEX IF NOT EXISTS delayed_notifications_due ON chopar.delayed_notificat
 CREATE INDEX IF NOT EXISTS delayed_notifications_cancellation
   ON chopar.delayed_notifications (cancellation_key, user_id) WHERE cancellation_key IS NOT NULL;
 
--- A notification's cancellation key. The CHECK is added NOT VALID and then
+-- A notification's cancellation key (docs/api.md "Workflows"). The CHECK is added NOT VALID and then
 -- validated: validation scans without blocking writes.
 ALTER TABLE chopar.notifications
   ADD COLUMN IF NOT EXISTS cancellation_key text,

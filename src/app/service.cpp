@@ -27,6 +27,7 @@
 #include "http/sms_routes.hpp"
 #include "http/telegram_routes.hpp"
 #include "http/template_routes.hpp"
+#include "http/workflow_routes.hpp"
 #include "http/web_routes.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
@@ -38,6 +39,9 @@
 #include "schedule/schedule_service.hpp"
 #include "schedule/scheduler.hpp"
 #include "schedule/time_zone.hpp"
+#include "workflow/engine/cancel.hpp"
+#include "workflow/engine/digest_closer.hpp"
+#include "workflow/engine/releaser.hpp"
 #include "templates/template_store.hpp"
 
 namespace chopar::app {
@@ -129,6 +133,11 @@ int RunService(const Config& config, const Roles& roles) {
   schedule::ScheduleService schedules(pool, clock);
   schedule::Scheduler scheduler(pool, clock, metrics, config.scheduler);
   hub::NotifyService notify(pool, clock, metrics, &template_store);
+  // Delayed notifications (send_at) are released, and digest windows
+  // closed, with the scheduler role.
+  workflow::engine::Releaser releaser(pool, clock, metrics, &template_store);
+  workflow::engine::DigestCloser digest_closer(pool, clock, metrics, &template_store);
+  workflow::engine::Canceler canceler(pool, metrics);
   hub::UserService users(
       pool, {.allow_http_push_endpoints = config.push.webpush.allow_http_endpoints,
              .max_push_subscriptions = config.push.webpush.max_subscriptions_per_user,
@@ -179,6 +188,7 @@ int RunService(const Config& config, const Roles& roles) {
     server = std::make_unique<http::Server>(
         settings, http::Dependencies{pool, notify, users, inbox, metrics});
     http::RegisterTemplateRoutes(server->router(), template_store, users);
+    http::RegisterWorkflowRoutes(server->router(), canceler);
     http::RegisterPreferenceRoutes(server->router(), users, template_store, inbox_secret);
     http::RegisterScheduleRoutes(server->router(), schedules);
     http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
@@ -200,6 +210,8 @@ int RunService(const Config& config, const Roles& roles) {
 
   if (runs_workers) worker.Start();
   if (runs_scheduler) scheduler.Start();
+  if (runs_scheduler) releaser.Start();
+  if (runs_scheduler) digest_closer.Start();
   if (runs_reports) report_runner.Start();
   if (telegram_poller) telegram_poller->Start();
   if (runs_relays) relays.Start();
@@ -213,6 +225,8 @@ int RunService(const Config& config, const Roles& roles) {
   if (telegram_poller) telegram_poller->Stop();
   if (runs_reports) report_runner.Stop();
   if (runs_scheduler) scheduler.Stop();
+  if (runs_scheduler) releaser.Stop();
+  if (runs_scheduler) digest_closer.Stop();
   if (runs_workers) worker.Stop();
   if (runs_relays) relays.Stop();
   // Last, so a scrape sees the drain.
