@@ -13,19 +13,6 @@
 namespace chopar::workflow::engine {
 namespace {
 
-db::BackgroundLoopSettings LoopSettings(const db::Pool& pool) {
-  db::BackgroundLoopSettings loop;
-  loop.name = "digests";
-  loop.threads = 1;
-  loop.listen = db::ListenOn{pool.listen_conninfo(), db::kDigestsChannel};
-  return loop;
-}
-
-std::optional<std::string> SqlNow(const core::Clock& clock) {
-  if (clock.IsReal()) return std::nullopt;
-  return core::FormatRfc3339Micros(clock.Now());
-}
-
 // The default title of a window of `count`, in the user's language.
 std::string DefaultTitle(const std::string& locale, std::size_t count) {
   const std::string n = std::to_string(count);
@@ -106,20 +93,11 @@ DigestCloser::DigestCloser(db::Pool& pool, const core::Clock& clock, core::Metri
       settings_(settings),
       closed_(metrics.GetCounter("chopar_digests_closed_total",
                                  "Digest windows closed (their deliveries queued)")),
-      loop_(
-          LoopSettings(pool), [this](const db::StepContext&) { return Step(); }, metrics) {}
+      loop_(pool, "digests", db::kDigestsChannel, clock, settings_.max_sleep,
+            {[this](bool& full) { return CloseBatch(full); }, [this] { return NextDue(); }},
+            metrics) {}
 
 DigestCloser::~DigestCloser() { Stop(); }
-
-void DigestCloser::Start() { loop_.Start(); }
-void DigestCloser::Stop() { loop_.StopAndJoin(); }
-
-int DigestCloser::RunOnce() {
-  int closed = 0;
-  bool full = true;
-  while (full && !loop_.Stopping()) closed += CloseBatch(full);
-  return closed;
-}
 
 int DigestCloser::CloseBatch(bool& full) {
   auto tx = pool_.Begin("close_digests");
@@ -202,14 +180,6 @@ std::optional<core::TimePoint> DigestCloser::NextDue() {
   const auto row = conn->Exec(queries::kNextDigest);
   if (row.IsNull(0, "closes_at")) return std::nullopt;
   return core::ParsePgTimestamp(row.Text(0, "closes_at"));
-}
-
-db::Next DigestCloser::Step() {
-  if (RunOnce() > 0) return db::Next::Again();
-  const auto next = NextDue();
-  if (!next) return db::Next::SleepUpTo(settings_.max_sleep);
-  const auto until = std::chrono::ceil<std::chrono::milliseconds>(*next - clock_.Now());
-  return db::Next::SleepUpTo(std::clamp(until, std::chrono::milliseconds(0), settings_.max_sleep));
 }
 
 }  // namespace chopar::workflow::engine

@@ -10,9 +10,9 @@
 #include "core/channel_kind.hpp"
 #include "core/clock.hpp"
 #include "core/metrics.hpp"
-#include "db/background_loop.hpp"
 #include "db/pool.hpp"
 #include "templates/template_store.hpp"
+#include "workflow/engine/due_loop.hpp"
 
 namespace chopar::workflow::engine {
 
@@ -71,19 +71,18 @@ class DigestCloser {
   // Closes everything due, batch after batch; returns how many windows it
   // closed. Throws db::DbError / db::PoolTimeout (the batch stays due).
   // Thread-safe.
-  int RunOnce();
+  int RunOnce() { return loop_.RunOnce(); }
   // When the earliest open window closes (nullopt: none). Throws db::DbError.
   std::optional<core::TimePoint> NextDue();
 
   // One loop thread ("digests"): RunOnce(), then sleep until the earliest
   // closes_at (at most settings.max_sleep), woken by NOTIFY
   // db::kDigestsChannel. Call once.
-  void Start();
-  void Stop();  // idempotent
+  void Start() { loop_.Start(); }
+  void Stop() { loop_.Stop(); }  // idempotent
 
  private:
   int CloseBatch(bool& full);
-  db::Next Step();
 
   db::Pool& pool_;
   const core::Clock& clock_;
@@ -91,7 +90,7 @@ class DigestCloser {
   const DigestCloserSettings settings_;
   core::Counter& closed_;
   // Declared last: built after, and destroyed before, everything its steps use.
-  db::BackgroundLoop loop_;
+  DueRowLoop loop_;
 };
 
 }  // namespace chopar::workflow::engine

@@ -13,24 +13,6 @@
 #include "workflow/engine/queries.hpp"
 
 namespace chopar::workflow::engine {
-namespace {
-
-db::BackgroundLoopSettings LoopSettings(const db::Pool& pool) {
-  db::BackgroundLoopSettings loop;
-  loop.name = "delayed";
-  loop.threads = 1;
-  loop.listen = db::ListenOn{pool.listen_conninfo(), db::kDelayedChannel};
-  return loop;
-}
-
-// The statements' "now": NULL (the database's now(), what every host agrees
-// on) for the real time, the simulated time in tests.
-std::optional<std::string> SqlNow(const core::Clock& clock) {
-  if (clock.IsReal()) return std::nullopt;
-  return core::FormatRfc3339Micros(clock.Now());
-}
-
-}  // namespace
 
 Releaser::Releaser(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics,
                    const templates::TemplateLookup* templates, ReleaserSettings settings)
@@ -39,20 +21,11 @@ Releaser::Releaser(db::Pool& pool, const core::Clock& clock, core::MetricsRegist
       templates_(templates),
       settings_(settings),
       notify_metrics_(metrics),
-      loop_(
-          LoopSettings(pool), [this](const db::StepContext&) { return Step(); }, metrics) {}
+      loop_(pool, "delayed", db::kDelayedChannel, clock, settings_.max_sleep,
+            {[this](bool& full) { return ReleaseBatch(full); }, [this] { return NextDue(); }},
+            metrics) {}
 
 Releaser::~Releaser() { Stop(); }
-
-void Releaser::Start() { loop_.Start(); }
-void Releaser::Stop() { loop_.StopAndJoin(); }
-
-int Releaser::RunOnce() {
-  int released = 0;
-  bool full = true;
-  while (full && !loop_.Stopping()) released += ReleaseBatch(full);
-  return released;
-}
 
 int Releaser::ReleaseBatch(bool& full) {
   auto tx = pool_.Begin("release_delayed");
@@ -96,14 +69,6 @@ std::optional<core::TimePoint> Releaser::NextDue() {
   const auto row = conn->Exec(queries::kNextDelayed);
   if (row.IsNull(0, "due_at")) return std::nullopt;
   return core::ParsePgTimestamp(row.Text(0, "due_at"));
-}
-
-db::Next Releaser::Step() {
-  if (RunOnce() > 0) return db::Next::Again();
-  const auto next = NextDue();
-  if (!next) return db::Next::SleepUpTo(settings_.max_sleep);
-  const auto until = std::chrono::ceil<std::chrono::milliseconds>(*next - clock_.Now());
-  return db::Next::SleepUpTo(std::clamp(until, std::chrono::milliseconds(0), settings_.max_sleep));
 }
 
 }  // namespace chopar::workflow::engine

@@ -5,10 +5,10 @@
 
 #include "core/clock.hpp"
 #include "core/metrics.hpp"
-#include "db/background_loop.hpp"
 #include "db/pool.hpp"
 #include "hub/notify_service.hpp"
 #include "templates/template_store.hpp"
+#include "workflow/engine/due_loop.hpp"
 
 namespace chopar::workflow::engine {
 
@@ -43,7 +43,7 @@ class Releaser {
   // or Stop() was called; returns how many delayed notifications it
   // released. Throws db::DbError / db::PoolTimeout (the batch in progress
   // stays due). Thread-safe.
-  int RunOnce();
+  int RunOnce() { return loop_.RunOnce(); }
 
   // When the earliest delayed notification is due (nullopt: none). One
   // indexed lookup. Throws db::DbError.
@@ -52,13 +52,12 @@ class Releaser {
   // One loop thread: RunOnce(), then sleep until the earliest due_at (at
   // most settings.max_sleep), woken by NOTIFY db::kDelayedChannel when a
   // new one is asked for. Call once.
-  void Start();
+  void Start() { loop_.Start(); }
   // Stops and joins; the batch in progress commits or rolls back. Idempotent.
-  void Stop();
+  void Stop() { loop_.Stop(); }
 
  private:
   int ReleaseBatch(bool& full);
-  db::Next Step();
 
   db::Pool& pool_;
   const core::Clock& clock_;
@@ -66,7 +65,7 @@ class Releaser {
   const ReleaserSettings settings_;
   hub::NotifyMetrics notify_metrics_;
   // Declared last: built after, and destroyed before, everything its steps use.
-  db::BackgroundLoop loop_;
+  DueRowLoop loop_;
 };
 
 }  // namespace chopar::workflow::engine
