@@ -14,7 +14,7 @@ namespace chopar::app {
 enum class ProcessRole {
   kApi,        // the HTTP API, its inbox listener, Telegram updates by polling
   kWorker,     // the delivery loops
-  kScheduler,  // the schedule firing loop
+  kScheduler,  // the schedule firing loop, delayed notifications, digest windows
   kReports,    // the admin report jobs ([[reports]])
   kRelay,      // the outbox relays ([relay], when it has [[relay.targets]])
 };

@@ -32,6 +32,7 @@
 #include "http/sms_routes.hpp"
 #include "http/telegram_routes.hpp"
 #include "http/template_routes.hpp"
+#include "http/workflow_routes.hpp"
 #include "http/web_routes.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
@@ -44,6 +45,9 @@
 #include "schedule/schedule_service.hpp"
 #include "schedule/scheduler.hpp"
 #include "schedule/time_zone.hpp"
+#include "workflow/engine/cancel.hpp"
+#include "workflow/engine/digest_closer.hpp"
+#include "workflow/engine/releaser.hpp"
 #include "templates/template_store.hpp"
 
 namespace chopar::app {
@@ -123,7 +127,10 @@ int RunService(const Config& config, const Roles& roles) {
   const std::string inbox_secret =
       SecretOrStored(config.server.http.inbox_secret, config, "inbox_secret", false);
   ChannelProviders providers(config, pool, clock, sms_callback_secret, inbox_secret);
-  delivery::Worker worker(pool, providers.set(), clock, metrics, config.delivery);
+  // Types' templates: their texts for notify, their throttles for the worker.
+  templates::TemplateStore template_store(pool, pool.listen_conninfo());
+  delivery::Worker worker(pool, providers.set(), clock, metrics, config.delivery,
+                          core::ThreadLocalRandom::Instance(), &template_store);
   QueueDepthRefresher queue_depth(pool.settings(), metrics);
   queue_depth.Start();
 
@@ -131,8 +138,12 @@ int RunService(const Config& config, const Roles& roles) {
   (void)schedule::FindTimeZone("UTC");
   schedule::ScheduleService schedules(pool, clock);
   schedule::Scheduler scheduler(pool, clock, metrics, config.scheduler);
-  templates::TemplateStore template_store(pool, pool.listen_conninfo());
   hub::NotifyService notify(pool, clock, metrics, &template_store);
+  // Delayed notifications (send_at) are released, and digest windows
+  // closed, with the scheduler role.
+  workflow::engine::Releaser releaser(pool, clock, metrics, &template_store);
+  workflow::engine::DigestCloser digest_closer(pool, clock, metrics, &template_store);
+  workflow::engine::Canceler canceler(pool, metrics);
   hub::UserService users(
       pool, {.allow_http_push_endpoints = config.push.webpush.allow_http_endpoints,
              .max_push_subscriptions = config.push.webpush.max_subscriptions_per_user,
@@ -182,14 +193,18 @@ int RunService(const Config& config, const Roles& roles) {
   const bool runs_reports = roles.Has(ProcessRole::kReports);
   const bool runs_relays = roles.Has(ProcessRole::kRelay) && relays.configured();
   std::cout << "chopar " << CHOPAR_VERSION << " running " << roles.Describe() << "\n";
+  // Every role that notifies or claims reads the types' templates (texts,
+  // digests, throttles, escalations).
+  if (roles.Has(ProcessRole::kApi) || runs_workers || runs_scheduler || runs_reports)
+    template_store.Start();
   if (roles.Has(ProcessRole::kApi)) {
     http::Settings settings = config.server.http;
     settings.api_key = SecretOrStored(settings.api_key, config, "api_key", true);
     settings.inbox_secret = inbox_secret;
-    template_store.Start();
     server = std::make_unique<http::Server>(
         settings, http::Dependencies{pool, notify, users, inbox, metrics});
     http::RegisterTemplateRoutes(server->router(), template_store, users);
+    http::RegisterWorkflowRoutes(server->router(), canceler);
     http::RegisterPreferenceRoutes(server->router(), users, template_store, inbox_secret);
     http::RegisterScheduleRoutes(server->router(), schedules);
     http::RegisterBroadcastRoutes(server->router(), topics, broadcasts);
@@ -214,11 +229,11 @@ int RunService(const Config& config, const Roles& roles) {
   if (runs_workers) {
     history.emplace(pool, clock, metrics, config.retention);
     history->Start();
-    // The fan-out renders templates: a worker-only process needs the cache too.
-    if (!roles.Has(ProcessRole::kApi)) template_store.Start();
     fan_out.Start();
   }
   if (runs_scheduler) scheduler.Start();
+  if (runs_scheduler) releaser.Start();
+  if (runs_scheduler) digest_closer.Start();
   if (runs_reports) report_runner.Start();
   if (telegram_poller) telegram_poller->Start();
   if (runs_relays) relays.Start();
@@ -233,6 +248,8 @@ int RunService(const Config& config, const Roles& roles) {
   if (runs_reports) report_runner.Stop();
   if (runs_scheduler) scheduler.Stop();
   if (runs_workers) fan_out.Stop();
+  if (runs_scheduler) releaser.Stop();
+  if (runs_scheduler) digest_closer.Stop();
   if (runs_workers) worker.Stop();
   if (history) history->Stop();
   if (runs_relays) relays.Stop();

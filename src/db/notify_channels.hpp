@@ -36,4 +36,13 @@ inline constexpr const char* kOutboxChannel = "chopar_outbox";
 // Sent by src/broadcast/queries/insert_broadcast.sql.
 inline constexpr const char* kBroadcastsChannel = "chopar_broadcasts";
 
+// Wakes the releasers of delayed notifications: one was asked for, so the
+// earliest due_at may have moved. Payload: empty. Sent by
+// src/hub/queries/insert_delayed.sql.
+inline constexpr const char* kDelayedChannel = "chopar_delayed";
+
+// Wakes the digest closers: a digest window opened, or closes earlier.
+// Payload: empty. Sent by src/hub/queries/write_digests.sql.
+inline constexpr const char* kDigestsChannel = "chopar_digests";
+
 }  // namespace chopar::db

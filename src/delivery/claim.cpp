@@ -1,11 +1,15 @@
 #include "delivery/claim.hpp"
 
+#include <map>
+#include <set>
 #include <unordered_map>
 
 #include "core/rate_limit.hpp"
+#include "core/request_error.hpp"
 #include "core/time_format.hpp"
 #include "delivery/claim_plan.hpp"
 #include "delivery/queries.hpp"
+#include "workflow/settings.hpp"
 
 namespace chopar::delivery {
 namespace {
@@ -36,6 +40,9 @@ Row ReadRow(const db::Result& r, int i) {
   c.reclaimed = r.Bool(i, "reclaimed");
   c.send_started = r.Bool(i, "send_started");
   c.critical = r.Bool(i, "critical");
+  c.type = r.String(i, "type");
+  c.unless_read = r.Bool(i, "unless_read");
+  if (auto read_at = r.OptString(i, "read_at")) c.read_at = core::ParsePgTimestamp(*read_at);
   c.timezone = r.String(i, "timezone");
   if (auto start = r.OptString(i, "quiet_start")) c.quiet_start = core::ParseTimeOfDay(*start);
   if (auto end = r.OptString(i, "quiet_end")) c.quiet_end = core::ParseTimeOfDay(*end);
@@ -45,7 +52,7 @@ Row ReadRow(const db::Result& r, int i) {
   m.notification_id = r.Int(i, "notification_id");
   m.user_id = c.user_id;
   m.channel = c.channel;
-  m.type = r.String(i, "type");
+  m.type = c.type;
   m.title = r.String(i, "title");
   m.body = r.String(i, "body");
   m.link = r.OptString(i, "link");
@@ -85,8 +92,63 @@ std::string_view ActionName(ClaimAction action) {
       return "skip";
     case ClaimAction::kFail:
       return "fail";
+    case ClaimAction::kCancel:
+      return "cancel";
   }
   return "";
+}
+
+std::vector<std::int64_t> ReclaimedIds(const std::vector<Row>& rows) {
+  std::vector<std::int64_t> reclaimed;
+  for (const Row& row : rows) {
+    if (row.candidate.reclaimed) reclaimed.push_back(row.candidate.id);
+  }
+  return reclaimed;
+}
+
+// The throttles of the types among `rows`, from their templates. A stored
+// template whose settings no longer parse (saved before they were checked)
+// throttles nothing rather than stopping every claim.
+std::map<std::string, workflow::ThrottleSettings, std::less<>> ThrottlesOf(
+    const std::vector<Row>& rows, const templates::TemplateLookup* templates) {
+  std::map<std::string, workflow::ThrottleSettings, std::less<>> by_type;
+  if (templates == nullptr) return by_type;
+  std::set<std::string_view> seen;
+  for (const Row& row : rows) {
+    if (!seen.insert(row.candidate.type).second) continue;
+    const auto tmpl = templates->Find(row.candidate.type);
+    if (tmpl == nullptr || !tmpl->throttle.is_object()) continue;
+    try {
+      if (auto throttle = workflow::ParseWorkflowSettings(*tmpl).throttle)
+        by_type.emplace(row.candidate.type, *throttle);
+    } catch (const core::RequestError&) {
+    }
+  }
+  return by_type;
+}
+
+// What each (user, type) of `keys` holds in its throttle window, counted
+// under the keys' advisory locks.
+std::map<ThrottleKey, int> CountThrottleWindows(db::Transaction& tx, const std::vector<Row>& rows,
+                                                const std::vector<ThrottleKey>& keys,
+                                                const Throttles& throttles, core::TimePoint now) {
+  std::vector<std::int64_t> users;
+  std::vector<std::string> types, since;
+  for (const ThrottleKey& key : keys) {
+    users.push_back(key.user_id);
+    types.push_back(key.type);
+    since.push_back(SqlTime(now - throttles.by_type.find(key.type)->second.window));
+  }
+  const std::string user_array = db::ArrayLiteral(users), type_array = db::ArrayLiteral(types);
+  tx.Defer(queries::kLockThrottleKeys, user_array, type_array);
+  const auto counts = tx.Exec(queries::kCountThrottleWindow, user_array, type_array,
+                              db::ArrayLiteral(since), db::ArrayLiteral(ReclaimedIds(rows)));
+  std::map<ThrottleKey, int> in_window;
+  for (int i = 0; i < counts.Rows(); ++i) {
+    in_window[{counts.Int(i, "user_id"), counts.String(i, "type")}] =
+        static_cast<int>(counts.Int(i, "in_window"));
+  }
+  return in_window;
 }
 
 RateCounts CountWindow(db::Transaction& tx, const std::vector<Row>& rows,
@@ -97,10 +159,7 @@ RateCounts CountWindow(db::Transaction& tx, const std::vector<Row>& rows,
     users.push_back(key.user_id);
     channels.emplace_back(core::ChannelName(key.channel));
   }
-  std::vector<std::int64_t> reclaimed;
-  for (const Row& row : rows) {
-    if (row.candidate.reclaimed) reclaimed.push_back(row.candidate.id);
-  }
+  const std::vector<std::int64_t> reclaimed = ReclaimedIds(rows);
   const std::string user_array = db::ArrayLiteral(users),
                     channel_array = db::ArrayLiteral(channels);
   tx.Defer(queries::kLockRateKeys, user_array, channel_array);
@@ -164,7 +223,8 @@ std::optional<std::string> SqlNowParam(std::optional<core::TimePoint> now) {
 }
 
 ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
-                       const WorkerSettings& settings, const ChannelSet& channels) {
+                       const WorkerSettings& settings, const ChannelSet& channels,
+                       const templates::TemplateLookup* templates) {
   ClaimResult result;
   auto tx = pool.Begin("claim_deliveries");
   const auto locked =
@@ -186,9 +246,15 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
     candidates.push_back(row.candidate);
   }
 
+  // Throttle locks are taken before the hourly limit's, by every claim:
+  // one global order, so claims never deadlock on each other.
+  Throttles throttles{.by_type = ThrottlesOf(rows, templates), .in_window = {}};
+  if (const auto throttle_keys = ThrottleKeysToCheck(candidates, now, settings, throttles);
+      !throttle_keys.empty())
+    throttles.in_window = CountThrottleWindows(tx, rows, throttle_keys, throttles, now);
   const auto keys = RateKeysToCheck(candidates, now, settings);
   const RateCounts in_window = keys.empty() ? RateCounts{} : CountWindow(tx, rows, keys, now);
-  const auto decisions = PlanClaim(candidates, now, settings, in_window);
+  const auto decisions = PlanClaim(candidates, now, settings, in_window, throttles);
   const std::vector<bool> sent_here = SendInClaim(tx, channels, rows, decisions);
 
   std::vector<std::int64_t> ids;
@@ -222,6 +288,9 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
         break;
       case ClaimAction::kFail:
         ++result.failed[channel];
+        break;
+      case ClaimAction::kCancel:
+        ++result.canceled[channel];
         break;
       case ClaimAction::kSend: {
         if (sent_here[i]) {

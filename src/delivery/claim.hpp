@@ -13,6 +13,7 @@
 #include "db/pool.hpp"
 #include "delivery/channel_set.hpp"
 #include "delivery/settings.hpp"
+#include "templates/template_store.hpp"
 
 namespace chopar::delivery {
 
@@ -38,7 +39,8 @@ struct ClaimResult {
   std::vector<ClaimedDelivery> to_send;  // → sending
   int locked = 0;                        // rows decided on (0: nothing was due)
   int deferred = 0;                      // stayed queued (quiet hours)
-  core::PerChannel<int> skipped;         // → skipped (hourly limit)
+  core::PerChannel<int> skipped;         // → skipped (hourly limit, throttle)
+  core::PerChannel<int> canceled;        // → canceled (escalation: read)
   core::PerChannel<int> failed;          // → failed (lease lost on the last attempt)
   // → sent inside the claim by a channel that sends in claims (the sink),
   // and each one's seconds from creation to sent.
@@ -49,11 +51,14 @@ struct ClaimResult {
 // Claims up to settings.batch due deliveries in ONE short transaction
 // ("claim_deliveries"): locks due queued rows and expired `sending` rows with
 // FOR UPDATE SKIP LOCKED; fails the expired ones whose send had started and
-// whose channel cannot tell a repeat (PreDecide: "outcome unknown"); defers
-// non-critical ones inside their user's quiet hours; takes the (user,
-// channel) advisory locks in sorted order, counts the sliding hour and skips
-// what is over the limit; marks the rest `sending` with a fresh claim token,
-// a lease until now + lease and attempts + 1; then commits. The returned
+// whose channel cannot tell a repeat (PreDecide: "outcome unknown"); cancels
+// escalated ones (unless_read) whose notification was read; defers
+// non-critical ones inside their user's quiet hours; for types whose
+// template (from `templates`, when given) has a throttle, takes the (user,
+// type) advisory locks in sorted order, counts the type's window and skips
+// what is over it (`throttled`); takes the (user, channel) advisory locks in
+// sorted order, counts the sliding hour and skips what is over the limit; marks the rest `sending`
+// with a fresh claim token, a lease until now + lease and attempts + 1; then commits. The returned
 // messages carry content and address, so sending needs no database.
 // Messages for a channel that sends in claims (the sink) are handed to it
 // inside this transaction instead and go straight to `sent`.
@@ -66,7 +71,8 @@ struct ClaimResult {
 // nothing was claimed. Thread-safe; any number of claims may run at once, in
 // any processes.
 ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> now,
-                       const WorkerSettings& settings, const ChannelSet& channels);
+                       const WorkerSettings& settings, const ChannelSet& channels,
+                       const templates::TemplateLookup* templates = nullptr);
 
 // The text form in which chopar passes an instant to SQL ($n::timestamptz).
 std::string SqlTime(core::TimePoint t);

@@ -71,12 +71,13 @@ TEST(ClaimPlanTest, QuietHoursDeferNonCriticalOnly) {
   EXPECT_EQ(plan[1].action, ClaimAction::kSend);
   // Only the critical one needs a rate count.
   EXPECT_EQ(RateKeysToCheck(candidates, kNight, WorkerSettings{}).size(), 1u);
-  EXPECT_EQ(PreDecide(Quiet(3, false), kNoon, WorkerSettings{}), std::nullopt) << "not quiet at noon";
+  EXPECT_EQ(PreDecide(Quiet(3, false), kNoon, WorkerSettings{}), std::nullopt)
+      << "not quiet at noon";
 }
 
 TEST(ClaimPlanTest, DeferredDeliveriesDoNotUseUpTheLimit) {
-  std::vector<Candidate> candidates = {Quiet(1, false), Quiet(2, false), Quiet(3, false), Quiet(4, false),
-                                       Quiet(5, true)};
+  std::vector<Candidate> candidates = {Quiet(1, false), Quiet(2, false), Quiet(3, false),
+                                       Quiet(4, false), Quiet(5, true)};
   const auto plan = PlanClaim(candidates, kNight, WorkerSettings{}, {{{7, ChannelKind::kSms}, 2}});
   for (int i = 0; i < 4; ++i) EXPECT_EQ(plan[i].action, ClaimAction::kDefer);
   EXPECT_EQ(plan[4].action, ClaimAction::kSend);
@@ -106,6 +107,92 @@ TEST(ClaimPlanTest, RateKeysAreDistinctAndSorted) {
   ASSERT_EQ(keys.size(), 3u);
   EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
   EXPECT_EQ(keys[0], (RateKey{3, ChannelKind::kSms}));
+}
+
+Candidate OfType(std::int64_t id, const std::string& type,
+                 ChannelKind channel = ChannelKind::kSms) {
+  Candidate c = Sms(id);
+  c.type = type;
+  c.channel = channel;
+  return c;
+}
+
+TEST(ClaimPlanTest, ThrottleCountsEveryChannelOfTheTypeAndSkipsTheRest) {
+  Throttles throttles;
+  throttles.by_type["task.noisy"] = {.limit = 2, .window = hours(1)};
+  // Five of the throttled type over two channels, one of another type.
+  const std::vector<Candidate> candidates = {OfType(5, "task.noisy"),
+                                             OfType(1, "task.noisy", ChannelKind::kEmail),
+                                             OfType(3, "task.noisy"),
+                                             OfType(2, "task.noisy"),
+                                             OfType(4, "task.noisy", ChannelKind::kEmail),
+                                             OfType(6, "task.quiet")};
+  const auto plan = PlanClaim(candidates, kNoon, WorkerSettings{}, {}, throttles);
+  // Ids 1 and 2 pass (the oldest), the other three of the type are throttled.
+  EXPECT_EQ(plan[1].action, ClaimAction::kSend);
+  EXPECT_EQ(plan[3].action, ClaimAction::kSend);
+  for (const std::size_t i : {0u, 2u, 4u}) {
+    EXPECT_EQ(plan[i].action, ClaimAction::kSkip) << i;
+    EXPECT_EQ(plan[i].reason, "throttled") << i;
+  }
+  EXPECT_EQ(plan[5].action, ClaimAction::kSend) << "another type has no throttle";
+}
+
+TEST(ClaimPlanTest, ThrottleCountsWhatTheWindowHoldsAndPassesCriticalFirst) {
+  Throttles throttles;
+  throttles.by_type["task.noisy"] = {.limit = 2, .window = hours(1)};
+  throttles.in_window[{7, "task.noisy"}] = 1;
+  Candidate critical = OfType(9, "task.noisy");
+  critical.critical = true;
+  const std::vector<Candidate> candidates = {OfType(1, "task.noisy"), critical};
+  const auto plan = PlanClaim(candidates, kNoon, WorkerSettings{}, {}, throttles);
+  EXPECT_EQ(plan[1].action, ClaimAction::kSend);
+  EXPECT_EQ(plan[0].action, ClaimAction::kSkip);
+}
+
+TEST(ClaimPlanTest, ThrottledDeliveriesDoNotUseUpTheHourlyLimit) {
+  Throttles throttles;
+  throttles.by_type["task.noisy"] = {.limit = 1, .window = hours(1)};
+  // Hourly limit 3 on sms with 1 in the hour: two more may go, and the
+  // throttled one does not take a place.
+  const std::vector<Candidate> candidates = {OfType(1, "task.noisy"), OfType(2, "task.noisy"),
+                                             OfType(3, "task.other")};
+  const auto plan =
+      PlanClaim(candidates, kNoon, WorkerSettings{}, {{{7, ChannelKind::kSms}, 1}}, throttles);
+  EXPECT_EQ(plan[0].action, ClaimAction::kSend);
+  EXPECT_EQ(plan[1].action, ClaimAction::kSkip);
+  EXPECT_EQ(plan[1].reason, "throttled");
+  EXPECT_EQ(plan[2].action, ClaimAction::kSend);
+}
+
+TEST(ClaimPlanTest, ThrottleKeysOnlyForThrottledTypes) {
+  Throttles throttles;
+  throttles.by_type["task.noisy"] = {.limit = 1, .window = hours(1)};
+  const std::vector<Candidate> candidates = {OfType(1, "task.noisy"), OfType(2, "task.other"),
+                                             OfType(3, "task.noisy")};
+  EXPECT_EQ(ThrottleKeysToCheck(candidates, kNoon, WorkerSettings{}, throttles),
+            (std::vector<ThrottleKey>{{7, "task.noisy"}}));
+  EXPECT_TRUE(ThrottleKeysToCheck(candidates, kNoon, WorkerSettings{}, {}).empty());
+}
+
+TEST(ClaimPlanTest, EscalatedDeliveryIsCanceledWhenReadEvenInQuietHours) {
+  Candidate read = Quiet(1, false);
+  read.unless_read = true;
+  read.read_at = kNight - hours(1);
+  Candidate unread = Quiet(2, false);
+  unread.unless_read = true;
+  Candidate read_later = Sms(3);  // read after the claim's instant: not yet a read
+  read_later.unless_read = true;
+  read_later.read_at = kNight + hours(1);
+  Candidate not_escalated = Sms(4);
+  not_escalated.read_at = kNight - hours(1);
+  const std::vector<Candidate> candidates = {read, unread, read_later, not_escalated};
+  const auto plan = PlanClaim(candidates, kNight, WorkerSettings{}, {});
+  EXPECT_EQ(plan[0].action, ClaimAction::kCancel);
+  EXPECT_EQ(plan[0].reason, "read");
+  EXPECT_EQ(plan[1].action, ClaimAction::kDefer);
+  EXPECT_EQ(plan[2].action, ClaimAction::kSend);
+  EXPECT_EQ(plan[3].action, ClaimAction::kSend);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 namespace chopar::delivery {
 
 DeliveryMetrics::DeliveryMetrics(core::MetricsRegistry& registry) {
-  constexpr std::array<const char*, 3> kStatuses = {"sent", "failed", "skipped"};
+  constexpr std::array<const char*, 4> kStatuses = {"sent", "failed", "skipped", "canceled"};
   for (core::ChannelKind kind : core::kAllChannels) {
     const std::string channel(core::ChannelName(kind));
     for (std::size_t s = 0; s < kStatuses.size(); ++s) {

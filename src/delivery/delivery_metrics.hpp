@@ -10,7 +10,8 @@
 namespace chopar::delivery {
 
 // The delivery worker's metrics, resolved once in the registry it is given:
-//   chopar_deliveries_total{channel, status}     final statuses (sent, failed, skipped)
+//   chopar_deliveries_total{channel, status}     final statuses (sent, failed, skipped,
+//                                                canceled)
 //   chopar_delivery_latency_seconds{channel}     created → sent
 //   chopar_deliveries_outcome_unknown_total{channel}
 //                                                of the failed: handed to the provider and no
@@ -21,13 +22,13 @@ class DeliveryMetrics {
  public:
   explicit DeliveryMetrics(core::MetricsRegistry& registry);
 
-  enum class Final { kSent, kFailed, kSkipped };
+  enum class Final { kSent, kFailed, kSkipped, kCanceled };
   void Count(core::ChannelKind channel, Final status, int n = 1);
   void ObserveLatency(core::ChannelKind channel, double seconds);
   void CountOutcomeUnknown(core::ChannelKind channel, int n);
 
  private:
-  core::PerChannel<std::array<core::Counter*, 3>> totals_{};
+  core::PerChannel<std::array<core::Counter*, 4>> totals_{};
   core::PerChannel<core::Histogram*> latency_{};
   core::PerChannel<core::Counter*> outcome_unknown_{};
 };

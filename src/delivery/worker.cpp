@@ -65,11 +65,13 @@ db::PoolSettings LeasePoolSettings(const db::Pool& pool, const WorkerSettings& s
 }  // namespace
 
 Worker::Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock,
-               core::MetricsRegistry& metrics, WorkerSettings settings, core::Random& random)
+               core::MetricsRegistry& metrics, WorkerSettings settings, core::Random& random,
+               const templates::TemplateLookup* templates)
     : pool_(pool),
       channels_(channels),
       clock_(clock),
       settings_(settings),
+      templates_(templates),
       random_(random),
       metrics_(metrics),
       lease_pool_(LeasePoolSettings(pool, settings_)),
@@ -86,13 +88,15 @@ Worker::~Worker() {
 RunStats Worker::RunOnce() {
   RunStats stats;
   const SteadyTime claimed_at = steady_clock::now();
-  ClaimResult claim = ClaimBatch(pool_, SqlNow(clock_), settings_, channels_);
+  ClaimResult claim = ClaimBatch(pool_, SqlNow(clock_), settings_, channels_, templates_);
   stats.claimed = claim.locked;
   stats.deferred = claim.deferred;
   for (core::ChannelKind kind : core::kAllChannels) {
     stats.sent += claim.sent[kind];
     stats.skipped += claim.skipped[kind];
     stats.failed += claim.failed[kind];
+    stats.canceled += claim.canceled[kind];
+    metrics_.Count(kind, DeliveryMetrics::Final::kCanceled, claim.canceled[kind]);
     metrics_.Count(kind, DeliveryMetrics::Final::kSent, claim.sent[kind]);
     metrics_.Count(kind, DeliveryMetrics::Final::kSkipped, claim.skipped[kind]);
     metrics_.Count(kind, DeliveryMetrics::Final::kFailed, claim.failed[kind]);

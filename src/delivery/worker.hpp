@@ -29,7 +29,8 @@ struct RunStats {
   int sent = 0;
   int retried = 0;   // back to queued for a later attempt
   int failed = 0;    // at claim (lease lost on the last attempt) or after sending
-  int skipped = 0;   // over the hourly limit
+  int skipped = 0;   // over the hourly limit or the type's throttle
+  int canceled = 0;  // escalate-if-unread: the notification was read
   int deferred = 0;  // quiet hours
   int ignored = 0;   // answers that arrived after the claim was taken back
 };
@@ -67,13 +68,15 @@ struct RunStats {
 // so hosts whose clocks disagree still agree; a simulated clock is handed to
 // the statements instead, so tests move leases and windows by moving it.
 // Metrics go to `metrics` (DeliveryMetrics, and the loops' "delivery" and
-// "delivery_leases"). The pool, channels, clock, registry and random source
-// must outlive the Worker.
+// "delivery_leases"). `templates` (null: no type has one) gives the types'
+// throttles to the claim. The pool, channels, clock, registry, templates and
+// random source must outlive the Worker.
 class Worker {
  public:
   Worker(db::Pool& pool, ChannelSet channels, const core::Clock& clock,
          core::MetricsRegistry& metrics, WorkerSettings settings = {},
-         core::Random& random = core::ThreadLocalRandom::Instance());
+         core::Random& random = core::ThreadLocalRandom::Instance(),
+         const templates::TemplateLookup* templates = nullptr);
   // Stops (with the drain deadline) if running, then joins every thread —
   // which waits for any Send() still in progress and its record: channels
   // must time out.
@@ -148,6 +151,7 @@ class Worker {
   const ChannelSet channels_;
   const core::Clock& clock_;
   const WorkerSettings settings_;
+  const templates::TemplateLookup* templates_;  // the types' throttles; may be null
   core::Random& random_;
   DeliveryMetrics metrics_;
   db::Pool lease_pool_;

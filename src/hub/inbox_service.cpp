@@ -83,8 +83,8 @@ nlohmann::json InboxService::GetNotification(std::int64_t notification_id) {
 nlohmann::json InboxService::ListDeliveries(const DeliveryFilter& filter) {
   const int limit = CheckLimit(filter.limit, 500);
   if (filter.status && *filter.status != "queued" && *filter.status != "sending" && *filter.status != "sent" &&
-      *filter.status != "failed" && *filter.status != "skipped") {
-    throw core::InvalidField("status", "status must be queued, sending, sent, failed or skipped");
+      *filter.status != "failed" && *filter.status != "skipped" && *filter.status != "canceled") {
+    throw core::InvalidField("status", "status must be queued, sending, sent, failed, skipped or canceled");
   }
   if (filter.channel && !core::ParseChannel(*filter.channel)) {
     throw core::InvalidField("channel", "channel must be email, telegram, push or sms");

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "core/time_format.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/validation.hpp"
 #include "templates/template.hpp"
@@ -18,11 +19,13 @@ NotificationRequest ParseNotificationRequest(const nlohmann::json& body) {
   r.body = OptionalString(body, "body", 0, 10000).value_or("");
   r.category = OptionalString(body, "category", 1, 100);
   if (r.category && !templates::IsValidCategory(*r.category)) {
-    throw core::InvalidField("category", "category must match ^[a-z]+(\\.[a-z_]+)*$, e.g. marketing");
+    throw core::InvalidField("category",
+                             "category must match ^[a-z]+(\\.[a-z_]+)*$, e.g. marketing");
   }
   r.link = OptionalString(body, "link", 1, 2000);
   if (r.link && !IsInternalLink(*r.link)) {
-    throw core::InvalidField("link", "link must be an internal path such as /tasks/1 (no scheme, not //host)");
+    throw core::InvalidField(
+        "link", "link must be an internal path such as /tasks/1 (no scheme, not //host)");
   }
   if (const auto it = body.find("data"); it != body.end() && !it->is_null()) {
     if (!it->is_object()) throw core::InvalidField("data", "data must be a JSON object");
@@ -31,10 +34,12 @@ NotificationRequest ParseNotificationRequest(const nlohmann::json& body) {
   }
   r.dedup_key = OptionalString(body, "dedup_key", 1, 255);
   if (const auto it = body.find("channels"); it != body.end() && !it->is_null()) {
-    if (!it->is_array()) throw core::InvalidField("channels", "channels must be an array of channel names");
+    if (!it->is_array())
+      throw core::InvalidField("channels", "channels must be an array of channel names");
     r.channels.clear();
     for (const auto& name : *it) {
-      const auto kind = name.is_string() ? core::ParseChannel(name.get<std::string>()) : std::nullopt;
+      const auto kind =
+          name.is_string() ? core::ParseChannel(name.get<std::string>()) : std::nullopt;
       if (!kind) {
         throw core::InvalidField("channels", "unknown channel " + name.dump() +
                                                  "; expected email, telegram, push or sms");
@@ -48,13 +53,48 @@ NotificationRequest ParseNotificationRequest(const nlohmann::json& body) {
     if (!it->is_boolean()) throw core::InvalidField("critical", "critical must be true or false");
     r.critical = it->get<bool>();
   }
+  if (const auto send_at = OptionalString(body, "send_at", 1, 64)) {
+    r.send_at = core::ParseRfc3339(*send_at);
+    if (!r.send_at) {
+      throw core::InvalidField("send_at",
+                               "send_at must be an RFC 3339 time such as 2026-12-03T18:00:00Z");
+    }
+  }
+  if (const auto it = body.find("delay_seconds"); it != body.end() && !it->is_null()) {
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 0 ||
+        it->get<std::int64_t>() > kMaxDelaySeconds) {
+      throw core::InvalidField("delay_seconds", "delay_seconds must be an integer from 0 to " +
+                                                    std::to_string(kMaxDelaySeconds));
+    }
+    if (r.send_at)
+      throw core::InvalidField("delay_seconds", "give send_at or delay_seconds, not both");
+    r.delay_seconds = static_cast<int>(it->get<std::int64_t>());
+  }
+  r.cancellation_key = OptionalString(body, "cancellation_key", 1, 255);
   return r;
+}
+
+nlohmann::json NotificationRequestJson(const NotificationRequest& r) {
+  nlohmann::json body = {
+      {"user_id", r.user_id}, {"type", r.type}, {"data", r.data}, {"critical", r.critical}};
+  if (!r.title.empty()) body["title"] = r.title;
+  if (!r.body.empty()) body["body"] = r.body;
+  if (r.category) body["category"] = *r.category;
+  if (r.link) body["link"] = *r.link;
+  if (r.dedup_key) body["dedup_key"] = *r.dedup_key;
+  if (r.cancellation_key) body["cancellation_key"] = *r.cancellation_key;
+  nlohmann::json channels = nlohmann::json::array();
+  for (core::ChannelKind kind : r.channels) channels.push_back(core::ChannelName(kind));
+  body["channels"] = std::move(channels);
+  return body;
 }
 
 nlohmann::json NotifyResult::ToJson() const {
   nlohmann::json names = nlohmann::json::array();
   for (core::ChannelKind kind : channels) names.push_back(core::ChannelName(kind));
-  return {{"id", id}, {"created", created}, {"channels", names}};
+  nlohmann::json out = {{"id", id}, {"created", created}, {"channels", names}};
+  if (send_at) out["send_at"] = core::FormatRfc3339(*send_at);
+  return out;
 }
 
 }  // namespace chopar::hub

@@ -4,14 +4,18 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/metrics.hpp"
 #include "core/time_format.hpp"
 #include "hub/channel_choice.hpp"
+#include "hub/digest_join.hpp"
 #include "hub/notification_content.hpp"
 #include "hub/queries.hpp"
+#include "workflow/settings.hpp"
 
 namespace chopar::hub {
 namespace {
@@ -59,17 +63,22 @@ Recipients LoadRecipients(Session& session, const std::vector<NotificationReques
 
 // The insert_notifications parameters: one array per column.
 struct InsertColumns {
-  std::vector<std::int64_t> idx, user_id, drawn_id;
+  std::vector<std::int64_t> idx, user_id;
+  std::vector<std::optional<std::int64_t>> drawn_id;
   std::vector<std::string> type, title, body, data, channels;
-  std::vector<std::optional<std::string>> link, dedup_key, category, content;
+  std::vector<std::optional<std::string>> link, dedup_key, category, content, held, held_until,
+      cancellation_key;
   std::vector<bool> critical;
 
+  // `escalate`: the type's escalate-if-unread, when it has one; its channels
+  // among `chosen` are held until `now` + after_seconds.
   void Add(std::size_t index, const NotificationRequest& r,
            const std::vector<core::ChannelKind>& chosen, NotificationContent said,
-           std::optional<std::string> category_name, std::optional<std::int64_t> id) {
+           std::optional<std::string> category_name, std::optional<std::int64_t> id,
+           const std::optional<workflow::EscalateSettings>& escalate, core::TimePoint now) {
     idx.push_back(static_cast<std::int64_t>(index));
     user_id.push_back(r.user_id);
-    if (id) drawn_id.push_back(*id);
+    drawn_id.push_back(id);
     type.push_back(r.type);
     title.push_back(std::move(said.title));
     body.push_back(std::move(said.body));
@@ -82,11 +91,88 @@ struct InsertColumns {
       names += core::ChannelName(kind);
     }
     channels.push_back(std::move(names));
+    std::string held_names;
+    if (escalate) {
+      for (core::ChannelKind kind : chosen) {
+        if (!escalate->Holds(kind)) continue;
+        if (!held_names.empty()) held_names += ',';
+        held_names += core::ChannelName(kind);
+      }
+    }
+    held.push_back(held_names.empty() ? std::nullopt : std::optional(held_names));
+    held_until.push_back(held_names.empty()
+                             ? std::nullopt
+                             : std::optional(core::FormatRfc3339Micros(now + escalate->after)));
     link.push_back(r.link);
     dedup_key.push_back(r.dedup_key);
+    cancellation_key.push_back(r.cancellation_key);
     critical.push_back(r.critical);
   }
 };
+
+// The insert_delayed parameters: notifications asked for later.
+struct DelayedColumns {
+  std::vector<std::int64_t> idx, id, user_id;
+  std::vector<std::string> due_at, request;
+  std::vector<std::optional<std::string>> dedup_key, cancellation_key;
+
+  void Add(std::size_t index, const NotificationRequest& r, std::int64_t drawn,
+           core::TimePoint due) {
+    idx.push_back(static_cast<std::int64_t>(index));
+    id.push_back(drawn);
+    user_id.push_back(r.user_id);
+    due_at.push_back(core::FormatRfc3339Micros(due));
+    request.push_back(NotificationRequestJson(r).dump());
+    dedup_key.push_back(r.dedup_key);
+    cancellation_key.push_back(r.cancellation_key);
+  }
+};
+
+// Reads the (idx, created, id) rows of insert_notifications or
+// insert_delayed into `results`. A repeat of a dedup key earlier in the same
+// batch gets that row's id; `find_existing` looks up a key another
+// transaction stored after the statement's snapshot was taken.
+template <typename FindExisting>
+void ReadInserted(const db::Result& inserted, const std::vector<NotificationRequest>& requests,
+                  const std::vector<std::vector<core::ChannelKind>>& chosen,
+                  std::vector<std::optional<BatchItemResult>>& results,
+                  FindExisting find_existing) {
+  std::map<std::pair<std::int64_t, std::string>, std::int64_t> batch_ids;
+  for (int row = 0; row < inserted.Rows(); ++row) {
+    const auto idx = static_cast<std::size_t>(inserted.Int(row, "idx"));
+    const NotificationRequest& r = requests[idx];
+    NotifyResult result;
+    result.created = inserted.Bool(row, "created");
+    if (result.created) {
+      result.id = inserted.Int(row, "id");
+      result.channels = chosen[idx];
+      if (r.dedup_key) batch_ids[{r.user_id, *r.dedup_key}] = result.id;
+    } else if (auto existing = inserted.OptInt(row, "id")) {
+      result.id = *existing;
+    } else if (const auto it = batch_ids.find({r.user_id, *r.dedup_key}); it != batch_ids.end()) {
+      result.id = it->second;
+    } else {
+      result.id = find_existing(r);
+    }
+    results[idx] = result;
+  }
+}
+
+bool HasWorkflows(const templates::Template* tmpl) {
+  return tmpl != nullptr && (tmpl->digest.is_object() || tmpl->escalate.is_object());
+}
+
+// Whether notifying `requests` at `now` writes more than one statement
+// (delayed notifications, digest windows), so needs a transaction.
+bool NeedsTransaction(const std::vector<NotificationRequest>& requests, core::TimePoint now,
+                      const templates::TemplateLookup* lookup) {
+  return std::ranges::any_of(requests, [&](const NotificationRequest& r) {
+    if (r.DueAt(now) > now) return true;
+    if (lookup == nullptr) return false;
+    const auto tmpl = lookup->Find(r.type);
+    return tmpl != nullptr && tmpl->digest.is_object();
+  });
+}
 
 template <typename Session>
 std::vector<BatchItemResult> NotifyOn(
@@ -96,17 +182,20 @@ std::vector<BatchItemResult> NotifyOn(
   std::vector<std::optional<BatchItemResult>> results(requests.size());
   if (requests.empty()) return {};
   std::vector<std::shared_ptr<const templates::Template>> found(requests.size());
-  bool any_template = false;
+  bool any_template = false, any_delayed = false;
   if (lookup != nullptr) {
     for (std::size_t i = 0; i < requests.size(); ++i) {
       found[i] = lookup->Find(requests[i].type);
       any_template = any_template || found[i] != nullptr;
     }
   }
-  const auto recipients = LoadRecipients(session, requests, any_template);
+  for (const NotificationRequest& r : requests) any_delayed = any_delayed || r.DueAt(now) > now;
+  const auto recipients = LoadRecipients(session, requests, any_template || any_delayed);
   const std::string created_at = core::FormatRfc3339(now);
 
   InsertColumns columns;
+  DelayedColumns delayed;
+  std::map<std::size_t, DigestItem> digest_items;  // by request
   std::vector<std::vector<core::ChannelKind>> chosen(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const NotificationRequest& r = requests[i];
@@ -121,8 +210,8 @@ std::vector<BatchItemResult> NotifyOn(
     const PreferenceScope scope{
         r.type, category ? std::optional<std::string_view>(*category) : std::nullopt};
     chosen[i] = ChooseChannels(user.preferences, user.addressable, r.channels, r.critical, scope);
-    std::optional<std::int64_t> id;
-    if (any_template) id = recipients.drawn_ids.at(i);
+    std::optional<std::int64_t> id = r.id;
+    if (!id && !recipients.drawn_ids.empty()) id = recipients.drawn_ids.at(i);
     try {
       nlohmann::json context;
       if (tmpl != nullptr) {
@@ -130,8 +219,26 @@ std::vector<BatchItemResult> NotifyOn(
             r.data, templates::ContextUser{r.user_id, user.locale, user.timezone},
             templates::ContextNotification{id, r.type, r.link, created_at});
       }
-      columns.Add(i, r, chosen[i], ComposeContent(r, tmpl, user.locale, context, chosen[i]),
-                  category, id);
+      // Composed for a delayed one too: a request that cannot be rendered
+      // is refused now, not when it is due.
+      NotificationContent said = ComposeContent(r, tmpl, user.locale, context, chosen[i]);
+      if (const core::TimePoint due = r.DueAt(now); due > now) {
+        delayed.Add(i, r, *id, due);
+        chosen[i].clear();  // chosen when it is released
+        continue;
+      }
+      const auto workflows = HasWorkflows(tmpl) ? workflow::ParseWorkflowSettings(*tmpl)
+                                                : workflow::WorkflowSettings{};
+      if (workflows.digest && !chosen[i].empty()) {
+        // In-app now; the channels wait for the digest window.
+        digest_items[i] =
+            DigestItem{0,         r.user_id,
+                       r.type,    workflow::DigestKey(workflows.digest->key).Render(r.data),
+                       chosen[i], *workflows.digest};
+        columns.Add(i, r, {}, std::move(said), category, id, std::nullopt, now);
+        continue;
+      }
+      columns.Add(i, r, chosen[i], std::move(said), category, id, workflows.escalate, now);
     } catch (const core::RequestError& e) {
       results[i] = e;
     }
@@ -145,30 +252,43 @@ std::vector<BatchItemResult> NotifyOn(
         ArrayLiteral(columns.link), ArrayLiteral(columns.data), ArrayLiteral(columns.dedup_key),
         ArrayLiteral(columns.critical), ArrayLiteral(columns.channels),
         core::FormatRfc3339Micros(now), ArrayLiteral(columns.drawn_id),
-        ArrayLiteral(columns.category), ArrayLiteral(columns.content),
+        ArrayLiteral(columns.category), ArrayLiteral(columns.content), ArrayLiteral(columns.held),
+        ArrayLiteral(columns.held_until), ArrayLiteral(columns.cancellation_key),
         deliveries_due ? std::optional(core::FormatRfc3339Micros(*deliveries_due)) : std::nullopt);
-
-    // (user, dedup key) → id, for duplicates of an earlier row of this batch.
-    std::map<std::pair<std::int64_t, std::string>, std::int64_t> batch_ids;
-    for (int row = 0; row < inserted.Rows(); ++row) {
-      const auto idx = static_cast<std::size_t>(inserted.Int(row, "idx"));
-      const NotificationRequest& r = requests[idx];
-      NotifyResult result;
-      result.created = inserted.Bool(row, "created");
-      if (result.created) {
-        result.id = inserted.Int(row, "id");
-        result.channels = chosen[idx];
-        if (r.dedup_key) batch_ids[{r.user_id, *r.dedup_key}] = result.id;
-      } else if (auto existing = inserted.OptInt(row, "id")) {
-        result.id = *existing;
-      } else if (const auto it = batch_ids.find({r.user_id, *r.dedup_key}); it != batch_ids.end()) {
-        result.id = it->second;
+    ReadInserted(inserted, requests, chosen, results, [&](const NotificationRequest& r) {
+      // A concurrent transaction inserted the key after this statement's
+      // snapshot was taken; a new statement sees its committed row.
+      return session.Exec(queries::kFindByDedupKey, r.user_id, *r.dedup_key).Int(0, 0);
+    });
+    std::vector<DigestItem> joining;
+    for (auto& [index, item] : digest_items) {
+      const auto& result = std::get<NotifyResult>(*results[index]);
+      if (!result.created) continue;  // a repeated dedup key: joined the first time
+      item.notification_id = result.id;
+      joining.push_back(std::move(item));
+    }
+    if (!joining.empty()) {
+      if constexpr (std::is_same_v<Session, db::Transaction>) {
+        JoinDigests(session, joining, now);
       } else {
-        // A concurrent transaction inserted the key after this statement's
-        // snapshot was taken; a new statement sees its committed row.
-        result.id = session.Exec(queries::kFindByDedupKey, r.user_id, *r.dedup_key).Int(0, 0);
+        throw std::logic_error("digest notifications need a transaction (NeedsTransaction)");
       }
-      results[idx] = result;
+    }
+  }
+  if (!delayed.idx.empty()) {
+    using db::ArrayLiteral;
+    const auto inserted =
+        session.Exec(queries::kInsertDelayed, ArrayLiteral(delayed.idx), ArrayLiteral(delayed.id),
+                     ArrayLiteral(delayed.user_id), ArrayLiteral(delayed.due_at),
+                     ArrayLiteral(delayed.request), ArrayLiteral(delayed.dedup_key),
+                     ArrayLiteral(delayed.cancellation_key), core::FormatRfc3339Micros(now));
+    ReadInserted(inserted, requests, chosen, results, [&](const NotificationRequest& r) {
+      return session.Exec(queries::kFindDelayedByDedupKey, r.user_id, *r.dedup_key).Int(0, 0);
+    });
+    for (std::size_t row = 0; row < delayed.idx.size(); ++row) {
+      auto& result = std::get<NotifyResult>(*results[static_cast<std::size_t>(delayed.idx[row])]);
+      if (result.created)
+        result.send_at = requests[static_cast<std::size_t>(delayed.idx[row])].DueAt(now);
     }
   }
 
@@ -187,7 +307,8 @@ NotifyMetrics::NotifyMetrics(core::MetricsRegistry& registry)
 void NotifyMetrics::CountCommitted(const std::vector<BatchItemResult>& results) {
   int created = 0;
   for (const auto& result : results) {
-    if (const auto* done = std::get_if<NotifyResult>(&result); done != nullptr && done->created)
+    if (const auto* done = std::get_if<NotifyResult>(&result);
+        done != nullptr && done->created && !done->send_at)
       ++created;
   }
   if (created > 0) created_.Inc(created);
@@ -207,16 +328,24 @@ NotifyResult NotifyService::Notify(const NotificationRequest& request) {
 
 std::vector<BatchItemResult> NotifyService::NotifyBatch(
     const std::vector<NotificationRequest>& requests) {
-  // No explicit transaction: everything written is written by one statement,
-  // atomic on its own, and the read before it is read-only. In READ
-  // COMMITTED a BEGIN/COMMIT around them would guarantee nothing more and
-  // cost two round trips (a third of a single notification's).
+  const core::TimePoint now = clock_.Now();
   std::vector<BatchItemResult> results;
-  {
+  if (NeedsTransaction(requests, now, templates_)) {
+    // Delayed notifications and digest windows are more statements (and
+    // the windows' advisory locks last a transaction): one transaction
+    // keeps the batch all or nothing.
+    auto tx = pool_.Begin("notify_batch");
+    results = NotifyOn(tx, requests, now, templates_);
+    tx.Commit();
+  } else {
+    // No explicit transaction: everything written is written by one
+    // statement, atomic on its own, and the read before it is read-only. In
+    // READ COMMITTED a BEGIN/COMMIT around them would guarantee nothing more
+    // and cost two round trips (a third of a single notification's).
     auto conn = pool_.Acquire();
-    results = NotifyOn(*conn, requests, clock_.Now(), templates_);
+    results = NotifyOn(*conn, requests, now, templates_);
   }
-  metrics_.CountCommitted(results);  // one statement in autocommit: committed
+  metrics_.CountCommitted(results);  // committed
   return results;
 }
 

@@ -31,7 +31,26 @@ struct NotificationRequest {
   std::optional<std::string> dedup_key;
   std::vector<core::ChannelKind> channels{core::kAllChannels.begin(), core::kAllChannels.end()};
   bool critical = false;
+  // Not before (docs/api.md "Workflows"): `send_at`, or `delay_seconds` after
+  // the notify call. Later than now: a delayed notification, nothing visible
+  // or sent until then; now or earlier: at once.
+  std::optional<core::TimePoint> send_at;
+  std::optional<int> delay_seconds;
+  // Cancels it and its deliveries (POST /v1/notifications/cancel).
+  std::optional<std::string> cancellation_key;
+  // The id drawn when a delayed notification was asked for, which it gets
+  // when released. Never read from a request body.
+  std::optional<std::int64_t> id;
+
+  // When it is due if notified at `now`.
+  [[nodiscard]] core::TimePoint DueAt(core::TimePoint now) const {
+    if (send_at) return *send_at;
+    return now + std::chrono::seconds(delay_seconds.value_or(0));
+  }
 };
+
+// The longest delay_seconds (a year).
+inline constexpr int kMaxDelaySeconds = 366 * 24 * 3600;
 
 // Parses and validates one request body. Throws core::RequestError
 // (kInvalidJson, kInvalidField) naming the field: wrong types, missing user_id/type, a type or
@@ -39,10 +58,17 @@ struct NotificationRequest {
 // A missing title is refused when the notification is created, if its type has no template.
 NotificationRequest ParseNotificationRequest(const nlohmann::json& body);
 
+// `request` as a body ParseNotificationRequest reads back to the same
+// request, less send_at / delay_seconds and id: how a delayed notification
+// is stored until it is due. Pure.
+nlohmann::json NotificationRequestJson(const NotificationRequest& request);
+
 struct NotifyResult {
   std::int64_t id = 0;
   bool created = false;
-  std::vector<core::ChannelKind> channels;  // empty when not created
+  std::vector<core::ChannelKind> channels;  // empty when not created, or delayed
+  // A delayed notification: when it appears (its channels are chosen then).
+  std::optional<core::TimePoint> send_at;
   [[nodiscard]] nlohmann::json ToJson() const;
 };
 
@@ -54,8 +80,9 @@ using BatchItemResult = std::variant<NotifyResult, core::RequestError>;
 class NotifyMetrics {
  public:
   explicit NotifyMetrics(core::MetricsRegistry& registry);
-  // Counts the results that created a notification; call after the commit
-  // that made them durable. Thread-safe.
+  // Counts the results that created a notification (a delayed one counts
+  // when it is released); call after the commit that made them durable.
+  // Thread-safe.
   void CountCommitted(const std::vector<BatchItemResult>& results);
 
  private:

@@ -150,6 +150,11 @@ describe("the OpenAPI description", { skip }, () => {
                               { user_id: 1, type: "BAD", title: "y" }, 5] },
       expect: 200,
     });
+    await call(chopar, "POST", "/v1/notifications", {
+      body: { ...notification, dedup_key: "task:1:later", delay_seconds: 3600, cancellation_key: "task:1" }, expect: 201,
+    });
+    await call(chopar, "POST", "/v1/notifications/cancel", { body: { cancellation_key: "task:1", user_id: 1 }, expect: 200 });
+    await call(chopar, "POST", "/v1/notifications/cancel", { body: { user_id: 1 }, expect: 400 });
     await call(chopar, "GET", `/v1/notifications/${created.body.id}`, { expect: 200 });
     await call(chopar, "GET", "/v1/notifications/999999", { expect: 404 });
     await call(chopar, "GET", "/v1/users/1/notifications?limit=1", { expect: 200 });

@@ -3,12 +3,13 @@
 -- reason. The action is 'send' (→ sending with a fresh claim token and a
 -- lease until $6), 'sent' (→ sent: a channel that sends in claims already
 -- recorded it in this transaction), 'defer' (stays queued until `until`),
--- 'skip' (→ skipped) or 'fail' (→ failed); $5: now. A row claimed to send
+-- 'skip' (→ skipped), 'cancel' (→ canceled: escalate-if-unread found it
+-- read) or 'fail' (→ failed); $5: now. A row claimed to send
 -- has not started sending yet (send_started_at NULL until begin_sends).
 -- Returns the claim token and attempt number of the rows to send.
 UPDATE chopar.deliveries d
 SET status = CASE a.action WHEN 'send' THEN 'sending' WHEN 'sent' THEN 'sent' WHEN 'defer' THEN 'queued'
-                           WHEN 'skip' THEN 'skipped' ELSE 'failed' END,
+                           WHEN 'skip' THEN 'skipped' WHEN 'cancel' THEN 'canceled' ELSE 'failed' END,
     attempts = d.attempts + CASE WHEN a.action IN ('send', 'sent') THEN 1 ELSE 0 END,
     next_attempt_at = CASE WHEN a.action = 'defer' THEN a.until ELSE d.next_attempt_at END,
     lease_until = CASE WHEN a.action = 'send' THEN $6::timestamptz END,

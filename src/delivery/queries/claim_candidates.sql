@@ -3,12 +3,13 @@
 -- lease ran out (their worker died or stalled; send_started says whether it
 -- had handed the row to its provider), then `queued` rows by due time. Rows another claim holds are skipped, never waited for. Each row
 -- comes with what the claim decides on (quiet hours, critical, attempts) and
--- what its message needs (content and the address for its channel).
+-- what its message needs (content and the address for its channel); an
+-- escalated row (unless_read) its notification's read_at.
 -- The delivery columns come from the locking CTEs, so they are the locked
 -- (newest) row versions.
 WITH expired AS MATERIALIZED (
   SELECT id, notification_id, user_id, channel, attempts, created_at, true AS reclaimed,
-         send_started_at IS NOT NULL AS send_started
+         send_started_at IS NOT NULL AS send_started, unless_read, digest_id
   FROM chopar.deliveries
   WHERE status = 'sending' AND lease_until < coalesce($1::timestamptz, now())
     -- Downtime does not count against a lease ($3, in milliseconds): for one
@@ -23,7 +24,7 @@ WITH expired AS MATERIALIZED (
   FOR UPDATE SKIP LOCKED
 ), due AS MATERIALIZED (
   SELECT id, notification_id, user_id, channel, attempts, created_at, false AS reclaimed,
-         false AS send_started
+         false AS send_started, unless_read, digest_id
   FROM chopar.deliveries
   WHERE status = 'queued' AND next_attempt_at <= coalesce($1::timestamptz, now())
   ORDER BY next_attempt_at
@@ -35,9 +36,11 @@ WITH expired AS MATERIALIZED (
   SELECT * FROM due
 )
 SELECT c.id, c.notification_id, c.user_id, c.channel, c.attempts, c.reclaimed, c.send_started,
+       c.unless_read, CASE WHEN c.unless_read THEN x.read_at::text END AS read_at,
        c.created_at::text AS created_at, coalesce($1::timestamptz, now())::text AS now,
-       x.type, x.title, x.body, x.link, x.data::text AS data, x.critical, x.category,
-       x.channel_texts::text AS channel_texts,
+       x.type, coalesce(x.digest ->> 'title', x.title) AS title, coalesce(x.digest ->> 'body', x.body) AS body,
+       x.link, x.data::text AS data, x.critical, x.category,
+       coalesce(x.digest -> c.channel, x.channel_texts)::text AS channel_texts,
        x.email, x.phone, x.locale, x.timezone,
        x.quiet_start::text AS quiet_start, x.quiet_end::text AS quiet_end,
        CASE WHEN c.channel = 'telegram' THEN
@@ -55,6 +58,12 @@ FROM claimed c
 -- from their first id on every claim.
 CROSS JOIN LATERAL (
   SELECT n.type, n.title, n.body, n.link, n.data, n.critical, n.category, n.content -> c.channel AS channel_texts,
+         n.read_at,
+         -- A digest's delivery (docs/workflows-design.md) says what its
+         -- window's rendered content says; no lookup for any other.
+         CASE WHEN c.digest_id IS NOT NULL THEN
+           (SELECT dg.content FROM chopar.digests dg WHERE dg.id = c.digest_id)
+         END AS digest,
          u.email, u.phone, u.locale, u.timezone, u.quiet_start, u.quiet_end
   FROM chopar.notifications n, chopar.users u
   WHERE n.id = c.notification_id AND u.id = c.user_id

@@ -4,10 +4,12 @@
 -- arrays, one element per row: $1 idx int[], $2 user_id bigint[], $3 type,
 -- $4 title, $5 body, $6 link, $7 data (JSON text), $8 dedup_key (text[]),
 -- $9 critical boolean[], $10 channels (comma-separated names, text[]);
--- $11: now; $12 ids drawn beforehand (bigint[], empty unless a template
--- needed them), $13 category (text[]), $14 content (each channel's rendered
--- texts, jsonb[]: a channel holding {"error": …} gets a failed delivery with
--- that reason), $15 when the deliveries fall due (NULL: $11). Arrays, not a JSON document: parsing them is cheaper, and
+-- $11: now; $12 ids drawn beforehand (bigint[]: empty, or NULL where none
+-- was), $13 category (text[]), $14 content (each channel's rendered texts, jsonb[]: a channel holding {"error": …} gets a failed delivery with
+-- that reason), $15 held (escalate-if-unread: comma-separated channels
+-- whose deliveries wait, NULL for none), $16 held_until (when they are due,
+-- timestamptz[]), $17 cancellation_key (text[]), $18 when the
+-- deliveries not held fall due (NULL: $11; a broadcast paces its batches). Arrays, not a JSON document: parsing them is cheaper, and
 -- ids not drawn beforehand are drawn here, in input order, so no separate
 -- round trip reserves them.
 -- Returns one row per input: whether it was created, and the id (the
@@ -16,28 +18,32 @@
 WITH input AS MATERIALIZED (
   SELECT x.*, coalesce(x.drawn_id, nextval(pg_get_serial_sequence('chopar.notifications', 'id'))) AS id
   FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[],
-              $8::text[], $9::boolean[], $10::text[], $12::bigint[], $13::text[], $14::jsonb[])
+              $8::text[], $9::boolean[], $10::text[], $12::bigint[], $13::text[], $14::jsonb[],
+              $15::text[], $16::timestamptz[], $17::text[])
     AS x(idx, user_id, type, title, body, link, data, dedup_key, critical, channels, drawn_id, category,
-         content)
+         content, held, held_until, cancellation_key)
 ), inserted AS (
   INSERT INTO chopar.notifications (id, user_id, type, title, body, link, data, dedup_key, critical, created_at,
-                             category, content)
+                             category, content, cancellation_key)
   OVERRIDING SYSTEM VALUE
-  SELECT id, user_id, type, title, body, link, data, dedup_key, critical, $11::timestamptz, category, content
+  SELECT id, user_id, type, title, body, link, data, dedup_key, critical, $11::timestamptz, category, content,
+         cancellation_key
   FROM input
   ORDER BY idx
   ON CONFLICT (user_id, dedup_key) DO NOTHING
   RETURNING id, user_id
 ), queued AS (
   INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, last_error, next_attempt_at, created_at,
-                          updated_at)
+                                 updated_at, unless_read)
   SELECT i.id, i.user_id, c.channel,
          CASE WHEN i.content -> c.channel ? 'error' THEN 'failed' ELSE 'queued' END,
          i.content -> c.channel ->> 'error',
-         coalesce($15::timestamptz, $11::timestamptz), $11::timestamptz, $11::timestamptz
+         CASE WHEN h.held THEN i.held_until ELSE coalesce($18::timestamptz, $11::timestamptz) END, $11::timestamptz, $11::timestamptz,
+         h.held
   FROM inserted n
   JOIN input i ON i.id = n.id
   CROSS JOIN LATERAL unnest(string_to_array(i.channels, ',')) AS c(channel)
+  CROSS JOIN LATERAL (SELECT coalesce(c.channel = ANY (string_to_array(i.held, ',')), false) AS held) h
   RETURNING 1
 ), woken AS (
   -- NOTIFY payloads are limited to 8000 bytes; a large batch wakes the

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/channel_kind.hpp"
+#include "core/clock.hpp"
+
+namespace chopar::workflow {
+
+// A type's escalate-if-unread (its template's "escalate" object, docs/api.md
+// "Workflows"): deliveries on `channels` wait `after` from the
+// notification's creation; read by then, they end canceled.
+struct EscalateSettings {
+  std::chrono::seconds after{900};
+  std::vector<core::ChannelKind> channels;
+
+  // Whether `channel`'s delivery is held back for the read check.
+  [[nodiscard]] bool Holds(core::ChannelKind channel) const;
+  // When a held delivery of a notification created at `created_at` is due.
+  [[nodiscard]] core::TimePoint DueAt(core::TimePoint created_at) const {
+    return created_at + after;
+  }
+};
+
+// The last_error of an escalated delivery canceled because the notification
+// was read.
+inline constexpr std::string_view kReadReason = "read";
+
+// What happens to a held delivery at `now`. kCancelRead: the notification
+// was read (at any time up to now; reading counts through every path,
+// since each sets read_at) → canceled with kReadReason. kWait: unread and
+// not yet due (`due_at` says until when). kSend: unread and due.
+struct EscalationDecision {
+  enum class Verdict { kWait, kSend, kCancelRead };
+  Verdict verdict = Verdict::kWait;
+  core::TimePoint due_at;
+  friend bool operator==(const EscalationDecision&, const EscalationDecision&) = default;
+};
+
+// `read_at` is the notification's read time (nullopt: unread); a read_at
+// later than `now` (another host's clock ahead) is not yet a read. Pure.
+EscalationDecision DecideEscalation(core::TimePoint created_at,
+                                    std::optional<core::TimePoint> read_at, core::TimePoint now,
+                                    const EscalateSettings& settings);
+
+}  // namespace chopar::workflow
