@@ -131,7 +131,7 @@ TEST_F(HistoryPlansTest, DeliveryWorkerStatementsUseIndexes) {
   const std::string token = Scalar("SELECT claim_token FROM chopar.deliveries WHERE id = " + id);
   const std::string ids = "'{" + id + "}'";
   const std::string tokens = "'{" + token + "}'";
-  ExpectIndexDriven(delivery::queries::kClaimCandidates, "NULL, 100");
+  ExpectIndexDriven(delivery::queries::kClaimCandidates, "NULL, 100, 60000");
   ExpectIndexDriven(delivery::queries::kNextWakeup, "NULL");
   ExpectIndexDriven(delivery::queries::kApplyClaim,
                     ids + ", '{send}', '{NULL}', '{NULL}', now(), now() + interval '1 minute'");
@@ -149,7 +149,8 @@ TEST_F(HistoryPlansTest, NotifyInboxAndDedupStatementsUseIndexes) {
   const std::string id = Scalar("SELECT max(id) FROM chopar.notifications WHERE user_id = 7");
   ExpectIndexDriven(hub::queries::kInsertNotifications,
                     "'{0}', '{7}', '{plan.test}', '{t}', '{\"\"}', '{NULL}', '{\"{}\"}', "
-                    "'{k0-7}', '{f}', '{email}', now(), '{}', '{NULL}', '{NULL}'");
+                    "'{k0-7}', '{f}', '{email}', now(), '{}', '{NULL}', '{NULL}', '{NULL}', '{NULL}', "
+                    "'{NULL}', NULL");
   ExpectIndexDriven(hub::queries::kFindByDedupKey, "7, 'k0-7'");
   ExpectIndexDriven(hub::queries::kListNotifications,
                     "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20");

@@ -44,6 +44,10 @@ const std::map<std::string, std::string> kGlobalTables = {
     {"report_runs", "one row per report run: global, a few a day"},
     {"inbox", "the outbox consumers' dedup table of the application's own database"},
     {"schema_migrations", "migrations: each shard has its own"},
+    {"topics", "topic names: small, written by the application; copied to every shard"},
+    {"broadcasts",
+     "one row per broadcast call; sharded, each shard fans out over its own "
+     "subscribers with its own cursor row"},
 };
 
 // Statements on user tables that are not keyed by one user: each runs on
@@ -91,6 +95,18 @@ const std::vector<Listed> kShardLocal = {
     {"install_checks", "`chopar outbox install`: schema checks, per database"},
     {"grant_app_role", "`chopar outbox install`: grants, per database"},
     {"grant_relay_role", "`chopar outbox install`: grants, per database"},
+    {"claim_delayed", "the releaser's claim of due delayed notifications: per shard"},
+    {"next_delayed", "the releaser's next due time: per shard"},
+    {"claim_digests", "the digest closer's claim of due windows: per shard"},
+    {"next_digest", "the digest closer's next due time: per shard"},
+    {"digest_contents",
+     "by the digest windows the closer claimed on this shard; the items "
+     "follow their window's user"},
+    {"topic_recipients",
+     "a broadcast's next batch of subscribers after its cursor: per shard, "
+     "over that shard's subscribers"},
+    {"all_recipients", "an \"audience\": \"all\" broadcast's next batch of users: per shard"},
+    {"list_subscribers", "a topic's subscribers, paged by user id: per shard, merged"},
 };
 
 std::string WithoutComments(const std::string& sql) {
