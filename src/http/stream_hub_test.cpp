@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
+#include <memory>
 #include <thread>
 
 #include "http/inbox_listener.hpp"
@@ -16,14 +18,19 @@ class CountingStream final : public Wakeable {
   std::atomic<int> wakes{0};
 };
 
+// A new CountingStream of `user`'s, added to `hub`; the caller holds the
+// only strong reference (the hub keeps a weak one).
+std::shared_ptr<CountingStream> AddCounting(StreamHub& hub, std::int64_t user) {
+  auto stream = std::make_shared<CountingStream>();
+  hub.Add(user, stream);
+  return stream;
+}
+
 TEST(StreamHubTest, WakesOnlyTheNamedUsers) {
   StreamHub hub;
-  auto a1 = std::make_shared<CountingStream>();
-  auto a2 = std::make_shared<CountingStream>();
-  auto b = std::make_shared<CountingStream>();
-  hub.Add(1, a1);
-  hub.Add(1, a2);
-  hub.Add(2, b);
+  auto a1 = AddCounting(hub, 1);
+  auto a2 = AddCounting(hub, 1);
+  auto b = AddCounting(hub, 2);
   hub.WakeUsers({1, 3});
   EXPECT_EQ(a1->wakes, 1);
   EXPECT_EQ(a2->wakes, 1);
@@ -35,12 +42,9 @@ TEST(StreamHubTest, WakesOnlyTheNamedUsers) {
 
 TEST(StreamHubTest, RemovedAndExpiredStreamsAreNotWoken) {
   StreamHub hub;
-  auto kept = std::make_shared<CountingStream>();
-  auto removed = std::make_shared<CountingStream>();
-  auto expired = std::make_shared<CountingStream>();
-  hub.Add(1, kept);
-  hub.Add(1, removed);
-  hub.Add(1, expired);
+  auto kept = AddCounting(hub, 1);
+  auto removed = AddCounting(hub, 1);
+  auto expired = AddCounting(hub, 1);
   hub.Remove(1, removed.get());
   expired.reset();
   hub.WakeUsers({1});
@@ -101,14 +105,10 @@ TEST(InboxPayloadTest, ParsesRanges) {
 
 TEST(StreamHubTest, WakesTheUsersOfARange) {
   StreamHub hub;
-  auto below = std::make_shared<CountingStream>();
-  auto low = std::make_shared<CountingStream>();
-  auto high = std::make_shared<CountingStream>();
-  auto above = std::make_shared<CountingStream>();
-  hub.Add(99, below);
-  hub.Add(100, low);
-  hub.Add(2099, high);
-  hub.Add(2100, above);
+  auto below = AddCounting(hub, 99);
+  auto low = AddCounting(hub, 100);
+  auto high = AddCounting(hub, 2099);
+  auto above = AddCounting(hub, 2100);
   hub.WakeRange(100, 2099);
   EXPECT_EQ(below->wakes, 0);
   EXPECT_EQ(low->wakes, 1);
