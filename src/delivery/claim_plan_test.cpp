@@ -117,9 +117,16 @@ Candidate OfType(std::int64_t id, const std::string& type,
   return c;
 }
 
-TEST(ClaimPlanTest, ThrottleCountsEveryChannelOfTheTypeAndSkipsTheRest) {
+// Throttles where task.noisy, the only throttled type, may send `limit` an
+// hour, with nothing yet in its windows.
+Throttles NoisyThrottle(int limit) {
   Throttles throttles;
-  throttles.by_type["task.noisy"] = {.limit = 2, .window = hours(1)};
+  throttles.by_type["task.noisy"] = {.limit = limit, .window = hours(1)};
+  return throttles;
+}
+
+TEST(ClaimPlanTest, ThrottleCountsEveryChannelOfTheTypeAndSkipsTheRest) {
+  const Throttles throttles = NoisyThrottle(2);
   // Five of the throttled type over two channels, one of another type.
   const std::vector<Candidate> candidates = {OfType(5, "task.noisy"),
                                              OfType(1, "task.noisy", ChannelKind::kEmail),
@@ -139,8 +146,7 @@ TEST(ClaimPlanTest, ThrottleCountsEveryChannelOfTheTypeAndSkipsTheRest) {
 }
 
 TEST(ClaimPlanTest, ThrottleCountsWhatTheWindowHoldsAndPassesCriticalFirst) {
-  Throttles throttles;
-  throttles.by_type["task.noisy"] = {.limit = 2, .window = hours(1)};
+  Throttles throttles = NoisyThrottle(2);
   throttles.in_window[{7, "task.noisy"}] = 1;
   Candidate critical = OfType(9, "task.noisy");
   critical.critical = true;
@@ -151,8 +157,7 @@ TEST(ClaimPlanTest, ThrottleCountsWhatTheWindowHoldsAndPassesCriticalFirst) {
 }
 
 TEST(ClaimPlanTest, ThrottledDeliveriesDoNotUseUpTheHourlyLimit) {
-  Throttles throttles;
-  throttles.by_type["task.noisy"] = {.limit = 1, .window = hours(1)};
+  const Throttles throttles = NoisyThrottle(1);
   // Hourly limit 3 on sms with 1 in the hour: two more may go, and the
   // throttled one does not take a place.
   const std::vector<Candidate> candidates = {OfType(1, "task.noisy"), OfType(2, "task.noisy"),
@@ -166,8 +171,7 @@ TEST(ClaimPlanTest, ThrottledDeliveriesDoNotUseUpTheHourlyLimit) {
 }
 
 TEST(ClaimPlanTest, ThrottleKeysOnlyForThrottledTypes) {
-  Throttles throttles;
-  throttles.by_type["task.noisy"] = {.limit = 1, .window = hours(1)};
+  const Throttles throttles = NoisyThrottle(1);
   const std::vector<Candidate> candidates = {OfType(1, "task.noisy"), OfType(2, "task.other"),
                                              OfType(3, "task.noisy")};
   EXPECT_EQ(ThrottleKeysToCheck(candidates, kNoon, WorkerSettings{}, throttles),
