@@ -140,7 +140,7 @@ std::map<ThrottleKey, int> CountThrottleWindows(db::Transaction& tx, const std::
     since.push_back(SqlTime(now - throttles.by_type.find(key.type)->second.window));
   }
   const std::string user_array = db::ArrayLiteral(users), type_array = db::ArrayLiteral(types);
-  tx.Defer(queries::kLockThrottleKeys, user_array, type_array);
+  tx.Defer(queries::kLockClaimKeys, user_array, type_array, "chopar.throttle");
   const auto counts = tx.Exec(queries::kCountThrottleWindow, user_array, type_array,
                               db::ArrayLiteral(since), db::ArrayLiteral(ReclaimedIds(rows)));
   std::map<ThrottleKey, int> in_window;
@@ -162,7 +162,7 @@ RateCounts CountWindow(db::Transaction& tx, const std::vector<Row>& rows,
   const std::vector<std::int64_t> reclaimed = ReclaimedIds(rows);
   const std::string user_array = db::ArrayLiteral(users),
                     channel_array = db::ArrayLiteral(channels);
-  tx.Defer(queries::kLockRateKeys, user_array, channel_array);
+  tx.Defer(queries::kLockClaimKeys, user_array, channel_array, "chopar.delivery_rate");
   // A separate statement (sent in the same round trip): its snapshot is
   // taken after the locks were granted.
   const auto counts = tx.Exec(queries::kCountRateWindow, user_array, channel_array,

@@ -1,6 +1,6 @@
 -- What each (user, channel) already holds in the sliding hour: deliveries
 -- sent or being sent, claimed after $3 (now − 1 hour). Runs after
--- lock_rate_keys, as its own statement, so it sees every claim committed
+-- lock_claim_keys, as its own statement, so it sees every claim committed
 -- before the lock was granted. $4: this claim's own taken-back leases, left
 -- out because they are being decided again. Served by deliveries_rate.
 SELECT x.user_id, x.channel,

@@ -1,6 +1,6 @@
 -- What each (user, type) already holds in its throttle window: deliveries
 -- of the type sent or being sent, claimed after its `since` (now − the
--- type's window). Runs after lock_throttle_keys, as its own statement, so it
+-- type's window). Runs after lock_claim_keys, as its own statement, so it
 -- sees every claim committed before the lock was granted. $1 user ids, $2
 -- types, $3 since (parallel arrays); $4: this claim's own taken-back leases,
 -- left out because they are being decided again. The user's sent/sending
