@@ -22,6 +22,7 @@
 #include "db/embedded_cluster.hpp"
 #include "net/http_client.hpp"
 #include "testing/child_process.hpp"
+#include "testing/test_database.hpp"
 
 namespace chopar::testing {
 
@@ -51,6 +52,12 @@ class Api {
   std::string base_;
   std::string key_;
 };
+
+// `text` as JSON, or a discarded value (is_discarded()) when it is not
+// JSON: a test reading a response body fails on the value, not on a throw.
+inline nlohmann::json ParseJson(const std::string& text) {
+  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
 
 // The first line of a file ("" if it cannot be read).
 inline std::string ReadFirstLine(const std::filesystem::path& path) {
@@ -118,6 +125,32 @@ class BlackBox : public ::testing::Test {
   std::filesystem::path dir_;
   // Embedded clusters a test made outside dir_, removed afterwards.
   std::vector<std::filesystem::path> relocated_;
+};
+
+// Fixture: BlackBox with a database of the test's own (`db_`, dropped
+// afterwards) on the server scripts/with-test-pg started; the test is
+// skipped without CHOPAR_TEST_DATABASE_URL. A subclass that does more in
+// SetUp() returns when IsSkipped() after calling this one's.
+class DatabaseBlackBox : public BlackBox {
+ protected:
+  void SetUp() override {
+    if (!TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
+    BlackBox::SetUp();
+    db_ = std::make_unique<TestDatabase>();
+  }
+
+  // The environment of a chopar process on `db_` whose API takes
+  // `api_key`: `more` with the database URL and the key added (a value
+  // `more` already has is kept). Every channel goes to its default, the
+  // sink, unless `more` names a provider.
+  std::map<std::string, std::string> DatabaseEnv(
+      const std::string& api_key, std::map<std::string, std::string> more = {}) const {
+    more.emplace("CHOPAR_DATABASE_URL", db_->url());
+    more.emplace("CHOPAR_SERVER_API_KEY", api_key);
+    return more;
+  }
+
+  std::unique_ptr<TestDatabase> db_;
 };
 
 }  // namespace chopar::testing

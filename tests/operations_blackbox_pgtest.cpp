@@ -18,7 +18,6 @@ namespace chopar {
 namespace {
 
 using testing::Api;
-using testing::BlackBox;
 using testing::FreeLoopbackPort;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
@@ -42,19 +41,11 @@ double Metric(const std::string& text, const std::string& name) {
   return -1;
 }
 
-class ProcessOperations : public BlackBox {
+class ProcessOperations : public testing::DatabaseBlackBox {
  protected:
-  void SetUp() override {
-    BlackBox::SetUp();
-    if (!testing::TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
-    db_ = std::make_unique<testing::TestDatabase>();
-  }
   std::map<std::string, std::string> Env(std::map<std::string, std::string> more = {}) const {
-    more.emplace("CHOPAR_DATABASE_URL", db_->url());
-    more.emplace("CHOPAR_SERVER_API_KEY", "ops-key");
-    return more;
+    return DatabaseEnv("ops-key", std::move(more));
   }
-  std::unique_ptr<testing::TestDatabase> db_;
 };
 
 TEST_F(ProcessOperations, ProcessesWithoutTheApiServeMetricsAndHealthOnMetricsListen) {

@@ -32,6 +32,7 @@ using testing::Api;
 using testing::ChildProcess;
 using testing::FakeHttpServer;
 using testing::FreeLoopbackPort;
+using testing::ParseJson;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -66,10 +67,6 @@ FakeHttpServer::Response JsonAnswer(int status, const json& body) {
   return response;
 }
 
-json Parse(const std::string& text) {
-  return json::parse(text, nullptr, /*allow_exceptions=*/false);
-}
-
 // The delivery of `notification` (GET /v1/notifications/{id}) on `channel`;
 // null when it has none.
 json DeliveryOn(const json& notification, std::string_view channel) {
@@ -89,29 +86,22 @@ bool Settled(const json& notification) {
   return true;
 }
 
-class ProvidersBlackBox : public testing::BlackBox {
+class ProvidersBlackBox : public testing::DatabaseBlackBox {
  protected:
-  void SetUp() override {
-    if (!testing::TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
-    BlackBox::SetUp();
-    db_ = std::make_unique<testing::TestDatabase>();
-  }
-
   // `chopar serve` on the test database with the real Telegram and Web Push
   // providers pointed at the fakes.
   std::unique_ptr<ChildProcess> StartServe(int port) {
-    return Start("serve", port,
-                 {{"CHOPAR_DATABASE_URL", db_->url()},
-                  {"CHOPAR_SERVER_API_KEY", kApiKey},
-                  {"CHOPAR_CHANNELS_TELEGRAM_PROVIDER", "telegram"},
-                  {"CHOPAR_CHANNELS_TELEGRAM_BOT_TOKEN", kBotToken},
-                  {"CHOPAR_CHANNELS_TELEGRAM_API_BASE", bot_.url()},
-                  {"CHOPAR_CHANNELS_TELEGRAM_UPDATES", "off"},
-                  {"CHOPAR_CHANNELS_PUSH_PROVIDER", "webpush"},
-                  {"CHOPAR_CHANNELS_PUSH_VAPID_PUBLIC_KEY", vapid_.public_key},
-                  {"CHOPAR_CHANNELS_PUSH_VAPID_PRIVATE_KEY", vapid_.private_key},
-                  {"CHOPAR_CHANNELS_PUSH_ALLOW_HTTP_ENDPOINTS", "true"}},
-                 "serve.log");
+    return Start(
+        "serve", port,
+        DatabaseEnv(kApiKey, {{"CHOPAR_CHANNELS_TELEGRAM_PROVIDER", "telegram"},
+                              {"CHOPAR_CHANNELS_TELEGRAM_BOT_TOKEN", kBotToken},
+                              {"CHOPAR_CHANNELS_TELEGRAM_API_BASE", bot_.url()},
+                              {"CHOPAR_CHANNELS_TELEGRAM_UPDATES", "off"},
+                              {"CHOPAR_CHANNELS_PUSH_PROVIDER", "webpush"},
+                              {"CHOPAR_CHANNELS_PUSH_VAPID_PUBLIC_KEY", vapid_.public_key},
+                              {"CHOPAR_CHANNELS_PUSH_VAPID_PRIVATE_KEY", vapid_.private_key},
+                              {"CHOPAR_CHANNELS_PUSH_ALLOW_HTTP_ENDPOINTS", "true"}}),
+        "serve.log");
   }
 
   // The Bot API as Telegram answers it: sendMessage to the chat of a user
@@ -121,7 +111,7 @@ class ProvidersBlackBox : public testing::BlackBox {
         request.target != std::string("/bot") + kBotToken + "/sendMessage") {
       return testing::BotError(404, "Not Found");
     }
-    const json body = Parse(request.body);
+    const json body = ParseJson(request.body);
     if (!body.is_object()) {
       return testing::BotError(400, "Bad Request");
     }
@@ -158,7 +148,7 @@ class ProvidersBlackBox : public testing::BlackBox {
   std::vector<json> SentTo(std::int64_t chat) const {
     std::vector<json> out;
     for (const auto& request : bot_.requests()) {
-      const json body = Parse(request.body);
+      const json body = ParseJson(request.body);
       if (body.is_object() && body.value("chat_id", std::int64_t{0}) == chat) out.push_back(body);
     }
     return out;
@@ -173,7 +163,6 @@ class ProvidersBlackBox : public testing::BlackBox {
     return out;
   }
 
-  std::unique_ptr<testing::TestDatabase> db_;
   const channels::webpush::VapidKeys vapid_ = channels::webpush::GenerateVapidKeys();
   const Browser gone_{"/push/gone"};
   const Browser kept_{"/push/kept"};
@@ -204,7 +193,7 @@ TEST_F(ProvidersBlackBox, BlockedBotStopsTelegramAndGonePushEndpointIsDeleted) {
     const auto added =
         api.Call("POST", blocking + "/push-subscriptions", browser->Subscription(push_.url()));
     ASSERT_EQ(added.status, 201) << added.body;
-    if (browser == &kept_) kept_id = Parse(added.body)["id"].get<std::int64_t>();
+    if (browser == &kept_) kept_id = ParseJson(added.body)["id"].get<std::int64_t>();
   }
 
   auto notify = [&](std::int64_t user, const std::string& title) {
@@ -215,13 +204,14 @@ TEST_F(ProvidersBlackBox, BlockedBotStopsTelegramAndGonePushEndpointIsDeleted) {
                                    {"link", "/tasks/1"},
                                    {"channels", {"telegram", "push"}}});
     EXPECT_EQ(created.status, 201) << created.body;
-    return Parse(created.body);
+    return ParseJson(created.body);
   };
   auto settled = [&](json created) {
     json notification;
     const bool done = WaitUntil(
         [&] {
-          notification = Parse(api.Call("GET", "/v1/notifications/" + created["id"].dump()).body);
+          notification =
+              ParseJson(api.Call("GET", "/v1/notifications/" + created["id"].dump()).body);
           return Settled(notification);
         },
         30s);
@@ -243,7 +233,7 @@ TEST_F(ProvidersBlackBox, BlockedBotStopsTelegramAndGonePushEndpointIsDeleted) {
   EXPECT_NE(to_reachable_chat[0].value("text", "").find("Muddat yaqin"), std::string::npos);
   EXPECT_EQ(to_reachable_chat[0].value("parse_mode", ""), "HTML");
   EXPECT_EQ(DeliveryOn(reachable, "telegram")["status"], "sent") << reachable.dump();
-  json reachable_deliveries = Parse(
+  json reachable_deliveries = ParseJson(
       api.Call("GET", "/v1/deliveries?channel=telegram&user_id=" + std::to_string(kReachableUser))
           .body)["items"];
   ASSERT_EQ(reachable_deliveries.size(), 1u);
@@ -256,7 +246,7 @@ TEST_F(ProvidersBlackBox, BlockedBotStopsTelegramAndGonePushEndpointIsDeleted) {
   EXPECT_NE(blocked["last_error"].dump().find("403: Forbidden: bot was blocked by the user"),
             std::string::npos)
       << blocked.dump();
-  json user = Parse(api.Call("GET", blocking).body);
+  json user = ParseJson(api.Call("GET", blocking).body);
   EXPECT_EQ(user["telegram"], json({{"chat_id", kBlockedChat}, {"active", false}})) << user.dump();
   EXPECT_EQ(user["channels"]["telegram"], false);
   EXPECT_EQ(user["channels"]["push"], true);
@@ -276,9 +266,9 @@ TEST_F(ProvidersBlackBox, BlockedBotStopsTelegramAndGonePushEndpointIsDeleted) {
   EXPECT_EQ(pushed["status"], "sent") << first.dump();
   EXPECT_EQ(db_->Scalar("SELECT string_agg(id::text, ',') FROM chopar.push_subscriptions"),
             std::to_string(kept_id));
-  json push_deliveries =
-      Parse(api.Call("GET", "/v1/deliveries?channel=push&user_id=" + std::to_string(kBlockingUser))
-                .body)["items"];
+  json push_deliveries = ParseJson(
+      api.Call("GET", "/v1/deliveries?channel=push&user_id=" + std::to_string(kBlockingUser))
+          .body)["items"];
   ASSERT_EQ(push_deliveries.size(), 1u);
   EXPECT_EQ(push_deliveries[0]["provider_message_id"], push_.url() + "/m/1")
       << "the push service's Location";

@@ -17,17 +17,15 @@ namespace chopar {
 namespace {
 
 using testing::Api;
-using testing::BlackBox;
 using testing::FreeLoopbackPort;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
 
-class ReadUrl : public BlackBox {
+class ReadUrl : public testing::DatabaseBlackBox {
  protected:
   void SetUp() override {
-    BlackBox::SetUp();
-    if (!testing::TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
-    db_ = std::make_unique<testing::TestDatabase>();
+    DatabaseBlackBox::SetUp();
+    if (IsSkipped()) return;
     // Roles belong to the whole server: the name is the database's own.
     reader_ = "reader_" + db_->Scalar("SELECT current_database()");
     db_->Scalar("CREATE ROLE " + reader_ + " LOGIN");
@@ -47,7 +45,7 @@ class ReadUrl : public BlackBox {
           10s);
       db_->Scalar("DROP ROLE " + reader_);
     }
-    BlackBox::TearDown();
+    DatabaseBlackBox::TearDown();
   }
 
   // The last statement of every read pool session that ran one after
@@ -58,7 +56,6 @@ class ReadUrl : public BlackBox {
         reader_ + "' AND query_start > '" + since + "'");
   }
 
-  std::unique_ptr<testing::TestDatabase> db_;
   std::string reader_;
 };
 
@@ -66,11 +63,9 @@ TEST_F(ReadUrl, InboxReadsGoToTheReadPoolAndEverythingElseToThePrimary) {
   const int port = FreeLoopbackPort();
   // The same database, as a role that can only read.
   const std::string read_url = db_->url() + "&user=" + reader_;
-  auto serve = Start("serve", port,
-                     {{"CHOPAR_DATABASE_URL", db_->url()},
-                      {"CHOPAR_DATABASE_READ_URL", read_url},
-                      {"CHOPAR_SERVER_API_KEY", "read-key"}},
-                     "serve.log");
+  auto serve =
+      Start("serve", port, DatabaseEnv("read-key", {{"CHOPAR_DATABASE_READ_URL", read_url}}),
+            "serve.log");
   Api api(port, "read-key");
   ASSERT_TRUE(WaitUntil([&] { return api.Healthy(); }, 60s)) << serve->Output();
 

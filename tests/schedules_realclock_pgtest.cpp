@@ -11,21 +11,19 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
+#include "blackbox_support.hpp"
 #include "core/time_format.hpp"
-#include "net/http_client.hpp"
 #include "testing/child_process.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar {
 namespace {
 
-namespace fs = std::filesystem;
 using testing::ChildProcess;
 using testing::FreeLoopbackPort;
 using testing::WaitUntil;
@@ -43,44 +41,18 @@ double UnixSecondsFraction(core::TimePoint t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
 
-class ScheduleRealClock : public ::testing::Test {
+class ScheduleRealClock : public testing::DatabaseBlackBox {
  protected:
   void SetUp() override {
-    if (!testing::TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
-    db_ = std::make_unique<testing::TestDatabase>();
-    dir_ = fs::temp_directory_path() / ("chopar-realclock-" + std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    DatabaseBlackBox::SetUp();
+    if (IsSkipped()) return;
     port_ = FreeLoopbackPort();
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
+    api_ = std::make_unique<testing::Api>(port_, kApiKey);
   }
 
   std::unique_ptr<ChildProcess> StartServe(const std::string& log) {
-    auto child = std::make_unique<ChildProcess>(
-        std::vector<std::string>{CHOPAR_BINARY, "serve"},
-        std::map<std::string, std::string>{
-            {"CHOPAR_DATABASE_URL", db_->url()},
-            {"CHOPAR_SERVER_API_KEY", kApiKey},
-            {"CHOPAR_SERVER_LISTEN", "127.0.0.1:" + std::to_string(port_)},
-            {"CHOPAR_SERVER_DATA_DIR", (dir_ / "var").string()}},
-        dir_ / log, dir_);
-    return child;
+    return Start("serve", port_, DatabaseEnv(kApiKey), log);
   }
-
-  net::HttpResponse Call(const std::string& method, const std::string& path,
-                         const nlohmann::json& body = nullptr) {
-    net::HttpRequest request;
-    request.method = method;
-    request.url = "http://127.0.0.1:" + std::to_string(port_) + path;
-    request.headers = {std::string("Authorization: Bearer ") + kApiKey,
-                       "Content-Type: application/json"};
-    if (!body.is_null()) request.body = body.dump();
-    request.timeout = 10s;
-    return client_.Perform(request);
-  }
-  bool Healthy() { return Call("GET", "/healthz").status == 200; }
 
   static std::string DedupKey(core::TimePoint due) {
     return std::string("schedule:") + kKey + ":" + std::to_string(UnixSeconds(due));
@@ -122,20 +94,18 @@ class ScheduleRealClock : public ::testing::Test {
         of);
   }
 
-  std::unique_ptr<testing::TestDatabase> db_;
-  fs::path dir_;
   int port_ = 0;
-  net::HttpClient client_;
+  std::unique_ptr<testing::Api> api_;
 };
 
 TEST_F(ScheduleRealClock, FiresEachMinuteOnTimeAndOnceAfterKill9) {
   auto serve = StartServe("serve-1.log");
-  ASSERT_TRUE(WaitUntil([&] { return Healthy(); }, 60s)) << serve->Output();
-  ASSERT_EQ(Call("PUT", "/v1/users/1", {{"email", "soat@example.uz"}}).status, 200);
-  const auto put = Call("PUT", std::string("/v1/schedules/") + kKey,
-                        {{"user_id", 1},
-                         {"cron", "* * * * *"},
-                         {"notification", {{"type", "test.tick"}, {"title", "Tik"}}}});
+  ASSERT_TRUE(WaitUntil([&] { return api_->Healthy(); }, 60s)) << serve->Output();
+  ASSERT_EQ(api_->Call("PUT", "/v1/users/1", {{"email", "soat@example.uz"}}).status, 200);
+  const auto put = api_->Call("PUT", std::string("/v1/schedules/") + kKey,
+                              {{"user_id", 1},
+                               {"cron", "* * * * *"},
+                               {"notification", {{"type", "test.tick"}, {"title", "Tik"}}}});
   ASSERT_EQ(put.status, 200) << put.body;
   const auto first =
       core::ParseRfc3339(nlohmann::json::parse(put.body)["next_fire_at"].get<std::string>());
@@ -165,7 +135,7 @@ TEST_F(ScheduleRealClock, FiresEachMinuteOnTimeAndOnceAfterKill9) {
   std::this_thread::sleep_until(missed + 2s);
   const double restarted = UnixSecondsFraction(WallClock::now());
   serve = StartServe("serve-2.log");
-  ASSERT_TRUE(WaitUntil([&] { return Healthy(); }, 60s)) << serve->Output();
+  ASSERT_TRUE(WaitUntil([&] { return api_->Healthy(); }, 60s)) << serve->Output();
 
   // The missed occurrence fires once, late, by the restarted process.
   const auto fired_missed = WaitFired(missed, 30s);
@@ -187,7 +157,8 @@ TEST_F(ScheduleRealClock, FiresEachMinuteOnTimeAndOnceAfterKill9) {
                 "SELECT count(*) FROM chopar.notifications WHERE dedup_key LIKE 'schedule:tick:%'"),
             3);
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.sink_messages"), 3);
-  const auto state = nlohmann::json::parse(Call("GET", std::string("/v1/schedules/") + kKey).body);
+  const auto state =
+      nlohmann::json::parse(api_->Call("GET", std::string("/v1/schedules/") + kKey).body);
   EXPECT_EQ(state["skipped_count"], 0) << state.dump();
   EXPECT_EQ(state["last_due_at"], core::FormatRfc3339(after)) << state.dump();
   std::cout << "fired " << *fired_first - UnixSecondsFraction(*first) << " s and "

@@ -34,6 +34,7 @@ namespace {
 using testing::Api;
 using testing::ChildProcess;
 using testing::FreeLoopbackPort;
+using testing::ParseJson;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -41,10 +42,6 @@ using nlohmann::json;
 constexpr char kApiKey[] = "templates-key";
 constexpr char kBotToken[] = "123456:AAH-fake-token";
 constexpr char kHostile[] = "<b>&\"";  // a value that must be escaped in HTML
-
-json Parse(const std::string& text) {
-  return json::parse(text, nullptr, /*allow_exceptions=*/false);
-}
 
 // One template, two languages, a block per channel (docs/api.md "Templates
 // and localization").
@@ -71,26 +68,24 @@ const json kTaskDue = {
         {"telegram", {{"text", "<b>{{task.title}}</b> vazifasi {{task.due}} gacha"}}},
         {"sms", {{"text", "Vazifa {{task.title}}: {{task.due}} gacha"}}}}}}}};
 
-class TemplatesBlackBox : public testing::BlackBox {
+class TemplatesBlackBox : public testing::DatabaseBlackBox {
  protected:
   void SetUp() override {
-    if (!testing::TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
-    BlackBox::SetUp();
-    db_ = std::make_unique<testing::TestDatabase>();
+    DatabaseBlackBox::SetUp();
+    if (IsSkipped()) return;
     port_ = FreeLoopbackPort();
-    serve_ = Start("serve", port_,
-                   {{"CHOPAR_DATABASE_URL", db_->url()},
-                    {"CHOPAR_SERVER_API_KEY", kApiKey},
-                    {"CHOPAR_SERVER_INBOX_SECRET", "inbox-secret-for-tests"},
-                    {"CHOPAR_SERVER_PUBLIC_URL", base()},
-                    {"CHOPAR_CHANNELS_EMAIL_PROVIDER", "smtp"},
-                    {"CHOPAR_CHANNELS_EMAIL_SMTP_URL", smtp_.url()},
-                    {"CHOPAR_CHANNELS_EMAIL_FROM", "chopar <noreply@chopar.example.uz>"},
-                    {"CHOPAR_CHANNELS_TELEGRAM_PROVIDER", "telegram"},
-                    {"CHOPAR_CHANNELS_TELEGRAM_BOT_TOKEN", kBotToken},
-                    {"CHOPAR_CHANNELS_TELEGRAM_API_BASE", bot_.url()},
-                    {"CHOPAR_CHANNELS_TELEGRAM_UPDATES", "off"}},
-                   "serve.log");
+    serve_ = Start(
+        "serve", port_,
+        DatabaseEnv(kApiKey, {{"CHOPAR_SERVER_INBOX_SECRET", "inbox-secret-for-tests"},
+                              {"CHOPAR_SERVER_PUBLIC_URL", base()},
+                              {"CHOPAR_CHANNELS_EMAIL_PROVIDER", "smtp"},
+                              {"CHOPAR_CHANNELS_EMAIL_SMTP_URL", smtp_.url()},
+                              {"CHOPAR_CHANNELS_EMAIL_FROM", "chopar <noreply@chopar.example.uz>"},
+                              {"CHOPAR_CHANNELS_TELEGRAM_PROVIDER", "telegram"},
+                              {"CHOPAR_CHANNELS_TELEGRAM_BOT_TOKEN", kBotToken},
+                              {"CHOPAR_CHANNELS_TELEGRAM_API_BASE", bot_.url()},
+                              {"CHOPAR_CHANNELS_TELEGRAM_UPDATES", "off"}}),
+        "serve.log");
     api_ = std::make_unique<Api>(port_, kApiKey);
     ASSERT_TRUE(WaitUntil([&] { return api_->Healthy(); }, 60s)) << serve_->Output();
   }
@@ -116,7 +111,7 @@ class TemplatesBlackBox : public testing::BlackBox {
   json Notify(const json& body) {
     const auto created = api_->Call("POST", "/v1/notifications", body);
     EXPECT_EQ(created.status, 201) << created.body;
-    return Parse(created.body);
+    return ParseJson(created.body);
   }
 
   // The notification once every delivery reached a final status.
@@ -124,7 +119,8 @@ class TemplatesBlackBox : public testing::BlackBox {
     json notification;
     const bool done = WaitUntil(
         [&] {
-          notification = Parse(api_->Call("GET", "/v1/notifications/" + std::to_string(id)).body);
+          notification =
+              ParseJson(api_->Call("GET", "/v1/notifications/" + std::to_string(id)).body);
           if (!notification.contains("deliveries")) return false;
           for (const json& d : notification["deliveries"]) {
             if (d["status"] == "queued" || d["status"] == "sending") return false;
@@ -175,7 +171,6 @@ class TemplatesBlackBox : public testing::BlackBox {
     return client_.Perform(request);
   }
 
-  std::unique_ptr<testing::TestDatabase> db_;
   testing::FakeSmtpServer smtp_;
   std::atomic<int> last_message_id_{0};
   testing::FakeTelegram bot_{[this](const json&) { return testing::BotOk(++last_message_id_); }};
@@ -202,7 +197,7 @@ TEST_F(TemplatesBlackBox, MustacheSpecFilesPassThroughPreview) {
                      {{"template", {{"title", "spec"}, {"email", {{"html", test["template"]}}}}},
                       {"data", test["data"]}});
       ASSERT_EQ(preview.status, 200) << file << ": " << test["name"] << ": " << preview.body;
-      EXPECT_EQ(Parse(preview.body)["email"]["html"], test["expected"])
+      EXPECT_EQ(ParseJson(preview.body)["email"]["html"], test["expected"])
           << file << ": " << test["name"].get<std::string>() << " — "
           << test["desc"].get<std::string>();
     }
@@ -213,34 +208,36 @@ TEST_F(TemplatesBlackBox, MustacheSpecFilesPassThroughPreview) {
 TEST_F(TemplatesBlackBox, TemplatesAreStoredValidatedAndPreviewed) {
   const auto put = api_->Call("PUT", "/v1/templates/task.due", kTaskDue);
   ASSERT_EQ(put.status, 200) << put.body;
-  json stored = Parse(put.body);
+  json stored = ParseJson(put.body);
   EXPECT_EQ(stored["type"], "task.due");
   EXPECT_EQ(stored["locales"], kTaskDue["locales"]);
   EXPECT_EQ(stored["digest"], nullptr);
-  EXPECT_EQ(Parse(api_->Call("GET", "/v1/templates/task.due").body)["locales"],
+  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/templates/task.due").body)["locales"],
             kTaskDue["locales"]);
-  EXPECT_EQ(Parse(api_->Call("GET", "/v1/templates").body)["items"].size(), 1u);
+  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/templates").body)["items"].size(), 1u);
 
   // Workflow settings are kept as given; they must be objects or null.
   json with_digest = kTaskDue;
   with_digest["digest"] = {{"window_seconds", 600}};
-  EXPECT_EQ(Parse(api_->Call("PUT", "/v1/templates/task.due", with_digest).body)["digest"],
+  EXPECT_EQ(ParseJson(api_->Call("PUT", "/v1/templates/task.due", with_digest).body)["digest"],
             json({{"window_seconds", 600}}));
   with_digest["throttle"] = 3;
-  EXPECT_EQ(Parse(api_->Call("PUT", "/v1/templates/task.due", with_digest).body)["error"]["field"],
-            "throttle");
+  EXPECT_EQ(
+      ParseJson(api_->Call("PUT", "/v1/templates/task.due", with_digest).body)["error"]["field"],
+      "throttle");
 
   // A template that does not parse: 400 naming the field and the position.
   json broken = kTaskDue;
   broken["locales"]["uz"]["email"]["html"] = "<p>\n{{#task}}{{title}}</p>";
   const auto refused = api_->Call("PUT", "/v1/templates/task.due", broken);
   EXPECT_EQ(refused.status, 400);
-  const json error = Parse(refused.body)["error"];
+  const json error = ParseJson(refused.body)["error"];
   EXPECT_EQ(error["code"], "invalid_field");
   EXPECT_EQ(error["field"], "locales.uz.email.html");
   EXPECT_NE(error["message"].get<std::string>().find("line 2, column 1"), std::string::npos)
       << error.dump();
-  EXPECT_EQ(Parse(api_->Call("GET", "/v1/templates/task.due").body)["locales"], kTaskDue["locales"])
+  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/templates/task.due").body)["locales"],
+            kTaskDue["locales"])
       << "nothing was written";
 
   // Preview: the stored template in a locale, each target escaped as its own.
@@ -251,7 +248,7 @@ TEST_F(TemplatesBlackBox, TemplatesAreStoredValidatedAndPreviewed) {
                                    {"data", {{"task", {{"title", kHostile}, {"due", "18:00"}}}}}});
   ASSERT_EQ(preview.status, 200) << preview.body;
   EXPECT_EQ(
-      Parse(preview.body),
+      ParseJson(preview.body),
       json({{"title", std::string("Muddat yaqin: ") + kHostile},
             {"body", "18:00 gacha"},
             {"email",
@@ -259,12 +256,12 @@ TEST_F(TemplatesBlackBox, TemplatesAreStoredValidatedAndPreviewed) {
               {"html", "<p><strong>&lt;b&gt;&amp;&quot;</strong> vazifasi 18:00 gacha.</p>"}}},
             {"telegram", {{"text", "<b>&lt;b&gt;&amp;&quot;</b> vazifasi 18:00 gacha"}}},
             {"sms", {{"text", std::string("Vazifa ") + kHostile + ": 18:00 gacha"}}}}));
-  EXPECT_EQ(Parse(api_->Call("POST", "/v1/templates/preview",
-                             {{"template",
-                               {{"title", "{{{raw}}} {{&raw}} {{raw}}"},
-                                {"telegram", {{"text", "{{{raw}}} {{raw}}"}}}}},
-                              {"data", {{"raw", "<i>"}}}})
-                      .body),
+  EXPECT_EQ(ParseJson(api_->Call("POST", "/v1/templates/preview",
+                                 {{"template",
+                                   {{"title", "{{{raw}}} {{&raw}} {{raw}}"},
+                                    {"telegram", {{"text", "{{{raw}}} {{raw}}"}}}}},
+                                  {"data", {{"raw", "<i>"}}}})
+                          .body),
             json({{"title", "<i> <i> <i>"}, {"telegram", {{"text", "<i> &lt;i&gt;"}}}}));
 
   ASSERT_EQ(api_->Call("DELETE", "/v1/templates/task.due").status, 204);
@@ -273,7 +270,7 @@ TEST_F(TemplatesBlackBox, TemplatesAreStoredValidatedAndPreviewed) {
   const auto untitled =
       api_->Call("POST", "/v1/notifications", {{"user_id", 5}, {"type", "task.due"}});
   EXPECT_EQ(untitled.status, 400) << "no template any more, and no title";
-  EXPECT_EQ(Parse(untitled.body)["error"]["field"], "title");
+  EXPECT_EQ(ParseJson(untitled.body)["error"]["field"], "title");
 }
 
 TEST_F(TemplatesBlackBox, EveryUserGetsTheirLanguageOnEveryChannel) {
@@ -415,10 +412,10 @@ TEST_F(TemplatesBlackBox, PreferencesByCategoryAndTypeDecideTheChannels) {
                                  {"critical", c.critical},
                                  {"data", {{"task", {{"title", "T"}, {"due", "D"}}}}}});
     EXPECT_EQ(created["channels"], c.channels);
-    EXPECT_EQ(
-        Parse(api_->Call("GET", "/v1/users/" + std::to_string(user) + "/notifications/unread-count")
-                  .body),
-        json({{"count", 1}}))
+    EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/users/" + std::to_string(user) +
+                                              "/notifications/unread-count")
+                            .body),
+              json({{"count", 1}}))
         << "the in-app row is always stored";
   }
 
@@ -435,7 +432,7 @@ TEST_F(TemplatesBlackBox, PreferencesByCategoryAndTypeDecideTheChannels) {
 
   // Users set their own, with their subscriber token.
   const std::string token =
-      Parse(api_->Call("GET", "/v1/users/" + std::to_string(user) + "/token").body)["token"];
+      ParseJson(api_->Call("GET", "/v1/users/" + std::to_string(user) + "/token").body)["token"];
   const std::vector<std::string> auth = {"Authorization: Bearer " + token,
                                          "Content-Type: application/json"};
   const auto put = Plain("PUT", base() + "/v1/inbox/preferences", auth,
@@ -443,14 +440,14 @@ TEST_F(TemplatesBlackBox, PreferencesByCategoryAndTypeDecideTheChannels) {
   ASSERT_EQ(put.status, 200) << put.body;
   const json mine = {{"categories", {{"marketing", false}}},
                      {"types", {{"promo.sale", {{"telegram", false}}}}}};
-  EXPECT_EQ(Parse(put.body), mine);
-  EXPECT_EQ(Parse(Plain("GET", base() + "/v1/inbox/preferences", auth).body), mine);
+  EXPECT_EQ(ParseJson(put.body), mine);
+  EXPECT_EQ(ParseJson(Plain("GET", base() + "/v1/inbox/preferences", auth).body), mine);
   EXPECT_EQ(Notify({{"user_id", user}, {"type", "promo.sale"}, {"title", "Sale"}})["channels"],
             json({"email"}));
   const auto bad = Plain("PUT", base() + "/v1/inbox/preferences", auth,
                          json({{"categories", {{"tasks", {{"fax", false}}}}}}).dump());
   EXPECT_EQ(bad.status, 400);
-  EXPECT_EQ(Parse(bad.body)["error"]["field"], "categories.tasks.fax");
+  EXPECT_EQ(ParseJson(bad.body)["error"]["field"], "categories.tasks.fax");
   EXPECT_EQ(Plain("GET", base() + "/v1/inbox/preferences").status, 401);
 }
 
@@ -487,22 +484,22 @@ TEST_F(TemplatesBlackBox, OneClickUnsubscribeFromTheReceivedEmail) {
               403);
     EXPECT_EQ(Plain("GET", forged).status, 403);
   }
-  EXPECT_EQ(Parse(api_->Call("GET", "/v1/users/2").body)["preferences"], json::object());
-  EXPECT_EQ(Parse(api_->Call("GET", "/v1/users/1").body)["preferences"], json::object());
+  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/users/2").body)["preferences"], json::object());
+  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/users/1").body)["preferences"], json::object());
 
   // GET: a page in the user's language with a button that posts back.
   const auto page = Plain("GET", url);
   ASSERT_EQ(page.status, 200);
   EXPECT_NE(page.body.find("<html lang=\"uz\">"), std::string::npos) << page.body;
   EXPECT_NE(page.body.find("<form method=\"post\""), std::string::npos) << page.body;
-  EXPECT_EQ(Parse(api_->Call("GET", "/v1/users/1").body)["preferences"], json::object())
+  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/users/1").body)["preferences"], json::object())
       << "GET changes nothing";
 
   // POST, as a mail client does for RFC 8058: email off for the category, at once.
   const auto done = Plain("POST", url, {"Content-Type: application/x-www-form-urlencoded"},
                           "List-Unsubscribe=One-Click");
   EXPECT_EQ(done.status, 200) << done.body;
-  EXPECT_EQ(Parse(api_->Call("GET", "/v1/users/1").body)["preferences"],
+  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/users/1").body)["preferences"],
             json({{"categories", {{"tasks", {{"email", false}}}}}}));
   EXPECT_EQ(Notify({{"user_id", 1},
                     {"type", "task.due"},

@@ -30,34 +30,24 @@ namespace {
 using testing::Api;
 using testing::ChildProcess;
 using testing::FreeLoopbackPort;
+using testing::ParseJson;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
 using nlohmann::json;
 
 constexpr char kApiKey[] = "workflows-key";
 
-json Parse(const std::string& text) {
-  return json::parse(text, nullptr, /*allow_exceptions=*/false);
-}
-
-class WorkflowsBlackBox : public testing::BlackBox {
+class WorkflowsBlackBox : public testing::DatabaseBlackBox {
  protected:
-  void SetUp() override {
-    if (!testing::TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
-    BlackBox::SetUp();
-    db_ = std::make_unique<testing::TestDatabase>();
-  }
-
   // Starts `chopar serve` number `index` (its own port and log) on the
   // test's database, every channel to the sink.
   void StartServer(std::size_t index = 0, std::map<std::string, std::string> env = {}) {
-    env["CHOPAR_DATABASE_URL"] = db_->url();
-    env["CHOPAR_SERVER_API_KEY"] = kApiKey;
     env["CHOPAR_SERVER_INBOX_SECRET"] = "inbox-secret-for-tests";
     if (servers_.size() <= index) servers_.resize(index + 1);
     if (apis_.size() <= index) apis_.resize(index + 1);
     const int port = FreeLoopbackPort();
-    servers_[index] = Start("serve", port, env, "serve" + std::to_string(index) + ".log");
+    servers_[index] = Start("serve", port, DatabaseEnv(kApiKey, std::move(env)),
+                            "serve" + std::to_string(index) + ".log");
     if (ports_.size() <= index) ports_.resize(index + 1);
     ports_[index] = port;
     apis_[index] = std::make_unique<Api>(port, kApiKey);
@@ -83,9 +73,9 @@ class WorkflowsBlackBox : public testing::BlackBox {
   std::int64_t Notify(const json& body, std::size_t server = 0) {
     const auto created = api(server).Call("POST", "/v1/notifications", body);
     EXPECT_EQ(created.status, 201) << created.body;
-    return Parse(created.body).value("id", std::int64_t{0});
+    return ParseJson(created.body).value("id", std::int64_t{0});
   }
-  json Get(const std::string& path) { return Parse(api().Call("GET", path).body); }
+  json Get(const std::string& path) { return ParseJson(api().Call("GET", path).body); }
 
   // The notification's deliveries once all reached a final status.
   json Settled(std::int64_t id, std::chrono::seconds timeout = 30s) {
@@ -104,7 +94,6 @@ class WorkflowsBlackBox : public testing::BlackBox {
     return deliveries;
   }
 
-  std::unique_ptr<testing::TestDatabase> db_;
   std::vector<std::unique_ptr<ChildProcess>> servers_;
   std::vector<std::unique_ptr<Api>> apis_;
   std::vector<int> ports_;
@@ -151,14 +140,15 @@ class DigestBlackBox : public WorkflowsBlackBox {
     json items;
     EXPECT_TRUE(WaitUntil(
         [&] {
-          items = Parse(api(server).Call("GET", "/v1/sink/messages?channel=email").body)["items"];
+          items =
+              ParseJson(api(server).Call("GET", "/v1/sink/messages?channel=email").body)["items"];
           return items.is_array() && items.size() >= count;
         },
         60s))
         << items.dump() << "\n"
         << Output(server);
     std::this_thread::sleep_for(1s);  // a late duplicate would show now
-    return Parse(api(server).Call("GET", "/v1/sink/messages?channel=email").body)["items"];
+    return ParseJson(api(server).Call("GET", "/v1/sink/messages?channel=email").body)["items"];
   }
 
   // The email's text starts with `items` (the unsubscribe footer follows).
@@ -303,7 +293,7 @@ TEST_F(WorkflowsBlackBox, EscalationCancelsWhatWasReadAndSendsTheRest) {
     }
   }
   // Read through the subscriber's own path (the inbox token), as the bell does.
-  const auto token = Parse(api().Call("GET", "/v1/users/1/token").body);
+  const auto token = ParseJson(api().Call("GET", "/v1/users/1/token").body);
   ASSERT_TRUE(token.contains("token")) << token.dump();
   Api subscriber(port(), token["token"].get<std::string>());
   const auto marked = subscriber.Call("POST", "/v1/inbox/read", {{"ids", {read}}});
@@ -336,7 +326,7 @@ TEST_F(WorkflowsBlackBox, TemplateWorkflowSettingsAreCheckedWithTheFieldNamed) {
     body.update(settings);
     const auto put = api().Call("PUT", "/v1/templates/task.due", body);
     EXPECT_EQ(put.status, 400) << settings.dump();
-    EXPECT_EQ(Parse(put.body)["error"]["field"], field) << put.body;
+    EXPECT_EQ(ParseJson(put.body)["error"]["field"], field) << put.body;
   }
   const auto deliveries = api().Call("GET", "/v1/deliveries?status=bogus");
   EXPECT_EQ(deliveries.status, 400);
