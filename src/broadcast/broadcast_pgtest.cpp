@@ -64,6 +64,13 @@ class BroadcastPgTest : public testing::PgTest {
     }
   }
 
+  // Users 1..`count` (AddUsers), all subscribed to topic "t".
+  void TopicOfUsers(std::int64_t count) {
+    AddUsers(1, count);
+    topics_->Put("t", "T");
+    Subscribe("t", 1, count);
+  }
+
   static json Notification() {
     return {{"type", "release.note"},
             {"title", "Yangi versiya"},
@@ -232,9 +239,7 @@ TEST_F(BroadcastPgTest, RequestsAreValidated) {
 }
 
 TEST_F(BroadcastPgTest, CancelStopsTheFanOut) {
-  AddUsers(1, 1000);
-  topics_->Put("t", "T");
-  Subscribe("t", 1, 1000);
+  TopicOfUsers(1000);
   const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
   FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100});
   ASSERT_TRUE(fan_out.RunBatch().has_value());
@@ -250,9 +255,7 @@ TEST_F(BroadcastPgTest, CancelStopsTheFanOut) {
 }
 
 TEST_F(BroadcastPgTest, ALeasedBroadcastIsLeftToItsHolderUntilTheLeaseRunsOut) {
-  AddUsers(1, 1000);
-  topics_->Put("t", "T");
-  Subscribe("t", 1, 1000);
+  TopicOfUsers(1000);
   const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
   FanOut first(*pool_, clock_, metrics_, FanOutSettings{.batch = 300});
   FanOut second(*pool_, clock_, metrics_, FanOutSettings{.batch = 300});
@@ -269,9 +272,7 @@ TEST_F(BroadcastPgTest, ALeasedBroadcastIsLeftToItsHolderUntilTheLeaseRunsOut) {
 }
 
 TEST_F(BroadcastPgTest, ARepeatedBatchIsAbsorbedByTheDedupKey) {
-  AddUsers(1, 1000);
-  topics_->Put("t", "T");
-  Subscribe("t", 1, 1000);
+  TopicOfUsers(1000);
   const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
   FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 400});
   ASSERT_TRUE(fan_out.RunBatch().has_value());
@@ -287,9 +288,7 @@ TEST_F(BroadcastPgTest, ARepeatedBatchIsAbsorbedByTheDedupKey) {
 }
 
 TEST_F(BroadcastPgTest, TwoProcessesFanOutOneBroadcastOnce) {
-  AddUsers(1, 6000);
-  topics_->Put("t", "T");
-  Subscribe("t", 1, 6000);
+  TopicOfUsers(6000);
   Broadcast({{"topic", "t"}, {"notification", Notification()}});
   // Short leases: the two alternate as each one's lease runs out.
   const FanOutSettings settings{.batch = 250, .lease = std::chrono::milliseconds(1)};
@@ -311,9 +310,7 @@ TEST_F(BroadcastPgTest, TwoProcessesFanOutOneBroadcastOnce) {
 }
 
 TEST_F(BroadcastPgTest, EachBatchsDeliveriesFallDueAfterThePreviousBatchs) {
-  AddUsers(1, 600);
-  topics_->Put("t", "T");
-  Subscribe("t", 1, 600);
+  TopicOfUsers(600);
   Broadcast({
       {"topic", "t"},
       {"notification", {{"type", "release.note"}, {"title", "x"}, {"channels", {"sms"}}}},
