@@ -153,4 +153,32 @@ class DatabaseBlackBox : public BlackBox {
   std::unique_ptr<TestDatabase> db_;
 };
 
+// Fixture: DatabaseBlackBox for tests that run one `chopar serve` at a time
+// on one port (`port_`, the same across restarts) and call it through
+// `api_` with the API key the subclass's constructor names.
+class ServeBlackBox : public DatabaseBlackBox {
+ protected:
+  explicit ServeBlackBox(std::string api_key) : api_key_(std::move(api_key)) {}
+
+  void SetUp() override {
+    DatabaseBlackBox::SetUp();
+    if (IsSkipped()) return;
+    port_ = FreeLoopbackPort();
+    api_ = std::make_unique<Api>(port_, api_key_);
+  }
+
+  // Runs `chopar serve` on `port_` with DatabaseEnv(the API key, `env`), its
+  // output in `dir_`/`log`; does not wait for it to listen.
+  std::unique_ptr<ChildProcess> StartServe(const std::string& log,
+                                           std::map<std::string, std::string> env = {}) {
+    return Start("serve", port_, DatabaseEnv(api_key_, std::move(env)), log);
+  }
+
+  int port_ = 0;
+  std::unique_ptr<Api> api_;
+
+ private:
+  std::string api_key_;
+};
+
 }  // namespace chopar::testing

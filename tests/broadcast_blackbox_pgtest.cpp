@@ -24,30 +24,18 @@ using namespace std::chrono_literals;
 constexpr char kApiKey[] = "broadcast-key";
 constexpr int kRecipients = 50000;
 
-class BroadcastKill9 : public testing::DatabaseBlackBox {
+// Small batches and a short lease: many batches to be killed in the middle
+// of, and a restart that takes the broadcast over quickly.
+const std::map<std::string, std::string> kSmallBatchesShortLease = {
+    {"CHOPAR_BROADCAST_BATCH", "500"}, {"CHOPAR_BROADCAST_LEASE_SECONDS", "2"}};
+
+class BroadcastKill9 : public testing::ServeBlackBox {
  protected:
-  void SetUp() override {
-    DatabaseBlackBox::SetUp();
-    if (IsSkipped()) return;
-    port_ = testing::FreeLoopbackPort();
-    api_ = std::make_unique<testing::Api>(port_, kApiKey);
-  }
-
-  // Small batches and a short lease: many batches to be killed in the
-  // middle of, and a restart that takes the broadcast over quickly.
-  std::unique_ptr<ChildProcess> StartServe(const std::string& log) {
-    return Start("serve", port_,
-                 DatabaseEnv(kApiKey, {{"CHOPAR_BROADCAST_BATCH", "500"},
-                                       {"CHOPAR_BROADCAST_LEASE_SECONDS", "2"}}),
-                 log);
-  }
-
-  int port_ = 0;
-  std::unique_ptr<testing::Api> api_;
+  BroadcastKill9() : ServeBlackBox(kApiKey) {}
 };
 
 TEST_F(BroadcastKill9, EveryRecipientHasExactlyOneNotificationAfterARestart) {
-  auto serve = StartServe("serve-1.log");
+  auto serve = StartServe("serve-1.log", kSmallBatchesShortLease);
   ASSERT_TRUE(WaitUntil([&] { return api_->Healthy(); }, 60s)) << serve->Output();
   // The users by SQL (the test is about the fan-out), the topic and its
   // subscribers through the API, 10,000 a call.
@@ -84,7 +72,7 @@ TEST_F(BroadcastKill9, EveryRecipientHasExactlyOneNotificationAfterARestart) {
   ASSERT_LT(at_kill, kRecipients) << "the fan-out ended before the kill; nothing was tested";
   EXPECT_EQ(db_->Scalar("SELECT status FROM chopar.broadcasts"), "running");
 
-  serve = StartServe("serve-2.log");
+  serve = StartServe("serve-2.log", kSmallBatchesShortLease);
   ASSERT_TRUE(WaitUntil([&] { return api_->Healthy(); }, 60s)) << serve->Output();
   // The same request again is the same broadcast.
   const auto repeated = api_->Call("POST", "/v1/broadcasts", request);

@@ -41,18 +41,9 @@ double UnixSecondsFraction(core::TimePoint t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
 
-class ScheduleRealClock : public testing::DatabaseBlackBox {
+class ScheduleRealClock : public testing::ServeBlackBox {
  protected:
-  void SetUp() override {
-    DatabaseBlackBox::SetUp();
-    if (IsSkipped()) return;
-    port_ = FreeLoopbackPort();
-    api_ = std::make_unique<testing::Api>(port_, kApiKey);
-  }
-
-  std::unique_ptr<ChildProcess> StartServe(const std::string& log) {
-    return Start("serve", port_, DatabaseEnv(kApiKey), log);
-  }
+  ScheduleRealClock() : ServeBlackBox(kApiKey) {}
 
   static std::string DedupKey(core::TimePoint due) {
     return std::string("schedule:") + kKey + ":" + std::to_string(UnixSeconds(due));
@@ -93,9 +84,6 @@ class ScheduleRealClock : public testing::DatabaseBlackBox {
         "WHERE d.notification_id IN " +
         of);
   }
-
-  int port_ = 0;
-  std::unique_ptr<testing::Api> api_;
 };
 
 TEST_F(ScheduleRealClock, FiresEachMinuteOnTimeAndOnceAfterKill9) {

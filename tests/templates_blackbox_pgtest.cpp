@@ -68,25 +68,23 @@ const json kTaskDue = {
         {"telegram", {{"text", "<b>{{task.title}}</b> vazifasi {{task.due}} gacha"}}},
         {"sms", {{"text", "Vazifa {{task.title}}: {{task.due}} gacha"}}}}}}}};
 
-class TemplatesBlackBox : public testing::DatabaseBlackBox {
+class TemplatesBlackBox : public testing::ServeBlackBox {
  protected:
+  TemplatesBlackBox() : ServeBlackBox(kApiKey) {}
+
   void SetUp() override {
-    DatabaseBlackBox::SetUp();
+    ServeBlackBox::SetUp();
     if (IsSkipped()) return;
-    port_ = FreeLoopbackPort();
-    serve_ = Start(
-        "serve", port_,
-        DatabaseEnv(kApiKey, {{"CHOPAR_SERVER_INBOX_SECRET", "inbox-secret-for-tests"},
-                              {"CHOPAR_SERVER_PUBLIC_URL", base()},
-                              {"CHOPAR_CHANNELS_EMAIL_PROVIDER", "smtp"},
-                              {"CHOPAR_CHANNELS_EMAIL_SMTP_URL", smtp_.url()},
-                              {"CHOPAR_CHANNELS_EMAIL_FROM", "chopar <noreply@chopar.example.uz>"},
-                              {"CHOPAR_CHANNELS_TELEGRAM_PROVIDER", "telegram"},
-                              {"CHOPAR_CHANNELS_TELEGRAM_BOT_TOKEN", kBotToken},
-                              {"CHOPAR_CHANNELS_TELEGRAM_API_BASE", bot_.url()},
-                              {"CHOPAR_CHANNELS_TELEGRAM_UPDATES", "off"}}),
-        "serve.log");
-    api_ = std::make_unique<Api>(port_, kApiKey);
+    serve_ = StartServe("serve.log",
+                        {{"CHOPAR_SERVER_INBOX_SECRET", "inbox-secret-for-tests"},
+                         {"CHOPAR_SERVER_PUBLIC_URL", base()},
+                         {"CHOPAR_CHANNELS_EMAIL_PROVIDER", "smtp"},
+                         {"CHOPAR_CHANNELS_EMAIL_SMTP_URL", smtp_.url()},
+                         {"CHOPAR_CHANNELS_EMAIL_FROM", "chopar <noreply@chopar.example.uz>"},
+                         {"CHOPAR_CHANNELS_TELEGRAM_PROVIDER", "telegram"},
+                         {"CHOPAR_CHANNELS_TELEGRAM_BOT_TOKEN", kBotToken},
+                         {"CHOPAR_CHANNELS_TELEGRAM_API_BASE", bot_.url()},
+                         {"CHOPAR_CHANNELS_TELEGRAM_UPDATES", "off"}});
     ASSERT_TRUE(WaitUntil([&] { return api_->Healthy(); }, 60s)) << serve_->Output();
   }
 
@@ -174,9 +172,7 @@ class TemplatesBlackBox : public testing::DatabaseBlackBox {
   testing::FakeSmtpServer smtp_;
   std::atomic<int> last_message_id_{0};
   testing::FakeTelegram bot_{[this](const json&) { return testing::BotOk(++last_message_id_); }};
-  int port_ = 0;
   std::unique_ptr<ChildProcess> serve_;
-  std::unique_ptr<Api> api_;
   net::HttpClient client_;
 };
 
