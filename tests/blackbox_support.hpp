@@ -53,12 +53,6 @@ class Api {
   std::string key_;
 };
 
-// `text` as JSON, or a discarded value (is_discarded()) when it is not
-// JSON: a test reading a response body fails on the value, not on a throw.
-inline nlohmann::json ParseJson(const std::string& text) {
-  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-}
-
 // The first line of a file ("" if it cannot be read).
 inline std::string ReadFirstLine(const std::filesystem::path& path) {
   std::ifstream in(path);

@@ -20,6 +20,7 @@
 #include "channels/webpush/crypto.hpp"
 #include "channels/webpush/vapid.hpp"
 #include "core/encoding.hpp"
+#include "core/json.hpp"
 #include "testing/child_process.hpp"
 #include "testing/fake_http_server.hpp"
 #include "testing/fake_telegram.hpp"
@@ -28,11 +29,11 @@
 namespace chopar {
 namespace {
 
+using core::ParseJsonOrDiscarded;
 using testing::Api;
 using testing::ChildProcess;
 using testing::FakeHttpServer;
 using testing::FreeLoopbackPort;
-using testing::ParseJson;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -111,7 +112,7 @@ class ProvidersBlackBox : public testing::DatabaseBlackBox {
         request.target != std::string("/bot") + kBotToken + "/sendMessage") {
       return testing::BotError(404, "Not Found");
     }
-    const json body = ParseJson(request.body);
+    const json body = ParseJsonOrDiscarded(request.body);
     if (!body.is_object()) {
       return testing::BotError(400, "Bad Request");
     }
@@ -148,7 +149,7 @@ class ProvidersBlackBox : public testing::DatabaseBlackBox {
   std::vector<json> SentTo(std::int64_t chat) const {
     std::vector<json> out;
     for (const auto& request : bot_.requests()) {
-      const json body = ParseJson(request.body);
+      const json body = ParseJsonOrDiscarded(request.body);
       if (body.is_object() && body.value("chat_id", std::int64_t{0}) == chat) out.push_back(body);
     }
     return out;
@@ -193,7 +194,7 @@ TEST_F(ProvidersBlackBox, BlockedBotStopsTelegramAndGonePushEndpointIsDeleted) {
     const auto added =
         api.Call("POST", blocking + "/push-subscriptions", browser->Subscription(push_.url()));
     ASSERT_EQ(added.status, 201) << added.body;
-    if (browser == &kept_) kept_id = ParseJson(added.body)["id"].get<std::int64_t>();
+    if (browser == &kept_) kept_id = ParseJsonOrDiscarded(added.body)["id"].get<std::int64_t>();
   }
 
   auto notify = [&](std::int64_t user, const std::string& title) {
@@ -204,14 +205,14 @@ TEST_F(ProvidersBlackBox, BlockedBotStopsTelegramAndGonePushEndpointIsDeleted) {
                                    {"link", "/tasks/1"},
                                    {"channels", {"telegram", "push"}}});
     EXPECT_EQ(created.status, 201) << created.body;
-    return ParseJson(created.body);
+    return ParseJsonOrDiscarded(created.body);
   };
   auto settled = [&](json created) {
     json notification;
     const bool done = WaitUntil(
         [&] {
-          notification =
-              ParseJson(api.Call("GET", "/v1/notifications/" + created["id"].dump()).body);
+          notification = ParseJsonOrDiscarded(
+              api.Call("GET", "/v1/notifications/" + created["id"].dump()).body);
           return Settled(notification);
         },
         30s);
@@ -233,7 +234,7 @@ TEST_F(ProvidersBlackBox, BlockedBotStopsTelegramAndGonePushEndpointIsDeleted) {
   EXPECT_NE(to_reachable_chat[0].value("text", "").find("Muddat yaqin"), std::string::npos);
   EXPECT_EQ(to_reachable_chat[0].value("parse_mode", ""), "HTML");
   EXPECT_EQ(DeliveryOn(reachable, "telegram")["status"], "sent") << reachable.dump();
-  json reachable_deliveries = ParseJson(
+  json reachable_deliveries = ParseJsonOrDiscarded(
       api.Call("GET", "/v1/deliveries?channel=telegram&user_id=" + std::to_string(kReachableUser))
           .body)["items"];
   ASSERT_EQ(reachable_deliveries.size(), 1u);
@@ -246,7 +247,7 @@ TEST_F(ProvidersBlackBox, BlockedBotStopsTelegramAndGonePushEndpointIsDeleted) {
   EXPECT_NE(blocked["last_error"].dump().find("403: Forbidden: bot was blocked by the user"),
             std::string::npos)
       << blocked.dump();
-  json user = ParseJson(api.Call("GET", blocking).body);
+  json user = ParseJsonOrDiscarded(api.Call("GET", blocking).body);
   EXPECT_EQ(user["telegram"], json({{"chat_id", kBlockedChat}, {"active", false}})) << user.dump();
   EXPECT_EQ(user["channels"]["telegram"], false);
   EXPECT_EQ(user["channels"]["push"], true);
@@ -266,7 +267,7 @@ TEST_F(ProvidersBlackBox, BlockedBotStopsTelegramAndGonePushEndpointIsDeleted) {
   EXPECT_EQ(pushed["status"], "sent") << first.dump();
   EXPECT_EQ(db_->Scalar("SELECT string_agg(id::text, ',') FROM chopar.push_subscriptions"),
             std::to_string(kept_id));
-  json push_deliveries = ParseJson(
+  json push_deliveries = ParseJsonOrDiscarded(
       api.Call("GET", "/v1/deliveries?channel=push&user_id=" + std::to_string(kBlockingUser))
           .body)["items"];
   ASSERT_EQ(push_deliveries.size(), 1u);

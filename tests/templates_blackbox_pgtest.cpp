@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "blackbox_support.hpp"
+#include "core/json.hpp"
 #include "core/process.hpp"
 #include "testing/child_process.hpp"
 #include "testing/fake_smtp_server.hpp"
@@ -31,10 +32,10 @@
 namespace chopar {
 namespace {
 
+using core::ParseJsonOrDiscarded;
 using testing::Api;
 using testing::ChildProcess;
 using testing::FreeLoopbackPort;
-using testing::ParseJson;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -109,7 +110,7 @@ class TemplatesBlackBox : public testing::ServeBlackBox {
   json Notify(const json& body) {
     const auto created = api_->Call("POST", "/v1/notifications", body);
     EXPECT_EQ(created.status, 201) << created.body;
-    return ParseJson(created.body);
+    return ParseJsonOrDiscarded(created.body);
   }
 
   // The notification once every delivery reached a final status.
@@ -117,8 +118,8 @@ class TemplatesBlackBox : public testing::ServeBlackBox {
     json notification;
     const bool done = WaitUntil(
         [&] {
-          notification =
-              ParseJson(api_->Call("GET", "/v1/notifications/" + std::to_string(id)).body);
+          notification = ParseJsonOrDiscarded(
+              api_->Call("GET", "/v1/notifications/" + std::to_string(id)).body);
           if (!notification.contains("deliveries")) return false;
           for (const json& d : notification["deliveries"]) {
             if (d["status"] == "queued" || d["status"] == "sending") return false;
@@ -193,7 +194,7 @@ TEST_F(TemplatesBlackBox, MustacheSpecFilesPassThroughPreview) {
                      {{"template", {{"title", "spec"}, {"email", {{"html", test["template"]}}}}},
                       {"data", test["data"]}});
       ASSERT_EQ(preview.status, 200) << file << ": " << test["name"] << ": " << preview.body;
-      EXPECT_EQ(ParseJson(preview.body)["email"]["html"], test["expected"])
+      EXPECT_EQ(ParseJsonOrDiscarded(preview.body)["email"]["html"], test["expected"])
           << file << ": " << test["name"].get<std::string>() << " — "
           << test["desc"].get<std::string>();
     }
@@ -204,35 +205,36 @@ TEST_F(TemplatesBlackBox, MustacheSpecFilesPassThroughPreview) {
 TEST_F(TemplatesBlackBox, TemplatesAreStoredValidatedAndPreviewed) {
   const auto put = api_->Call("PUT", "/v1/templates/task.due", kTaskDue);
   ASSERT_EQ(put.status, 200) << put.body;
-  json stored = ParseJson(put.body);
+  json stored = ParseJsonOrDiscarded(put.body);
   EXPECT_EQ(stored["type"], "task.due");
   EXPECT_EQ(stored["locales"], kTaskDue["locales"]);
   EXPECT_EQ(stored["digest"], nullptr);
-  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/templates/task.due").body)["locales"],
+  EXPECT_EQ(ParseJsonOrDiscarded(api_->Call("GET", "/v1/templates/task.due").body)["locales"],
             kTaskDue["locales"]);
-  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/templates").body)["items"].size(), 1u);
+  EXPECT_EQ(ParseJsonOrDiscarded(api_->Call("GET", "/v1/templates").body)["items"].size(), 1u);
 
   // Workflow settings are kept as given; they must be objects or null.
   json with_digest = kTaskDue;
   with_digest["digest"] = {{"window_seconds", 600}};
-  EXPECT_EQ(ParseJson(api_->Call("PUT", "/v1/templates/task.due", with_digest).body)["digest"],
-            json({{"window_seconds", 600}}));
-  with_digest["throttle"] = 3;
   EXPECT_EQ(
-      ParseJson(api_->Call("PUT", "/v1/templates/task.due", with_digest).body)["error"]["field"],
-      "throttle");
+      ParseJsonOrDiscarded(api_->Call("PUT", "/v1/templates/task.due", with_digest).body)["digest"],
+      json({{"window_seconds", 600}}));
+  with_digest["throttle"] = 3;
+  EXPECT_EQ(ParseJsonOrDiscarded(
+                api_->Call("PUT", "/v1/templates/task.due", with_digest).body)["error"]["field"],
+            "throttle");
 
   // A template that does not parse: 400 naming the field and the position.
   json broken = kTaskDue;
   broken["locales"]["uz"]["email"]["html"] = "<p>\n{{#task}}{{title}}</p>";
   const auto refused = api_->Call("PUT", "/v1/templates/task.due", broken);
   EXPECT_EQ(refused.status, 400);
-  const json error = ParseJson(refused.body)["error"];
+  const json error = ParseJsonOrDiscarded(refused.body)["error"];
   EXPECT_EQ(error["code"], "invalid_field");
   EXPECT_EQ(error["field"], "locales.uz.email.html");
   EXPECT_NE(error["message"].get<std::string>().find("line 2, column 1"), std::string::npos)
       << error.dump();
-  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/templates/task.due").body)["locales"],
+  EXPECT_EQ(ParseJsonOrDiscarded(api_->Call("GET", "/v1/templates/task.due").body)["locales"],
             kTaskDue["locales"])
       << "nothing was written";
 
@@ -244,7 +246,7 @@ TEST_F(TemplatesBlackBox, TemplatesAreStoredValidatedAndPreviewed) {
                                    {"data", {{"task", {{"title", kHostile}, {"due", "18:00"}}}}}});
   ASSERT_EQ(preview.status, 200) << preview.body;
   EXPECT_EQ(
-      ParseJson(preview.body),
+      ParseJsonOrDiscarded(preview.body),
       json({{"title", std::string("Muddat yaqin: ") + kHostile},
             {"body", "18:00 gacha"},
             {"email",
@@ -252,12 +254,12 @@ TEST_F(TemplatesBlackBox, TemplatesAreStoredValidatedAndPreviewed) {
               {"html", "<p><strong>&lt;b&gt;&amp;&quot;</strong> vazifasi 18:00 gacha.</p>"}}},
             {"telegram", {{"text", "<b>&lt;b&gt;&amp;&quot;</b> vazifasi 18:00 gacha"}}},
             {"sms", {{"text", std::string("Vazifa ") + kHostile + ": 18:00 gacha"}}}}));
-  EXPECT_EQ(ParseJson(api_->Call("POST", "/v1/templates/preview",
-                                 {{"template",
-                                   {{"title", "{{{raw}}} {{&raw}} {{raw}}"},
-                                    {"telegram", {{"text", "{{{raw}}} {{raw}}"}}}}},
-                                  {"data", {{"raw", "<i>"}}}})
-                          .body),
+  EXPECT_EQ(ParseJsonOrDiscarded(api_->Call("POST", "/v1/templates/preview",
+                                            {{"template",
+                                              {{"title", "{{{raw}}} {{&raw}} {{raw}}"},
+                                               {"telegram", {{"text", "{{{raw}}} {{raw}}"}}}}},
+                                             {"data", {{"raw", "<i>"}}}})
+                                     .body),
             json({{"title", "<i> <i> <i>"}, {"telegram", {{"text", "<i> &lt;i&gt;"}}}}));
 
   ASSERT_EQ(api_->Call("DELETE", "/v1/templates/task.due").status, 204);
@@ -266,7 +268,7 @@ TEST_F(TemplatesBlackBox, TemplatesAreStoredValidatedAndPreviewed) {
   const auto untitled =
       api_->Call("POST", "/v1/notifications", {{"user_id", 5}, {"type", "task.due"}});
   EXPECT_EQ(untitled.status, 400) << "no template any more, and no title";
-  EXPECT_EQ(ParseJson(untitled.body)["error"]["field"], "title");
+  EXPECT_EQ(ParseJsonOrDiscarded(untitled.body)["error"]["field"], "title");
 }
 
 TEST_F(TemplatesBlackBox, EveryUserGetsTheirLanguageOnEveryChannel) {
@@ -408,9 +410,9 @@ TEST_F(TemplatesBlackBox, PreferencesByCategoryAndTypeDecideTheChannels) {
                                  {"critical", c.critical},
                                  {"data", {{"task", {{"title", "T"}, {"due", "D"}}}}}});
     EXPECT_EQ(created["channels"], c.channels);
-    EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/users/" + std::to_string(user) +
-                                              "/notifications/unread-count")
-                            .body),
+    EXPECT_EQ(ParseJsonOrDiscarded(api_->Call("GET", "/v1/users/" + std::to_string(user) +
+                                                         "/notifications/unread-count")
+                                       .body),
               json({{"count", 1}}))
         << "the in-app row is always stored";
   }
@@ -427,8 +429,8 @@ TEST_F(TemplatesBlackBox, PreferencesByCategoryAndTypeDecideTheChannels) {
             json({"email", "telegram"}));
 
   // Users set their own, with their subscriber token.
-  const std::string token =
-      ParseJson(api_->Call("GET", "/v1/users/" + std::to_string(user) + "/token").body)["token"];
+  const std::string token = ParseJsonOrDiscarded(
+      api_->Call("GET", "/v1/users/" + std::to_string(user) + "/token").body)["token"];
   const std::vector<std::string> auth = {"Authorization: Bearer " + token,
                                          "Content-Type: application/json"};
   const auto put = Plain("PUT", base() + "/v1/inbox/preferences", auth,
@@ -436,14 +438,14 @@ TEST_F(TemplatesBlackBox, PreferencesByCategoryAndTypeDecideTheChannels) {
   ASSERT_EQ(put.status, 200) << put.body;
   const json mine = {{"categories", {{"marketing", false}}},
                      {"types", {{"promo.sale", {{"telegram", false}}}}}};
-  EXPECT_EQ(ParseJson(put.body), mine);
-  EXPECT_EQ(ParseJson(Plain("GET", base() + "/v1/inbox/preferences", auth).body), mine);
+  EXPECT_EQ(ParseJsonOrDiscarded(put.body), mine);
+  EXPECT_EQ(ParseJsonOrDiscarded(Plain("GET", base() + "/v1/inbox/preferences", auth).body), mine);
   EXPECT_EQ(Notify({{"user_id", user}, {"type", "promo.sale"}, {"title", "Sale"}})["channels"],
             json({"email"}));
   const auto bad = Plain("PUT", base() + "/v1/inbox/preferences", auth,
                          json({{"categories", {{"tasks", {{"fax", false}}}}}}).dump());
   EXPECT_EQ(bad.status, 400);
-  EXPECT_EQ(ParseJson(bad.body)["error"]["field"], "categories.tasks.fax");
+  EXPECT_EQ(ParseJsonOrDiscarded(bad.body)["error"]["field"], "categories.tasks.fax");
   EXPECT_EQ(Plain("GET", base() + "/v1/inbox/preferences").status, 401);
 }
 
@@ -480,22 +482,25 @@ TEST_F(TemplatesBlackBox, OneClickUnsubscribeFromTheReceivedEmail) {
               403);
     EXPECT_EQ(Plain("GET", forged).status, 403);
   }
-  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/users/2").body)["preferences"], json::object());
-  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/users/1").body)["preferences"], json::object());
+  EXPECT_EQ(ParseJsonOrDiscarded(api_->Call("GET", "/v1/users/2").body)["preferences"],
+            json::object());
+  EXPECT_EQ(ParseJsonOrDiscarded(api_->Call("GET", "/v1/users/1").body)["preferences"],
+            json::object());
 
   // GET: a page in the user's language with a button that posts back.
   const auto page = Plain("GET", url);
   ASSERT_EQ(page.status, 200);
   EXPECT_NE(page.body.find("<html lang=\"uz\">"), std::string::npos) << page.body;
   EXPECT_NE(page.body.find("<form method=\"post\""), std::string::npos) << page.body;
-  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/users/1").body)["preferences"], json::object())
+  EXPECT_EQ(ParseJsonOrDiscarded(api_->Call("GET", "/v1/users/1").body)["preferences"],
+            json::object())
       << "GET changes nothing";
 
   // POST, as a mail client does for RFC 8058: email off for the category, at once.
   const auto done = Plain("POST", url, {"Content-Type: application/x-www-form-urlencoded"},
                           "List-Unsubscribe=One-Click");
   EXPECT_EQ(done.status, 200) << done.body;
-  EXPECT_EQ(ParseJson(api_->Call("GET", "/v1/users/1").body)["preferences"],
+  EXPECT_EQ(ParseJsonOrDiscarded(api_->Call("GET", "/v1/users/1").body)["preferences"],
             json({{"categories", {{"tasks", {{"email", false}}}}}}));
   EXPECT_EQ(Notify({{"user_id", 1},
                     {"type", "task.due"},

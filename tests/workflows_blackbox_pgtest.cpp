@@ -21,16 +21,17 @@
 #include <vector>
 
 #include "blackbox_support.hpp"
+#include "core/json.hpp"
 #include "testing/child_process.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar {
 namespace {
 
+using core::ParseJsonOrDiscarded;
 using testing::Api;
 using testing::ChildProcess;
 using testing::FreeLoopbackPort;
-using testing::ParseJson;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -73,9 +74,9 @@ class WorkflowsBlackBox : public testing::DatabaseBlackBox {
   std::int64_t Notify(const json& body, std::size_t server = 0) {
     const auto created = api(server).Call("POST", "/v1/notifications", body);
     EXPECT_EQ(created.status, 201) << created.body;
-    return ParseJson(created.body).value("id", std::int64_t{0});
+    return ParseJsonOrDiscarded(created.body).value("id", std::int64_t{0});
   }
-  json Get(const std::string& path) { return ParseJson(api().Call("GET", path).body); }
+  json Get(const std::string& path) { return ParseJsonOrDiscarded(api().Call("GET", path).body); }
 
   // The notification's deliveries once all reached a final status.
   json Settled(std::int64_t id, std::chrono::seconds timeout = 30s) {
@@ -140,15 +141,16 @@ class DigestBlackBox : public WorkflowsBlackBox {
     json items;
     EXPECT_TRUE(WaitUntil(
         [&] {
-          items =
-              ParseJson(api(server).Call("GET", "/v1/sink/messages?channel=email").body)["items"];
+          items = ParseJsonOrDiscarded(
+              api(server).Call("GET", "/v1/sink/messages?channel=email").body)["items"];
           return items.is_array() && items.size() >= count;
         },
         60s))
         << items.dump() << "\n"
         << Output(server);
     std::this_thread::sleep_for(1s);  // a late duplicate would show now
-    return ParseJson(api(server).Call("GET", "/v1/sink/messages?channel=email").body)["items"];
+    return ParseJsonOrDiscarded(
+        api(server).Call("GET", "/v1/sink/messages?channel=email").body)["items"];
   }
 
   // The email's text starts with `items` (the unsubscribe footer follows).
@@ -293,7 +295,7 @@ TEST_F(WorkflowsBlackBox, EscalationCancelsWhatWasReadAndSendsTheRest) {
     }
   }
   // Read through the subscriber's own path (the inbox token), as the bell does.
-  const auto token = ParseJson(api().Call("GET", "/v1/users/1/token").body);
+  const auto token = ParseJsonOrDiscarded(api().Call("GET", "/v1/users/1/token").body);
   ASSERT_TRUE(token.contains("token")) << token.dump();
   Api subscriber(port(), token["token"].get<std::string>());
   const auto marked = subscriber.Call("POST", "/v1/inbox/read", {{"ids", {read}}});
@@ -326,7 +328,7 @@ TEST_F(WorkflowsBlackBox, TemplateWorkflowSettingsAreCheckedWithTheFieldNamed) {
     body.update(settings);
     const auto put = api().Call("PUT", "/v1/templates/task.due", body);
     EXPECT_EQ(put.status, 400) << settings.dump();
-    EXPECT_EQ(ParseJson(put.body)["error"]["field"], field) << put.body;
+    EXPECT_EQ(ParseJsonOrDiscarded(put.body)["error"]["field"], field) << put.body;
   }
   const auto deliveries = api().Call("GET", "/v1/deliveries?status=bogus");
   EXPECT_EQ(deliveries.status, 400);
