@@ -52,17 +52,9 @@ CHOPAR_DATABASE_URL=$url "$build_dir/chopar" migrate >"$logs/migrate.log" 2>&1
 sql -c "INSERT INTO chopar.users (id, email)
         SELECT g, 'user' || g || '@bench.example' FROM generate_series(1, $users) g"
 
-port=$((20000 + RANDOM % 20000))
-key=bench-key
-huge=1000000000
-CHOPAR_DATABASE_URL=$url CHOPAR_SERVER_API_KEY=$key CHOPAR_SERVER_LISTEN=127.0.0.1:$port \
-  CHOPAR_SERVER_DATA_DIR=$logs/var CHOPAR_LIMITS_HOURLY_EMAIL=$huge \
-  "$build_dir/chopar" serve >"$logs/chopar.log" 2>&1 &
-chopar=$!
-trap 'kill $chopar 2>/dev/null || true' EXIT
-api() { curl -s -H "Authorization: Bearer $key" -H 'Content-Type: application/json' "$@"; }
-for _ in $(seq 600); do api -fo /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
-api -fo /dev/null "http://127.0.0.1:$port/healthz" || { tail -20 "$logs/chopar.log"; exit 1; }
+source bench/serve_lib.sh
+# Plain sends ten emails an hour to every user: no hourly limit may skip one.
+start_serve "$url" "$logs" CHOPAR_LIMITS_HOURLY_EMAIL=1000000000
 
 # The same texts for both types; the digest's email lists the window.
 template() {
