@@ -176,9 +176,9 @@ printf '%-6s %-7s %14s %11s %11s %15s %22s\n' round type "end to end, s" "postin
   "deliveries/s" "after 1st close, s"
 awk '{ printf "%-6s %-7s %14.2f %11.2f %11d %15.0f %22s\n", $1, $2, $3, $4, $5, $5 / $3,
        ($2 == "digest" ? sprintf("%.2f", $6) : "-") }' "$results"
-awk -v w="$window" '$2 == "plain" { p[$1] = $3 } $2 == "digest" { d[$1] = $3; c[$1] = $6 }
-  END { for (r in p) printf "round %s: digest / plain end to end %.2f; digest minus its %d s window / plain %.2f\n",
-        r, d[r] / p[r], w, (d[r] - w) / p[r] }' "$results" | sort
+awk -v w="$window" '$2 == "plain" { p[$1] = $3; pp[$1] = $4 } $2 == "digest" { d[$1] = $3; dp[$1] = $4 }
+  END { for (r in p) printf "round %s: digest / plain: end to end %.2f, minus the %d s window %.2f, posting %.2f\n",
+        r, d[r] / p[r], w, (d[r] - w) / p[r], dp[r] / pp[r] }' "$results" | sort
 echo "every check passed: $users digest deliveries per channel, each with digest.count $per_user;" \
   "$total plain deliveries"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
