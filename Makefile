@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox bench-history fuzz slowhttp screenshots chaos history-conversion
+.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox bench-history bench-digest fuzz slowhttp screenshots chaos history-conversion
 
 all: build
 
@@ -83,6 +83,13 @@ bench-outbox: build
 # claim's time from pg_stat_statements (docs/BENCHMARKS.md).
 bench-history: build
 	@SKIP_BUILD=1 bash bench/history.sh
+
+# USERS (default 10000) users × PER_USER (10) notifications of a digest type
+# (one window of WINDOW seconds, default 60) against the same of a plain type,
+# interleaved; checks the digest counts from the database (docs/BENCHMARKS.md
+# "Digests").
+bench-digest: build
+	@SKIP_BUILD=1 bash bench/digest.sh
 
 # slowhttptest's slowloris and slow read against chopar while a normal client
 # asks /healthz (docs/RELIABILITY.md, "Slow clients"); SLOW_SECONDS per

@@ -97,17 +97,8 @@ ceiling1=$(ceiling)
 clean
 
 echo "chopar ..." >&2
-port=$((20000 + RANDOM % 20000))
-key=bench-key
-CHOPAR_DATABASE_URL=$url CHOPAR_SERVER_API_KEY=$key CHOPAR_SERVER_LISTEN=127.0.0.1:$port \
-  CHOPAR_SERVER_DATA_DIR=$logs/var CHOPAR_BROADCAST_BATCH=$batch \
-  CHOPAR_BROADCAST_DELIVERIES_PER_SECOND=$pace \
-  "$build_dir/chopar" serve >"$logs/chopar.log" 2>&1 &
-chopar=$!
-trap 'kill $chopar 2>/dev/null || true' EXIT
-api() { curl -s -H "Authorization: Bearer $key" -H 'Content-Type: application/json' "$@"; }
-for _ in $(seq 600); do api -fo /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
-api -fo /dev/null "http://127.0.0.1:$port/healthz" || { tail -20 "$logs/chopar.log"; exit 1; }
+source bench/serve_lib.sh
+start_serve "$url" "$logs" CHOPAR_BROADCAST_BATCH=$batch CHOPAR_BROADCAST_DELIVERIES_PER_SECOND=$pace
 
 (while kill -0 $chopar 2>/dev/null; do
    echo "$(now) $(ps -o rss= -p $chopar)"; sleep 1; done) >"$logs/rss.log" 2>/dev/null &

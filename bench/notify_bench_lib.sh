@@ -1,5 +1,6 @@
-# Sourced by the scripts that run notify_bench in interleaved variants
-# (bench/history.sh, bench/prepared.sh): their shared steps.
+# Sourced by the scripts that run interleaved variants under one throwaway
+# PostgreSQL (bench/history.sh, bench/prepared.sh, bench/notify_versions.sh,
+# bench/digest.sh): their shared steps.
 
 # Outside a throwaway PostgreSQL: builds chopar and notify_bench (unless
 # SKIP_BUILD=1) and runs the calling script again under scripts/with-test-pg
