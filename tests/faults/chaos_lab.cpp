@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -19,7 +20,9 @@
 #include "core/encoding.hpp"
 #include "core/time_format.hpp"
 #include "db/connection.hpp"
+#include "db/pool.hpp"
 #include "net/http_client.hpp"
+#include "outbox/emit.hpp"
 #include "testing/child_process.hpp"
 #include "testing/fake_http_server.hpp"
 #include "testing/fake_smtp_server.hpp"
@@ -44,6 +47,9 @@ constexpr auto kProviderTimeout = 15s;
 // A slow provider that still answers in time, and one that never does.
 constexpr auto kStall = 10s;
 constexpr auto kHang = kProviderTimeout + 5s;
+// The outbox relay's batch, and the secret its webhook signs with.
+constexpr int kRelayBatch = 20;
+constexpr char kWebhookSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 enum class Fault { kNone, kError, kTooMany, kTimeout, kReset, kStall };
 constexpr Fault kProviderFaults[] = {Fault::kError, Fault::kTooMany, Fault::kTimeout, Fault::kReset,
@@ -144,18 +150,26 @@ class FaultSwitch {
   double share_ = 0;
 };
 
-// The three provider fakes, answering as their faults say.
+// The provider fakes, and the receiver of the outbox's webhook, answering
+// as their faults say.
 class Providers {
  public:
   explicit Providers(Random& random)
-      : email_faults(random), telegram_faults(random), push_faults(random) {}
+      : email_faults(random),
+        telegram_faults(random),
+        push_faults(random),
+        webhook_faults(random) {}
 
-  FaultSwitch email_faults, telegram_faults, push_faults;
+  FaultSwitch email_faults, telegram_faults, push_faults, webhook_faults;
   FakeSmtpServer smtp{[this](FakeSmtpServer::Stage stage, const FakeSmtpServer::Session& session) {
     return Smtp(stage, session);
   }};
   testing::FakeTelegram telegram{[this](const json&) { return Telegram(); }};
   FakeHttpServer push{[this](const FakeHttpServer::Request&) { return Push(); }};
+  // The application's webhook that chopar's outbox relay publishes to.
+  FakeHttpServer webhook{[this](const FakeHttpServer::Request&) {
+    return HttpAnswer(webhook_faults, {200, "ok", {}, "text/plain"});
+  }};
 
  private:
   // A message's fault is drawn at MAIL FROM and kept for its end of DATA.
@@ -211,29 +225,35 @@ class Providers {
   }
 
   FakeHttpServer::Response Push() {
-    FakeHttpServer::Response response;
-    response.content_type = "text/plain";
-    response.status = 201;
-    response.headers["Location"] = push.url() + "/m/" + std::to_string(++message_ids_);
-    switch (push_faults.Next()) {
+    return HttpAnswer(push_faults,
+                      {201,
+                       "",
+                       {{"Location", push.url() + "/m/" + std::to_string(++message_ids_)}},
+                       "text/plain"});
+  }
+
+  // `accepted`, unless `faults` draw a fault for this request.
+  static FakeHttpServer::Response HttpAnswer(FaultSwitch& faults,
+                                             FakeHttpServer::Response accepted) {
+    switch (faults.Next()) {
       case Fault::kError:
         return {500, "internal error", {}, "text/plain"};
       case Fault::kTooMany:
         return {429, "slow down", {{"Retry-After", "2"}}, "text/plain"};
       case Fault::kTimeout:
-        response.delay = kHang;
-        response.reset = true;
+        accepted.delay = kHang;
+        accepted.reset = true;
         break;
       case Fault::kReset:
-        response.reset = true;
+        accepted.reset = true;
         break;
       case Fault::kStall:
-        response.delay = kStall;
+        accepted.delay = kStall;
         break;
       case Fault::kNone:
         break;
     }
-    return response;
+    return accepted;
   }
 
   std::mutex mutex_;
@@ -245,8 +265,13 @@ class Providers {
 // killed is started again by Supervise(). Used by one thread at a time.
 class Fleet {
  public:
-  Fleet(const ChaosSettings& settings, std::map<std::string, std::string> env, EventLog& events)
-      : settings_(settings), env_(std::move(env)), events_(events) {
+  // Each process runs `chopar --config <config_file> serve` with `env`.
+  Fleet(const ChaosSettings& settings, std::filesystem::path config_file,
+        std::map<std::string, std::string> env, EventLog& events)
+      : settings_(settings),
+        config_file_(std::move(config_file)),
+        env_(std::move(env)),
+        events_(events) {
     for (int i = 0; i < settings.processes; ++i) {
       members_.push_back({testing::FreeLoopbackPort(), nullptr, 0, {}});
       std::filesystem::create_directories(DataDir(i));
@@ -261,7 +286,9 @@ class Fleet {
     const auto log = settings_.work_dir /
                      ("chopar-" + std::to_string(i) + "." + std::to_string(++m.starts) + ".log");
     m.process = std::make_unique<testing::ChildProcess>(
-        std::vector<std::string>{settings_.chopar_binary, "serve"}, env, log, DataDir(i));
+        std::vector<std::string>{settings_.chopar_binary, "--config", config_file_.string(),
+                                 "serve"},
+        env, log, DataDir(i));
     m.restart_at.reset();
     events_.Add("chopar " + std::to_string(i) + " started (pid " +
                 std::to_string(m.process->pid()) + ")");
@@ -320,6 +347,7 @@ class Fleet {
   }
 
   const ChaosSettings& settings_;
+  std::filesystem::path config_file_;
   std::map<std::string, std::string> env_;
   EventLog& events_;
   std::vector<Member> members_;
@@ -367,11 +395,26 @@ class Client {
 };
 
 // The mixed workload: notifications over HTTP (single and batch, each with
-// its own dedup key, retried with the same key until accepted) and
-// schedules firing every minute. Thread-safe where it says so.
+// its own dedup key, retried with the same key until accepted), schedules
+// firing every minute, and outbox events that an application of the lab's
+// own (schema chaos_app in the same database) writes in the transactions of
+// its orders, for chopar's relay to publish to a webhook. Thread-safe where
+// it says so.
 class Workload {
  public:
-  Workload(const ChaosSettings& settings, Client& client) : settings_(settings), client_(client) {}
+  Workload(const ChaosSettings& settings, Client& client, const std::string& database_url)
+      : settings_(settings), client_(client), app_(database_url, 2, 2s) {}
+
+  // The application's table: one order per event, its event id written in
+  // the same transaction as the event (docs/outbox.md, "Writing an event").
+  void CreateApplication() {
+    auto tx = app_.Begin("chaos_app_schema");
+    tx.ExecText("CREATE SCHEMA chaos_app");
+    tx.ExecText(
+        "CREATE TABLE chaos_app.orders (id bigserial PRIMARY KEY, tick bigint NOT NULL, "
+        "event_id uuid NOT NULL UNIQUE, created_at timestamptz NOT NULL DEFAULT now())");
+    tx.Commit();
+  }
 
   void CreateUsers(const std::string& push_url) {
     const auto browser = channels::webpush::GenerateP256KeyPair();
@@ -432,15 +475,39 @@ class Workload {
     for (auto& thread : senders_) thread.join();
   }
 
-  // Outbox events of the workload: none yet. This is the hook for the
-  // transactional outbox (src/outbox, not in the tree yet): once the relay is in
-  // the tree, emit a few events per tick here (chopar.emit() in the same
-  // transaction as a business row of the lab's own), record their event ids
-  // like the dedup keys below, and check after the drain that each became
-  // exactly one notification (dedup_key "event:<id>") — the checks of
-  // RunChaos then count their deliveries like every other. Returns how many
-  // events it emitted.
-  int EmitOutboxEvents(std::int64_t /*tick*/) { return 0; }
+  // One order and its event in one transaction of the application's; every
+  // tenth transaction rolls back instead, and its event must never reach the
+  // webhook. A transaction cut by a crash is the database's to decide: the
+  // checks read which orders exist. Returns how many events it committed
+  // (0 or 1). Called by the sender threads.
+  int EmitOutboxEvents(std::int64_t tick) {
+    const bool roll_back = tick % 10 == 9;
+    try {
+      auto tx = app_.Begin("chaos_app_order");
+      const std::string event_id =
+          outbox::Emit(tx, "chaos.order", tick % settings_.users + 1, {{"tick", tick}});
+      tx.ExecText("INSERT INTO chaos_app.orders (tick, event_id) VALUES ($1, $2::uuid)",
+                  db::Params(tick, event_id));
+      if (roll_back) {
+        std::lock_guard lock(mutex_);
+        rolled_back_.insert(event_id);
+        return 0;  // the transaction's destructor rolls it back
+      }
+      tx.Commit();
+      return 1;
+    } catch (const std::exception&) {
+      ++emits_failed_;  // the database is down or restarting
+      return 0;
+    }
+  }
+  // Event ids whose transaction the application rolled back.
+  [[nodiscard]] std::set<std::string> rolled_back() const {
+    std::lock_guard lock(mutex_);
+    return rolled_back_;
+  }
+  // Order transactions that failed (the database down); they may have
+  // committed all the same when the connection broke at COMMIT.
+  [[nodiscard]] std::int64_t emits_failed() const { return emits_failed_; }
 
   [[nodiscard]] std::set<std::string> accepted() const {
     std::lock_guard lock(mutex_);
@@ -504,6 +571,7 @@ class Workload {
 
   const ChaosSettings& settings_;
   Client& client_;
+  db::Pool app_;  // the application's connections, for its orders and events
   std::map<std::string, core::TimePoint> first_due_;  // schedule key → its first due time
   std::atomic<bool> stopping_{false};
   std::atomic<std::int64_t> next_seq_{0};
@@ -512,11 +580,14 @@ class Workload {
   std::set<std::string> accepted_;
   std::int64_t gave_up_ = 0;
   std::vector<std::string> problems_;
+  std::set<std::string> rolled_back_;
+  std::atomic<std::int64_t> emits_failed_{0};
 };
 
 // Injects one fault at random: kill -9 of a live chopar (started again
 // after 0.5-3 s), a PostgreSQL crash and restart (at most one every 8 s), or
-// an episode of 2-6 s in which 80 % of one provider's requests fail one way.
+// an episode of 2-6 s in which 80 % of the requests to one provider (or to
+// the outbox webhook) fail one way.
 void InjectFault(Fleet& fleet, Providers& providers, Random& random, ChaosReport& report,
                  EventLog& events, SteadyClock::time_point& last_crash) {
   const double draw = random.Uniform(0, 1);
@@ -540,9 +611,9 @@ void InjectFault(Fleet& fleet, Providers& providers, Random& random, ChaosReport
     return;
   }
   FaultSwitch* switches[] = {&providers.email_faults, &providers.telegram_faults,
-                             &providers.push_faults};
-  const char* names[] = {"email", "telegram", "push"};
-  const std::size_t which = random.Index(3);
+                             &providers.push_faults, &providers.webhook_faults};
+  const char* names[] = {"email", "telegram", "push", "webhook"};
+  const std::size_t which = random.Index(std::size(switches));
   const Fault fault = kProviderFaults[random.Index(std::size(kProviderFaults))];
   const milliseconds length = random.Between(2000ms, 6000ms);
   switches[which]->Begin(fault, SteadyClock::now() + length, 0.8);
@@ -773,6 +844,82 @@ void Check(const std::string& url, const Workload& workload, const Received& rec
   report.delivery_latency_max = Percentile(latencies, 1.0);
 }
 
+double EpochSeconds(core::TimePoint at) { return double(core::ToUnixMicros(at)) / 1e6; }
+
+// The outbox events against what the webhook accepted, by event id: every
+// order the application committed has its event accepted at least once, no
+// other event is, and an event accepted twice had a relay loop cut short
+// (a kill -9 or a PostgreSQL crash) between its acceptances — the
+// at-least-once of docs/outbox.md, "What the relay does".
+void CheckOutbox(db::Connection& conn, const Workload& workload, const FakeHttpServer& webhook,
+                 const EventLog& events, ChaosReport& report) {
+  auto problem = [&](const std::string& line) {
+    if (report.problems.size() < 200) report.problems.push_back(line);
+  };
+  std::map<std::string, std::vector<const FakeHttpServer::Request*>> accepted;  // event id →
+  const std::vector<FakeHttpServer::Request> requests = webhook.requests();
+  report.outbox_requests = static_cast<std::int64_t>(requests.size());
+  for (const auto& request : requests) {
+    if (request.answer_status < 200 || request.answer_status >= 300) continue;
+    const auto id = request.headers.find("webhook-id");
+    accepted[id == request.headers.end() ? "" : id->second].push_back(&request);
+  }
+  const auto orders = conn.ExecText(
+      "SELECT event_id::text, extract(epoch FROM created_at)::float8 FROM chaos_app.orders", {});
+  std::set<std::string> committed;
+  std::vector<double> latencies;
+  for (int i = 0; i < orders.Rows(); ++i) {
+    const std::string id = orders.String(i, 0);
+    committed.insert(id);
+    const auto found = accepted.find(id);
+    if (found == accepted.end()) {
+      ++report.outbox_lost;
+      problem("outbox event " + id + " committed but never accepted by the webhook");
+      continue;
+    }
+    latencies.push_back(EpochSeconds(found->second.front()->received_at) - orders.Double(i, 1));
+  }
+  report.outbox_events = static_cast<std::int64_t>(committed.size());
+  const std::set<std::string> rolled_back = workload.rolled_back();
+  report.outbox_rolled_back = static_cast<std::int64_t>(rolled_back.size());
+  for (const auto& [id, times] : accepted) {
+    if (!committed.contains(id)) {
+      report.outbox_phantoms += static_cast<std::int64_t>(times.size());
+      problem("outbox event " + id + " accepted by the webhook but " +
+              (rolled_back.contains(id) ? "its transaction rolled back" : "never emitted"));
+      continue;
+    }
+    ++report.outbox_received;
+    if (times.size() < 2) continue;
+    ++report.outbox_repeated;
+    report.outbox_repeats += static_cast<std::int64_t>(times.size()) - 1;
+    bool explained = true;
+    for (std::size_t k = 1; k < times.size(); ++k) {
+      bool cut_short = false;
+      for (const auto& [at, what] :
+           events.Between(times[k - 1]->received_at - 1s, times[k]->received_at)) {
+        if (what.starts_with("kill -9") || what.starts_with("PostgreSQL crash")) cut_short = true;
+      }
+      explained = explained && cut_short;
+    }
+    if (explained) continue;
+    ++report.outbox_unexplained_repeats;
+    problem("outbox event " + id + " accepted " + std::to_string(times.size()) +
+            " times with no relay loop cut short between");
+    if (report.duplicate_timelines.size() >= 100) continue;
+    std::vector<std::pair<core::TimePoint, std::string>> all;
+    for (const auto* request : times) all.emplace_back(request->received_at, "webhook accepted it");
+    auto around = events.Between(times.front()->received_at - 60s, times.back()->received_at + 5s);
+    all.insert(all.end(), around.begin(), around.end());
+    std::sort(all.begin(), all.end());
+    std::vector<std::string> lines{"outbox event " + id};
+    for (const auto& [at, what] : all) lines.push_back(core::FormatRfc3339Micros(at) + " " + what);
+    report.duplicate_timelines.push_back(std::move(lines));
+  }
+  report.outbox_latency_p99 = Percentile(latencies, 0.99);
+  report.outbox_latency_max = Percentile(latencies, 1.0);
+}
+
 std::string Format(double value) {
   std::ostringstream out;
   out.setf(std::ios::fixed);
@@ -814,6 +961,15 @@ std::string ChaosReport::Markdown() const {
       << " / " << Format(delivery_latency_p99) << " / " << Format(delivery_latency_max) << " |\n";
   out << "| schedule lateness max (s, due → notification) | " << Format(schedule_lateness_max)
       << " |\n";
+  out << "| outbox events committed with their order / rolled back with it | " << outbox_events
+      << " / " << outbox_rolled_back << " |\n";
+  out << "| … webhook requests / events accepted | " << outbox_requests << " / " << outbox_received
+      << " |\n";
+  out << "| … events accepted again after a relay loop was cut short (same webhook-id; the "
+         "receiver drops them) / repeats | "
+      << outbox_repeated << " / " << outbox_repeats << " |\n";
+  out << "| … event latency p99 / max (s, commit → accepted) | " << Format(outbox_latency_p99)
+      << " / " << Format(outbox_latency_max) << " |\n";
   out << "| **duplicates** (received more than once) | **" << duplicates << "** |\n";
   out << "| **lost deliveries** (never received) | **" << lost << "** |\n";
   out << "| **lost notifications** | **" << notifications_lost << "** |\n";
@@ -821,6 +977,8 @@ std::string ChaosReport::Markdown() const {
       << schedule_occurrences_doubled << "** |\n";
   out << "| phantom messages / unsettled deliveries / requests never accepted | " << phantoms
       << " / " << unsettled << " / " << client_gave_up << " |\n";
+  out << "| **outbox events lost / phantom / accepted again unexplained** | **" << outbox_lost
+      << " / " << outbox_phantoms << " / " << outbox_unexplained_repeats << "** |\n";
   for (const auto& timeline : duplicate_timelines) {
     out << "\nDuplicate:\n\n";
     for (const std::string& line : timeline) out << "    " << line << "\n";
@@ -865,11 +1023,22 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
       {"CHOPAR_CHANNELS_PUSH_ALLOW_HTTP_ENDPOINTS", "true"},
       {"CHOPAR_CHANNELS_PUSH_TIMEOUT_SECONDS", provider_timeout},
   };
+  // The relay publishes chopar's outbox (the application's events) to the
+  // application's webhook; small batches, so a loop cut short repeats few.
+  const std::filesystem::path config_file = settings.work_dir / "chopar.toml";
+  std::ofstream(config_file) << "[relay]\nbatch = " << kRelayBatch
+                             << "\nconcurrency = 2\nbackoff_initial_seconds = 0.5\n"
+                                "backoff_max_seconds = 5\n\n[[relay.targets]]\n"
+                                "kind = \"webhook\"\nurl = \""
+                             << providers.webhook.url() << "/events\"\nsecret = \""
+                             << kWebhookSecret << "\"\ntimeout_seconds = " << provider_timeout
+                             << "\n";
   EventLog events;
-  Fleet fleet(settings, env, events);
+  Fleet fleet(settings, config_file, env, events);
   for (int i = 0; i < fleet.size(); ++i) fleet.Start(i);
   Client client(fleet.Ports(), random);
-  Workload workload(settings, client);
+  Workload workload(settings, client, database_url);
+  workload.CreateApplication();
   workload.CreateUsers(providers.push.url());
   workload.CreateSchedules();
 
@@ -889,8 +1058,8 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
     std::this_thread::sleep_for(50ms);
   }
   const core::TimePoint stopped_at = std::chrono::system_clock::now();
-  for (FaultSwitch* faults :
-       {&providers.email_faults, &providers.telegram_faults, &providers.push_faults})
+  for (FaultSwitch* faults : {&providers.email_faults, &providers.telegram_faults,
+                              &providers.push_faults, &providers.webhook_faults})
     faults->End();
   fleet.Supervise(/*now=*/true);
   workload.Stop();
@@ -906,12 +1075,16 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
   const bool settled = WaitForZero(
       database_url, "SELECT count(*) FROM chopar.deliveries WHERE status IN ('queued', 'sending')",
       drain_deadline);
+  const bool relayed =
+      WaitForZero(database_url, "SELECT count(*) FROM chopar.outbox WHERE dispatched_at IS NULL",
+                  drain_deadline);
   report.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
   fleet.Supervise(/*now=*/true);  // one that exited while draining stops like the others
   report.processes_exited = fleet.exited();
   const std::vector<int> exit_codes = fleet.Stop(60s);
   if (!fired) report.problems.push_back("schedules still due when the drain timed out");
   if (!settled) report.problems.push_back("deliveries still pending when the drain timed out");
+  if (!relayed) report.problems.push_back("outbox events still pending when the drain timed out");
   for (int i = 0; i < static_cast<int>(exit_codes.size()); ++i) {
     if (exit_codes[i] != 0) {
       report.problems.push_back("chopar " + std::to_string(i) + " exited with " +
@@ -920,6 +1093,8 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
   }
 
   Check(database_url, workload, CountReceived(providers), events, stopped_at, report);
+  auto conn = db::Connection::Open(database_url);
+  CheckOutbox(conn, workload, providers.webhook, events, report);
   return report;
 }
 

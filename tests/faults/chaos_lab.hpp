@@ -2,14 +2,15 @@
 
 // The chaos lab: several `chopar serve` processes side by side on one
 // database, real provider fakes (SMTP, the Telegram Bot API, a Web Push
-// service), a mixed workload, and faults injected at random — kill -9 of a
-// chopar process, a crash of PostgreSQL (pg_ctl restart -m immediate),
-// providers answering 500, 429 with Retry-After, not answering (timeouts),
-// resetting connections, or stalling 10 s. Then it drains and checks, from
-// the fakes' own records and the database, that every delivery was received
-// exactly once, no schedule occurrence was lost or doubled and no
-// notification was lost. docs/RELIABILITY.md describes the fault model and
-// holds the figures of the long run.
+// service, and an application's webhook for the outbox relay), a mixed
+// workload, and faults injected at random — kill -9 of a chopar process, a
+// crash of PostgreSQL (pg_ctl restart -m immediate), providers answering
+// 500, 429 with Retry-After, not answering (timeouts), resetting
+// connections, or stalling 10 s. Then it drains and checks, from the fakes'
+// own records and the database, that every delivery was received exactly
+// once, no schedule occurrence was lost or doubled, no notification was lost,
+// and every committed outbox event (and no other) reached the webhook. docs/RELIABILITY.md
+// describes the fault model and holds the figures of the long run.
 
 #include <chrono>
 #include <cstdint>
@@ -62,22 +63,43 @@ struct ChaosReport {
   // started) and were started again, as a service manager would.
   int processes_exited = 0;
 
+  // The outbox: events an application committed with its orders, relayed
+  // by chopar to the application's webhook at least once; the webhook
+  // counts them by event id (webhook-id), as a receiver deduplicates.
+  std::int64_t outbox_events = 0;                         // committed with their order
+  std::int64_t outbox_rolled_back = 0;                    // emitted in a transaction rolled back
+  std::int64_t outbox_requests = 0;                       // requests the webhook saw
+  std::int64_t outbox_received = 0;                       // events it accepted, once or more
+  std::int64_t outbox_repeated = 0;                       // events it accepted more than once
+  std::int64_t outbox_repeats = 0;                        // acceptances beyond the first
+  double outbox_latency_p99 = 0, outbox_latency_max = 0;  // s, commit → first accepted
+
   std::int64_t duplicates = 0;  // deliveries received more than once
   std::int64_t lost = 0;        // deliveries never received, with no failure that says why
   std::int64_t phantoms = 0;    // received messages of no delivery
   std::int64_t notifications_lost = 0;
   std::int64_t schedule_occurrences_lost = 0;
   std::int64_t schedule_occurrences_doubled = 0;
-  std::int64_t unsettled = 0;         // deliveries still queued or sending after the drain
+  std::int64_t unsettled = 0;    // deliveries still queued or sending after the drain
+  std::int64_t outbox_lost = 0;  // committed events the webhook never accepted
+  // Events accepted that were never committed (their transaction rolled
+  // back) or never emitted.
+  std::int64_t outbox_phantoms = 0;
+  // Events accepted again with no relay loop cut short (a kill -9 or a
+  // PostgreSQL crash) between the acceptances: a repeat at-least-once does
+  // not explain.
+  std::int64_t outbox_unexplained_repeats = 0;
   std::vector<std::string> problems;  // one line each, for the log
   // For each duplicate: its row, every request the fakes saw for it (time,
-  // sending process, answer) and the faults around them, one line each.
+  // sending process, answer) and the faults around them, one line each; the
+  // same for each outbox event accepted again with no explanation.
   std::vector<std::vector<std::string>> duplicate_timelines;
 
   [[nodiscard]] bool Clean() const {
     return duplicates == 0 && lost == 0 && phantoms == 0 && notifications_lost == 0 &&
            schedule_occurrences_lost == 0 && schedule_occurrences_doubled == 0 && unsettled == 0 &&
-           client_gave_up == 0;
+           client_gave_up == 0 && outbox_lost == 0 && outbox_phantoms == 0 &&
+           outbox_unexplained_repeats == 0;
   }
   // The figures as a Markdown table (docs/RELIABILITY.md).
   [[nodiscard]] std::string Markdown() const;
