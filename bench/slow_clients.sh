@@ -68,11 +68,20 @@ run_phase() {  # name, slowhttptest arguments…
     "$name" "$connections" "$probes" "$p50" "$p99" "$max" "$failures"
   # slowhttptest's own view: the most connections it held open at once, how
   # many the server closed, and whether its probe ever found it unavailable.
-  sed 's/\x1b\[[0-9;]*m//g' "$work/$name.log" | awk '
+  local peak
+  peak=$(sed 's/\x1b\[[0-9;]*m//g' "$work/$name.log" | awk '
     /^connected:/ { if ($2 > peak) peak = $2 }
     /^closed:/ { closed = $2 }
     /^service available:/ { if ($3 == "NO") down++ }
-    END { printf "           slowhttptest: at most %d connected at once, %d closed by the server, %d reports of the service unavailable\n", peak, closed, down }'
+    END { printf "%d            slowhttptest: at most %d connected at once, %d closed by the server, %d reports of the service unavailable\n", peak, peak, closed, down }')
+  echo "${peak#* }"
+  # An attack that never connected (slowhttptest refused its arguments, or
+  # could not reach the server) measured nothing: the phase fails.
+  if [ "${peak%% *}" -eq 0 ]; then
+    echo "           $name: slowhttptest never connected; its log:"
+    sed 's/\x1b\[[0-9;]*m//g' "$work/$name.log" | tail -5
+    status=1
+  fi
 
   if [ "$failures" -ne 0 ] || awk -v p="$p99" 'BEGIN { exit !(p >= 50) }'; then status=1; fi
 }
@@ -82,6 +91,7 @@ printf '%-10s %5d slow connections, %4d probes: p50 %6.1f ms, p99 %6.1f ms, max 
   quiet 0 "$probes" "$p50" "$p99" "$max" "$failures"
 # Slowloris: unfinished headers, a line every 10 s.
 run_phase slowloris -H -i 10 -s 8192
-# Slow read: the response read 32 bytes every 2 s through a 32-byte window.
-run_phase slowread -X -w 32 -y 64 -n 2 -z 32 -k 20
+# Slow read: 10 pipelined requests per connection (slowhttptest's most), the
+# responses read 32 bytes every 2 s through a 32-64 byte window.
+run_phase slowread -X -w 32 -y 64 -n 2 -z 32 -k 10
 exit $status
