@@ -8,14 +8,15 @@
 //
 // The window is made wide deterministically: the test holds, in a
 // transaction it keeps open, what the pass's next DDL statement needs (a
-// table with the name of the partition it creates next; the identity
-// sequence of the partition it drops), so the statement waits for that
+// table with the name of the partition it creates next; a sequence owned by
+// the partition it drops next), so the statement waits for that
 // transaction (up to the pass's 2 s lock_timeout, then again after its
 // backoff); the fault strikes once the test sees the pass waiting there.
 
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
