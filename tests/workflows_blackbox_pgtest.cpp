@@ -210,6 +210,76 @@ TEST_F(DigestBlackBox, TwoServersSideBySideSendEachDigestOnce) {
   ExpectOnePerKey(Emails(2));
 }
 
+// Batches posted at the same moment by several clients fill one user's
+// window again and again: each decides under the window's lock at the time
+// it holds the lock, so every request succeeds (a race on the server is
+// never the caller's 400) and every notification is in exactly one digest,
+// none over max_items, each sent once.
+TEST_F(DigestBlackBox, ConcurrentBatchesFillingOneWindowDigestEachNotificationOnce) {
+  StartServer(0, {{"CHOPAR_LIMITS_HOURLY_EMAIL", "1000000"}});
+  json settings = kDigestTemplate;
+  settings["digest"] = {{"window_seconds", 2}, {"key", "{{project}}"}, {"max_items", 5}};
+  ASSERT_EQ(api().Call("PUT", "/v1/templates/project.comment", settings).status, 200);
+  MakeUser(1);
+  constexpr int kClients = 4, kRequests = 10, kPerRequest = 7;
+  std::vector<std::vector<std::string>> failures(kClients);
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      Api client(port(), kApiKey);  // one connection per client
+      for (int r = 0; r < kRequests; ++r) {
+        json batch = json::array();
+        for (int i = 0; i < kPerRequest; ++i) {
+          const std::string text =
+              std::to_string(c) + "-" + std::to_string(r) + "-" + std::to_string(i);
+          batch.push_back({{"user_id", 1},
+                           {"type", "project.comment"},
+                           {"channels", {"email"}},
+                           {"data", {{"project", "alpha"}, {"author", "a"}, {"text", text}}}});
+        }
+        const auto posted =
+            client.Call("POST", "/v1/notifications/batch", {{"notifications", batch}});
+        const json results = ParseJsonOrDiscarded(posted.body).value("results", json());
+        if (posted.status != 200 || !results.is_array() || results.size() != kPerRequest) {
+          failures[c].push_back(std::to_string(posted.status) + " " + posted.body);
+          continue;
+        }
+        for (const json& result : results) {
+          if (!result.value("created", false)) failures[c].push_back(result.dump());
+        }
+      }
+    });
+  }
+  for (std::thread& client : clients) client.join();
+  for (const auto& failed : failures) EXPECT_TRUE(failed.empty()) << failed.front();
+
+  constexpr int kTotal = kClients * kRequests * kPerRequest;
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return db_->Count(
+                   "SELECT (SELECT count(*) FROM chopar.digests WHERE status = 'open') + "
+                   "(SELECT count(*) FROM chopar.deliveries WHERE status IN ('queued', "
+                   "'sending'))") == 0;
+      },
+      60s))
+      << Output();
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), kTotal);
+  EXPECT_EQ(db_->Count("SELECT count(DISTINCT notification_id) FROM chopar.digest_items"), kTotal);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.digest_items"), kTotal);
+  EXPECT_EQ(db_->Count("SELECT coalesce(sum(item_count), 0) FROM chopar.digests"), kTotal);
+  EXPECT_EQ(
+      db_->Count("SELECT count(*) FROM chopar.digests WHERE status <> 'closed' OR item_count > 5 "
+                 "OR item_count <> (SELECT count(*) FROM chopar.digest_items i "
+                 "WHERE i.digest_id = digests.id)"),
+      0);
+  // One email per window, every one sent.
+  const std::int64_t windows = db_->Count("SELECT count(*) FROM chopar.digests");
+  EXPECT_GE(windows, kTotal / 5);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries WHERE status = 'sent'"), windows);
+  EXPECT_EQ(db_->Count("SELECT count(DISTINCT digest_id) FROM chopar.deliveries"), windows);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries"), windows);
+}
+
 TEST_F(DigestBlackBox, CanceledItemsLeaveTheWindowAndAnEmptyWindowSendsNothing) {
   StartServer();
   PutDigestTemplate(6);

@@ -42,8 +42,9 @@ struct WindowDecision {
 // Decides for a notification arriving at `now`. A window is joined only
 // while it is open (now strictly before closes_at) and not full; otherwise
 // the notification opens the next one. A window that this item fills
-// (item_count + 1 >= max_items) closes now. The window is fixed by its
-// first notification: joining never extends it. Pure.
+// (item_count + 1 >= max_items) closes now, never before it opened (a `now`
+// earlier than opened_at closes it at opened_at). The window is fixed by
+// its first notification: joining never extends it. Pure.
 WindowDecision DecideDigestWindow(const std::optional<OpenWindow>& open, core::TimePoint now,
                                   const DigestSettings& settings);
 
