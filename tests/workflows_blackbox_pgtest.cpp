@@ -3,11 +3,13 @@
 // notifications under two keys sends exactly one email per key with the
 // right count and items — also when the server is killed (-9) during the
 // window and restarted, and with two servers side by side. A throttled type
-// sends 2 of
-// 5 and skips the rest as `throttled`, also with several delivery loops
+// sends 2 of 5 and skips the rest as `throttled`, also with several delivery loops
 // claiming at once; escalate-if-unread cancels the held email of a
 // notification read in time (`read`) and sends the other's; a template's
-// workflow settings are refused with the field named.
+// workflow settings are refused with the field named. Batches filling one
+// window at once from several clients put each notification in exactly one
+// digest; delayed notifications are released exactly once when the server
+// is killed while it releases them.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -303,6 +305,69 @@ TEST_F(DigestBlackBox, CanceledItemsLeaveTheWindowAndAnEmptyWindowSendsNothing) 
   ASSERT_EQ(emails.size(), 1u) << emails.dump();
   EXPECT_EQ(emails[0]["title"], "1 new comments on alpha");
   ExpectItems(emails[0], "author1: alpha comment 1\n");
+}
+
+// A server is killed (-9) while it releases delayed notifications that
+// fell due while no server ran: after the next start each one is a
+// notification exactly once, under the id its request was answered with.
+TEST_F(WorkflowsBlackBox, KilledWhileReleasingDelayedNotificationsEachAppearsOnce) {
+  StartServer();
+  constexpr int kUsers = 5, kBatches = 10, kPerBatch = 500;
+  for (int u = 1; u <= kUsers; ++u) MakeUser(u);
+  std::vector<std::int64_t> ids;
+  for (int b = 0; b < kBatches; ++b) {
+    json batch = json::array();
+    for (int i = 0; i < kPerBatch; ++i) {
+      batch.push_back({{"user_id", 1 + i % kUsers},
+                       {"type", "task.due"},
+                       {"title", "Reminder " + std::to_string(b) + "-" + std::to_string(i)},
+                       {"channels", json::array()},
+                       {"delay_seconds", 3}});
+    }
+    const auto posted = api().Call("POST", "/v1/notifications/batch", {{"notifications", batch}});
+    ASSERT_EQ(posted.status, 200) << posted.body;
+    const json answer = ParseJsonOrDiscarded(posted.body);
+    ASSERT_TRUE(answer.is_object())
+        << posted.body.substr(0, 300) << " ... " << posted.body.substr(posted.body.size() - 300);
+    const json results = answer.value("results", json());
+    for (const json& result : results) {
+      ASSERT_TRUE(result.contains("send_at")) << result.dump();
+      ids.push_back(result.value("id", std::int64_t{0}));
+    }
+  }
+  servers_[0]->Signal(SIGKILL);
+  servers_[0]->Wait(10s);
+  ASSERT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 0) << "released early";
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return db_->Count(
+                   "SELECT count(*) FROM chopar.delayed_notifications "
+                   "WHERE due_at > now()") == 0;
+      },
+      30s));
+
+  // Ten batches of releases (500 each) are due: the kill lands after the first.
+  StartServer();
+  ASSERT_TRUE(
+      WaitUntil([&] { return db_->Count("SELECT count(*) FROM chopar.notifications") > 0; }, 30s))
+      << Output();
+  servers_[0]->Signal(SIGKILL);
+  servers_[0]->Wait(10s);
+  EXPECT_GT(db_->Count("SELECT count(*) FROM chopar.delayed_notifications"), 0)
+      << "all released before the kill: the test proves nothing";
+  StartServer();
+  EXPECT_TRUE(WaitUntil(
+      [&] { return db_->Count("SELECT count(*) FROM chopar.delayed_notifications") == 0; }, 60s))
+      << Output();
+
+  constexpr int kTotal = kBatches * kPerBatch;
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), kTotal);
+  std::string id_list;
+  for (const std::int64_t id : ids) id_list += (id_list.empty() ? "" : ",") + std::to_string(id);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications WHERE id IN (" + id_list + ")"),
+            kTotal)
+      << "a notification under another id than its request was answered with";
+  EXPECT_EQ(db_->Count("SELECT count(DISTINCT title) FROM chopar.notifications"), kTotal);
 }
 
 TEST_F(WorkflowsBlackBox, ThrottleSendsTwoOfFiveAndSkipsTheRest) {
