@@ -158,10 +158,6 @@ void ReadInserted(const db::Result& inserted, const std::vector<NotificationRequ
   }
 }
 
-bool HasWorkflows(const templates::Template* tmpl) {
-  return tmpl != nullptr && (tmpl->digest.is_object() || tmpl->escalate.is_object());
-}
-
 // Whether notifying `requests` at `now` writes more than one statement
 // (delayed notifications, digest windows), so needs a transaction.
 bool NeedsTransaction(const std::vector<NotificationRequest>& requests, core::TimePoint now,
@@ -228,13 +224,13 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         chosen[i].clear();  // chosen when it is released
         continue;
       }
-      const auto workflows = HasWorkflows(tmpl) ? workflow::ParseWorkflowSettings(*tmpl)
-                                                : workflow::WorkflowSettings{};
+      static const workflow::WorkflowSettings kNone;
+      const workflow::WorkflowSettings& workflows =
+          tmpl != nullptr ? workflow::ParseWorkflowSettings(*tmpl) : kNone;
       if (workflows.digest && !chosen[i].empty()) {
         // In-app now; the channels wait for the digest window.
         digest_items[i] =
-            DigestItem{0,         r.user_id,
-                       r.type,    workflow::DigestKey(workflows.digest->key).Render(r.data),
+            DigestItem{0,         r.user_id,        r.type, workflows.digest->key.Render(r.data),
                        chosen[i], *workflows.digest};
         columns.Add(i, r, {}, std::move(said), category, id, std::nullopt, now);
         continue;
