@@ -3,11 +3,13 @@
 // notifications under two keys sends exactly one email per key with the
 // right count and items — also when the server is killed (-9) during the
 // window and restarted, and with two servers side by side. A throttled type
-// sends 2 of
-// 5 and skips the rest as `throttled`, also with several delivery loops
+// sends 2 of 5 and skips the rest as `throttled`, also with several delivery loops
 // claiming at once; escalate-if-unread cancels the held email of a
 // notification read in time (`read`) and sends the other's; a template's
-// workflow settings are refused with the field named.
+// workflow settings are refused with the field named. Batches filling one
+// window at once from several clients put each notification in exactly one
+// digest; delayed notifications are released exactly once when the server
+// is killed while it releases them.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -210,6 +212,76 @@ TEST_F(DigestBlackBox, TwoServersSideBySideSendEachDigestOnce) {
   ExpectOnePerKey(Emails(2));
 }
 
+// Batches posted at the same moment by several clients fill one user's
+// window again and again: each decides under the window's lock at the time
+// it holds the lock, so every request succeeds (a race on the server is
+// never the caller's 400) and every notification is in exactly one digest,
+// none over max_items, each sent once.
+TEST_F(DigestBlackBox, ConcurrentBatchesFillingOneWindowDigestEachNotificationOnce) {
+  StartServer(0, {{"CHOPAR_LIMITS_HOURLY_EMAIL", "1000000"}});
+  json settings = kDigestTemplate;
+  settings["digest"] = {{"window_seconds", 2}, {"key", "{{project}}"}, {"max_items", 5}};
+  ASSERT_EQ(api().Call("PUT", "/v1/templates/project.comment", settings).status, 200);
+  MakeUser(1);
+  constexpr int kClients = 4, kRequests = 10, kPerRequest = 7;
+  std::vector<std::vector<std::string>> failures(kClients);
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      Api client(port(), kApiKey);  // one connection per client
+      for (int r = 0; r < kRequests; ++r) {
+        json batch = json::array();
+        for (int i = 0; i < kPerRequest; ++i) {
+          const std::string text =
+              std::to_string(c) + "-" + std::to_string(r) + "-" + std::to_string(i);
+          batch.push_back({{"user_id", 1},
+                           {"type", "project.comment"},
+                           {"channels", {"email"}},
+                           {"data", {{"project", "alpha"}, {"author", "a"}, {"text", text}}}});
+        }
+        const auto posted =
+            client.Call("POST", "/v1/notifications/batch", {{"notifications", batch}});
+        const json results = ParseJsonOrDiscarded(posted.body).value("results", json());
+        if (posted.status != 200 || !results.is_array() || results.size() != kPerRequest) {
+          failures[c].push_back(std::to_string(posted.status) + " " + posted.body);
+          continue;
+        }
+        for (const json& result : results) {
+          if (!result.value("created", false)) failures[c].push_back(result.dump());
+        }
+      }
+    });
+  }
+  for (std::thread& client : clients) client.join();
+  for (const auto& failed : failures) EXPECT_TRUE(failed.empty()) << failed.front();
+
+  constexpr int kTotal = kClients * kRequests * kPerRequest;
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return db_->Count(
+                   "SELECT (SELECT count(*) FROM chopar.digests WHERE status = 'open') + "
+                   "(SELECT count(*) FROM chopar.deliveries WHERE status IN ('queued', "
+                   "'sending'))") == 0;
+      },
+      60s))
+      << Output();
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), kTotal);
+  EXPECT_EQ(db_->Count("SELECT count(DISTINCT notification_id) FROM chopar.digest_items"), kTotal);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.digest_items"), kTotal);
+  EXPECT_EQ(db_->Count("SELECT coalesce(sum(item_count), 0) FROM chopar.digests"), kTotal);
+  EXPECT_EQ(
+      db_->Count("SELECT count(*) FROM chopar.digests WHERE status <> 'closed' OR item_count > 5 "
+                 "OR item_count <> (SELECT count(*) FROM chopar.digest_items i "
+                 "WHERE i.digest_id = digests.id)"),
+      0);
+  // One email per window, every one sent.
+  const std::int64_t windows = db_->Count("SELECT count(*) FROM chopar.digests");
+  EXPECT_GE(windows, kTotal / 5);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries WHERE status = 'sent'"), windows);
+  EXPECT_EQ(db_->Count("SELECT count(DISTINCT digest_id) FROM chopar.deliveries"), windows);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries"), windows);
+}
+
 TEST_F(DigestBlackBox, CanceledItemsLeaveTheWindowAndAnEmptyWindowSendsNothing) {
   StartServer();
   PutDigestTemplate(6);
@@ -233,6 +305,69 @@ TEST_F(DigestBlackBox, CanceledItemsLeaveTheWindowAndAnEmptyWindowSendsNothing) 
   ASSERT_EQ(emails.size(), 1u) << emails.dump();
   EXPECT_EQ(emails[0]["title"], "1 new comments on alpha");
   ExpectItems(emails[0], "author1: alpha comment 1\n");
+}
+
+// A server is killed (-9) while it releases delayed notifications that
+// fell due while no server ran: after the next start each one is a
+// notification exactly once, under the id its request was answered with.
+TEST_F(WorkflowsBlackBox, KilledWhileReleasingDelayedNotificationsEachAppearsOnce) {
+  StartServer();
+  constexpr int kUsers = 5, kBatches = 10, kPerBatch = 500;
+  for (int u = 1; u <= kUsers; ++u) MakeUser(u);
+  std::vector<std::int64_t> ids;
+  for (int b = 0; b < kBatches; ++b) {
+    json batch = json::array();
+    for (int i = 0; i < kPerBatch; ++i) {
+      batch.push_back({{"user_id", 1 + i % kUsers},
+                       {"type", "task.due"},
+                       {"title", "Reminder " + std::to_string(b) + "-" + std::to_string(i)},
+                       {"channels", json::array()},
+                       {"delay_seconds", 3}});
+    }
+    const auto posted = api().Call("POST", "/v1/notifications/batch", {{"notifications", batch}});
+    ASSERT_EQ(posted.status, 200) << posted.body;
+    const json answer = ParseJsonOrDiscarded(posted.body);
+    ASSERT_TRUE(answer.is_object())
+        << posted.body.substr(0, 300) << " ... " << posted.body.substr(posted.body.size() - 300);
+    const json results = answer.value("results", json());
+    for (const json& result : results) {
+      ASSERT_TRUE(result.contains("send_at")) << result.dump();
+      ids.push_back(result.value("id", std::int64_t{0}));
+    }
+  }
+  servers_[0]->Signal(SIGKILL);
+  servers_[0]->Wait(10s);
+  ASSERT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 0) << "released early";
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return db_->Count(
+                   "SELECT count(*) FROM chopar.delayed_notifications "
+                   "WHERE due_at > now()") == 0;
+      },
+      30s));
+
+  // Ten batches of releases (500 each) are due: the kill lands after the first.
+  StartServer();
+  ASSERT_TRUE(
+      WaitUntil([&] { return db_->Count("SELECT count(*) FROM chopar.notifications") > 0; }, 30s))
+      << Output();
+  servers_[0]->Signal(SIGKILL);
+  servers_[0]->Wait(10s);
+  EXPECT_GT(db_->Count("SELECT count(*) FROM chopar.delayed_notifications"), 0)
+      << "all released before the kill: the test proves nothing";
+  StartServer();
+  EXPECT_TRUE(WaitUntil(
+      [&] { return db_->Count("SELECT count(*) FROM chopar.delayed_notifications") == 0; }, 60s))
+      << Output();
+
+  constexpr int kTotal = kBatches * kPerBatch;
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), kTotal);
+  std::string id_list;
+  for (const std::int64_t id : ids) id_list += (id_list.empty() ? "" : ",") + std::to_string(id);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications WHERE id IN (" + id_list + ")"),
+            kTotal)
+      << "a notification under another id than its request was answered with";
+  EXPECT_EQ(db_->Count("SELECT count(DISTINCT title) FROM chopar.notifications"), kTotal);
 }
 
 TEST_F(WorkflowsBlackBox, ThrottleSendsTwoOfFiveAndSkipsTheRest) {

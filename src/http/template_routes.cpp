@@ -5,7 +5,6 @@
 #include "http/message.hpp"
 #include "hub/validation.hpp"
 #include "templates/rendering.hpp"
-#include "workflow/settings.hpp"
 
 namespace chopar::http {
 namespace {
@@ -22,7 +21,6 @@ struct PutTemplate {
   templates::TemplateStore& store;
   Response operator()(const Request& request) const {
     const auto parsed = templates::ParseTemplate(TypeOf(request), ParseJsonObject(request));
-    workflow::ParseWorkflowSettings(parsed);  // refuses settings the workflows cannot run
     return JsonResponse(200, store.Put(parsed));
   }
 };

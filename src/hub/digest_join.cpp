@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 #include "core/time_format.hpp"
+#include "db/errors.hpp"
 #include "hub/queries.hpp"
 
 namespace chopar::hub {
@@ -32,7 +35,8 @@ std::string Names(const std::vector<core::ChannelKind>& channels) {
 
 }  // namespace
 
-void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items, core::TimePoint now) {
+void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items,
+                 std::optional<core::TimePoint> simulated_now) {
   if (items.empty()) return;
   std::vector<std::int64_t> users;
   std::vector<std::string> types, keys;
@@ -45,10 +49,16 @@ void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items, core
                     key_array = db::ArrayLiteral(keys);
   tx.Defer(queries::kLockDigestKeys, user_array, type_array, key_array);
   const auto open = tx.Exec(queries::kOpenDigests, user_array, type_array, key_array);
+  // Read under the locks: any notifier of these keys before this one
+  // decided at an earlier time (a clock read before waiting for the locks
+  // could be older than the window another notifier just opened).
+  const core::TimePoint now =
+      simulated_now ? *simulated_now : core::ParsePgTimestamp(open.Text(0, "now"));
 
   // The window each key would be joined to now: the latest-closing open one.
   std::map<WindowKey, Window> current;
   for (int i = 0; i < open.Rows(); ++i) {
+    if (open.IsNull(i, "id")) continue;  // no window open: the row carries only `now`
     const WindowKey key{open.Int(i, "user_id"), open.String(i, "type"), open.String(i, "key")};
     // Rows come by closes_at: the last one of a key is its latest-closing.
     current[key] = Window{open.Int(i, "id"), -1,
@@ -109,13 +119,19 @@ void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items, core
     joined_closes.push_back(core::FormatRfc3339Micros(window.state.closes_at));
   }
   using db::ArrayLiteral;
-  tx.Exec(queries::kWriteDigests,
-          db::Params(
-              ArrayLiteral(slots), ArrayLiteral(fresh_users), ArrayLiteral(fresh_types),
-              ArrayLiteral(fresh_keys), ArrayLiteral(fresh_closes), ArrayLiteral(fresh_counts),
-              ArrayLiteral(joined_ids), ArrayLiteral(joined_counts), ArrayLiteral(joined_closes),
-              ArrayLiteral(item_digest), ArrayLiteral(item_slot), ArrayLiteral(item_notification),
-              ArrayLiteral(item_channels), core::FormatRfc3339Micros(now)));
+  try {
+    tx.Exec(queries::kWriteDigests,
+            db::Params(
+                ArrayLiteral(slots), ArrayLiteral(fresh_users), ArrayLiteral(fresh_types),
+                ArrayLiteral(fresh_keys), ArrayLiteral(fresh_closes), ArrayLiteral(fresh_counts),
+                ArrayLiteral(joined_ids), ArrayLiteral(joined_counts), ArrayLiteral(joined_closes),
+                ArrayLiteral(item_digest), ArrayLiteral(item_slot), ArrayLiteral(item_notification),
+                ArrayLiteral(item_channels), core::FormatRfc3339Micros(now)));
+  } catch (const db::CheckViolation& e) {
+    // Every value written was computed here (keys are bounded when
+    // rendered, types validated): a refusal is this code's defect.
+    throw std::logic_error(std::string("digest windows broke their invariants: ") + e.what());
+  }
 }
 
 }  // namespace chopar::hub

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,10 +26,20 @@ struct DigestItem {
 // Puts `items` into their windows inside `tx` (the caller commits): takes
 // the advisory locks of their (user, type, key) in sorted order, locks the
 // open windows of those keys, decides per item in order with
-// workflow::DecideDigestWindow at `now` (join, or open the next window),
-// and writes windows and items in one statement, waking the closers. The
-// closer takes a window's row lock, so an item is either in a window
-// before it closes or in the next one. Throws db::DbError.
-void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items, core::TimePoint now);
+// workflow::DecideDigestWindow, and writes windows and items in one
+// statement, waking the closers. The closer takes a window's row lock, so an
+// item is either in a window before it closes or in the next one.
+//
+// The time decided at is `simulated_now` in tests; otherwise (nullopt) the
+// database's clock read while the locks are held, the clock the closers
+// compare closes_at with: notifiers of one key decide in lock order at
+// times in that order, so a window is never filled "before" it was opened
+// by a notifier that read its own clock earlier but locked later.
+//
+// Throws db::DbError. A CHECK of the digests tables refusing what this
+// wrote is a defect here, never the caller's input: it is thrown as
+// std::logic_error (an internal error, not the API's 400).
+void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items,
+                 std::optional<core::TimePoint> simulated_now);
 
 }  // namespace chopar::hub

@@ -158,10 +158,6 @@ void ReadInserted(const db::Result& inserted, const std::vector<NotificationRequ
   }
 }
 
-bool HasWorkflows(const templates::Template* tmpl) {
-  return tmpl != nullptr && (tmpl->digest.is_object() || tmpl->escalate.is_object());
-}
-
 // Whether notifying `requests` at `now` writes more than one statement
 // (delayed notifications, digest windows), so needs a transaction.
 bool NeedsTransaction(const std::vector<NotificationRequest>& requests, core::TimePoint now,
@@ -175,10 +171,11 @@ bool NeedsTransaction(const std::vector<NotificationRequest>& requests, core::Ti
 }
 
 template <typename Session>
-std::vector<BatchItemResult> NotifyOn(
-    Session& session, const std::vector<NotificationRequest>& requests, core::TimePoint now,
-    const templates::TemplateLookup* lookup,
-    std::optional<core::TimePoint> deliveries_due = std::nullopt) {
+std::vector<BatchItemResult> NotifyOn(Session& session,
+                                      const std::vector<NotificationRequest>& requests,
+                                      core::TimePoint now, const templates::TemplateLookup* lookup,
+                                      std::optional<core::TimePoint> deliveries_due,
+                                      std::optional<core::TimePoint> simulated_windows_now) {
   std::vector<std::optional<BatchItemResult>> results(requests.size());
   if (requests.empty()) return {};
   std::vector<std::shared_ptr<const templates::Template>> found(requests.size());
@@ -227,13 +224,13 @@ std::vector<BatchItemResult> NotifyOn(
         chosen[i].clear();  // chosen when it is released
         continue;
       }
-      const auto workflows = HasWorkflows(tmpl) ? workflow::ParseWorkflowSettings(*tmpl)
-                                                : workflow::WorkflowSettings{};
+      static const workflow::WorkflowSettings kNone;
+      const workflow::WorkflowSettings& workflows =
+          tmpl != nullptr ? workflow::ParseWorkflowSettings(*tmpl) : kNone;
       if (workflows.digest && !chosen[i].empty()) {
         // In-app now; the channels wait for the digest window.
         digest_items[i] =
-            DigestItem{0,         r.user_id,
-                       r.type,    workflow::DigestKey(workflows.digest->key).Render(r.data),
+            DigestItem{0,         r.user_id,        r.type, workflows.digest->key.Render(r.data),
                        chosen[i], *workflows.digest};
         columns.Add(i, r, {}, std::move(said), category, id, std::nullopt, now);
         continue;
@@ -269,7 +266,7 @@ std::vector<BatchItemResult> NotifyOn(
     }
     if (!joining.empty()) {
       if constexpr (std::is_same_v<Session, db::Transaction>) {
-        JoinDigests(session, joining, now);
+        JoinDigests(session, joining, simulated_windows_now);
       } else {
         throw std::logic_error("digest notifications need a transaction (NeedsTransaction)");
       }
@@ -316,8 +313,9 @@ void NotifyMetrics::CountCommitted(const std::vector<BatchItemResult>& results) 
 
 std::vector<BatchItemResult> NotifyService::NotifyIn(
     db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now,
-    const templates::TemplateLookup* templates, std::optional<core::TimePoint> deliveries_due) {
-  return NotifyOn(tx, requests, now, templates, deliveries_due);
+    const templates::TemplateLookup* templates, std::optional<core::TimePoint> deliveries_due,
+    std::optional<core::TimePoint> simulated_windows_now) {
+  return NotifyOn(tx, requests, now, templates, deliveries_due, simulated_windows_now);
 }
 
 NotifyResult NotifyService::Notify(const NotificationRequest& request) {
@@ -329,13 +327,14 @@ NotifyResult NotifyService::Notify(const NotificationRequest& request) {
 std::vector<BatchItemResult> NotifyService::NotifyBatch(
     const std::vector<NotificationRequest>& requests) {
   const core::TimePoint now = clock_.Now();
+  const auto simulated_windows_now = clock_.IsReal() ? std::nullopt : std::optional(now);
   std::vector<BatchItemResult> results;
   if (NeedsTransaction(requests, now, templates_)) {
     // Delayed notifications and digest windows are more statements (and
     // the windows' advisory locks last a transaction): one transaction
     // keeps the batch all or nothing.
     auto tx = pool_.Begin("notify_batch");
-    results = NotifyOn(tx, requests, now, templates_);
+    results = NotifyOn(tx, requests, now, templates_, std::nullopt, simulated_windows_now);
     tx.Commit();
   } else {
     // No explicit transaction: everything written is written by one
@@ -343,7 +342,7 @@ std::vector<BatchItemResult> NotifyService::NotifyBatch(
     // READ COMMITTED a BEGIN/COMMIT around them would guarantee nothing more
     // and cost two round trips (a third of a single notification's).
     auto conn = pool_.Acquire();
-    results = NotifyOn(*conn, requests, now, templates_);
+    results = NotifyOn(*conn, requests, now, templates_, std::nullopt, simulated_windows_now);
   }
   metrics_.CountCommitted(results);  // committed
   return results;

@@ -118,11 +118,14 @@ class NotifyService {
   // what it committed (NotifyMetrics::CountCommitted).
   // Statements the caller deferred on `tx` run first. With
   // `deliveries_due`, the deliveries fall due then instead of at `now` (a
-  // broadcast spreads its deliveries out in time).
+  // broadcast spreads its deliveries out in time). Digest windows are
+  // decided at `simulated_windows_now` when set (a simulated clock),
+  // otherwise at the database's clock under the windows' locks (JoinDigests).
   static std::vector<BatchItemResult> NotifyIn(
       db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now,
       const templates::TemplateLookup* templates = nullptr,
-      std::optional<core::TimePoint> deliveries_due = std::nullopt);
+      std::optional<core::TimePoint> deliveries_due = std::nullopt,
+      std::optional<core::TimePoint> simulated_windows_now = std::nullopt);
 
  private:
   db::Pool& pool_;

@@ -220,6 +220,7 @@ Template ParseTemplate(const std::string& type, const nlohmann::json& body) {
       throw core::InvalidField(name, std::string(name) + " must be an object or null");
     *member = *it;
   }
+  t.workflows = ParseWorkflowSettings(t.digest, t.throttle, t.escalate);
   return t;
 }
 

@@ -10,6 +10,7 @@
 
 #include "templates/mustache_text.hpp"
 #include "templates/target.hpp"
+#include "templates/workflow_settings.hpp"
 
 namespace chopar::templates {
 
@@ -63,6 +64,8 @@ struct Template {
   nlohmann::json digest = nullptr;
   nlohmann::json throttle = nullptr;
   nlohmann::json escalate = nullptr;
+  // The same, parsed (ParseWorkflowSettings): what notify and the claim read.
+  WorkflowSettings workflows;
 
   // The locale a user with `user_locale` gets: that locale when the
   // template has it, else its language part ("uz-Cyrl" → "uz"), else
@@ -80,8 +83,9 @@ struct Template {
 // Every text is parsed here, once. Throws core::RequestError
 // (kInvalidJson when the body is not an object; kInvalidField naming the
 // field: unknown members, a bad category or locale name, default_locale not
-// among the locales, digest/throttle/escalate not an object or null, and the
-// text errors of LocaleTexts::Parse).
+// among the locales, digest/throttle/escalate not an object or null, the
+// text errors of LocaleTexts::Parse, and last the settings' own errors of
+// ParseWorkflowSettings).
 Template ParseTemplate(const std::string& type, const nlohmann::json& body);
 
 // ^[a-z]+(\.[a-z_]+)*$, at most 100 characters: a category name (the

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "core/encoding.hpp"
-
 namespace chopar::workflow {
 
 WindowDecision DecideDigestWindow(const std::optional<OpenWindow>& open, core::TimePoint now,
@@ -13,22 +11,11 @@ WindowDecision DecideDigestWindow(const std::optional<OpenWindow>& open, core::T
   const int max_items = std::max(settings.max_items, 1);
   if (open && now < open->closes_at && open->item_count < max_items) {
     const bool fills = open->item_count + 1 >= max_items;
-    return {WindowDecision::Kind::kJoin, fills ? now : open->closes_at};
+    // A clock behind the one that opened the window (stepped back) closes
+    // it no earlier than it opened.
+    return {WindowDecision::Kind::kJoin, fills ? std::max(now, open->opened_at) : open->closes_at};
   }
   return {WindowDecision::Kind::kOpen, max_items == 1 ? now : now + settings.window};
-}
-
-DigestKey::DigestKey(std::string_view source) {
-  if (!source.empty()) text_.emplace(source, templates::Escaping::kNone);
-}
-
-std::string DigestKey::Render(const nlohmann::json& data) const {
-  if (!text_) return {};
-  std::string key = text_->Render(templates::RenderContext(data));
-  if (key.size() <= kMaxDigestKeyBytes) return key;
-  // A keyed hash rather than a prefix: two long keys that share their first
-  // 255 bytes are still two windows.
-  return "sha256:" + core::HexEncode(core::HmacSha256("chopar digest key", key));
 }
 
 }  // namespace chopar::workflow

@@ -14,7 +14,7 @@ using Kind = WindowDecision::Kind;
 const core::TimePoint kT0{std::chrono::hours(24 * 20000)};
 
 TEST(DigestWindowTest, Decisions) {
-  const DigestSettings settings{.window = seconds(600), .key = "", .max_items = 3};
+  const DigestSettings settings{.window = seconds(600), .key = DigestKey(), .max_items = 3};
   const OpenWindow open{.opened_at = kT0, .closes_at = kT0 + seconds(600), .item_count = 1};
   struct Case {
     const char* name;
@@ -37,6 +37,10 @@ TEST(DigestWindowTest, Decisions) {
        OpenWindow{kT0, kT0 + seconds(600), 2},
        seconds(10),
        {Kind::kJoin, kT0 + seconds(10)}},
+      {"the item that fills it on a clock behind the opener's closes it as it opened",
+       OpenWindow{kT0 + seconds(20), kT0 + seconds(620), 2},
+       seconds(10),
+       {Kind::kJoin, kT0 + seconds(20)}},
       {"a full window is not joined",
        OpenWindow{kT0, kT0 + seconds(600), 3},
        seconds(10),
@@ -51,7 +55,8 @@ TEST(DigestWindowTest, Decisions) {
 
 TEST(DigestWindowTest, OneItemWindowsCloseAtOnce) {
   for (int max_items : {1, 0, -4}) {
-    const DigestSettings settings{.window = seconds(60), .key = "", .max_items = max_items};
+    const DigestSettings settings{
+        .window = seconds(60), .key = DigestKey(), .max_items = max_items};
     EXPECT_EQ(DecideDigestWindow(std::nullopt, kT0, settings), (WindowDecision{Kind::kOpen, kT0}))
         << "max_items " << max_items;
   }
@@ -60,7 +65,7 @@ TEST(DigestWindowTest, OneItemWindowsCloseAtOnce) {
 // The scenario on a moving clock: 4 notifications in one window, a
 // fifth after it closed; the window is fixed by its first notification.
 TEST(DigestWindowTest, FourThenOneOnAMovingClock) {
-  const DigestSettings settings{.window = seconds(600), .key = "", .max_items = 50};
+  const DigestSettings settings{.window = seconds(600), .key = DigestKey(), .max_items = 50};
   core::SimulatedClock clock(kT0);
   std::optional<OpenWindow> open;
   std::vector<int> windows_of_items;

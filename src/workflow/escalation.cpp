@@ -1,12 +1,6 @@
 #include "workflow/escalation.hpp"
 
-#include <algorithm>
-
 namespace chopar::workflow {
-
-bool EscalateSettings::Holds(core::ChannelKind channel) const {
-  return std::ranges::find(channels, channel) != channels.end();
-}
 
 EscalationDecision DecideEscalation(core::TimePoint created_at,
                                     std::optional<core::TimePoint> read_at, core::TimePoint now,

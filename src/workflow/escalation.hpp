@@ -3,27 +3,14 @@
 #include <chrono>
 #include <optional>
 #include <string_view>
-#include <vector>
 
-#include "core/channel_kind.hpp"
 #include "core/clock.hpp"
+#include "templates/workflow_settings.hpp"
 
 namespace chopar::workflow {
 
-// A type's escalate-if-unread (its template's "escalate" object, docs/api.md
-// "Workflows"): deliveries on `channels` wait `after` from the
-// notification's creation; read by then, they end canceled.
-struct EscalateSettings {
-  std::chrono::seconds after{900};
-  std::vector<core::ChannelKind> channels;
-
-  // Whether `channel`'s delivery is held back for the read check.
-  [[nodiscard]] bool Holds(core::ChannelKind channel) const;
-  // When a held delivery of a notification created at `created_at` is due.
-  [[nodiscard]] core::TimePoint DueAt(core::TimePoint created_at) const {
-    return created_at + after;
-  }
-};
+// A type's escalate-if-unread (parsed with the template).
+using templates::EscalateSettings;
 
 // The last_error of an escalated delivery canceled because the notification
 // was read.

@@ -23,7 +23,7 @@ TEST(WorkflowSettingsTest, ParsesEachSetting) {
        {"escalate", {{"after_seconds", 900}, {"channels", {"email", "sms"}}}}}));
   ASSERT_TRUE(s.digest && s.throttle && s.escalate);
   EXPECT_EQ(s.digest->window, std::chrono::seconds(600));
-  EXPECT_EQ(s.digest->key, "{{project.id}}");
+  EXPECT_EQ(s.digest->key.source(), "{{project.id}}");
   EXPECT_EQ(s.digest->max_items, 10);
   EXPECT_EQ(s.throttle->limit, 3);
   EXPECT_EQ(s.throttle->window, std::chrono::seconds(3600));
@@ -40,7 +40,7 @@ TEST(WorkflowSettingsTest, AbsentOrNullIsNone) {
 TEST(WorkflowSettingsTest, DigestDefaults) {
   const auto s = ParseWorkflowSettings(WithSettings({{"digest", {{"window_seconds", 60}}}}));
   ASSERT_TRUE(s.digest);
-  EXPECT_EQ(s.digest->key, "");
+  EXPECT_EQ(s.digest->key.source(), "");
   EXPECT_EQ(s.digest->max_items, 50);
 }
 

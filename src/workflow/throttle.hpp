@@ -6,16 +6,12 @@
 
 #include "core/clock.hpp"
 #include "core/rate_limit.hpp"
+#include "templates/workflow_settings.hpp"
 
 namespace chopar::workflow {
 
-// A type's throttle (its template's "throttle" object, docs/api.md
-// "Workflows"): at most `limit` channel deliveries of the type per user
-// within any `window`.
-struct ThrottleSettings {
-  int limit = 1;
-  std::chrono::seconds window{3600};
-};
+// A type's throttle (parsed with the template).
+using templates::ThrottleSettings;
 
 // The last_error of a delivery skipped by its type's throttle.
 inline constexpr std::string_view kThrottledReason = "throttled";

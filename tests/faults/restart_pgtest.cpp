@@ -4,7 +4,9 @@
 // outage, the lease of a send in progress outlives the restart, no lease is
 // taken back within one lease of the server's start, the outbox relay
 // brings every event to its webhook (once each by event id), and the report
-// runner sends each period once per recipient.
+// runner sends each period once per recipient; the digest closer queues
+// exactly one delivery per window and channel, and the releaser makes each
+// delayed notification exactly once.
 
 #include <gtest/gtest.h>
 
@@ -22,6 +24,7 @@
 #include "delivery/claim.hpp"
 #include "delivery/test_support.hpp"
 #include "delivery/worker.hpp"
+#include "hub/notify_service.hpp"
 #include "net/http_client.hpp"
 #include "outbox/relay.hpp"
 #include "outbox/test_support.hpp"
@@ -30,6 +33,8 @@
 #include "testing/fake_http_server.hpp"
 #include "testing/test_database.hpp"
 #include "testing/test_server.hpp"
+#include "workflow/engine/digest_closer.hpp"
+#include "workflow/engine/releaser.hpp"
 
 namespace chopar {
 namespace {
@@ -86,6 +91,27 @@ class RestartTest : public ::testing::Test {
       std::this_thread::sleep_for(milliseconds(100));
     }
     return false;
+  }
+  // Users 1..`count`, each with an email address.
+  void MakeUsers(int count) {
+    db_->Scalar(
+        "INSERT INTO chopar.users (id, email) SELECT g, 'u' || g || '@example.uz' "
+        "FROM generate_series(1, " +
+        std::to_string(count) + ") g");
+  }
+  // Crashes the server (and brings it back) once `started` counts some work
+  // done while `remaining` still counts some left, so the crash lands in the
+  // middle of it; then waits until `remaining` is 0. False when that takes
+  // longer than `limit`.
+  bool CrashWhileWorking(const std::string& started, const std::string& remaining, seconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (Count(started) == 0) {
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::sleep_for(milliseconds(1));
+    }
+    EXPECT_GT(Count(remaining), 0) << "finished before the crash: the test proves nothing";
+    TestServer::CrashAndRestart();
+    return WaitForZero(remaining, limit);
   }
   std::string Status(std::int64_t delivery) {
     return db_->Scalar("SELECT status FROM chopar.deliveries WHERE id = " +
@@ -311,6 +337,101 @@ TEST_F(RestartTest, ReportPeriodIsSentOncePerRecipientWhenTheServerCrashesDuring
               1)
         << "recipient " << user;
   }
+}
+
+// Windows are closed in many small transactions; the server crashes while
+// they are: afterwards each window is closed with exactly one email
+// delivery carrying its own count, and nothing else was queued.
+TEST_F(RestartTest, DigestCloserQueuesOneDeliveryPerWindowAndChannelAcrossARestart) {
+  constexpr int kUsers = 3000;
+  MakeUsers(kUsers);
+  // Two notifications in every user's window, one item in the window of
+  // every third user's second key: windows of 1 and of 2 items, all due.
+  db_->Scalar(
+      "WITH n AS (INSERT INTO chopar.notifications (user_id, type, title) "
+      "  SELECT u, 'project.comment', 'comment ' || k FROM generate_series(1, " +
+      std::to_string(kUsers) +
+      ") u, generate_series(1, 3) k WHERE k < 3 OR u % 3 = 0 RETURNING id, user_id, title), "
+      "w AS (INSERT INTO chopar.digests (user_id, type, key, opened_at, closes_at, item_count) "
+      "  SELECT user_id, 'project.comment', CASE WHEN title = 'comment 3' THEN 'b' ELSE 'a' END, "
+      "    now() - interval '1 minute', now() - interval '1 second', count(*) "
+      "  FROM n GROUP BY 1, 2, 3 RETURNING id, user_id, key) "
+      "INSERT INTO chopar.digest_items (digest_id, notification_id, channels) "
+      "SELECT w.id, n.id, '{email}' FROM n JOIN w ON w.user_id = n.user_id "
+      "  AND w.key = CASE WHEN n.title = 'comment 3' THEN 'b' ELSE 'a' END");
+  const std::int64_t windows = Count("SELECT count(*) FROM chopar.digests");
+  db::Pool pool(db_->url(), 4);
+  workflow::engine::DigestCloserSettings settings;
+  settings.batch = 5;  // hundreds of transactions: the crash cuts one
+  workflow::engine::DigestCloser closer(pool, real_, metrics_, nullptr, settings);
+  closer.Start();
+
+  EXPECT_TRUE(CrashWhileWorking("SELECT count(*) FROM chopar.digests WHERE status = 'closed'",
+                                "SELECT count(*) FROM chopar.digests WHERE status = 'open'",
+                                seconds(120)))
+      << "windows still open after the restart";
+  closer.Stop();
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.digests WHERE status = 'closed'"), windows);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.deliveries"), windows);
+  EXPECT_EQ(Count("SELECT count(DISTINCT (digest_id, channel)) FROM chopar.deliveries "
+                  "WHERE channel = 'email' AND status = 'queued'"),
+            windows);
+  // Each delivery carries its window's count: the newest item's
+  // notification, the title the closer rendered.
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.deliveries d JOIN chopar.digests w ON w.id = "
+                  "d.digest_id WHERE d.user_id <> w.user_id OR w.content ->> 'title' <> "
+                  "w.item_count || CASE w.item_count WHEN 1 THEN ' new notification' "
+                  "ELSE ' new notifications' END OR d.notification_id <> (SELECT max("
+                  "i.notification_id) FROM chopar.digest_items i WHERE i.digest_id = w.id)"),
+            0);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.digests WHERE item_count = 2"), kUsers);
+}
+
+// Delayed notifications fall due and are released in many small
+// transactions; the server crashes while they are: afterwards each one is a
+// notification exactly once, under the id its request was answered with.
+TEST_F(RestartTest, ReleaserMakesEachDueNotificationOnceAcrossARestart) {
+  constexpr int kUsers = 100, kPerUser = 30;
+  MakeUsers(kUsers);
+  db::Pool pool(db_->url(), 4);
+  core::MetricsRegistry notify_metrics;
+  hub::NotifyService notify(pool, real_, notify_metrics);
+  std::vector<hub::NotificationRequest> requests;
+  for (int u = 1; u <= kUsers; ++u) {
+    for (int i = 0; i < kPerUser; ++i) {
+      hub::NotificationRequest r;
+      r.user_id = u;
+      r.type = "task.due";
+      r.title = "Reminder " + std::to_string(i);
+      r.delay_seconds = 1;
+      requests.push_back(std::move(r));
+    }
+  }
+  std::vector<std::int64_t> ids;
+  for (const auto& result : notify.NotifyBatch(requests)) {
+    ASSERT_TRUE(std::holds_alternative<hub::NotifyResult>(result));
+    ids.push_back(std::get<hub::NotifyResult>(result).id);
+  }
+  ASSERT_EQ(Count("SELECT count(*) FROM chopar.delayed_notifications"), kUsers * kPerUser);
+  ASSERT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 0);
+  // All due before the releaser starts: it finds them so.
+  ASSERT_TRUE(WaitForZero("SELECT count(*) FROM chopar.delayed_notifications WHERE due_at > now()",
+                          seconds(10)));
+  workflow::engine::ReleaserSettings settings;
+  settings.batch = 3;  // a thousand transactions: the crash cuts one
+  workflow::engine::Releaser releaser(pool, real_, metrics_, nullptr, settings);
+  releaser.Start();
+
+  EXPECT_TRUE(CrashWhileWorking("SELECT count(*) FROM chopar.notifications",
+                                "SELECT count(*) FROM chopar.delayed_notifications", seconds(120)))
+      << "delayed notifications left after the restart";
+  releaser.Stop();
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), kUsers * kPerUser);
+  std::string id_list;
+  for (const std::int64_t id : ids) id_list += (id_list.empty() ? "" : ",") + std::to_string(id);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications WHERE id IN (" + id_list + ")"),
+            kUsers * kPerUser)
+      << "a notification under another id than its request was answered with";
 }
 
 }  // namespace

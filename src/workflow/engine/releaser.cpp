@@ -51,7 +51,9 @@ int Releaser::ReleaseBatch(bool& full) {
       spdlog::warn("delayed notification {} dropped: {}", ids.back(), e.what());
     }
   }
-  const auto results = hub::NotifyService::NotifyIn(tx, requests, now, templates_);
+  const auto results =
+      hub::NotifyService::NotifyIn(tx, requests, now, templates_, std::nullopt,
+                                   clock_.IsReal() ? std::nullopt : std::optional(now));
   tx.Exec(queries::kDeleteDelayed, db::ArrayLiteral(ids));
   tx.Commit();
   notify_metrics_.CountCommitted(results);

@@ -1,14 +1,14 @@
-#include "workflow/settings.hpp"
+#include "templates/workflow_settings.hpp"
 
 #include <algorithm>
 #include <initializer_list>
 #include <string>
 #include <string_view>
 
+#include "core/encoding.hpp"
 #include "core/request_error.hpp"
-#include "templates/mustache_text.hpp"
 
-namespace chopar::workflow {
+namespace chopar::templates {
 namespace {
 
 // One settings object under its name ("digest"): field names in errors are
@@ -64,10 +64,9 @@ DigestSettings ParseDigest(const nlohmann::json& object) {
     if (!key->is_string() || key->get_ref<const std::string&>().size() > 1000)
       throw core::InvalidField("digest.key",
                                "digest.key must be a text of at most 1000 characters");
-    s.key = key->get<std::string>();
     try {
-      DigestKey parsed(s.key);
-    } catch (const templates::SyntaxError& e) {
+      s.key = DigestKey(key->get<std::string>());
+    } catch (const SyntaxError& e) {
       throw core::InvalidField("digest.key", std::string("digest.key: ") + e.what());
     }
   }
@@ -102,12 +101,34 @@ EscalateSettings ParseEscalate(const nlohmann::json& object) {
 
 }  // namespace
 
-WorkflowSettings ParseWorkflowSettings(const templates::Template& tmpl) {
+DigestKey::DigestKey(std::string_view source) {
+  if (!source.empty()) text_ = std::make_shared<const MustacheText>(source, Escaping::kNone);
+}
+
+std::string DigestKey::Render(const nlohmann::json& data) const {
+  if (!text_) return {};
+  std::string key = text_->Render(RenderContext(data));
+  if (key.size() <= kMaxDigestKeyBytes) return key;
+  // A keyed hash rather than a prefix: two long keys that share their first
+  // 255 bytes are still two windows.
+  return "sha256:" + core::HexEncode(core::HmacSha256("chopar digest key", key));
+}
+
+std::string_view DigestKey::source() const {
+  return text_ ? std::string_view(text_->source()) : std::string_view();
+}
+
+bool EscalateSettings::Holds(core::ChannelKind channel) const {
+  return std::ranges::find(channels, channel) != channels.end();
+}
+
+WorkflowSettings ParseWorkflowSettings(const nlohmann::json& digest, const nlohmann::json& throttle,
+                                       const nlohmann::json& escalate) {
   WorkflowSettings settings;
-  if (tmpl.digest.is_object()) settings.digest = ParseDigest(tmpl.digest);
-  if (tmpl.throttle.is_object()) settings.throttle = ParseThrottle(tmpl.throttle);
-  if (tmpl.escalate.is_object()) settings.escalate = ParseEscalate(tmpl.escalate);
+  if (digest.is_object()) settings.digest = ParseDigest(digest);
+  if (throttle.is_object()) settings.throttle = ParseThrottle(throttle);
+  if (escalate.is_object()) settings.escalate = ParseEscalate(escalate);
   return settings;
 }
 
-}  // namespace chopar::workflow
+}  // namespace chopar::templates
