@@ -15,6 +15,7 @@
 #include "core/clock.hpp"
 #include "core/metrics.hpp"
 #include "core/request_error.hpp"
+#include "hub/channel_choice.hpp"
 #include "testing/request_error.hpp"
 #include "testing/test_database.hpp"
 
@@ -180,6 +181,84 @@ TEST_F(BroadcastPgTest, ReachesEachOf25000SubscribersExactlyOnceWithTheirPrefere
   EXPECT_EQ(done["created"], 25000);
   EXPECT_TRUE(done["finished_at"].is_string());
   EXPECT_EQ(metrics_.GetCounter("chopar_broadcast_recipients_total", "").Value(), 25000);
+}
+
+// The channels a set-based batch chooses in SQL are the ones
+// hub::ChooseChannels chooses: every shape of preference (type, type and
+// channel, category, category and channel, the channel's own, values that
+// are not booleans) against every way a user can be reached, for an
+// ordinary and a critical broadcast.
+TEST_F(BroadcastPgTest, TheDatabasesChannelChoiceIsHubChooseChannels) {
+  const std::vector<std::string> shapes = {
+      R"({})",
+      R"({"sms": true, "email": false})",
+      R"({"push": "no", "telegram": false})",
+      R"({"types": {"release.note": false}, "email": true})",
+      R"({"types": {"release.note": {"sms": true, "email": false}}})",
+      R"({"types": {"release.note": {"push": "yes"}}, "push": false})",
+      R"({"types": {"other.type": false}})",
+      R"({"types": [false], "categories": {"ops": true}, "sms": false})",
+      R"({"categories": {"ops": false}, "types": {"release.note": {"email": true}}})",
+      R"({"categories": {"ops": {"telegram": false, "sms": true}}})",
+      R"({"categories": {"ops": 1, "news": false}, "telegram": false})",
+  };
+  std::vector<std::pair<std::string, hub::Addressable>> users;
+  std::int64_t id = 0;
+  for (const auto& shape : shapes) {
+    for (int reach = 0; reach < 16; ++reach) {
+      ++id;
+      const hub::Addressable addressable{(reach & 1) != 0, (reach & 2) != 0, (reach & 4) != 0,
+                                         (reach & 8) != 0};
+      users.emplace_back(shape, addressable);
+      const std::string user = std::to_string(id);
+      db_->Scalar("INSERT INTO chopar.users (id, email, phone, preferences) VALUES (" + user +
+                  ", " + (addressable[core::ChannelKind::kEmail] ? "'a@b.uz'" : "NULL") + ", " +
+                  (addressable[core::ChannelKind::kSms] ? "'+998901234567'" : "NULL") + ", '" +
+                  shape + "'::jsonb) RETURNING 1");
+      // An inactive connection does not reach anyone: every user has one,
+      // active only when Telegram is to reach them.
+      db_->Scalar("INSERT INTO chopar.telegram_connections (user_id, chat_id, active) VALUES (" +
+                  user + ", " + user + ", " +
+                  (addressable[core::ChannelKind::kTelegram] ? "true" : "false") + ") RETURNING 1");
+      if (addressable[core::ChannelKind::kPush]) {
+        db_->Scalar(
+            "INSERT INTO chopar.push_subscriptions (user_id, endpoint, p256dh, auth) VALUES (" +
+            user + ", 'https://push.example/" + user +
+            "', repeat('A', 87), repeat('B', 22)) "
+            "RETURNING 1");
+      }
+    }
+  }
+  topics_->Put("t", "T");
+  Subscribe("t", 1, id);
+
+  for (const bool critical : {false, true}) {
+    json notification = Notification();
+    notification["channels"] = {"sms", "push", "telegram", "email"};
+    notification["category"] = "ops";
+    notification["critical"] = critical;
+    const std::int64_t broadcast = Broadcast({{"topic", "t"}, {"notification", notification}});
+    FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 50});
+    EXPECT_EQ(fan_out.RunOnce(), 4);
+    for (std::int64_t user = 1; user <= id; ++user) {
+      const auto& [shape, addressable] = users[static_cast<std::size_t>(user - 1)];
+      std::string expected;
+      for (core::ChannelKind kind :
+           hub::ChooseChannels(json::parse(shape), addressable,
+                               {core::kAllChannels.begin(), core::kAllChannels.end()}, critical,
+                               {"release.note", std::string_view("ops")})) {
+        expected += std::string(core::ChannelName(kind)) + ",";
+      }
+      EXPECT_EQ(
+          db_->Scalar("SELECT coalesce(string_agg(d.channel || ',', '' ORDER BY "
+                      "array_position(ARRAY['email', 'telegram', 'push', 'sms'], "
+                      "d.channel)), '') FROM chopar.deliveries d JOIN chopar.notifications "
+                      "n ON n.id = d.notification_id WHERE n.dedup_key = 'broadcast:" +
+                      std::to_string(broadcast) + "' AND n.user_id = " + std::to_string(user)),
+          expected)
+          << "user " << user << " preferences " << shape << " critical " << critical;
+    }
+  }
 }
 
 TEST_F(BroadcastPgTest, AudienceAllReachesEveryUser) {
