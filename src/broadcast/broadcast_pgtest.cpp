@@ -317,20 +317,60 @@ TEST_F(BroadcastPgTest, RequestsAreValidated) {
       core::ErrorCode::kInvalidField, "notification.title");
 }
 
-TEST_F(BroadcastPgTest, CancelStopsTheFanOut) {
-  TopicOfUsers(1000);
+TEST_F(BroadcastPgTest, CancelStopsTheFanOutAndEndsItsQueuedDeliveriesInBatches) {
+  TopicOfUsers(1000);  // users 1..1000; email for 4 in 5, SMS for 1 in 7 of the rest
   const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
   FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100});
-  ASSERT_TRUE(fan_out.RunBatch().has_value());
-  ASSERT_TRUE(fan_out.RunBatch().has_value());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(fan_out.RunBatch().has_value());
+  // Users 1..300 have deliveries; one of them is already sent and one in
+  // flight: those are left as they are.
+  const std::string deliveries = "SELECT count(*) FROM chopar.deliveries";
+  const std::int64_t created = Count(deliveries);
+  ASSERT_GT(created, 200);
+  db_->Scalar(
+      "UPDATE chopar.deliveries SET status = 'sent', sent_at = now(), claimed_at = now() "
+      "WHERE user_id = 1 RETURNING 1");
+  db_->Scalar(
+      "UPDATE chopar.deliveries SET status = 'sending', lease_until = now() + interval '1 minute', "
+      "claim_token = gen_random_uuid(), claimed_at = now() WHERE user_id = 2 RETURNING 1");
+
   const json canceled = broadcasts_->Cancel(id);
   EXPECT_EQ(canceled["status"], "canceled");
-  EXPECT_EQ(canceled["recipients"], 200);
+  EXPECT_EQ(canceled["recipients"], 300);
+
+  // 300 walked recipients, 100 a batch from user 300 down: three full
+  // batches and the one that finds none left. No notification is created.
+  std::vector<std::int64_t> walked;
+  while (const auto batch = fan_out.RunBatch()) {
+    EXPECT_EQ(batch->broadcast_id, id);
+    walked.push_back(batch->recipients);
+  }
+  EXPECT_EQ(walked, (std::vector<std::int64_t>{100, 100, 100, 0}));
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 300);
+  EXPECT_EQ(Count(deliveries), created);
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'queued'"), 0);
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'sent'"), 1);
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'sending'"), 1);
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'canceled' AND last_error = 'canceled'"),
+            created - 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.broadcasts WHERE cancel_cursor IS NOT NULL OR "
+                  "lease_until IS NOT NULL"),
+            0);
   EXPECT_EQ(fan_out.RunOnce(), 0);
-  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 200);
+
   // Canceling a finished broadcast changes nothing.
   EXPECT_EQ(broadcasts_->Cancel(id)["status"], "canceled");
+  EXPECT_FALSE(fan_out.RunBatch().has_value());
   ExpectRefused([&] { broadcasts_->Cancel(id + 1); }, core::ErrorCode::kNotFound);
+}
+
+TEST_F(BroadcastPgTest, CancelBeforeAnyBatchLeavesNothingToCancel) {
+  TopicOfUsers(50);
+  const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
+  EXPECT_EQ(broadcasts_->Cancel(id)["status"], "canceled");
+  FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100});
+  EXPECT_EQ(fan_out.RunOnce(), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 0);
 }
 
 TEST_F(BroadcastPgTest, ALeasedBroadcastIsLeftToItsHolderUntilTheLeaseRunsOut) {

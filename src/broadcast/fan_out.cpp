@@ -61,6 +61,19 @@ std::optional<FanOutBatch> FanOut::RunBatch() {
   if (claim.Empty()) return std::nullopt;
   FanOutBatch batch;
   batch.broadcast_id = claim.Int(0, "id");
+  if (claim.Text(0, "status") == "canceled") {
+    // Canceled after some recipients were walked: end their deliveries not
+    // yet sent, a batch at a time, from the last one walked down.
+    const auto row = tx.Exec(queries::kCancelDeliveriesBatch, batch.broadcast_id,
+                             BroadcastDedupKey(batch.broadcast_id), settings_.batch,
+                             claim.Int(0, "cancel_cursor"),
+                             std::chrono::duration<double>(settings_.lease).count(), owner_);
+    tx.Commit();
+    batch.recipients = static_cast<int>(row.Int(0, "recipients"));
+    batch.canceled = row.Int(0, "canceled");
+    batch.finished = batch.recipients < settings_.batch;
+    return batch;
+  }
   const hub::NotificationRequest each = ParseBroadcastNotification(
       nlohmann::json::parse(claim.Text(0, "notification")), batch.broadcast_id);
   const auto topic = claim.OptString(0, "topic");

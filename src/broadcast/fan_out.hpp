@@ -21,6 +21,10 @@ struct FanOutBatch {
   int recipients = 0;     // recipients walked
   int created = 0;        // notifications created (the rest existed: a repeated batch)
   bool finished = false;  // no recipient was left: the broadcast is done
+  // A batch of a canceled broadcast: queued deliveries it canceled (its
+  // `recipients` are those whose deliveries it looked at; `finished`: none
+  // are left).
+  std::int64_t canceled = 0;
 };
 
 // Fans running broadcasts out to their recipients (docs/api.md "Topics and
@@ -39,6 +43,10 @@ struct FanOutBatch {
 // dedup key absorbs anything repeated. Any number of FanOuts in any number
 // of processes may run against one database; one broadcast is fanned out by
 // one of them at a time.
+//
+// A canceled broadcast's queued deliveries are canceled the same way, a
+// batch of recipients per transaction under the same lease, walking down
+// from the last recipient the fan-out reached (queries/cancel_deliveries_batch.sql).
 //
 // The deliveries of a batch fall due settings.deliveries_per_second after
 // the previous batch's (see FanOutSettings), so ordinary notifications are
