@@ -5,7 +5,8 @@
 #   1. the raw-SQL ceiling: the same notification and delivery rows written
 #      by plain INSERT … SELECT batches of BATCH recipients, one transaction
 #      each (a procedure that COMMITs per batch), chopar not running;
-#   2. `chopar serve`: BASELINE single POST /v1/notifications, one every
+#   2. on ceiling 1's rows, marked sent long ago (the history it starts on),
+#      `chopar serve`: BASELINE single POST /v1/notifications, one every
 #      200 ms, with no broadcast running; then POST /v1/broadcasts, the
 #      fan-out rate (recipients/s from the 202 to status done), the time
 #      until the last delivery is sent, the same single POSTs during the
@@ -101,7 +102,13 @@ ceiling() {
 
 echo "ceiling 1 ..." >&2
 ceiling1=$(ceiling)
-clean
+# Ceiling 1's rows stay as the history chopar starts on, sent two hours ago
+# (outside the hourly limits' window): a service never starts a broadcast
+# on empty tables, and statements first planned on empty tables keep plans
+# that scan them.
+sql -c "UPDATE chopar.deliveries SET status = 'sent', claimed_at = now() - interval '2 hours',
+          sent_at = now() - interval '2 hours'" >/dev/null
+sql -c "VACUUM ANALYZE" >/dev/null
 
 echo "chopar ..." >&2
 source bench/serve_lib.sh
@@ -162,7 +169,7 @@ kill $sampler 2>/dev/null || true
 
 sql -F ' ' >"$logs/figures.txt" <<SQL
 SELECT 'last_sent', extract(epoch FROM max(d.sent_at) - (SELECT created_at FROM chopar.broadcasts WHERE id = $id))
-FROM chopar.deliveries d JOIN chopar.notifications n ON n.id = d.notification_id WHERE n.type = 'release.note';
+FROM chopar.deliveries d JOIN chopar.notifications n ON n.id = d.notification_id WHERE n.dedup_key = 'broadcast:$id';
 SELECT CASE n.type WHEN 'probe.single' THEN 'probe_delivery' ELSE 'baseline_delivery' END,
        percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d.sent_at - n.created_at)),
        percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM d.sent_at - n.created_at)),
@@ -171,7 +178,7 @@ SELECT CASE n.type WHEN 'probe.single' THEN 'probe_delivery' ELSE 'baseline_deli
 FROM chopar.deliveries d JOIN chopar.notifications n ON n.id = d.notification_id
 WHERE n.type IN ('probe.single', 'probe.idle') GROUP BY n.type;
 SELECT 'broadcast_deliveries', count(*) FILTER (WHERE d.status = 'sent'), count(*)
-FROM chopar.deliveries d JOIN chopar.notifications n ON n.id = d.notification_id WHERE n.type = 'release.note';
+FROM chopar.deliveries d JOIN chopar.notifications n ON n.id = d.notification_id WHERE n.dedup_key = 'broadcast:$id';
 SQL
 clean
 echo "ceiling 2 ..." >&2
