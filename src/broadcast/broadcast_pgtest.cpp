@@ -16,6 +16,8 @@
 #include "core/metrics.hpp"
 #include "core/request_error.hpp"
 #include "hub/channel_choice.hpp"
+#include "templates/template.hpp"
+#include "templates/template_store.hpp"
 #include "testing/request_error.hpp"
 #include "testing/test_database.hpp"
 
@@ -259,6 +261,58 @@ TEST_F(BroadcastPgTest, TheDatabasesChannelChoiceIsHubChooseChannels) {
           << "user " << user << " preferences " << shape << " critical " << critical;
     }
   }
+}
+
+// One template for one type: what the fan-out renders with when the type
+// has one.
+class OneTemplate : public templates::TemplateLookup {
+ public:
+  explicit OneTemplate(templates::Template tmpl)
+      : tmpl_(std::make_shared<const templates::Template>(std::move(tmpl))) {}
+  [[nodiscard]] std::shared_ptr<const templates::Template> Find(
+      std::string_view type) const override {
+    return type == tmpl_->type ? tmpl_ : nullptr;
+  }
+
+ private:
+  std::shared_ptr<const templates::Template> tmpl_;
+};
+
+// A type with a template is rendered per recipient (hub::NotifyService::
+// NotifyIn): each in their locale, with their own user id, and the
+// template's category decides with the preferences (a type's preference,
+// which AddUsers gives every 5th user, wins over it).
+TEST_F(BroadcastPgTest, ATemplatedTypeIsRenderedForEachRecipient) {
+  const OneTemplate lookup(templates::ParseTemplate(
+      "release.note",
+      {{"category", "news"},
+       {"default_locale", "en"},
+       {"locales",
+        {{"en", {{"title", "Hello {{user.id}}"}}}, {"uz", {{"title", "Salom {{user.id}}"}}}}}}));
+  TopicOfUsers(30);
+  db_->Scalar("UPDATE chopar.users SET locale = 'uz' WHERE id % 2 = 0");
+  db_->Scalar(
+      "UPDATE chopar.users SET preferences = '{\"categories\": {\"news\": false}}' WHERE id % 3 "
+      "= 0");
+  // Without a title: the template gives it (a service that knows the
+  // template accepts that).
+  const auto created =
+      BroadcastService(*pool_, &lookup)
+          .Create(ParseBroadcastRequest(
+              {{"topic", "t"},
+               {"notification", {{"type", "release.note"}, {"channels", {"email"}}}}}));
+  const std::int64_t id = created.broadcast["id"].get<std::int64_t>();
+  FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 20}, &lookup);
+  EXPECT_EQ(fan_out.RunOnce(), 2);
+  for (std::int64_t user = 1; user <= 30; ++user) {
+    const std::string u = std::to_string(user);
+    EXPECT_EQ(db_->Scalar("SELECT title FROM chopar.notifications WHERE user_id = " + u),
+              (user % 2 == 0 ? "Salom " : "Hello ") + u);
+    EXPECT_EQ(Count("SELECT count(*) FROM chopar.deliveries WHERE user_id = " + u),
+              user % 3 == 0 || user % 5 == 0 ? 0 : 1)
+        << "user " << u;
+  }
+  EXPECT_EQ(broadcasts_->Get(id)["created"], 30);
 }
 
 TEST_F(BroadcastPgTest, AudienceAllReachesEveryUser) {
