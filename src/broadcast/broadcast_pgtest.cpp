@@ -15,6 +15,9 @@
 #include "core/clock.hpp"
 #include "core/metrics.hpp"
 #include "core/request_error.hpp"
+#include "hub/channel_choice.hpp"
+#include "templates/template.hpp"
+#include "templates/template_store.hpp"
 #include "testing/request_error.hpp"
 #include "testing/test_database.hpp"
 
@@ -182,6 +185,136 @@ TEST_F(BroadcastPgTest, ReachesEachOf25000SubscribersExactlyOnceWithTheirPrefere
   EXPECT_EQ(metrics_.GetCounter("chopar_broadcast_recipients_total", "").Value(), 25000);
 }
 
+// The channels a set-based batch chooses in SQL are the ones
+// hub::ChooseChannels chooses: every shape of preference (type, type and
+// channel, category, category and channel, the channel's own, values that
+// are not booleans) against every way a user can be reached, for an
+// ordinary and a critical broadcast.
+TEST_F(BroadcastPgTest, TheDatabasesChannelChoiceIsHubChooseChannels) {
+  const std::vector<std::string> shapes = {
+      R"({})",
+      R"({"sms": true, "email": false})",
+      R"({"push": "no", "telegram": false})",
+      R"({"types": {"release.note": false}, "email": true})",
+      R"({"types": {"release.note": {"sms": true, "email": false}}})",
+      R"({"types": {"release.note": {"push": "yes"}}, "push": false})",
+      R"({"types": {"other.type": false}})",
+      R"({"types": [false], "categories": {"ops": true}, "sms": false})",
+      R"({"categories": {"ops": false}, "types": {"release.note": {"email": true}}})",
+      R"({"categories": {"ops": {"telegram": false, "sms": true}}})",
+      R"({"categories": {"ops": 1, "news": false}, "telegram": false})",
+  };
+  std::vector<std::pair<std::string, hub::Addressable>> users;
+  std::int64_t id = 0;
+  for (const auto& shape : shapes) {
+    for (int reach = 0; reach < 16; ++reach) {
+      ++id;
+      const hub::Addressable addressable{(reach & 1) != 0, (reach & 2) != 0, (reach & 4) != 0,
+                                         (reach & 8) != 0};
+      users.emplace_back(shape, addressable);
+      const std::string user = std::to_string(id);
+      db_->Scalar("INSERT INTO chopar.users (id, email, phone, preferences) VALUES (" + user +
+                  ", " + (addressable[core::ChannelKind::kEmail] ? "'a@b.uz'" : "NULL") + ", " +
+                  (addressable[core::ChannelKind::kSms] ? "'+998901234567'" : "NULL") + ", '" +
+                  shape + "'::jsonb) RETURNING 1");
+      // An inactive connection does not reach anyone: every user has one,
+      // active only when Telegram is to reach them.
+      db_->Scalar("INSERT INTO chopar.telegram_connections (user_id, chat_id, active) VALUES (" +
+                  user + ", " + user + ", " +
+                  (addressable[core::ChannelKind::kTelegram] ? "true" : "false") + ") RETURNING 1");
+      if (addressable[core::ChannelKind::kPush]) {
+        db_->Scalar(
+            "INSERT INTO chopar.push_subscriptions (user_id, endpoint, p256dh, auth) VALUES (" +
+            user + ", 'https://push.example/" + user +
+            "', repeat('A', 87), repeat('B', 22)) "
+            "RETURNING 1");
+      }
+    }
+  }
+  topics_->Put("t", "T");
+  Subscribe("t", 1, id);
+
+  for (const bool critical : {false, true}) {
+    json notification = Notification();
+    notification["channels"] = {"sms", "push", "telegram", "email"};
+    notification["category"] = "ops";
+    notification["critical"] = critical;
+    const std::int64_t broadcast = Broadcast({{"topic", "t"}, {"notification", notification}});
+    FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 50});
+    EXPECT_EQ(fan_out.RunOnce(), 4);
+    for (std::int64_t user = 1; user <= id; ++user) {
+      const auto& [shape, addressable] = users[static_cast<std::size_t>(user - 1)];
+      std::string expected;
+      for (core::ChannelKind kind :
+           hub::ChooseChannels(json::parse(shape), addressable,
+                               {core::kAllChannels.begin(), core::kAllChannels.end()}, critical,
+                               {"release.note", std::string_view("ops")})) {
+        expected += std::string(core::ChannelName(kind)) + ",";
+      }
+      EXPECT_EQ(
+          db_->Scalar("SELECT coalesce(string_agg(d.channel || ',', '' ORDER BY "
+                      "array_position(ARRAY['email', 'telegram', 'push', 'sms'], "
+                      "d.channel)), '') FROM chopar.deliveries d JOIN chopar.notifications "
+                      "n ON n.id = d.notification_id WHERE n.dedup_key = 'broadcast:" +
+                      std::to_string(broadcast) + "' AND n.user_id = " + std::to_string(user)),
+          expected)
+          << "user " << user << " preferences " << shape << " critical " << critical;
+    }
+  }
+}
+
+// One template for one type: what the fan-out renders with when the type
+// has one.
+class OneTemplate : public templates::TemplateLookup {
+ public:
+  explicit OneTemplate(templates::Template tmpl)
+      : tmpl_(std::make_shared<const templates::Template>(std::move(tmpl))) {}
+  [[nodiscard]] std::shared_ptr<const templates::Template> Find(
+      std::string_view type) const override {
+    return type == tmpl_->type ? tmpl_ : nullptr;
+  }
+
+ private:
+  std::shared_ptr<const templates::Template> tmpl_;
+};
+
+// A type with a template is rendered per recipient (hub::NotifyService::
+// NotifyIn): each in their locale, with their own user id, and the
+// template's category decides with the preferences (a type's preference,
+// which AddUsers gives every 5th user, wins over it).
+TEST_F(BroadcastPgTest, ATemplatedTypeIsRenderedForEachRecipient) {
+  const OneTemplate lookup(templates::ParseTemplate(
+      "release.note",
+      {{"category", "news"},
+       {"default_locale", "en"},
+       {"locales",
+        {{"en", {{"title", "Hello {{user.id}}"}}}, {"uz", {{"title", "Salom {{user.id}}"}}}}}}));
+  TopicOfUsers(30);
+  db_->Scalar("UPDATE chopar.users SET locale = 'uz' WHERE id % 2 = 0");
+  db_->Scalar(
+      "UPDATE chopar.users SET preferences = '{\"categories\": {\"news\": false}}' WHERE id % 3 "
+      "= 0");
+  // Without a title: the template gives it (a service that knows the
+  // template accepts that).
+  const auto created =
+      BroadcastService(*pool_, &lookup)
+          .Create(ParseBroadcastRequest(
+              {{"topic", "t"},
+               {"notification", {{"type", "release.note"}, {"channels", {"email"}}}}}));
+  const std::int64_t id = created.broadcast["id"].get<std::int64_t>();
+  FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 20}, &lookup);
+  EXPECT_EQ(fan_out.RunOnce(), 2);
+  for (std::int64_t user = 1; user <= 30; ++user) {
+    const std::string u = std::to_string(user);
+    EXPECT_EQ(db_->Scalar("SELECT title FROM chopar.notifications WHERE user_id = " + u),
+              (user % 2 == 0 ? "Salom " : "Hello ") + u);
+    EXPECT_EQ(Count("SELECT count(*) FROM chopar.deliveries WHERE user_id = " + u),
+              user % 3 == 0 || user % 5 == 0 ? 0 : 1)
+        << "user " << u;
+  }
+  EXPECT_EQ(broadcasts_->Get(id)["created"], 30);
+}
+
 TEST_F(BroadcastPgTest, AudienceAllReachesEveryUser) {
   AddUsers(1, 1234);
   const std::int64_t id = Broadcast({{"audience", "all"}, {"notification", Notification()}});
@@ -238,20 +371,60 @@ TEST_F(BroadcastPgTest, RequestsAreValidated) {
       core::ErrorCode::kInvalidField, "notification.title");
 }
 
-TEST_F(BroadcastPgTest, CancelStopsTheFanOut) {
-  TopicOfUsers(1000);
+TEST_F(BroadcastPgTest, CancelStopsTheFanOutAndEndsItsQueuedDeliveriesInBatches) {
+  TopicOfUsers(1000);  // users 1..1000; email for 4 in 5, SMS for 1 in 7 of the rest
   const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
   FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100});
-  ASSERT_TRUE(fan_out.RunBatch().has_value());
-  ASSERT_TRUE(fan_out.RunBatch().has_value());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(fan_out.RunBatch().has_value());
+  // Users 1..300 have deliveries; one of them is already sent and one in
+  // flight: those are left as they are.
+  const std::string deliveries = "SELECT count(*) FROM chopar.deliveries";
+  const std::int64_t created = Count(deliveries);
+  ASSERT_GT(created, 200);
+  db_->Scalar(
+      "UPDATE chopar.deliveries SET status = 'sent', sent_at = now(), claimed_at = now() "
+      "WHERE user_id = 1 RETURNING 1");
+  db_->Scalar(
+      "UPDATE chopar.deliveries SET status = 'sending', lease_until = now() + interval '1 minute', "
+      "claim_token = gen_random_uuid(), claimed_at = now() WHERE user_id = 2 RETURNING 1");
+
   const json canceled = broadcasts_->Cancel(id);
   EXPECT_EQ(canceled["status"], "canceled");
-  EXPECT_EQ(canceled["recipients"], 200);
+  EXPECT_EQ(canceled["recipients"], 300);
+
+  // 300 walked recipients, 100 a batch from user 300 down: three full
+  // batches and the one that finds none left. No notification is created.
+  std::vector<std::int64_t> walked;
+  while (const auto batch = fan_out.RunBatch()) {
+    EXPECT_EQ(batch->broadcast_id, id);
+    walked.push_back(batch->recipients);
+  }
+  EXPECT_EQ(walked, (std::vector<std::int64_t>{100, 100, 100, 0}));
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 300);
+  EXPECT_EQ(Count(deliveries), created);
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'queued'"), 0);
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'sent'"), 1);
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'sending'"), 1);
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'canceled' AND last_error = 'canceled'"),
+            created - 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.broadcasts WHERE cancel_cursor IS NOT NULL OR "
+                  "lease_until IS NOT NULL"),
+            0);
   EXPECT_EQ(fan_out.RunOnce(), 0);
-  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 200);
+
   // Canceling a finished broadcast changes nothing.
   EXPECT_EQ(broadcasts_->Cancel(id)["status"], "canceled");
+  EXPECT_FALSE(fan_out.RunBatch().has_value());
   ExpectRefused([&] { broadcasts_->Cancel(id + 1); }, core::ErrorCode::kNotFound);
+}
+
+TEST_F(BroadcastPgTest, CancelBeforeAnyBatchLeavesNothingToCancel) {
+  TopicOfUsers(50);
+  const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
+  EXPECT_EQ(broadcasts_->Cancel(id)["status"], "canceled");
+  FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100});
+  EXPECT_EQ(fan_out.RunOnce(), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 0);
 }
 
 TEST_F(BroadcastPgTest, ALeasedBroadcastIsLeftToItsHolderUntilTheLeaseRunsOut) {

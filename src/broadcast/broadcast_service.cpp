@@ -25,8 +25,12 @@ hub::NotificationRequest ParseBroadcastNotification(const nlohmann::json& notifi
   body["user_id"] = kPlaceholderUser;
   hub::NotificationRequest request = hub::ParseNotificationRequest(body);
   request.user_id = 0;
-  request.dedup_key = "broadcast:" + std::to_string(broadcast_id);
+  request.dedup_key = BroadcastDedupKey(broadcast_id);
   return request;
+}
+
+std::string BroadcastDedupKey(std::int64_t broadcast_id) {
+  return "broadcast:" + std::to_string(broadcast_id);
 }
 
 BroadcastRequest ParseBroadcastRequest(const nlohmann::json& body) {

@@ -27,6 +27,9 @@ struct BroadcastRequest {
 // dedup_key. Throws core::RequestError kInvalidJson / kInvalidField.
 BroadcastRequest ParseBroadcastRequest(const nlohmann::json& body);
 
+// "broadcast:<broadcast_id>": the dedup key of each recipient's notification.
+std::string BroadcastDedupKey(std::int64_t broadcast_id);
+
 // The stored notification of a broadcast as the request of one recipient
 // (user_id 0, to be set) with dedup_key "broadcast:<broadcast_id>". Throws
 // core::RequestError when `notification` is not valid (never for one that
@@ -56,8 +59,10 @@ class BroadcastService {
   // {"id", "topic", "audience", "status", "recipients", "created",
   // "dedup_key", "created_at", "finished_at"}. kNotFound when unknown.
   nlohmann::json Get(std::int64_t id);
-  // Stops a running broadcast (a batch in progress commits first); a
-  // finished one stays as it is. Returns the broadcast. kNotFound when unknown.
+  // Stops a running broadcast (a batch in progress commits first) and leaves
+  // the queued deliveries of the recipients walked so far to be canceled by
+  // the fan-out loops, in batches (FanOut); a finished one stays as it is.
+  // Returns the broadcast. kNotFound when unknown.
   nlohmann::json Cancel(std::int64_t id);
 
  private:

@@ -12,6 +12,8 @@
 #include "core/backoff.hpp"
 #include "core/time_format.hpp"
 #include "db/notify_channels.hpp"
+#include "db/params.hpp"
+#include "hub/notification_content.hpp"
 
 namespace chopar::broadcast {
 namespace {
@@ -59,48 +61,102 @@ std::optional<FanOutBatch> FanOut::RunBatch() {
   if (claim.Empty()) return std::nullopt;
   FanOutBatch batch;
   batch.broadcast_id = claim.Int(0, "id");
-  const auto topic = claim.OptString(0, "topic");
-  const auto cursor = claim.OptInt(0, "cursor");
-  const auto recipients = topic
-                              ? tx.Exec(queries::kTopicRecipients, *topic, cursor, settings_.batch)
-                              : tx.Exec(queries::kAllRecipients, cursor, settings_.batch);
-
+  if (claim.Text(0, "status") == "canceled") {
+    // Canceled after some recipients were walked: end their deliveries not
+    // yet sent, a batch at a time, from the last one walked down.
+    const auto row = tx.Exec(queries::kCancelDeliveriesBatch, batch.broadcast_id,
+                             BroadcastDedupKey(batch.broadcast_id), settings_.batch,
+                             claim.Int(0, "cancel_cursor"),
+                             std::chrono::duration<double>(settings_.lease).count(), owner_);
+    tx.Commit();
+    batch.recipients = static_cast<int>(row.Int(0, "recipients"));
+    batch.canceled = row.Int(0, "canceled");
+    batch.finished = batch.recipients < settings_.batch;
+    return batch;
+  }
   const hub::NotificationRequest each = ParseBroadcastNotification(
       nlohmann::json::parse(claim.Text(0, "notification")), batch.broadcast_id);
-  std::vector<hub::NotificationRequest> requests(static_cast<std::size_t>(recipients.Rows()), each);
-  for (int i = 0; i < recipients.Rows(); ++i)
-    requests[static_cast<std::size_t>(i)].user_id = recipients.Int(i, 0);
-
+  const auto topic = claim.OptString(0, "topic");
+  const auto cursor = claim.OptInt(0, "cursor");
   // The database's clock decides when this batch's deliveries are due (never
   // before now); the next batch's come after this one's at the set pace.
   const core::TimePoint due = core::ParsePgTimestamp(claim.Text(0, "deliveries_due_at"));
-  const std::vector<hub::BatchItemResult> results = hub::NotifyService::NotifyIn(
-      tx, requests, clock_.Now(), templates_,
-      settings_.deliveries_per_second > 0 ? std::optional(due) : std::nullopt);
-  std::size_t deliveries = 0;
-  for (const auto& result : results) {
-    if (const auto* done = std::get_if<hub::NotifyResult>(&result); done && done->created) {
-      ++batch.created;
-      deliveries += done->channels.size();
-    }
-  }
+  const std::optional<core::TimePoint> paced_due =
+      settings_.deliveries_per_second > 0 ? std::optional(due) : std::nullopt;
+
+  const core::TimePoint now = clock_.Now();
+  const auto walked = IsSetBased(each, now)
+                          ? FanOutSetBased(tx, each, topic, cursor, now, paced_due)
+                          : FanOutPerRecipient(tx, each, topic, cursor, now, paced_due);
   const auto spread =
       settings_.deliveries_per_second > 0
           ? std::chrono::duration_cast<core::TimePoint::duration>(std::chrono::duration<double>(
-                static_cast<double>(deliveries) / settings_.deliveries_per_second))
+                static_cast<double>(walked.deliveries) / settings_.deliveries_per_second))
           : core::TimePoint::duration::zero();
 
-  batch.recipients = recipients.Rows();
+  batch.recipients = walked.recipients;
+  batch.created = walked.created;
   batch.finished = batch.recipients < settings_.batch;
-  const std::optional<std::int64_t> last =
-      batch.recipients > 0 ? std::optional(recipients.Int(batch.recipients - 1, 0)) : std::nullopt;
-  tx.Exec(queries::kFinishBatch, batch.broadcast_id, last, batch.recipients, batch.created,
-          batch.finished, std::chrono::duration<double>(settings_.lease).count(), owner_,
-          core::FormatRfc3339Micros(due + spread));
+  tx.Exec(queries::kFinishBatch, batch.broadcast_id, walked.last_user_id, batch.recipients,
+          batch.created, batch.finished, std::chrono::duration<double>(settings_.lease).count(),
+          owner_, core::FormatRfc3339Micros(due + spread));
   tx.Commit();
-  notify_metrics_.CountCommitted(results);
+  notify_metrics_.CountCreated(batch.created);
   recipients_.Inc(batch.recipients);
   return batch;
+}
+
+bool FanOut::IsSetBased(const hub::NotificationRequest& each, core::TimePoint now) const {
+  // A template renders per recipient (locale, user and notification ids) and
+  // may hold channels (workflows); a delayed notification is stored as a
+  // request. Those take hub::NotifyService::NotifyIn's path.
+  if (templates_ != nullptr && templates_->Find(each.type) != nullptr) return false;
+  return !each.title.empty() && each.DueAt(now) <= now;
+}
+
+FanOut::Walked FanOut::FanOutSetBased(db::Transaction& tx, const hub::NotificationRequest& each,
+                                      const std::optional<std::string>& topic,
+                                      std::optional<std::int64_t> cursor, core::TimePoint now,
+                                      std::optional<core::TimePoint> deliveries_due) {
+  // Composed once: without a template the content is the same for everyone.
+  const hub::NotificationContent said = hub::ComposeContent(each, nullptr, "", {}, {});
+  std::vector<std::string> requested;
+  for (core::ChannelKind kind : core::kAllChannels) {
+    if (std::ranges::find(each.channels, kind) != each.channels.end())
+      requested.emplace_back(core::ChannelName(kind));
+  }
+  const std::string at = core::FormatRfc3339Micros(now);
+  const auto row = tx.Exec(queries::kFanOutBatch, topic, cursor, settings_.batch, each.type,
+                           said.title, said.body, each.link, each.data.dump(), each.category,
+                           each.critical, each.cancellation_key, *each.dedup_key, at,
+                           deliveries_due ? core::FormatRfc3339Micros(*deliveries_due) : at,
+                           db::ArrayLiteral(requested));
+  return Walked{static_cast<int>(row.Int(0, "recipients")), row.OptInt(0, "last_user_id"),
+                static_cast<int>(row.Int(0, "created")), row.Int(0, "deliveries")};
+}
+
+FanOut::Walked FanOut::FanOutPerRecipient(db::Transaction& tx, const hub::NotificationRequest& each,
+                                          const std::optional<std::string>& topic,
+                                          std::optional<std::int64_t> cursor, core::TimePoint now,
+                                          std::optional<core::TimePoint> deliveries_due) {
+  const auto recipients = topic
+                              ? tx.Exec(queries::kTopicRecipients, *topic, cursor, settings_.batch)
+                              : tx.Exec(queries::kAllRecipients, cursor, settings_.batch);
+  std::vector<hub::NotificationRequest> requests(static_cast<std::size_t>(recipients.Rows()), each);
+  for (int i = 0; i < recipients.Rows(); ++i)
+    requests[static_cast<std::size_t>(i)].user_id = recipients.Int(i, 0);
+  const std::vector<hub::BatchItemResult> results =
+      hub::NotifyService::NotifyIn(tx, requests, now, templates_, deliveries_due);
+  Walked walked;
+  walked.recipients = recipients.Rows();
+  if (walked.recipients > 0) walked.last_user_id = recipients.Int(walked.recipients - 1, 0);
+  for (const auto& result : results) {
+    if (const auto* done = std::get_if<hub::NotifyResult>(&result); done && done->created) {
+      ++walked.created;
+      walked.deliveries += static_cast<std::int64_t>(done->channels.size());
+    }
+  }
+  return walked;
 }
 
 int FanOut::RunOnce() {

@@ -21,21 +21,32 @@ struct FanOutBatch {
   int recipients = 0;     // recipients walked
   int created = 0;        // notifications created (the rest existed: a repeated batch)
   bool finished = false;  // no recipient was left: the broadcast is done
+  // A batch of a canceled broadcast: queued deliveries it canceled (its
+  // `recipients` are those whose deliveries it looked at; `finished`: none
+  // are left).
+  std::int64_t canceled = 0;
 };
 
 // Fans running broadcasts out to their recipients (docs/api.md "Topics and
 // broadcasts"). Each batch is one transaction: lock one running broadcast
 // (FOR UPDATE SKIP LOCKED, and only when its lease has run out or is this
 // process's), read the next settings.batch recipients after its cursor in
-// user id order, create their notifications and deliveries with
-// hub::NotifyService::NotifyIn (one INSERT … SELECT: preferences, addresses,
-// templates per recipient, dedup key "broadcast:<id>", one NOTIFY for the
-// inbox streams and one for the workers), then advance the cursor, the
-// counts and the lease — committed together. A crash rolls the batch back;
+// user id order, create their notifications and deliveries (dedup key
+// "broadcast:<id>", one NOTIFY for the inbox streams and one for the
+// workers), then advance the cursor, the counts and the lease — committed
+// together. Without a template for the type the batch is one set-based
+// statement (queries/fan_out_batch.sql: the recipients, the channels chosen
+// from preferences and addresses, the rows, in the database, the content
+// composed once); a templated or delayed notification is rendered per
+// recipient by hub::NotifyService::NotifyIn. A crash rolls the batch back;
 // the next process to take the broadcast repeats at most that batch, and the
 // dedup key absorbs anything repeated. Any number of FanOuts in any number
 // of processes may run against one database; one broadcast is fanned out by
 // one of them at a time.
+//
+// A canceled broadcast's queued deliveries are canceled the same way, a
+// batch of recipients per transaction under the same lease, walking down
+// from the last recipient the fan-out reached (queries/cancel_deliveries_batch.sql).
 //
 // The deliveries of a batch fall due settings.deliveries_per_second after
 // the previous batch's (see FanOutSettings), so ordinary notifications are
@@ -73,6 +84,25 @@ class FanOut {
   [[nodiscard]] const std::string& owner() const { return owner_; }
 
  private:
+  // What one batch walked and wrote.
+  struct Walked {
+    int recipients = 0;
+    std::optional<std::int64_t> last_user_id;  // none when nothing was walked
+    int created = 0;
+    std::int64_t deliveries = 0;
+  };
+
+  // Whether the batch can be one set-based statement (fan_out_batch.sql):
+  // no template for the type, a title, not delayed.
+  bool IsSetBased(const hub::NotificationRequest& each, core::TimePoint now) const;
+  Walked FanOutSetBased(db::Transaction& tx, const hub::NotificationRequest& each,
+                        const std::optional<std::string>& topic, std::optional<std::int64_t> cursor,
+                        core::TimePoint now, std::optional<core::TimePoint> deliveries_due);
+  // Rendered and chosen per recipient by hub::NotifyService::NotifyIn.
+  Walked FanOutPerRecipient(db::Transaction& tx, const hub::NotificationRequest& each,
+                            const std::optional<std::string>& topic,
+                            std::optional<std::int64_t> cursor, core::TimePoint now,
+                            std::optional<core::TimePoint> deliveries_due);
   db::Next Step();
   // Until a running broadcast may be claimable, at most settings.max_sleep.
   std::chrono::milliseconds IdleWait();

@@ -308,6 +308,10 @@ void NotifyMetrics::CountCommitted(const std::vector<BatchItemResult>& results) 
         done != nullptr && done->created && !done->send_at)
       ++created;
   }
+  CountCreated(created);
+}
+
+void NotifyMetrics::CountCreated(std::int64_t created) {
   if (created > 0) created_.Inc(created);
 }
 

@@ -84,6 +84,9 @@ class NotifyMetrics {
   // when it is released); call after the commit that made them durable.
   // Thread-safe.
   void CountCommitted(const std::vector<BatchItemResult>& results);
+  // Counts `created` notifications written without a result each (a
+  // broadcast's set-based batch); call after their commit. Thread-safe.
+  void CountCreated(std::int64_t created);
 
  private:
   core::Counter& created_;

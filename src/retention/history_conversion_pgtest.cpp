@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -100,7 +101,8 @@ TEST(HistoryConversion, ConvertsInPlaceBesideLiveTraffic) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
 
   const auto migrate_started = Clock::now();
-  EXPECT_EQ(db::Migrate(conn), 1);
+  // Only the conversion: later migrations are not what is measured.
+  EXPECT_EQ(db::Migrate(conn, std::span(before, std::next(before))), 1);
   const double migrate_seconds = Seconds(Clock::now() - migrate_started);
   const long writes_before_stop = writes.load();
   while (writes.load() < writes_before_stop + 10 && writer_error.empty())

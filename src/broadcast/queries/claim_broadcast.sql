@@ -1,11 +1,13 @@
--- Locks one running broadcast for a fan-out batch by process $1: due, and
--- not leased to another process (its lease ran out, or it is ours). Rows
--- another batch holds are skipped, never waited for. `deliveries_due_at`
--- comes back as the due time of this batch's deliveries (never in the past).
-SELECT b.id, b.topic, b.notification::text AS notification, b.cursor,
-       greatest(b.deliveries_due_at, now())::text AS deliveries_due_at
+-- Locks one broadcast with work left for a batch by process $1: running and
+-- due, or canceled with queued deliveries left to cancel (cancel_cursor);
+-- and not leased to another process (its lease ran out, or it is ours).
+-- Rows another batch holds are skipped, never waited for.
+-- `deliveries_due_at` comes back as the due time of this batch's deliveries
+-- (never in the past).
+SELECT b.id, b.topic, b.notification::text AS notification, b.cursor, b.status,
+       b.cancel_cursor, greatest(b.deliveries_due_at, now())::text AS deliveries_due_at
 FROM chopar.broadcasts b
-WHERE b.status = 'running' AND b.due_at <= now()
+WHERE ((b.status = 'running' AND b.due_at <= now()) OR b.cancel_cursor IS NOT NULL)
   AND (b.lease_until IS NULL OR b.lease_until < now() OR b.lease_owner = $1)
 ORDER BY b.due_at, b.id
 LIMIT 1

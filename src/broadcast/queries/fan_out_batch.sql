@@ -1,0 +1,86 @@
+-- One fan-out batch of a broadcast whose notification has no template, set
+-- based: the next $3 recipients after user id $2 (NULL: from the start) —
+-- subscribers of topic $1, or every user when $1 is NULL — in user id order,
+-- their notifications (the same type $4, title $5, body $6, link $7, data $8
+-- (jsonb), category $9, critical $10, cancellation key $11 for all, dedup key
+-- $12 per recipient) and one delivery per channel chosen for each, queued
+-- at $14 (the batch's due time); created_at $13. The channels are chosen
+-- here as hub::ChooseChannels chooses them (hub/channel_choice.hpp): of the
+-- requested $15 (text[] in the order email, telegram, push, sms), those the
+-- user can be reached on and, unless critical, wants for this type and
+-- category — the most specific boolean among types[T][C], types[T],
+-- categories[K][C], categories[K], the channel's own preference, else on
+-- (SMS off). A recipient that already has the dedup key (a repeated batch)
+-- gets nothing new. Queues one NOTIFY for the delivery workers and one for
+-- the inbox streams of the batch's range of users (sent at COMMIT).
+-- Returns the recipients walked, the last one's id (NULL: none), the
+-- notifications and the deliveries created.
+WITH walked AS MATERIALIZED (
+  (SELECT s.user_id
+   FROM chopar.topic_subscribers s
+   -- A range scan of the primary key (topic, user_id), whatever the
+   -- planner guesses of the topic's share of the subscriptions.
+   WHERE $1::text IS NOT NULL AND s.topic = $1
+     AND (s.topic, s.user_id) > ($1, coalesce($2::bigint, -9223372036854775808))
+   ORDER BY s.topic, s.user_id
+   LIMIT $3::int)
+  UNION ALL
+  (SELECT u.id
+   FROM chopar.users u
+   WHERE $1::text IS NULL AND u.id > coalesce($2::bigint, -9223372036854775808)
+   ORDER BY u.id
+   LIMIT $3::int)
+), inserted AS (
+  INSERT INTO chopar.notifications (user_id, type, title, body, link, data, dedup_key, critical,
+                                    created_at, category, cancellation_key)
+  SELECT w.user_id, $4::text, $5::text, $6::text, $7::text, $8::jsonb, $12::text, $10::boolean,
+         $13::timestamptz, $9::text, $11::text
+  FROM walked w
+  ORDER BY w.user_id
+  ON CONFLICT (user_id, dedup_key) DO NOTHING
+  RETURNING id, user_id
+), queued AS (
+  INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, next_attempt_at,
+                                 created_at, updated_at)
+  SELECT n.id, n.user_id, c.channel, 'queued', $14::timestamptz, $13::timestamptz,
+         $13::timestamptz
+  FROM inserted n
+  -- A primary-key lookup per recipient. OFFSET 0 keeps the planner from
+  -- flattening it into a join: a generic plan, guessing thousands of rows,
+  -- would hash the whole users table for every batch.
+  CROSS JOIN LATERAL (SELECT u.id, u.email, u.phone, u.preferences
+                      FROM chopar.users u WHERE u.id = n.user_id OFFSET 0) u
+  CROSS JOIN LATERAL unnest($15::text[]) WITH ORDINALITY AS c(channel, rank)
+  WHERE CASE c.channel
+          WHEN 'email' THEN u.email IS NOT NULL
+          WHEN 'sms' THEN u.phone IS NOT NULL
+          WHEN 'telegram' THEN EXISTS (SELECT 1 FROM chopar.telegram_connections t
+                                       WHERE t.user_id = u.id AND t.active)
+          WHEN 'push' THEN EXISTS (SELECT 1 FROM chopar.push_subscriptions p
+                                   WHERE p.user_id = u.id)
+        END
+    AND ($10::boolean OR CASE
+          WHEN jsonb_typeof(u.preferences -> 'types' -> $4::text -> c.channel) = 'boolean'
+            THEN (u.preferences -> 'types' -> $4::text -> c.channel)::boolean
+          WHEN jsonb_typeof(u.preferences -> 'types' -> $4::text) = 'boolean'
+            THEN (u.preferences -> 'types' -> $4::text)::boolean
+          WHEN jsonb_typeof(u.preferences -> 'categories' -> $9::text -> c.channel) = 'boolean'
+            THEN (u.preferences -> 'categories' -> $9::text -> c.channel)::boolean
+          WHEN jsonb_typeof(u.preferences -> 'categories' -> $9::text) = 'boolean'
+            THEN (u.preferences -> 'categories' -> $9::text)::boolean
+          WHEN jsonb_typeof(u.preferences -> c.channel) = 'boolean'
+            THEN (u.preferences -> c.channel)::boolean
+          ELSE c.channel <> 'sms'
+        END)
+  ORDER BY n.id, c.rank
+  RETURNING 1
+), woken AS (
+  SELECT pg_notify('chopar_deliveries', ''), pg_notify('chopar_inbox', u.low || '-' || u.high)
+  FROM (SELECT min(user_id) AS low, max(user_id) AS high FROM inserted) u
+  WHERE u.low IS NOT NULL
+)
+SELECT (SELECT count(*) FROM walked) AS recipients,
+       (SELECT max(user_id) FROM walked) AS last_user_id,
+       (SELECT count(*) FROM inserted) AS created,
+       (SELECT count(*) FROM queued) AS deliveries,
+       (SELECT count(*) FROM woken) AS woken
