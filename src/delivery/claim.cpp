@@ -163,10 +163,14 @@ RateCounts CountWindow(db::Transaction& tx, const std::vector<Row>& rows,
   const std::string user_array = db::ArrayLiteral(users),
                     channel_array = db::ArrayLiteral(channels);
   tx.Defer(queries::kLockClaimKeys, user_array, channel_array, "chopar.delivery_rate");
+  // Planned by index whatever the statistics (plan_by_index.sql), restored
+  // for the statements after it.
+  tx.Defer(queries::kPlanByIndex, "off");
   // A separate statement (sent in the same round trip): its snapshot is
   // taken after the locks were granted.
   const auto counts = tx.Exec(queries::kCountRateWindow, user_array, channel_array,
                               SqlTime(now - core::kRateWindow), db::ArrayLiteral(reclaimed));
+  tx.Defer(queries::kPlanByIndex, "on");
   RateCounts in_window;
   for (int i = 0; i < counts.Rows(); ++i) {
     const auto channel = core::ParseChannel(counts.Text(i, "channel"));

@@ -1,8 +1,13 @@
 // The hourly-limit count (queries/count_rate_window.sql) on real PostgreSQL:
 // exact across the weekly partitions of `deliveries` (created_at) whatever
-// the claim time.
+// the claim time, and planned by index even when its plan was made while
+// the table was empty.
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "delivery/claim.hpp"
 #include "delivery/queries.hpp"
@@ -112,6 +117,87 @@ TEST_F(RateWindowTest, CountIsExactAroundTheWeekBoundary) {
   }
   EXPECT_GT(Expected(monday + minutes(90)), 0);
 }
+
+// The plan that the claims on one pooled connection use for the count,
+// logged by auto_explain into the server's log: a generic plan made while
+// `deliveries` was empty must not read the partitions sequentially once a
+// broadcast filled them, in either pooling mode (named statements cache it;
+// unnamed ones are planned every time).
+class RateWindowPlanTest : public RateWindowTest,
+                           public ::testing::WithParamInterface<db::ServerPooling> {};
+
+TEST_P(RateWindowPlanTest, CountPlannedOnAnEmptyTableProbesTheIndexOnceTheTableIsFull) {
+  const char* server_log = std::getenv("CHOPAR_TEST_PG_LOG");
+  if (server_log == nullptr) GTEST_SKIP() << "needs scripts/with-test-pg (CHOPAR_TEST_PG_LOG)";
+  // No autovacuum: an ANALYZE would make every session plan again.
+  const auto partitions =
+      Sql("SELECT relid::text FROM pg_partition_tree('chopar.deliveries') WHERE isleaf");
+  for (int i = 0; i < partitions.Rows(); ++i)
+    Sql("ALTER TABLE " + partitions.String(i, 0) + " SET (autovacuum_enabled = off)");
+  AddUser(1);
+  Sql("ANALYZE deliveries");
+  db::PoolSettings settings;
+  settings.conninfo = db_->url();
+  settings.pooling = GetParam();
+  settings.size = 1;
+  db::Pool pool(settings);
+  {
+    auto conn = pool.Acquire();
+    conn->ExecText("LOAD 'auto_explain'", {});
+    conn->ExecText("SET auto_explain.log_min_duration = 0", {});
+  }
+  WorkerSettings worker;
+  worker.hourly_limits[core::ChannelKind::kEmail] = 1'000'000;
+  const ChannelSet channels = ChannelSet::AllTo(channel_);
+  for (int i = 0; i < 8; ++i) {
+    Notify(1, {"email"});
+    ASSERT_EQ(ClaimBatch(pool, clock_.Now(), worker, channels).to_send.size(), 1u);
+    clock_.Advance(seconds(1));
+  }
+  // A broadcast's worth of sent rows, not analyzed.
+  Sql("INSERT INTO users (id, email) SELECT g, 'u' || g || '@example.uz' FROM generate_series(2, "
+      "2001) g");
+  Sql("INSERT INTO notifications (user_id, type, title, created_at) SELECT 2 + g % 2000, 'news', "
+      "'News', " +
+      Literal(clock_.Now()) + " FROM generate_series(1, 200000) g");
+  Sql("INSERT INTO deliveries (notification_id, user_id, channel, status, claimed_at, sent_at, "
+      "created_at) "
+      "SELECT id, user_id, 'email', 'sent', created_at, created_at, created_at FROM notifications "
+      "WHERE type = 'news'");
+
+  // The partition the broadcast filled: the plan must not read it whole.
+  const std::string filled =
+      Scalar("SELECT tableoid::regclass::text FROM deliveries WHERE user_id = 2 LIMIT 1");
+  ASSERT_FALSE(filled.empty());
+
+  std::ifstream log_file(server_log);
+  log_file.seekg(0, std::ios::end);
+  const std::streamoff before = log_file.tellg();
+  Notify(1, {"email"});
+  ASSERT_EQ(ClaimBatch(pool, clock_.Now(), worker, channels).to_send.size(), 1u);
+
+  std::ifstream log(server_log);
+  log.seekg(before);
+  std::stringstream text;
+  text << log.rdbuf();
+  const std::string logged = text.str();
+  // The count's entry: from its query text to the next log line.
+  const std::size_t start = logged.find("AS in_window");
+  ASSERT_NE(start, std::string::npos) << "auto_explain logged no plan of the count";
+  std::size_t end = logged.find("\n20", start);
+  const std::string plan = logged.substr(start, end == std::string::npos ? end : end - start);
+  EXPECT_EQ(plan.find("Seq Scan on " + filled.substr(filled.find('.') + 1)), std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("Index"), std::string::npos) << plan;
+}
+
+INSTANTIATE_TEST_SUITE_P(BothPoolingModes, RateWindowPlanTest,
+                         ::testing::Values(db::ServerPooling::kNone,
+                                           db::ServerPooling::kTransaction),
+                         [](const auto& info) {
+                           return info.param == db::ServerPooling::kNone ? std::string("Named")
+                                                                         : std::string("Unnamed");
+                         });
 
 }  // namespace
 }  // namespace chopar::delivery
