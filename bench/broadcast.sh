@@ -155,9 +155,14 @@ while :; do
 done
 t_done=$(now)
 echo "$status" >"$logs/broadcast.json"
-# Until every delivery is sent (the probes keep running meanwhile).
-while [ "$(sql -c "SELECT count(*) FROM chopar.deliveries WHERE status IN ('queued', 'sending')")" != 0 ]; do
-  sleep 0.5
+# Until every delivery is sent (the probes keep running meanwhile): once a
+# second, whether a queued or a sending row is left, from their partial
+# indexes. (Counting them every half second scanned the whole table and took
+# a fifth of a core from the probes this measures; the time of the last
+# delivery comes from sent_at, not from this loop.)
+while [ "$(sql -c "SELECT EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'queued')
+                       OR EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'sending')")" = t ]; do
+  sleep 1
 done
 rm -f "$logs/probing"
 wait $prober
