@@ -3,6 +3,7 @@
 // leases, repeated batches absorbed, cancel) and the pace of its deliveries.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -15,6 +16,7 @@
 #include "core/clock.hpp"
 #include "core/metrics.hpp"
 #include "core/request_error.hpp"
+#include "db/connection.hpp"
 #include "hub/channel_choice.hpp"
 #include "templates/template.hpp"
 #include "templates/template_store.hpp"
@@ -500,6 +502,51 @@ TEST_F(BroadcastPgTest, EachBatchsDeliveriesFallDueAfterThePreviousBatchs) {
                   "min(created_at))::text FROM chopar.deliveries"));
   EXPECT_NEAR(third, 4.0, 1.0);
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.deliveries"), 600);
+}
+
+// The delivery workers are woken (NOTIFY chopar_deliveries) by a batch whose
+// deliveries are due at once, not by one whose deliveries fall due after the
+// previous batch's, still queued: those would only make every worker run an
+// empty claim. Without a pace every batch is due at once and wakes them.
+TEST_F(BroadcastPgTest, OnlyABatchDueAtOnceWakesTheDeliveryWorkers) {
+  TopicOfUsers(400);
+  db_->Scalar("UPDATE chopar.users SET preferences = '{\"sms\": true}'");
+  const json sms_only = {{"type", "release.note"}, {"title", "x"}, {"channels", {"sms"}}};
+  db::Connection listener = db_->Connect();
+  listener.Listen("chopar_deliveries");
+  db::Connection other = db_->Connect();
+  // The wake-ups the batches of `fan_out` queued: a marker NOTIFYed after
+  // them arrives after every one of them.
+  const auto wakeups_of = [&](FanOut& fan_out) {
+    std::vector<bool> woken;
+    while (fan_out.RunBatch()) {
+      other.ExecScript("NOTIFY chopar_deliveries, 'marker'");
+      int count = 0;
+      bool marked = false;
+      for (int waits = 0; !marked && waits < 6; ++waits) {
+        for (const db::Notification& n : listener.WaitForNotifications(std::chrono::seconds(5))) {
+          if (n.payload == "marker")
+            marked = true;
+          else
+            ++count;
+        }
+      }
+      EXPECT_TRUE(marked) << "the marker NOTIFY never arrived";
+      woken.push_back(count > 0);
+    }
+    return woken;
+  };
+
+  Broadcast({{"topic", "t"}, {"notification", sms_only}});
+  // 200 SMS deliveries a batch at 100 a second: batch 2 is due 2 s after batch 1.
+  FanOut paced(*pool_, clock_, metrics_,
+               FanOutSettings{.batch = 200, .deliveries_per_second = 100});
+  EXPECT_EQ(wakeups_of(paced), (std::vector<bool>{true, false, false}));
+
+  Broadcast({{"topic", "t"}, {"notification", sms_only}});
+  FanOut unpaced(*pool_, clock_, metrics_,
+                 FanOutSettings{.batch = 200, .deliveries_per_second = 0});
+  EXPECT_EQ(wakeups_of(unpaced), (std::vector<bool>{true, true, false}));
 }
 
 }  // namespace

@@ -84,9 +84,16 @@ std::optional<FanOutBatch> FanOut::RunBatch() {
   const std::optional<core::TimePoint> paced_due =
       settings_.deliveries_per_second > 0 ? std::optional(due) : std::nullopt;
 
+  // Paced deliveries due later need no wake-up: the previous batch's, due
+  // before them, are still queued, and a worker sleeps only until the
+  // earliest queued one is due (at most its poll interval). Waking the
+  // workers for every batch made each of them run an empty claim and
+  // recompute its wake-up per batch, on the cores the fan-out runs on.
+  const bool wake_workers = !paced_due || claim.Bool(0, "due_now");
+
   const core::TimePoint now = clock_.Now();
   const auto walked = IsSetBased(each, now)
-                          ? FanOutSetBased(tx, each, topic, cursor, now, paced_due)
+                          ? FanOutSetBased(tx, each, topic, cursor, now, paced_due, wake_workers)
                           : FanOutPerRecipient(tx, each, topic, cursor, now, paced_due);
   const auto spread =
       settings_.deliveries_per_second > 0
@@ -117,7 +124,8 @@ bool FanOut::IsSetBased(const hub::NotificationRequest& each, core::TimePoint no
 FanOut::Walked FanOut::FanOutSetBased(db::Transaction& tx, const hub::NotificationRequest& each,
                                       const std::optional<std::string>& topic,
                                       std::optional<std::int64_t> cursor, core::TimePoint now,
-                                      std::optional<core::TimePoint> deliveries_due) {
+                                      std::optional<core::TimePoint> deliveries_due,
+                                      bool wake_workers) {
   // Composed once: without a template the content is the same for everyone.
   const hub::NotificationContent said = hub::ComposeContent(each, nullptr, "", {}, {});
   std::vector<std::string> requested;
@@ -130,7 +138,7 @@ FanOut::Walked FanOut::FanOutSetBased(db::Transaction& tx, const hub::Notificati
                            said.title, said.body, each.link, each.data.dump(), each.category,
                            each.critical, each.cancellation_key, *each.dedup_key, at,
                            deliveries_due ? core::FormatRfc3339Micros(*deliveries_due) : at,
-                           db::ArrayLiteral(requested));
+                           db::ArrayLiteral(requested), wake_workers);
   return Walked{static_cast<int>(row.Int(0, "recipients")), row.OptInt(0, "last_user_id"),
                 static_cast<int>(row.Int(0, "created")), row.Int(0, "deliveries")};
 }

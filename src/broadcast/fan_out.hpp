@@ -32,11 +32,12 @@ struct FanOutBatch {
 // (FOR UPDATE SKIP LOCKED, and only when its lease has run out or is this
 // process's), read the next settings.batch recipients after its cursor in
 // user id order, create their notifications and deliveries (dedup key
-// "broadcast:<id>", one NOTIFY for the inbox streams and one for the
-// workers), then advance the cursor, the counts and the lease — committed
-// together. Without a template for the type the batch is one set-based
-// statement (queries/fan_out_batch.sql: the recipients, the channels chosen
-// from preferences and addresses, the rows, in the database, the content
+// "broadcast:<id>", one NOTIFY for the inbox streams and, when its
+// deliveries are due at once, one for the workers), then advance the
+// cursor, the counts and the lease — committed together. Without a template
+// for the type the batch is one set-based statement
+// (queries/fan_out_batch.sql: the recipients, the channels chosen from
+// preferences and addresses, the rows, in the database, the content
 // composed once); a templated or delayed notification is rendered per
 // recipient by hub::NotifyService::NotifyIn. A crash rolls the batch back;
 // the next process to take the broadcast repeats at most that batch, and the
@@ -95,9 +96,11 @@ class FanOut {
   // Whether the batch can be one set-based statement (fan_out_batch.sql):
   // no template for the type, a title, not delayed.
   bool IsSetBased(const hub::NotificationRequest& each, core::TimePoint now) const;
+  // `wake_workers`: NOTIFY the delivery workers (the deliveries are due at once).
   Walked FanOutSetBased(db::Transaction& tx, const hub::NotificationRequest& each,
                         const std::optional<std::string>& topic, std::optional<std::int64_t> cursor,
-                        core::TimePoint now, std::optional<core::TimePoint> deliveries_due);
+                        core::TimePoint now, std::optional<core::TimePoint> deliveries_due,
+                        bool wake_workers);
   // Rendered and chosen per recipient by hub::NotifyService::NotifyIn.
   Walked FanOutPerRecipient(db::Transaction& tx, const hub::NotificationRequest& each,
                             const std::optional<std::string>& topic,

@@ -11,8 +11,9 @@
 -- category — the most specific boolean among types[T][C], types[T],
 -- categories[K][C], categories[K], the channel's own preference, else on
 -- (SMS off). A recipient that already has the dedup key (a repeated batch)
--- gets nothing new. Queues one NOTIFY for the delivery workers and one for
--- the inbox streams of the batch's range of users (sent at COMMIT).
+-- gets nothing new. Queues one NOTIFY for the inbox streams of the batch's
+-- range of users and, when $16 is true (the deliveries are due at once), one
+-- for the delivery workers (sent at COMMIT).
 -- Returns the recipients walked, the last one's id (NULL: none), the
 -- notifications and the deliveries created.
 WITH walked AS MATERIALIZED (
@@ -75,7 +76,8 @@ WITH walked AS MATERIALIZED (
   ORDER BY n.id, c.rank
   RETURNING 1
 ), woken AS (
-  SELECT pg_notify('chopar_deliveries', ''), pg_notify('chopar_inbox', u.low || '-' || u.high)
+  SELECT CASE WHEN $16::boolean THEN pg_notify('chopar_deliveries', '') END,
+         pg_notify('chopar_inbox', u.low || '-' || u.high)
   FROM (SELECT min(user_id) AS low, max(user_id) AS high FROM inserted) u
   WHERE u.low IS NOT NULL
 )
