@@ -106,6 +106,26 @@ void Report(const std::string& migration, long rows, double fill_seconds, const 
   ::testing::Test::RecordProperty("longest_write_ms", std::to_string(Seconds(run.longest) * 1000));
 }
 
+// 1000 users and `rows` notifications of theirs, 5 s apart back from now
+// (every tenth with a dedup key when asked), each with a sent delivery.
+void FillHistory(db::Connection& conn, long rows, bool every_tenth_keyed) {
+  // A million rows take longer than a statement may in a test session.
+  conn.ExecScript(
+      "SET statement_timeout = 0;"
+      "INSERT INTO chopar.users (id) SELECT g FROM generate_series(1, 1000) g;"
+      "INSERT INTO chopar.notifications (user_id, type, title, dedup_key, created_at) "
+      "SELECT 1 + g % 1000, 'history.old', 'n', "
+      "CASE WHEN " +
+      std::string(every_tenth_keyed ? "g % 10 = 0" : "false") +
+      " THEN 'k' || g END, now() - make_interval(secs => g * 5) FROM generate_series(1, " +
+      std::to_string(rows) +
+      ") g;"
+      "INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, attempts, "
+      "claimed_at, sent_at, created_at, updated_at) "
+      "SELECT id, user_id, 'email', 'sent', 1, created_at, created_at, created_at, created_at "
+      "FROM chopar.notifications");
+}
+
 // The migrations before `version`, and `version` itself.
 std::pair<std::span<const db::Migration>, std::span<const db::Migration>> SplitAt(
     std::span<const db::Migration> all, int version) {
@@ -124,19 +144,8 @@ TEST(HistoryConversion, ConvertsInPlaceBesideLiveTraffic) {
 
   const long rows = RowsToConvert();
   const auto fill_started = Clock::now();
-  // A million rows take longer than a statement may in a test session.
+  FillHistory(conn, rows, /*every_tenth_keyed=*/false);
   conn.ExecScript(
-      "SET statement_timeout = 0;"
-      "INSERT INTO chopar.users (id) SELECT g FROM generate_series(1, 1000) g;"
-      "INSERT INTO chopar.notifications (user_id, type, title, created_at) "
-      "SELECT 1 + g % 1000, 'history.old', 'n', now() - make_interval(secs => g * 5) "
-      "FROM generate_series(1, " +
-      std::to_string(rows) +
-      ") g;"
-      "INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, attempts, "
-      "claimed_at, sent_at, created_at, updated_at) "
-      "SELECT id, user_id, 'email', 'sent', 1, created_at, created_at, created_at, created_at "
-      "FROM chopar.notifications;"
       "INSERT INTO chopar.sink_messages (delivery_id, channel, user_id, created_at) "
       "SELECT id, 'email', user_id, created_at FROM chopar.deliveries;"
       "ANALYZE");
@@ -182,18 +191,8 @@ TEST(HistoryConversion, ConvertsNotificationsInPlaceBesideLiveTraffic) {
 
   const long rows = RowsToConvert();
   const auto fill_started = Clock::now();
+  FillHistory(conn, rows, /*every_tenth_keyed=*/true);
   conn.ExecScript(
-      "SET statement_timeout = 0;"
-      "INSERT INTO chopar.users (id) SELECT g FROM generate_series(1, 1000) g;"
-      "INSERT INTO chopar.notifications (user_id, type, title, dedup_key, created_at) "
-      "SELECT 1 + g % 1000, 'history.old', 'n', CASE WHEN g % 10 = 0 THEN 'k' || g END, "
-      "now() - make_interval(secs => g * 5) FROM generate_series(1, " +
-      std::to_string(rows) +
-      ") g;"
-      "INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, attempts, "
-      "claimed_at, sent_at, created_at, updated_at) "
-      "SELECT id, user_id, 'email', 'sent', 1, created_at, created_at, created_at, created_at "
-      "FROM chopar.notifications;"
       "INSERT INTO chopar.digests (id, user_id, type, key, status, opened_at, closes_at, "
       "item_count, closed_at) OVERRIDING SYSTEM VALUE "
       "VALUES (1, 2, 'history.old', '', 'closed', now() - interval '1 day', now(), 1, now());"
