@@ -94,7 +94,9 @@ enum class Column {
   kLink,
   kChannels,
   kCatchupPolicy,
-  kCatchupWindow
+  kCatchupWindow,
+  kDelaySeconds,
+  kCancellationKey
 };
 
 const std::map<std::string, Column>& ColumnNames() {
@@ -111,6 +113,8 @@ const std::map<std::string, Column>& ColumnNames() {
       {"channels", Column::kChannels},
       {"catchup_policy", Column::kCatchupPolicy},
       {"catchup_window_seconds", Column::kCatchupWindow},
+      {"delay_seconds", Column::kDelaySeconds},
+      {"cancellation_key", Column::kCancellationKey},
   };
   return names;
 }
@@ -123,7 +127,8 @@ std::vector<Column> HeaderColumns(const std::vector<std::string>& fields) {
     if (it == ColumnNames().end()) {
       throw CsvImportError(1, "unknown column \"" + name +
                                   "\"; known: key, user_id, cron, timezone, type, title, "
-                                  "body, link, channels, catchup_policy, catchup_window_seconds");
+                                  "body, link, channels, catchup_policy, catchup_window_seconds, "
+                                  "delay_seconds, cancellation_key");
     }
     if (std::find(columns.begin(), columns.end(), it->second) != columns.end()) {
       throw CsvImportError(1, "column \"" + name + "\" appears twice");
@@ -165,6 +170,17 @@ nlohmann::json Channels(const std::string& text) {
     }
   }
   return names;
+}
+
+// The integer in column `name`, or CsvImportError naming it (its range is
+// checked with the rest of the row, as the API checks it).
+std::int64_t IntegerField(const std::string& value, const char* name, std::size_t line) {
+  std::int64_t number = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (error != std::errc() || end != value.data() + value.size()) {
+    throw CsvImportError(line, std::string(name) + " \"" + value + "\" is not an integer");
+  }
+  return number;
 }
 
 // The template and catch-up from the options, validated once: rows without
@@ -230,16 +246,15 @@ ScheduleSpec RowSpec(const std::vector<Column>& columns, const std::vector<std::
       case Column::kCatchupPolicy:
         catchup["policy"] = value;
         break;
-      case Column::kCatchupWindow: {
-        std::int64_t seconds = 0;
-        const auto [end, error] =
-            std::from_chars(value.data(), value.data() + value.size(), seconds);
-        if (error != std::errc() || end != value.data() + value.size()) {
-          throw CsvImportError(line, "catchup_window_seconds \"" + value + "\" is not an integer");
-        }
-        catchup["window_seconds"] = seconds;
+      case Column::kCatchupWindow:
+        catchup["window_seconds"] = IntegerField(value, "catchup_window_seconds", line);
         break;
-      }
+      case Column::kDelaySeconds:
+        notification["delay_seconds"] = IntegerField(value, "delay_seconds", line);
+        break;
+      case Column::kCancellationKey:
+        notification["cancellation_key"] = value;
+        break;
     }
   }
   if (key.empty()) throw CsvImportError(line, "the key is empty");
@@ -293,8 +308,9 @@ CsvSchedules ParseScheduleCsv(std::istream& in, const CsvImportOptions& options)
   while (reader.Next(fields, line)) {
     if (fields.size() == 1 && Trim(fields[0]).empty()) continue;
     if (!fields[0].empty() && fields[0][0] == '#') continue;
-    const bool names_key = std::any_of(
-        fields.begin(), fields.end(), [](const std::string& f) { return core::AsciiLower(Trim(f)) == "key"; });
+    const bool names_key = std::any_of(fields.begin(), fields.end(), [](const std::string& f) {
+      return core::AsciiLower(Trim(f)) == "key";
+    });
     if (!header && out.specs.empty() && names_key) {
       header = HeaderColumns(fields);
       continue;

@@ -24,9 +24,9 @@ namespace chopar::schedule {
 // time zone (empty or absent: follow the user's zone). A first row with a
 // field "key" is a header naming the columns instead, in any order:
 // key, user_id, cron (or time), timezone, and optionally type, title, body,
-// link, channels (names separated by ';' or spaces), catchup_policy,
-// catchup_window_seconds — per-row values for the template and catch-up that
-// otherwise come from the options.
+// link, channels (names separated by ';' or spaces), delay_seconds,
+// cancellation_key, catchup_policy, catchup_window_seconds — per-row values
+// for the template and catch-up that otherwise come from the options.
 struct CsvImportOptions {
   // The notification template of rows that do not name their own
   // (ParseScheduleSpec's "notification"); per-row columns override members.

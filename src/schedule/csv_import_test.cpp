@@ -41,6 +41,26 @@ TEST(CsvImportTest, PositionalRowsWithDailyTimesAndOptionalZone) {
   EXPECT_EQ(s.lines, (std::vector<std::size_t>{1, 2, 3}));
 }
 
+TEST(CsvImportTest, DelayAndCancellationKeyColumnsAreCheckedAsTheApiChecksThem) {
+  const CsvSchedules s = Parse(
+      "key,user_id,cron,delay_seconds,cancellation_key\n"
+      "pill-1,1,18:00,600,pill-1:dose\n"
+      "pill-2,2,18:00,,\n");
+  ASSERT_EQ(s.specs.size(), 2u);
+  EXPECT_EQ(s.specs[0].notification.delay_seconds, 600);
+  EXPECT_EQ(s.specs[0].notification.cancellation_key, "pill-1:dose");
+  EXPECT_EQ(s.specs[1].notification.delay_seconds, std::nullopt);
+  EXPECT_EQ(s.specs[1].notification.cancellation_key, std::nullopt);
+
+  const std::string header = "key,user_id,cron,delay_seconds\n";
+  EXPECT_NE(std::string(ErrorFor(header + "pill-1,1,18:00,ten\n").what()).find("delay_seconds"),
+            std::string::npos);
+  const CsvImportError too_long = ErrorFor(header + "pill-1,1,18:00,31622401\n");
+  EXPECT_EQ(too_long.line(), 2u);
+  EXPECT_NE(std::string(too_long.what()).find("delay_seconds"), std::string::npos)
+      << too_long.what();
+}
+
 TEST(CsvImportTest, HeaderNamesColumnsInAnyOrderWithTemplateFields) {
   CsvImportOptions options;
   options.catchup = {{"policy", "all"}};

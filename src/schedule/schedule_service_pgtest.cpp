@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/request_error.hpp"
+#include "db/errors.hpp"
 #include "schedule/csv_import.hpp"
 #include "schedule/schedule_pgtest_fixture.hpp"
 #include "testing/request_error.hpp"
@@ -45,7 +46,9 @@ TEST_F(ScheduleServiceTest, PutGetDelete) {
                                        {"link", "/pills/17"},
                                        {"data", {{"pill_id", 17}}},
                                        {"channels", {"push", "telegram"}},
-                                       {"critical", false}}));
+                                       {"critical", false},
+                                       {"delay_seconds", nullptr},
+                                       {"cancellation_key", nullptr}}));
   EXPECT_EQ(got["catchup"], (json{{"policy", "latest"}, {"window_seconds", 86400}}));
   EXPECT_EQ(got["enabled"], true);
   EXPECT_EQ(got["next_fire_at"], "2026-10-20T13:05:00Z");
@@ -76,6 +79,25 @@ TEST_F(ScheduleServiceTest, TemplateTextAndDataRoundTrip) {
   EXPECT_EQ(got["data"], body["notification"]["data"]);
   EXPECT_EQ(got["critical"], true);
   EXPECT_EQ(got["channels"], nullptr);
+}
+
+TEST_F(ScheduleServiceTest, WorkflowMembersRoundTripAndTheDatabaseHoldsTheirBounds) {
+  AddUser(1, "UTC");
+  json body = Body(1, "0 9 * * *");
+  body["notification"]["delay_seconds"] = 31622400;
+  body["notification"]["cancellation_key"] = std::string(255, 'k');
+  Put("pill-1", body);
+  const json got = service_->Get("pill-1")["notification"];
+  EXPECT_EQ(got["delay_seconds"], 31622400);
+  EXPECT_EQ(got["cancellation_key"], std::string(255, 'k'));
+
+  // The CHECKs say what the API says, for writers that bypass it.
+  for (const char* bad : {"delay_seconds = -1", "delay_seconds = 31622401", "cancellation_key = ''",
+                          "cancellation_key = repeat('k', 256)"}) {
+    EXPECT_THROW(db_->Scalar(std::string("UPDATE chopar.schedules SET ") + bad), db::DbError)
+        << bad;
+  }
+  EXPECT_EQ(Column("pill-1", "delay_seconds"), "31622400");
 }
 
 TEST_F(ScheduleServiceTest, UnknownUserWritesNothing) {

@@ -2,15 +2,14 @@
 
 #include <set>
 
+#include "core/text.hpp"
 #include "core/time_format.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/validation.hpp"
-#include "core/text.hpp"
 #include "schedule/time_zone.hpp"
 
 namespace chopar::schedule {
 namespace {
-
 
 void RejectUnknownMembers(const nlohmann::json& object, const std::set<std::string>& known,
                           const std::string& prefix) {
@@ -35,6 +34,11 @@ NotificationTemplate ParseTemplate(const nlohmann::json& body, std::int64_t user
     throw core::InvalidField("notification.user_id",
                              "notification.user_id: the schedule's user_id is used");
   }
+  if (it->contains("send_at")) {
+    throw core::InvalidField("notification.send_at",
+                             "notification.send_at: a schedule recurs and one instant cannot "
+                             "delay each occurrence; use notification.delay_seconds");
+  }
   nlohmann::json request = *it;
   request["user_id"] = user_id;
   hub::NotificationRequest parsed;
@@ -55,6 +59,8 @@ NotificationTemplate ParseTemplate(const nlohmann::json& body, std::int64_t user
   t.link = std::move(parsed.link);
   t.data = std::move(parsed.data);
   t.critical = parsed.critical;
+  t.delay_seconds = parsed.delay_seconds;
+  t.cancellation_key = std::move(parsed.cancellation_key);
   if (const auto channels = it->find("channels"); channels != it->end() && !channels->is_null()) {
     t.channels = std::move(parsed.channels);
   }

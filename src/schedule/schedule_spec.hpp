@@ -32,7 +32,8 @@ inline constexpr std::chrono::seconds kDefaultCatchupWindow{86400};
 inline constexpr std::chrono::seconds kMaxCatchupWindow{366 * 86400};
 
 // The notification each firing creates; the fields of POST /v1/notifications
-// without user_id (the schedule's) and dedup_key (set per occurrence).
+// without user_id (the schedule's), dedup_key (set per occurrence) and
+// send_at (refused: an absolute instant does not recur).
 struct NotificationTemplate {
   std::string type;
   std::string title;
@@ -41,6 +42,11 @@ struct NotificationTemplate {
   nlohmann::json data = nlohmann::json::object();
   std::optional<std::vector<core::ChannelKind>> channels;  // nullopt: every channel
   bool critical = false;
+  // Each occurrence appears this long after its due instant (a delayed
+  // notification); nullopt: at once.
+  std::optional<int> delay_seconds;
+  // Carried by every occurrence's notification (POST /v1/notifications/cancel).
+  std::optional<std::string> cancellation_key;
 
   friend bool operator==(const NotificationTemplate&, const NotificationTemplate&) = default;
 };
@@ -65,14 +71,16 @@ bool IsValidScheduleKey(std::string_view key);
 // Parses and validates a schedule body:
 //   {"user_id": 8, "cron": "5 18 * * *", "timezone": "Asia/Tashkent" | null,
 //    "notification": {"type", "title", "body", "link", "data", "channels",
-//                     "critical"},
+//                     "critical", "delay_seconds", "cancellation_key"},
 //    "catchup": {"policy": "latest" | "all" | "none", "window_seconds": n},
 //    "enabled": true}
 // `key` is the path's key; a "key" member in the body, if present, must equal
 // it. Absent timezone, catchup and enabled take their defaults (follow the
 // user, latest, 86400 s, true). The notification is validated exactly as
 // POST /v1/notifications validates (hub::ParseNotificationRequest); a
-// dedup_key there is refused because each firing sets its own.
+// dedup_key there is refused because each firing sets its own, a send_at
+// because one instant cannot delay every occurrence of a recurring schedule
+// (delay_seconds does that).
 //
 // Throws core::RequestError (kInvalidJson / kInvalidField) naming the field;
 // a bad cron pattern's message carries the field and character position

@@ -79,6 +79,10 @@ void AppendRow(std::string& out, const ScheduleSpec& spec,
   }
   out += ",\"critical\":";
   out += t.critical ? "true" : "false";
+  out += ",\"delay_seconds\":";
+  out += t.delay_seconds ? std::to_string(*t.delay_seconds) : "null";
+  out += ",\"cancellation_key\":";
+  AppendOptional(out, t.cancellation_key);
   out += ",\"catchup_policy\":";
   AppendString(out, CatchupPolicyName(spec.catchup_policy));
   out += ",\"catchup_window_seconds\":" + std::to_string(spec.catchup_window.count());

@@ -34,7 +34,6 @@ db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, const SchedulerSet
   return loop;
 }
 
-
 // PostgreSQL's text form of a text[] of channel names: "{push,telegram}".
 std::vector<core::ChannelKind> ParseChannelArray(std::string_view text) {
   std::vector<core::ChannelKind> kinds;
@@ -86,10 +85,10 @@ struct FiringUpdates {
 }  // namespace
 
 SchedulerMetrics::SchedulerMetrics(core::MetricsRegistry& registry)
-    : lag(registry.GetHistogram(
-          "chopar_schedule_lag_seconds", "Seconds from an occurrence's due instant to its firing", {},
-          {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600,
-           86400})),
+    : lag(registry.GetHistogram("chopar_schedule_lag_seconds",
+                                "Seconds from an occurrence's due instant to its firing", {},
+                                {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+                                 300, 900, 3600, 21600, 86400})),
       due(registry.GetGauge("chopar_schedules_due",
                             "Enabled schedules whose next_fire_at has passed")),
       fired(registry.GetCounter("chopar_schedule_fired_total",
@@ -176,8 +175,14 @@ Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
       base.data = nlohmann::json::parse(rows.Text(i, "data"));
       if (!rows.IsNull(i, "channels")) base.channels = ParseChannelArray(rows.Text(i, "channels"));
       base.critical = rows.Bool(i, "critical");
+      base.cancellation_key = rows.OptString(i, "cancellation_key");
+      const std::optional<std::int64_t> delay_seconds = rows.OptInt(i, "delay_seconds");
       for (core::TimePoint due : decision.fire) {
         hub::NotificationRequest request = base;
+        // Not before due + delay, counted from the occurrence's due instant
+        // rather than from now: an occurrence fired late (catch-up after
+        // downtime) appears at due + delay, or at once when that has passed.
+        if (delay_seconds) request.send_at = due + std::chrono::seconds(*delay_seconds);
         request.dedup_key = "schedule:" + key + ":" + std::to_string(UnixSeconds(due));
         request.data["due_at"] = core::FormatRfc3339(due);
         request.data["schedule"] = key;

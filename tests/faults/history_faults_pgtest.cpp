@@ -23,6 +23,7 @@
 
 #include "../blackbox_support.hpp"
 #include "db/connection.hpp"
+#include "fault_support.hpp"
 #include "testing/test_server.hpp"
 
 namespace chopar {
@@ -129,13 +130,7 @@ class HistoryFaults : public testing::DatabaseBlackBox {
   // (pg_locks `w`, not granted) where `where` (SQL on `a` and `w`) says;
   // nullopt until then.
   std::optional<std::int64_t> PassWaitingIn(const std::string& function, const std::string& where) {
-    const std::string pid = db_->Scalar(
-        "SELECT coalesce(min(a.pid), 0) FROM pg_stat_activity a "
-        "JOIN pg_locks w ON w.pid = a.pid AND NOT w.granted "
-        "WHERE a.datname = current_database() AND a.query LIKE '%" +
-        function + "%' AND " + where);
-    if (pid == "0") return std::nullopt;
-    return std::stoll(pid);
+    return testing::BackendWaitingIn(*db_, function, where);
   }
   // Creating: it holds, uncommitted, a partition it created (an ACCESS
   // EXCLUSIVE lock on a relation this session cannot see yet).
@@ -153,10 +148,6 @@ class HistoryFaults : public testing::DatabaseBlackBox {
                          "w.relation = 'chopar.deliveries_old_week_seq'::regclass");
   }
 
-  bool BackendGone(std::int64_t pid) {
-    return db_->Count("SELECT count(*) FROM pg_stat_activity WHERE pid = " + std::to_string(pid)) ==
-           0;
-  }
   // SIGKILL for `worker` once `backend`, its pass's session, waits mid-DDL.
   // The session ends when its statement gives up (the pass's lock
   // timeout); only then is `blocker`'s transaction let go, so nothing the
@@ -164,7 +155,7 @@ class HistoryFaults : public testing::DatabaseBlackBox {
   void KillMidDdl(testing::ChildProcess& worker, std::int64_t backend, db::Connection& blocker) {
     worker.Signal(SIGKILL);
     EXPECT_EQ(worker.Wait(10s), 128 + SIGKILL);
-    ASSERT_TRUE(WaitUntil([&] { return BackendGone(backend); }, 30s));
+    ASSERT_TRUE(WaitUntil([&] { return testing::BackendGone(*db_, backend); }, 30s));
     blocker.ExecText("ROLLBACK", {});
   }
 

@@ -26,6 +26,7 @@
 #include "delivery/claim.hpp"
 #include "delivery/test_support.hpp"
 #include "delivery/worker.hpp"
+#include "fault_support.hpp"
 #include "hub/notify_service.hpp"
 #include "net/http_client.hpp"
 #include "outbox/relay.hpp"
@@ -444,19 +445,7 @@ TEST_F(RestartTest, ReleaserMakesEachDueNotificationOnceAcrossARestart) {
 TEST_F(RestartTest, EveryBroadcastRecipientHasExactlyOneNotificationAfterACrash) {
   constexpr int kRecipients = 20000;
   const std::string n = std::to_string(kRecipients);
-  db_->Scalar(
-      "INSERT INTO chopar.users (id, email) SELECT i, 'u' || i || '@example.uz' "
-      "FROM generate_series(1, " +
-      n + ") i");
-  db_->Scalar("INSERT INTO chopar.topics (key, name) VALUES ('everyone', 'Everyone')");
-  db_->Scalar(
-      "INSERT INTO chopar.topic_subscribers (topic, user_id) SELECT 'everyone', i "
-      "FROM generate_series(1, " +
-      n + ") i");
-  const std::string id = db_->Scalar(
-      "INSERT INTO chopar.broadcasts (topic, audience, notification) VALUES ('everyone', "
-      "'topic', '{\"type\": \"maintenance\", \"title\": \"Texnik ishlar\", "
-      "\"channels\": [\"email\"]}') RETURNING id");
+  const std::string id = testing::MakeTopicBroadcast(*db_, kRecipients);
 
   db::Pool pool(db_->url(), 4);
   // Small batches: many of them to crash in the middle of. A short lease and

@@ -12,7 +12,7 @@
 -- (20–35 ms instead of ~1 ms).
 WITH due AS MATERIALIZED (
   SELECT key, user_id, cron, timezone, next_fire_at, catchup_policy, catchup_window_seconds,
-         type, title, body, link, data, channels, critical
+         type, title, body, link, data, channels, critical, delay_seconds, cancellation_key
   FROM chopar.schedules
   WHERE enabled AND next_fire_at <= $1::timestamptz
   ORDER BY next_fire_at
@@ -21,7 +21,8 @@ WITH due AS MATERIALIZED (
 )
 SELECT s.key, s.user_id, s.cron, coalesce(s.timezone, u.timezone) AS zone,
        s.next_fire_at::text AS next_fire_at, s.catchup_policy, s.catchup_window_seconds,
-       s.type, s.title, s.body, s.link, s.data::text AS data, s.channels::text AS channels, s.critical
+       s.type, s.title, s.body, s.link, s.data::text AS data, s.channels::text AS channels, s.critical,
+       s.delay_seconds, s.cancellation_key
 FROM due s
 JOIN chopar.users u ON u.id = s.user_id
 ORDER BY s.next_fire_at
