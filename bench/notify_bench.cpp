@@ -100,6 +100,7 @@ struct Options {
   bool raw_only = false;
   bool templates = false;
   bool data = false;
+  bool dedup_keys = false;
 };
 
 void PrintUsage() {
@@ -132,6 +133,8 @@ void PrintUsage() {
   --data                 requests carry their title and body and also the data the
                          template of --templates renders from (its baseline: the
                          same requests, no template)
+  --dedup-keys           every request carries a dedup key of its own (the keyed
+                         path: the key is recorded, nothing is deduplicated)
 
 chopar is started with CHOPAR_DATABASE_URL, CHOPAR_SERVER_LISTEN/API_KEY/
 DATA_DIR and very high CHOPAR_LIMITS_HOURLY_*; any other CHOPAR_* variable in
@@ -150,6 +153,10 @@ Options ParseOptions(int argc, char** argv) {
     }
     if (arg == "--templates" || arg == "--data") {
       (arg == "--templates" ? options.templates : options.data) = true;
+      continue;
+    }
+    if (arg == "--dedup-keys") {
+      options.dedup_keys = true;
       continue;
     }
     if (arg == "--keep-databases" || arg == "--raw-only") {
@@ -320,10 +327,12 @@ std::string IntArray(const std::vector<Int>& values, size_t begin, size_t end) {
 // With `templated`, requests carry only data and chopar renders the same
 // title and body from kBenchTemplate, plus its email and Telegram blocks;
 // with `with_data`, requests carry their title and body and that data too.
+// With `dedup_keys`, every request (of every phase) has a key of its own.
 struct Workload {
   int users;
   bool templated = false;
   bool with_data = false;
+  bool dedup_keys = false;
   long long UserOf(long long k) const { return k % users + 1; }
   static std::string Title(long long k) { return "Bench ping " + std::to_string(k); }
   static std::string Body(long long k) {
@@ -333,18 +342,21 @@ struct Workload {
     return {{"n", k}, {"task", {{"title", Title(k)}, {"due", "18:00"}}}};
   }
   Json Item(long long k) const {
-    if (templated) {
-      return Json{{"user_id", UserOf(k)},
-                  {"type", "bench.ping"},
-                  {"data", Data(k)},
-                  {"channels", {"email", "telegram"}}};
+    Json item = templated ? Json{{"user_id", UserOf(k)},
+                                 {"type", "bench.ping"},
+                                 {"data", Data(k)},
+                                 {"channels", {"email", "telegram"}}}
+                          : Json{{"user_id", UserOf(k)},
+                                 {"type", "bench.ping"},
+                                 {"title", Title(k)},
+                                 {"body", Body(k)},
+                                 {"channels", {"email", "telegram"}}};
+    if (with_data && !templated) item["data"] = Data(k);
+    if (dedup_keys) {
+      // Phases reuse k: a counter keeps the keys of the whole run distinct.
+      static std::atomic<long long> next_key{0};
+      item["dedup_key"] = "bench-" + std::to_string(next_key++);
     }
-    Json item{{"user_id", UserOf(k)},
-              {"type", "bench.ping"},
-              {"title", Title(k)},
-              {"body", Body(k)},
-              {"channels", {"email", "telegram"}}};
-    if (with_data) item["data"] = Data(k);
     return item;
   }
 };
@@ -1208,7 +1220,7 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
   std::cout << "  chopar serve ready in " << Fixed(SecondsSince(boot), 2) << " s on port " << port
             << "\n";
 
-  const Workload workload{options.users, options.templates, options.data};
+  const Workload workload{options.users, options.templates, options.data, options.dedup_keys};
   ChoparResult result;
   long long expected_deliveries = 0;
   try {

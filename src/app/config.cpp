@@ -16,12 +16,17 @@
 #include "outbox/chopar_events.hpp"
 #include "outbox/targets.hpp"
 #include "outbox/type_patterns.hpp"
+#include "templates/workflow_settings.hpp"
 
 namespace chopar::app {
 namespace {
 
 // The array of tables of report jobs, read apart from the sections.
 constexpr std::string_view kReportsKey = "reports";
+
+// A digest's deliveries are created when its window closes, at most this
+// many days after its first notification.
+constexpr int kLongestDigestWindowDays = templates::kMaxWindowSeconds / (24 * 3600);
 
 struct Binding {
   std::string section;  // "limits.hourly" for nested tables
@@ -441,11 +446,16 @@ void Validate(const Config& c) {
   }
   if (c.retention.deliveries_days < 0) Fail("[retention] deliveries_days must be >= 0");
   if (c.retention.notifications_days < 0) Fail("[retention] notifications_days must be >= 0");
-  if (c.retention.notifications_days != 0) {
-    Fail(
-        "[retention] notifications_days must be 0: notifications are kept forever, only "
-        "deliveries and sink messages are partitioned (docs/operations.md, \"Partitioned "
-        "history\")");
+  // A notification's deliveries are created up to the longest digest window
+  // (7 days) after it and dropped a whole week at a time: they must go
+  // before it, or a delivery would name a notification that is gone.
+  if (c.retention.notifications_days != 0 &&
+      (c.retention.deliveries_days == 0 ||
+       c.retention.notifications_days <= c.retention.deliveries_days + kLongestDigestWindowDays)) {
+    Fail("[retention] notifications_days must be 0, or more than deliveries_days (not 0) + " +
+         std::to_string(kLongestDigestWindowDays) +
+         " (the longest digest window): deliveries are dropped before their notifications "
+         "(docs/operations.md, \"Partitioned history\")");
   }
   for (const std::string& pattern : c.events.emit) {
     if (auto problem = outbox::TypePatterns::Problem(pattern)) Fail("[events] emit: " + *problem);

@@ -19,11 +19,15 @@ TEST_F(ConfigTest, RetentionDaysMustNotBeNegative) {
             "config: [retention] notifications_days must be >= 0");
 }
 
-TEST_F(ConfigTest, RetentionOfNotificationsIsRefused) {
-  EXPECT_EQ(FileRefusal("[retention]\nnotifications_days = 30\n"),
-            "config: [retention] notifications_days must be 0: notifications are kept forever, "
-            "only deliveries and sink messages are partitioned (docs/operations.md, "
-            "\"Partitioned history\")");
+TEST_F(ConfigTest, RetentionOfNotificationsOutlivesTheirDeliveries) {
+  const std::string refusal =
+      "config: [retention] notifications_days must be 0, or more than deliveries_days (not 0) "
+      "+ 7 (the longest digest window): deliveries are dropped before their notifications "
+      "(docs/operations.md, \"Partitioned history\")";
+  EXPECT_EQ(FileRefusal("[retention]\nnotifications_days = 30\n"), refusal);
+  EXPECT_EQ(FileRefusal("[retention]\nnotifications_days = 37\ndeliveries_days = 30\n"), refusal);
+  const Config c = Load("[retention]\nnotifications_days = 38\ndeliveries_days = 30\n");
+  EXPECT_EQ(c.retention.notifications_days, 38);
 }
 
 }  // namespace

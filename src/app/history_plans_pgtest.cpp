@@ -1,6 +1,6 @@
 // The hot statements keep their index conditions on the partitioned history
-// (migration 0017): on a database with a month of weekly partitions full of
-// deliveries and sink messages, each statement is planned as chopar runs it
+// (migrations 0017, 0020): on a database with a month of weekly partitions
+// full of notifications, deliveries and sink messages, each statement is planned as chopar runs it
 // (PREPARE with its parameters) and its plan must not read a big partition
 // or table sequentially; a statement bounded by created_at reads only the
 // partitions its bound allows.
@@ -38,13 +38,15 @@ class HistoryPlansTest : public PgTest {
       DROP TABLE chopar.deliveries_legacy;
       ALTER TABLE chopar.sink_messages DETACH PARTITION chopar.sink_messages_legacy;
       DROP TABLE chopar.sink_messages_legacy;
+      ALTER TABLE chopar.notifications DETACH PARTITION chopar.notifications_legacy;
+      DROP TABLE chopar.notifications_legacy;
       DO $$
       DECLARE
         table_name text;
         first timestamptz := (SELECT min(lower_bound) FROM chopar.history_partitions('chopar.deliveries'));
         week integer;
       BEGIN
-        FOREACH table_name IN ARRAY ARRAY['deliveries', 'sink_messages'] LOOP
+        FOREACH table_name IN ARRAY ARRAY['deliveries', 'sink_messages', 'notifications'] LOOP
           FOR week IN 1..7 LOOP
             EXECUTE format('CREATE TABLE chopar.%I PARTITION OF chopar.%I FOR VALUES FROM (%L) TO (%L)',
                            table_name || '_past' || week, table_name,
@@ -65,7 +67,9 @@ class HistoryPlansTest : public PgTest {
           "created_at) SELECT 1 + g % 500, 'plan.test', 'n' || g, 'k' || " +
           std::to_string(week) + " || '-' || g, " + at + " FROM generate_series(1, " +
           std::to_string(kRowsPerWeek) +
-          ") g RETURNING id, user_id, created_at), "
+          ") g RETURNING id, user_id, dedup_key, created_at), "
+          "k AS (INSERT INTO chopar.notification_dedup (user_id, dedup_key, notification_id, "
+          "created_at) SELECT user_id, dedup_key, id, created_at FROM n), "
           "d AS (INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, "
           "attempts, claimed_at, sent_at, lease_until, claim_token, created_at, updated_at) "
           "SELECT id, user_id, 'email', s.status, 1, created_at, "
@@ -147,10 +151,11 @@ TEST_F(HistoryPlansTest, DeliveryWorkerStatementsUseIndexes) {
 
 TEST_F(HistoryPlansTest, NotifyInboxAndDedupStatementsUseIndexes) {
   const std::string id = Scalar("SELECT max(id) FROM chopar.notifications WHERE user_id = 7");
-  ExpectIndexDriven(hub::queries::kInsertNotifications,
-                    "'{0}', '{7}', '{plan.test}', '{t}', '{\"\"}', '{NULL}', '{\"{}\"}', "
-                    "'{k0-7}', '{f}', '{email}', now(), '{}', '{NULL}', '{NULL}', '{NULL}', '{NULL}', "
-                    "'{NULL}', NULL");
+  ExpectIndexDriven(
+      hub::queries::kInsertNotifications,
+      "'{0}', '{7}', '{plan.test}', '{t}', '{\"\"}', '{NULL}', '{\"{}\"}', "
+      "'{k0-7}', '{f}', '{email}', now(), '{}', '{NULL}', '{NULL}', '{NULL}', '{NULL}', "
+      "'{NULL}', NULL");
   ExpectIndexDriven(hub::queries::kFindByDedupKey, "7, 'k0-7'");
   ExpectIndexDriven(hub::queries::kListNotifications,
                     "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20");
@@ -160,6 +165,11 @@ TEST_F(HistoryPlansTest, NotifyInboxAndDedupStatementsUseIndexes) {
   ExpectIndexDriven(hub::queries::kListNotificationsSince, "7, " + id + " - 1000, 100");
   ExpectIndexDriven(hub::queries::kLatestNotificationId, "7");
   ExpectIndexDriven(hub::queries::kMarkReadIds, "7, '{" + id + "}'");
+  ExpectIndexDriven(hub::queries::kMarkReadAll, "7");
+  ExpectIndexDriven(hub::queries::kInsertDelayed,
+                    "'{0}', '{" + id +
+                        "}', '{7}', '{2030-01-01T00:00:00Z}', '{\"{}\"}', "
+                        "'{k0-7}', '{NULL}', now()");
   // A notification with its deliveries, found by notification_id.
   ExpectIndexDriven(hub::queries::kGetNotification, id);
 }
@@ -172,6 +182,29 @@ TEST_F(HistoryPlansTest, LookupsByIdUseEachPartitionsIndex) {
   ExpectIndexDriven(hub::queries::kListDeliveries, "NULL, NULL, 7, 20, 9223372036854775807");
   ExpectIndexDriven(hub::queries::kListDeliveries, "'failed', NULL, NULL, 20, 9223372036854775807");
   ExpectIndexDriven(console::queries::kListSinkMessages, "NULL, NULL, 50, 9223372036854775807");
+}
+
+// The inbox's next page reads only the partitions at or before its cursor:
+// the statement bounds created_at, which the keyset row comparison alone
+// does not let the planner prune by.
+TEST_F(HistoryPlansTest, AnInboxPageReadsOnlyPartitionsUpToItsCursor) {
+  const std::string newer_partitions = Scalar(
+      "SELECT string_agg(c.relname, ',') FROM chopar.history_partitions('chopar.notifications') p "
+      "JOIN pg_class c ON c.oid = p.partition "
+      "WHERE p.lower_bound > now() - interval '2 weeks'");
+  ASSERT_GE(std::count(newer_partitions.begin(), newer_partitions.end(), ','), 1)
+      << newer_partitions;
+  const std::string cursor = "(extract(epoch FROM now() - interval '2 weeks') * 1000000)::bigint";
+  for (const db::Query* query :
+       {&hub::queries::kListNotifications, &hub::queries::kListUnreadNotifications}) {
+    const std::set<std::string> relations =
+        RelationsRead(Plan(*query, "7, " + cursor + ", 9223372036854775807, 20"));
+    EXPECT_NE(relations.size(), 0u);
+    for (const std::string& relation : relations) {
+      EXPECT_EQ(("," + newer_partitions + ",").find("," + relation + ","), std::string::npos)
+          << query->name << ": " << relation << " is read";
+    }
+  }
 }
 
 // GET /v1/stats/deliveries reads the last hour: the partitions that end

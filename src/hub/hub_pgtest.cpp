@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "core/request_error.hpp"
@@ -69,7 +71,8 @@ TEST_F(HubTest, ChannelChoiceForTheFourUsersOfTheSourceDocument) {
   users_->AddPushSubscription(
       4, {.endpoint = "https://push.example/abc", .p256dh = kP256dh, .auth = kAuth});
 
-  EXPECT_EQ(notify_->Notify(Request(1)).channels, (Kinds{ChannelKind::kEmail, ChannelKind::kTelegram}));
+  EXPECT_EQ(notify_->Notify(Request(1)).channels,
+            (Kinds{ChannelKind::kEmail, ChannelKind::kTelegram}));
   EXPECT_EQ(notify_->Notify(Request(2)).channels, Kinds{});
   EXPECT_EQ(notify_->Notify(Request(3)).channels, (Kinds{ChannelKind::kEmail}));
   EXPECT_EQ(notify_->Notify(Request(4)).channels, (Kinds{ChannelKind::kEmail, ChannelKind::kPush}));
@@ -107,11 +110,58 @@ TEST_F(HubTest, ConcurrentRepeatsOfOneKeyCreateOneRow) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries"), 1);
 }
 
+// notification_dedup is the one arbiter of a key: threads sending one key at
+// once, immediately, delayed or both, get one notification (or one delayed
+// notification) between them, and all answer with its id. Several keys, so
+// the threads race on each.
+TEST_F(HubTest, ConcurrentImmediateAndDelayedRepeatsOfOneKeyKeepOne) {
+  PutUser(1, {{"email", "aziz@example.uz"}});
+  struct Mix {
+    const char* name;
+    int immediate;
+    int delayed;
+  };
+  for (const Mix mix : {Mix{"immediate", 8, 0}, Mix{"delayed", 0, 8}, Mix{"mixed", 4, 4}}) {
+    for (int round = 0; round < 5; ++round) {
+      const std::string key = std::string(mix.name) + ":" + std::to_string(round);
+      std::vector<std::thread> threads;
+      std::mutex mutex;
+      std::set<std::int64_t> ids;
+      int created = 0;
+      for (int i = 0; i < mix.immediate + mix.delayed; ++i) {
+        threads.emplace_back([&, i] {
+          NotificationRequest r = Request(1, key);
+          if (i >= mix.immediate) r.delay_seconds = 3600;
+          const NotifyResult result = notify_->Notify(r);
+          const std::lock_guard lock(mutex);
+          created += result.created ? 1 : 0;
+          ids.insert(result.id);
+        });
+      }
+      for (auto& t : threads) t.join();
+      SCOPED_TRACE(key);
+      EXPECT_EQ(created, 1);
+      EXPECT_EQ(ids.size(), 1u) << "every repeat answers with the one id";
+      EXPECT_EQ(
+          db_->Count("SELECT (SELECT count(*) FROM chopar.notifications WHERE dedup_key = '" + key +
+                     "') + (SELECT count(*) FROM chopar.delayed_notifications "
+                     "WHERE dedup_key = '" +
+                     key + "')"),
+          1);
+      EXPECT_EQ(db_->Count("SELECT notification_id FROM chopar.notification_dedup "
+                           "WHERE user_id = 1 AND dedup_key = '" +
+                           key + "'"),
+                *ids.begin());
+    }
+  }
+}
+
 TEST_F(HubTest, BatchItemsStandOnTheirOwn) {
   PutUser(1, {{"email", "aziz@example.uz"}});
   PutUser(2, {{"email", "dilnoza@example.uz"}});
   notify_->Notify(Request(2, "old"));
-  const auto results = notify_->NotifyBatch({Request(1, "k"), Request(99), Request(1, "k"), Request(2, "old"), Request(2)});
+  const auto results = notify_->NotifyBatch(
+      {Request(1, "k"), Request(99), Request(1, "k"), Request(2, "old"), Request(2)});
   ASSERT_EQ(results.size(), 5u);
   const auto& a = std::get<NotifyResult>(results[0]);
   EXPECT_TRUE(a.created);
@@ -161,7 +211,8 @@ TEST_F(HubTest, CreatedCounterCountsCommittedNotificationsOnly) {
   EXPECT_EQ(CreatedTotal(), 0);
 
   auto tx = pool_->Begin("test_committed");
-  const auto results = NotifyService::NotifyIn(tx, {Request(6), Request(6, "same"), Request(6, "same")}, clock_.Now());
+  const auto results = NotifyService::NotifyIn(
+      tx, {Request(6), Request(6, "same"), Request(6, "same")}, clock_.Now());
   tx.Commit();
   NotifyMetrics(metrics_).CountCommitted(results);
   EXPECT_EQ(CreatedTotal(), 2) << "the repeated dedup key created nothing";

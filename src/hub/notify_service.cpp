@@ -241,6 +241,12 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
     }
   }
 
+  // A key a concurrent transaction recorded after a statement's snapshot was
+  // taken (immediate or delayed: notification_dedup holds both); a new
+  // statement sees its committed row.
+  const auto find_existing = [&](const NotificationRequest& r) {
+    return session.Exec(queries::kFindByDedupKey, r.user_id, *r.dedup_key).Int(0, 0);
+  };
   if (!columns.idx.empty()) {
     using db::ArrayLiteral;
     const auto inserted = session.Exec(
@@ -252,11 +258,7 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         ArrayLiteral(columns.category), ArrayLiteral(columns.content), ArrayLiteral(columns.held),
         ArrayLiteral(columns.held_until), ArrayLiteral(columns.cancellation_key),
         deliveries_due ? std::optional(core::FormatRfc3339Micros(*deliveries_due)) : std::nullopt);
-    ReadInserted(inserted, requests, chosen, results, [&](const NotificationRequest& r) {
-      // A concurrent transaction inserted the key after this statement's
-      // snapshot was taken; a new statement sees its committed row.
-      return session.Exec(queries::kFindByDedupKey, r.user_id, *r.dedup_key).Int(0, 0);
-    });
+    ReadInserted(inserted, requests, chosen, results, find_existing);
     std::vector<DigestItem> joining;
     for (auto& [index, item] : digest_items) {
       const auto& result = std::get<NotifyResult>(*results[index]);
@@ -279,9 +281,7 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
                      ArrayLiteral(delayed.user_id), ArrayLiteral(delayed.due_at),
                      ArrayLiteral(delayed.request), ArrayLiteral(delayed.dedup_key),
                      ArrayLiteral(delayed.cancellation_key), core::FormatRfc3339Micros(now));
-    ReadInserted(inserted, requests, chosen, results, [&](const NotificationRequest& r) {
-      return session.Exec(queries::kFindDelayedByDedupKey, r.user_id, *r.dedup_key).Int(0, 0);
-    });
+    ReadInserted(inserted, requests, chosen, results, find_existing);
     for (std::size_t row = 0; row < delayed.idx.size(); ++row) {
       auto& result = std::get<NotifyResult>(*results[static_cast<std::size_t>(delayed.idx[row])]);
       if (result.created)

@@ -4,6 +4,7 @@
 
 #include <exception>
 #include <optional>
+#include <string_view>
 
 #include "core/time_format.hpp"
 #include "retention/queries.hpp"
@@ -81,6 +82,10 @@ MaintenanceReport HistoryMaintenance::Pass() {
         tx.Exec(queries::kCreateHistoryPartitions, table.name, now, settings_.weeks_ahead)
             .Int(0, "created"));
     std::vector<std::string> dropped;
+    const bool notifications = std::string_view(table.name) == "chopar.notifications";
+    if (days > 0 && notifications) {
+      report.digest_items_deleted += tx.Exec(queries::kDeleteDroppedDigestItems, now, days).Rows();
+    }
     if (days > 0) {
       const db::Result rows = tx.Exec(queries::kDropHistoryPartitions, table.name, now, days);
       for (int row = 0; row < rows.Rows(); ++row) dropped.push_back(rows.String(row, "dropped"));
@@ -95,8 +100,26 @@ MaintenanceReport HistoryMaintenance::Pass() {
       report.dropped.push_back(name);
     }
   }
+  if (settings_.notifications_days > 0) report.dedup_keys_deleted = ForgetDroppedDedupKeys();
   if (report.created > 0) spdlog::info("history: created {} partitions ahead", report.created);
+  if (report.digest_items_deleted > 0 || report.dedup_keys_deleted > 0) {
+    spdlog::info("history: deleted {} digest items and {} dedup keys of dropped notifications",
+                 report.digest_items_deleted, report.dedup_keys_deleted);
+  }
   return report;
+}
+
+long HistoryMaintenance::ForgetDroppedDedupKeys() {
+  long deleted = 0;
+  for (;;) {
+    // Each batch is its own short transaction.
+    auto tx = pool_.Begin("history_dedup_retention");
+    const int rows =
+        tx.ExecAndCommit(queries::kDeleteExpiredDedupKeys, db::Params(settings_.dedup_batch))
+            .Rows();
+    deleted += rows;
+    if (rows < settings_.dedup_batch) return deleted;
+  }
 }
 
 db::Next HistoryMaintenance::Step() {

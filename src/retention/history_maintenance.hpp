@@ -12,8 +12,9 @@
 
 namespace chopar::retention {
 
-// The tables partitioned by week of created_at (migration 0017), each with
-// the [retention] setting that keeps it.
+// The tables partitioned by week of created_at (migrations 0017, 0020), each
+// with the [retention] setting that keeps it, in the order a pass maintains
+// them: deliveries before the notifications they name.
 struct HistoryTable {
   const char* name;              // "chopar.deliveries"
   int RetentionSettings::*days;  // which setting keeps it
@@ -21,12 +22,15 @@ struct HistoryTable {
 inline constexpr HistoryTable kHistoryTables[] = {
     {"chopar.deliveries", &RetentionSettings::deliveries_days},
     {"chopar.sink_messages", &RetentionSettings::deliveries_days},
+    {"chopar.notifications", &RetentionSettings::notifications_days},
 };
 
 // What one pass did.
 struct MaintenanceReport {
   int created = 0;                   // partitions created ahead
   std::vector<std::string> dropped;  // partitions dropped, oldest first
+  long digest_items_deleted = 0;     // items of closed digests, before their notifications
+  long dedup_keys_deleted = 0;       // keys of the notifications dropped
 };
 
 // Keeps the partitioned history tables ready and within their retention
@@ -35,8 +39,11 @@ struct MaintenanceReport {
 // creates the weekly partitions missing until settings.weeks_ahead weeks
 // after now, then, when the table's retention is not 0, drops the
 // partitions whose every row is older than its days — whole partitions,
-// never a DELETE. Creating or dropping a partition takes the table's ACCESS
-// EXCLUSIVE lock for a moment: the transaction waits at most 2 s for it
+// never a DELETE. With notifications_days, the transaction that drops
+// notifications first deletes the items of the closed digests that name
+// them, and the pass then forgets their dedup keys (notification_dedup) in
+// batches of settings.dedup_batch, one short transaction each. Creating or dropping a partition
+// takes the table's ACCESS EXCLUSIVE lock for a moment: the transaction waits at most 2 s for it
 // (lock_timeout), so it never queues live traffic behind it for longer; a
 // pass that could not get it fails and is tried again after the loop's
 // backoff.
@@ -73,6 +80,8 @@ class HistoryMaintenance {
 
  private:
   MaintenanceReport Pass();
+  // Deletes the dedup keys of dropped notifications, batch by batch.
+  long ForgetDroppedDedupKeys();
   db::Next Step();
 
   struct TableMetrics {

@@ -4,6 +4,7 @@
 // whole old partitions and nothing else, and does so beside live traffic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -179,7 +180,7 @@ TEST_F(HistoryMaintenanceTest, RetentionDropsOnlyPartitionsWhollyOlderThanTheCut
     EXPECT_EQ(Rows(table, week2, week2 + 1s), 1) << table;
     EXPECT_EQ(Rows(table, week3, week3 + 1s), 1) << table;
   }
-  // Notifications are not partitioned: all kept.
+  // notifications_days 0: all kept.
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), notifications);
   EXPECT_EQ(metrics_
                 .GetCounter("chopar_history_partitions_dropped_total", "",
@@ -188,6 +189,94 @@ TEST_F(HistoryMaintenanceTest, RetentionDropsOnlyPartitionsWhollyOlderThanTheCut
             2);
   // Done is done: the next pass drops nothing.
   EXPECT_TRUE(retention.RunOnce().dropped.empty());
+}
+
+// No delivery or digest item is left naming a notification that is gone
+// (their foreign keys are gone with partitioning: docs/operations.md).
+void ExpectNoOrphans(chopar::testing::TestDatabase& db) {
+  EXPECT_EQ(db.Count("SELECT count(*) FROM chopar.deliveries d WHERE NOT EXISTS "
+                     "(SELECT 1 FROM chopar.notifications n WHERE n.id = d.notification_id)"),
+            0);
+  EXPECT_EQ(db.Count("SELECT count(*) FROM chopar.digest_items i WHERE NOT EXISTS "
+                     "(SELECT 1 FROM chopar.notifications n WHERE n.id = i.notification_id)"),
+            0);
+}
+
+// notifications_days: whole weeks of notifications go after their
+// deliveries, with the items of their closed digests, and then their dedup
+// keys; a deleted user's deliveries go with the user.
+TEST_F(HistoryMaintenanceTest, RetentionDropsOldNotificationsTheirKeysAndNothingNamesThem) {
+  core::SimulatedClock clock(cutover_);
+  HistoryMaintenance setup(*pool_, clock, metrics_, {});
+  (void)setup.RunOnce();
+  const core::TimePoint notifications_cutover = Time(
+      "SELECT upper_bound FROM chopar.history_partitions('chopar.notifications') "
+      "WHERE lower_bound = '-infinity'");
+  db_->Scalar("INSERT INTO chopar.users (id) VALUES (2)");
+  // A keyed notification with a delivery, as insert_notifications writes it.
+  const auto keyed_at = [&](int user, const std::string& key, core::TimePoint at) {
+    return db_->Count(
+        "WITH n AS (INSERT INTO chopar.notifications (user_id, type, title, dedup_key, "
+        "created_at) VALUES (" +
+        std::to_string(user) + ", 'history.test', 'old', '" + key + "', " + Sql(at) +
+        ") RETURNING id, user_id, dedup_key, created_at), "
+        "k AS (INSERT INTO chopar.notification_dedup (user_id, dedup_key, notification_id, "
+        "created_at) SELECT user_id, dedup_key, id, created_at FROM n), "
+        "d AS (INSERT INTO chopar.deliveries (notification_id, user_id, channel, created_at) "
+        "SELECT id, user_id, 'email', created_at FROM n) SELECT id FROM n");
+  };
+  const core::TimePoint before = notifications_cutover - 1h;
+  const core::TimePoint week1 = notifications_cutover + 1h;
+  const core::TimePoint week3 = notifications_cutover + 2 * kWeek + 1h;
+  keyed_at(1, "old", before);
+  const std::int64_t in_digest = keyed_at(1, "week1", week1);
+  keyed_at(1, "week3", week3);
+  keyed_at(2, "gone", week3);
+  // A digest of week 1, closed: its delivery was created when it closed,
+  // days after its item's notification.
+  db_->Scalar(
+      "INSERT INTO chopar.digests (id, user_id, type, key, status, opened_at, closes_at, "
+      "item_count, closed_at) OVERRIDING SYSTEM VALUE VALUES (1, 1, 'history.test', '', "
+      "'closed', " +
+      Sql(week1) + ", " + Sql(week1 + 48h) + ", 1, " + Sql(week1 + 48h) + ")");
+  db_->Scalar("INSERT INTO chopar.digest_items (digest_id, notification_id, channels) VALUES (1, " +
+              std::to_string(in_digest) + ", '{email}')");
+  db_->Scalar(
+      "INSERT INTO chopar.deliveries (notification_id, user_id, channel, digest_id, "
+      "created_at) VALUES (" +
+      std::to_string(in_digest) + ", 1, 'sms', 1, " + Sql(week1 + 48h) + ")");
+
+  // A deleted user's deliveries go with it (the trigger on users).
+  db_->Scalar("DELETE FROM chopar.users WHERE id = 2");
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries WHERE user_id = 2"), 0);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notification_dedup WHERE user_id = 2"), 0);
+  ExpectNoOrphans(*db_);
+
+  // Four weeks and an hour on: deliveries (7 days) of weeks 1 to 3 go,
+  // notifications (15 days) of the first partition and week 1.
+  clock.Set(notifications_cutover + 4 * kWeek + 1h);
+  RetentionSettings settings;
+  settings.deliveries_days = 7;
+  settings.notifications_days = 15;
+  settings.dedup_batch = 1;  // a batch per key: the loop is exercised
+  HistoryMaintenance retention(*pool_, clock, metrics_, settings);
+  const MaintenanceReport report = retention.RunOnce();
+  EXPECT_NE(std::find(report.dropped.begin(), report.dropped.end(), "chopar.notifications_legacy"),
+            report.dropped.end());
+  EXPECT_NE(std::find(report.dropped.begin(), report.dropped.end(),
+                      WeekPartition("chopar.notifications", notifications_cutover)),
+            report.dropped.end());
+  EXPECT_EQ(report.digest_items_deleted, 1);
+  EXPECT_EQ(report.dedup_keys_deleted, 2);
+  EXPECT_EQ(db_->Scalar("SELECT string_agg(dedup_key, ',' ORDER BY dedup_key) "
+                        "FROM chopar.notification_dedup"),
+            "week3");
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 1);
+  ExpectNoOrphans(*db_);
+  // Done is done.
+  const MaintenanceReport again = retention.RunOnce();
+  EXPECT_TRUE(again.dropped.empty());
+  EXPECT_EQ(again.dedup_keys_deleted, 0);
 }
 
 TEST_F(HistoryMaintenanceTest, ZeroDaysKeepsEverything) {

@@ -7,8 +7,9 @@ namespace chopar::retention {
 // The [retention] section (docs/configuration.md): how long history is kept,
 // and how the partition maintenance runs. A value, set once.
 struct RetentionSettings {
-  // Days a notification is kept; 0 keeps them forever. Notifications are
-  // not partitioned yet, so only 0 is accepted (app::LoadConfig says so).
+  // Days a notification (and its dedup key) is kept; 0 keeps them forever.
+  // Whole weekly partitions go, like deliveries'. More than deliveries_days
+  // + 7 (app::LoadConfig refuses less), so deliveries go first.
   int notifications_days = 0;
   // Days deliveries and sink messages are kept; 0 keeps them forever. Whole
   // weekly partitions go once every row in them is older than this, so a
@@ -18,6 +19,8 @@ struct RetentionSettings {
   std::chrono::seconds interval{std::chrono::hours(1)};
   // How many weeks of partitions exist ahead of now after each pass.
   int weeks_ahead = 4;
+  // How many dedup keys one transaction of retention deletes.
+  int dedup_batch = 10000;
 };
 
 }  // namespace chopar::retention

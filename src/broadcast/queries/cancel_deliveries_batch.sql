@@ -1,15 +1,14 @@
 -- One batch of ending a canceled broadcast's deliveries not yet sent: the
 -- notifications with dedup key $2 of the $3 highest recipients at or below
--- user id $4 (a backward range scan of the (user_id, dedup_key) unique
--- index), their `queued` deliveries `canceled` (last_error 'canceled'; a
+-- user id $4 (a backward range scan of notification_dedup's primary key), their `queued` deliveries `canceled` (last_error 'canceled'; a
 -- `sending` one is in flight and finishes; one a claim holds is waited for
 -- and then left, as it is `sending`). Moves broadcast $1's cancel_cursor
 -- below them (NULL when fewer than $3 were left: nothing is) and holds its
 -- lease, $5 seconds, for process $6 (released at the end). Returns the
 -- recipients walked and the deliveries canceled.
 WITH walked AS MATERIALIZED (
-  SELECT n.id, n.user_id
-  FROM chopar.notifications n
+  SELECT n.notification_id AS id, n.user_id
+  FROM chopar.notification_dedup n
   WHERE n.user_id <= $4::bigint AND n.dedup_key = $2::text
   ORDER BY n.user_id DESC
   LIMIT $3::int

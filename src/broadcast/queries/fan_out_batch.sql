@@ -31,14 +31,27 @@ WITH walked AS MATERIALIZED (
    WHERE $1::text IS NULL AND u.id > coalesce($2::bigint, -9223372036854775808)
    ORDER BY u.id
    LIMIT $3::int)
-), inserted AS (
-  INSERT INTO chopar.notifications (user_id, type, title, body, link, data, dedup_key, critical,
-                                    created_at, category, cancellation_key)
-  SELECT w.user_id, $4::text, $5::text, $6::text, $7::text, $8::jsonb, $12::text, $10::boolean,
-         $13::timestamptz, $9::text, $11::text
+), keyed AS (
+  -- notification_dedup is the arbiter of a key: the id is drawn with it.
+  INSERT INTO chopar.notification_dedup (user_id, dedup_key, notification_id, created_at)
+  SELECT w.user_id, $12::text, nextval(pg_get_serial_sequence('chopar.notifications', 'id')),
+         $13::timestamptz
   FROM walked w
+  WHERE $12::text IS NOT NULL
   ORDER BY w.user_id
   ON CONFLICT (user_id, dedup_key) DO NOTHING
+  RETURNING user_id, notification_id
+), inserted AS (
+  INSERT INTO chopar.notifications (id, user_id, type, title, body, link, data, dedup_key, critical,
+                                    created_at, category, cancellation_key)
+  OVERRIDING SYSTEM VALUE
+  SELECT coalesce(k.notification_id, nextval(pg_get_serial_sequence('chopar.notifications', 'id'))),
+         w.user_id, $4::text, $5::text, $6::text, $7::text, $8::jsonb, $12::text, $10::boolean,
+         $13::timestamptz, $9::text, $11::text
+  FROM walked w
+  LEFT JOIN keyed k ON k.user_id = w.user_id
+  WHERE $12::text IS NULL OR k.user_id IS NOT NULL
+  ORDER BY w.user_id
   RETURNING id, user_id
 ), queued AS (
   INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, next_attempt_at,

@@ -22,15 +22,32 @@ WITH input AS MATERIALIZED (
               $15::text[], $16::timestamptz[], $17::text[])
     AS x(idx, user_id, type, title, body, link, data, dedup_key, critical, channels, drawn_id, category,
          content, held, held_until, cancellation_key)
+), keyed AS (
+  -- notification_dedup is the only arbiter of a key: a concurrent insert of
+  -- the same key waits on its primary key, then does nothing.
+  INSERT INTO chopar.notification_dedup (user_id, dedup_key, notification_id, created_at)
+  SELECT user_id, dedup_key, id, $11::timestamptz
+  FROM input
+  WHERE dedup_key IS NOT NULL
+  ORDER BY idx
+  ON CONFLICT (user_id, dedup_key) DO NOTHING
+  RETURNING notification_id
 ), inserted AS (
+  -- Rows without a key, whose key was just recorded, or whose key a delayed
+  -- notification reserved with this very id (its release).
   INSERT INTO chopar.notifications (id, user_id, type, title, body, link, data, dedup_key, critical, created_at,
                              category, content, cancellation_key)
   OVERRIDING SYSTEM VALUE
-  SELECT id, user_id, type, title, body, link, data, dedup_key, critical, $11::timestamptz, category, content,
-         cancellation_key
-  FROM input
-  ORDER BY idx
-  ON CONFLICT (user_id, dedup_key) DO NOTHING
+  SELECT i.id, i.user_id, i.type, i.title, i.body, i.link, i.data, i.dedup_key, i.critical, $11::timestamptz,
+         i.category, i.content, i.cancellation_key
+  FROM input i
+  WHERE i.dedup_key IS NULL
+     OR i.id IN (SELECT k.notification_id FROM keyed k)
+     OR (i.drawn_id IS NOT NULL
+         AND EXISTS (SELECT 1 FROM chopar.notification_dedup r
+                     WHERE r.user_id = i.user_id AND r.dedup_key = i.dedup_key
+                       AND r.notification_id = i.drawn_id))
+  ORDER BY i.idx
   RETURNING id, user_id
 ), queued AS (
   INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, last_error, next_attempt_at, created_at,
@@ -56,10 +73,10 @@ WITH input AS MATERIALIZED (
         FROM inserted) u
   WHERE u.users IS NOT NULL
 )
--- The existing row of a repeated key is looked up only for rows not inserted,
--- through the (user_id, dedup_key) unique index.
+-- The id a repeated key stands for is looked up only for rows not inserted,
+-- one probe of notification_dedup's primary key.
 SELECT i.idx, n.id IS NOT NULL AS created,
-       coalesce(n.id, (SELECT e.id FROM chopar.notifications e
+       coalesce(n.id, (SELECT e.notification_id FROM chopar.notification_dedup e
                        WHERE e.user_id = i.user_id AND e.dedup_key = i.dedup_key)) AS id,
        (SELECT count(*) FROM queued) AS deliveries,
        (SELECT count(*) FROM woken) AS woken
