@@ -9,6 +9,7 @@
 #include "hub/notify_service.hpp"
 #include "hub/user_request.hpp"
 #include "hub/user_service.hpp"
+#include "templates/template_store.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar::hub {
@@ -336,6 +337,23 @@ TEST_F(HubTest, NotificationShowsItsDeliveries) {
   const auto listed = inbox_->ListDeliveries({.channel = "sms", .limit = 10});
   ASSERT_EQ(listed["items"].size(), 1u);
   EXPECT_EQ(listed["items"][0]["notification_id"], id);
+}
+
+// A template stored through another process a moment ago, its NOTIFY not
+// yet here: a request relying on it is not refused for want of a title.
+TEST_F(HubTest, AnUntitledRequestFindsATemplateAnotherProcessJustStored) {
+  templates::TemplateStore elsewhere(*pool_, db_->url());
+  templates::TemplateStore here(*pool_, db_->url());
+  here.Start();
+  here.Stop();  // hears nothing from now on
+  elsewhere.Put(templates::ParseTemplate(
+      "task.due", {{"default_locale", "en"}, {"locales", {{"en", {{"title", "From template"}}}}}}));
+  NotifyService notify(*pool_, clock_, metrics_, &here);
+  NotificationRequest untitled = Request(1);
+  untitled.title.clear();
+  PutUser(1, {{"email", "a@example.uz"}});
+  const auto id = notify.Notify(untitled).id;
+  EXPECT_EQ(inbox_->GetNotification(id)["title"], "From template");
 }
 
 }  // namespace

@@ -158,6 +158,18 @@ void ReadInserted(const db::Result& inserted, const std::vector<NotificationRequ
   }
 }
 
+// A request with no title needs its type's template. One this process has
+// not heard of may have been stored by another a moment ago, its NOTIFY
+// still on the way: look in the database before such a request is refused.
+void RecheckUntitledTypes(const std::vector<NotificationRequest>& requests,
+                          const templates::TemplateLookup* lookup) {
+  if (lookup == nullptr) return;
+  std::set<std::string_view> checked;
+  for (const NotificationRequest& r : requests) {
+    if (r.title.empty() && checked.insert(r.type).second) (void)lookup->FindFresh(r.type);
+  }
+}
+
 // Whether notifying `requests` at `now` writes more than one statement
 // (delayed notifications, digest windows), so needs a transaction.
 bool NeedsTransaction(const std::vector<NotificationRequest>& requests, core::TimePoint now,
@@ -333,6 +345,7 @@ std::vector<BatchItemResult> NotifyService::NotifyBatch(
   const core::TimePoint now = clock_.Now();
   const auto simulated_windows_now = clock_.IsReal() ? std::nullopt : std::optional(now);
   std::vector<BatchItemResult> results;
+  RecheckUntitledTypes(requests, templates_);
   if (NeedsTransaction(requests, now, templates_)) {
     // Delayed notifications and digest windows are more statements (and
     // the windows' advisory locks last a transaction): one transaction

@@ -60,6 +60,12 @@ std::shared_ptr<const Template> TemplateStore::Find(std::string_view type) const
   return it == map->end() ? nullptr : it->second;
 }
 
+std::shared_ptr<const Template> TemplateStore::FindFresh(std::string_view type) const {
+  if (auto cached = Find(type)) return cached;
+  ReloadType(std::string(type));
+  return Find(type);
+}
+
 std::vector<std::string> TemplateStore::Categories() const {
   std::set<std::string> names;
   for (const auto& [type, tmpl] : *Snapshot()) {
@@ -68,7 +74,7 @@ std::vector<std::string> TemplateStore::Categories() const {
   return {names.begin(), names.end()};
 }
 
-void TemplateStore::Install(std::shared_ptr<const Map> map) {
+void TemplateStore::Install(std::shared_ptr<const Map> map) const {
   std::lock_guard lock(map_mutex_);
   map_ = std::move(map);
 }
@@ -83,10 +89,11 @@ void TemplateStore::ReloadAll() {
   Install(std::move(map));
 }
 
-void TemplateStore::ReloadType(const std::string& type) {
+void TemplateStore::ReloadType(const std::string& type) const {
   std::lock_guard reload(reload_mutex_);
   const auto rows = pool_.Acquire()->Exec(queries::kGetTemplate, type);
   std::shared_ptr<const Template> parsed = rows.Empty() ? nullptr : Parse(rows.String(0, "doc"));
+  if (parsed == nullptr && !Snapshot()->contains(type)) return;  // nothing to change
   auto map = std::make_shared<Map>(*Snapshot());
   if (parsed) {
     (*map)[type] = std::move(parsed);

@@ -21,6 +21,13 @@ class TemplateLookup {
   virtual ~TemplateLookup() = default;
   // The template of `type`, or null when it has none. Thread-safe.
   [[nodiscard]] virtual std::shared_ptr<const Template> Find(std::string_view type) const = 0;
+  // Find, and when that has none, the database once: another process may
+  // have stored the template a moment ago, its NOTIFY still on the way. For
+  // a request that would otherwise be refused for want of a template; it
+  // costs a query, so everything else uses Find. Thread-safe.
+  [[nodiscard]] virtual std::shared_ptr<const Template> FindFresh(std::string_view type) const {
+    return Find(type);
+  }
 };
 
 // Templates stored in PostgreSQL (table chopar.templates), each process
@@ -52,6 +59,7 @@ class TemplateStore final : public TemplateLookup {
   void Stop();
 
   [[nodiscard]] std::shared_ptr<const Template> Find(std::string_view type) const override;
+  [[nodiscard]] std::shared_ptr<const Template> FindFresh(std::string_view type) const override;
   // The categories the cached templates name, sorted, each once.
   [[nodiscard]] std::vector<std::string> Categories() const;
 
@@ -67,18 +75,18 @@ class TemplateStore final : public TemplateLookup {
   // Reads every template again (what a (re)connection of the listener does).
   void ReloadAll();
   // Reads one type again: stored, it replaces the cached one; gone, it
-  // leaves the cache.
-  void ReloadType(const std::string& type);
+  // leaves the cache. Const: it changes only the cache.
+  void ReloadType(const std::string& type) const;
 
  private:
   using Map = std::map<std::string, std::shared_ptr<const Template>, std::less<>>;
   [[nodiscard]] std::shared_ptr<const Map> Snapshot() const;
-  void Install(std::shared_ptr<const Map> map);
+  void Install(std::shared_ptr<const Map> map) const;
 
   db::Pool& pool_;
-  std::mutex reload_mutex_;       // one reload at a time, read and install
-  mutable std::mutex map_mutex_;  // guards map_ (the pointer, not the map)
-  std::shared_ptr<const Map> map_;
+  mutable std::mutex reload_mutex_;  // one reload at a time, read and install
+  mutable std::mutex map_mutex_;     // guards map_ (the pointer, not the map)
+  mutable std::shared_ptr<const Map> map_;
   db::Listener listener_;
 };
 

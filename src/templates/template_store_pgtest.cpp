@@ -57,6 +57,22 @@ TEST_F(TemplateStoreTest, AnotherProcessSeesEveryChangeWithinASecond) {
       << TitleOf(reader);
 }
 
+// Another process's NOTIFY may still be on the way when a request that
+// needs the template arrives: FindFresh reads the database then.
+TEST_F(TemplateStoreTest, FindFreshReadsATemplateWhoseNotifyHasNotArrived) {
+  TemplateStore writer(*pool_, db_->url());
+  db::Pool other_pool(db_->url(), 2);
+  TemplateStore reader(other_pool, db_->url());
+  reader.Start();
+  reader.Stop();  // hears nothing from now on
+  writer.Put(Titled("new"));
+  EXPECT_EQ(reader.Find("task.due"), nullptr) << "the cache alone has not heard of it";
+  const auto fresh = reader.FindFresh("task.due");
+  ASSERT_NE(fresh, nullptr);
+  EXPECT_EQ(TitleOf(reader), "new") << "and the cache keeps what was read";
+  EXPECT_EQ(reader.FindFresh("no.such.type"), nullptr);
+}
+
 TEST_F(TemplateStoreTest, StartLoadsWhatIsAlreadyStored) {
   {
     TemplateStore before(*pool_, db_->url());
