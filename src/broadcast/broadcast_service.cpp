@@ -74,7 +74,8 @@ BroadcastRequest ParseBroadcastRequest(const nlohmann::json& body) {
 CreatedBroadcast BroadcastService::Create(const BroadcastRequest& request) {
   const hub::NotificationRequest each = ParseBroadcastNotification(request.notification, 0);
   // Refused here rather than once per recipient by the fan-out.
-  if (each.title.empty() && (templates_ == nullptr || templates_->FindFresh(each.type) == nullptr)) {
+  if (each.title.empty() &&
+      (templates_ == nullptr || templates_->FindFresh(each.type) == nullptr)) {
     throw core::InvalidField("notification.title", "notification.title is required: type " +
                                                        each.type + " has no template");
   }
