@@ -1,6 +1,6 @@
 -- Lays out a newly migrated database for bench/history.sh as if it had been
 -- partitioned for the :days days before now: the empty partition that
--- migration 0017 made of the old table (<table>_legacy, everything before
+-- migrations 0017 and 0020 made of the old table (<table>_legacy, everything before
 -- its cutover) is replaced by one for everything before the week of
 -- now − :days and weekly partitions from there to the cutover, so the
 -- generated history falls into weekly partitions as a live database's
@@ -18,7 +18,7 @@ DECLARE
   week timestamptz;
   rows bigint;
 BEGIN
-  FOREACH history IN ARRAY ARRAY['deliveries', 'sink_messages'] LOOP
+  FOREACH history IN ARRAY ARRAY['deliveries', 'sink_messages', 'notifications'] LOOP
     SELECT p.partition, p.upper_bound INTO first
     FROM chopar.history_partitions(pg_catalog.format('chopar.%I', history)::regclass) p
     ORDER BY p.upper_bound LIMIT 1;

@@ -481,6 +481,19 @@ class ChoparServer {
     return "stopped";
   }
 
+  // The first `lines` lines at level error or warning.
+  std::string LogErrors(size_t lines) const {
+    std::ifstream in(log_);
+    std::string out;
+    for (std::string line; lines > 0 && std::getline(in, line);) {
+      if (line.find("[error]") == std::string::npos && line.find("[warning]") == std::string::npos)
+        continue;
+      out += "  | " + line + "\n";
+      --lines;
+    }
+    return out;
+  }
+
   std::string LogTail(size_t lines) const {
     std::ifstream in(log_);
     std::vector<std::string> all;
@@ -1207,7 +1220,9 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
   const Http http("http://127.0.0.1:" + std::to_string(port), api_key);
   auto fail_with_log = [&](const std::string& what) {
     server.Stop();
-    throw std::runtime_error(what + "\nchopar log (last lines):\n" + server.LogTail(40));
+    throw std::runtime_error(what + "\nchopar log (first errors and warnings):\n" +
+                             server.LogErrors(20) + "chopar log (last lines):\n" +
+                             server.LogTail(40));
   };
 
   const auto boot = SteadyClock::now();
@@ -1281,9 +1296,10 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
     std::cout << "  exactly-once check:\n";
     CheckExactlyOnce(pg, expected_deliveries, before_id);
   } catch (const std::exception& e) {
-    if (!server.Running())
-      fail_with_log(std::string(e.what()) + " (chopar serve " + server.ExitDescription() + ")");
-    throw;
+    // The server's log goes with the scratch folder: its tail is the only
+    // trace of why a request failed (an HTTP 500 says nothing more).
+    fail_with_log(std::string(e.what()) +
+                  (server.Running() ? "" : " (chopar serve " + server.ExitDescription() + ")"));
   }
   const double stop_seconds = server.Stop();
   std::cout << "  chopar serve stopped in " << Fixed(stop_seconds, 2) << " s after SIGTERM\n";

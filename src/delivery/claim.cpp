@@ -141,8 +141,11 @@ std::map<ThrottleKey, int> CountThrottleWindows(db::Transaction& tx, const std::
   }
   const std::string user_array = db::ArrayLiteral(users), type_array = db::ArrayLiteral(types);
   tx.Defer(queries::kLockClaimKeys, user_array, type_array, "chopar.throttle");
+  // Planned by index whatever the statistics, as the hourly-limit count.
+  tx.Defer(queries::kPlanByIndex, "off");
   const auto counts = tx.Exec(queries::kCountThrottleWindow, user_array, type_array,
                               db::ArrayLiteral(since), db::ArrayLiteral(ReclaimedIds(rows)));
+  tx.Defer(queries::kPlanByIndex, "on");
   std::map<ThrottleKey, int> in_window;
   for (int i = 0; i < counts.Rows(); ++i) {
     in_window[{counts.Int(i, "user_id"), counts.String(i, "type")}] =

@@ -1,7 +1,8 @@
-// The hourly-limit count (queries/count_rate_window.sql) on real PostgreSQL:
-// exact across the weekly partitions of `deliveries` (created_at) whatever
-// the claim time, and planned by index even when its plan was made while
-// the table was empty.
+// The hourly-limit count (queries/count_rate_window.sql) and the throttle
+// count (queries/count_throttle_window.sql) on real PostgreSQL: exact across
+// the weekly partitions of `deliveries` (created_at) whatever the claim
+// time, reading only the newest partitions' per-user index, and planned by
+// index even when their plan was made while the table was empty.
 
 #include <gtest/gtest.h>
 
@@ -28,11 +29,13 @@ class RateWindowTest : public testing::DeliveryPgTest {
   // and, when `claimed` is given, sent then; else queued, due at `due`.
   std::int64_t AddDelivery(std::int64_t user, core::TimePoint created,
                            std::optional<core::TimePoint> claimed,
-                           std::optional<core::TimePoint> due = std::nullopt) {
+                           std::optional<core::TimePoint> due = std::nullopt,
+                           const std::string& type = "task.due") {
     const std::string at = Literal(created);
-    const auto n = Sql("INSERT INTO notifications (user_id, type, title, created_at) VALUES (" +
-                       std::to_string(user) + ", 'task.due', 'Task due', " + at + ") RETURNING id")
-                       .Int(0, 0);
+    const auto n =
+        Sql("INSERT INTO notifications (user_id, type, title, created_at) VALUES (" +
+            std::to_string(user) + ", '" + type + "', 'Task due', " + at + ") RETURNING id")
+            .Int(0, 0);
     const std::string status = claimed ? "'sent'" : "'queued'";
     const std::string claimed_at = claimed ? Literal(*claimed) : "NULL";
     return Sql("INSERT INTO deliveries (notification_id, user_id, channel, status, "
@@ -116,6 +119,93 @@ TEST_F(RateWindowTest, CountIsExactAroundTheWeekBoundary) {
     EXPECT_EQ(Counted(now), Expected(now));
   }
   EXPECT_GT(Expected(monday + minutes(90)), 0);
+}
+
+// The throttle count of (user 1, task.due) with its window starting at
+// `since`: what count_throttle_window finds, what a plain count finds, and
+// the plan it ran (EXPLAIN ANALYZE).
+class ThrottleWindowTest : public RateWindowTest {
+ protected:
+  std::string Arguments(core::TimePoint since) {
+    return "'{1}', '{task.due}', '{\"" + SqlTime(since) + "\"}', '{}'";
+  }
+  std::int64_t Counted(core::TimePoint since) {
+    auto tx = pool_->Begin("count_throttle_window");
+    const auto r = tx.Exec(queries::kCountThrottleWindow, "{1}", "{task.due}",
+                           "{\"" + SqlTime(since) + "\"}", "{}");
+    tx.Commit();
+    return r.Int(0, "in_window");
+  }
+  std::int64_t Expected(core::TimePoint since) {
+    return Count(
+        "SELECT count(*) FROM deliveries d JOIN notifications n ON n.id = d.notification_id "
+        "WHERE d.user_id = 1 AND n.type = 'task.due' AND d.status IN ('sent', 'sending') "
+        "AND d.claimed_at > " +
+        Literal(since));
+  }
+  std::string Plan(core::TimePoint since) {
+    Sql("PREPARE throttle_count AS " + std::string(queries::kCountThrottleWindow.sql));
+    const auto r =
+        Sql("EXPLAIN (ANALYZE, COSTS OFF) EXECUTE throttle_count(" + Arguments(since) + ")");
+    Sql("DEALLOCATE throttle_count");
+    std::string plan;
+    for (int i = 0; i < r.Rows(); ++i) plan += r.String(i, 0) + "\n";
+    return plan;
+  }
+};
+
+TEST_F(ThrottleWindowTest, CountIsExactAroundTheWeekBoundaryAndSkipsOlderPartitionsRateIndex) {
+  AddUser(1);
+  AddUser(2);
+  // A Monday two weeks after the database's clock: the migrations created
+  // weekly partitions around it (four weeks ahead of now).
+  const core::TimePoint monday = *core::ParseRfc3339(
+      Scalar("SELECT to_char((chopar.history_week_start(now()) + interval '14 days') AT TIME ZONE "
+             "'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"));
+  const core::TimePoint created[] = {monday - days(7), monday - hours(20), monday - minutes(30),
+                                     monday, monday + minutes(40)};
+  const core::TimePoint claimed[] = {monday - hours(30),   monday - minutes(50),
+                                     monday - minutes(5),  monday + minutes(10),
+                                     monday + minutes(45), monday + minutes(100)};
+  for (const auto c : created) {
+    for (const auto at : claimed) {
+      if (at < c) continue;
+      AddDelivery(1, c, at);
+      AddDelivery(1, c, at, std::nullopt, "news");  // another type: never counted
+      AddDelivery(2, c, at);                        // another user's: never counted
+    }
+    AddDelivery(1, c, std::nullopt);  // queued: never counted
+  }
+  for (const auto now : {monday - minutes(20), monday + seconds(1), monday + minutes(30),
+                         monday + minutes(61), monday + hours(2), monday + days(1)}) {
+    for (const auto window : {hours(1), hours(24)}) {
+      SCOPED_TRACE(SqlTime(now) + " window " + std::to_string(window.count()) + " h");
+      EXPECT_EQ(Counted(now - window), Expected(now - window));
+    }
+  }
+
+  // The week before `monday` is another partition: for a window starting
+  // after monday, its per-user index (deliveries_rate) is not read; its rows
+  // claimed late are found through deliveries_claimed_late.
+  const std::string older = Scalar(
+      "SELECT i.inhrelid::regclass::text FROM pg_inherits i "
+      "JOIN pg_index x ON x.indexrelid = i.inhrelid "
+      "WHERE i.inhparent = 'chopar.deliveries_rate'::regclass AND x.indrelid = "
+      "(SELECT tableoid FROM deliveries WHERE created_at = " +
+      Literal(monday - minutes(30)) + " LIMIT 1)");
+  ASSERT_FALSE(older.empty());
+  ASSERT_GT(
+      Expected(monday + minutes(30)),
+      Count(
+          "SELECT count(*) FROM deliveries d JOIN notifications n ON n.id = d.notification_id "
+          "WHERE d.user_id = 1 AND n.type = 'task.due' AND d.status = 'sent' AND d.claimed_at > " +
+          Literal(monday + minutes(30)) + " AND d.created_at >= " + Literal(monday)));
+  const std::string plan = Plan(monday + minutes(30));
+  const std::string name = older.substr(older.find('.') + 1);
+  for (std::size_t at = plan.find(name); at != std::string::npos; at = plan.find(name, at + 1)) {
+    const std::string line = plan.substr(at, plan.find('\n', at) - at);
+    EXPECT_NE(line.find("never executed"), std::string::npos) << plan;
+  }
 }
 
 // The plan that the claims on one pooled connection use for the count,

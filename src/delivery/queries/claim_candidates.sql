@@ -57,15 +57,28 @@ FROM claimed c
 -- rows, would hash the whole users table or merge-join the notifications
 -- from their first id on every claim.
 CROSS JOIN LATERAL (
-  SELECT n.type, n.title, n.body, n.link, n.data, n.critical, n.category, n.content -> c.channel AS channel_texts,
-         n.read_at,
+  SELECT (n.hit).type, (n.hit).title, (n.hit).body, (n.hit).link, (n.hit).data, (n.hit).critical,
+         (n.hit).category, (n.hit).content -> c.channel AS channel_texts, (n.hit).read_at,
          -- A digest's delivery (docs/workflows-design.md) says what its
          -- window's rendered content says; no lookup for any other.
          CASE WHEN c.digest_id IS NOT NULL THEN
            (SELECT dg.content FROM chopar.digests dg WHERE dg.id = c.digest_id)
          END AS digest,
          u.email, u.phone, u.locale, u.timezone, u.quiet_start, u.quiet_end
-  FROM chopar.notifications n, chopar.users u
-  WHERE n.id = c.notification_id AND u.id = c.user_id
+  FROM (
+    -- notifications is partitioned by week of created_at and its key is
+    -- (id, created_at): by id alone the lookup descends every partition's
+    -- key. A delivery is created with its notification's created_at
+    -- (insert_notifications.sql, fan_out_batch.sql), so the first branch
+    -- finds it in one partition. Only a delivery created later (a digest's,
+    -- when its window closes) finds nothing there and falls to the second
+    -- branch: LIMIT 1 never starts it otherwise.
+    SELECT m AS hit FROM chopar.notifications m
+    WHERE m.id = c.notification_id AND m.created_at = c.created_at
+    UNION ALL
+    SELECT m FROM chopar.notifications m WHERE m.id = c.notification_id
+    LIMIT 1
+  ) n, chopar.users u
+  WHERE u.id = c.user_id
   OFFSET 0
 ) x

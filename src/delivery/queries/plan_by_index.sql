@@ -1,5 +1,5 @@
 -- Switches sequential scans off ($1 'off') or on again ($1 'on') for the
--- rest of the transaction, around the hourly-limit count: a plan made while
+-- rest of the transaction, around the hourly-limit and throttle counts: a plan made while
 -- `deliveries` or its newest partition was (nearly) empty would read the
 -- partitions sequentially, and a named prepared statement keeps the generic
 -- plan it chose after five executions until the partitions are analyzed
