@@ -30,7 +30,11 @@
 # figures, on a shared machine.
 #
 # BASELINE (single POSTs before and after, default 50 each), BATCH ([broadcast] batch, default 2000), PACE ([broadcast]
-# deliveries_per_second, default 5000), BUILD_DIR (default build),
+# deliveries_per_second, default 5000), SEND=0 (the broadcast's deliveries
+# after its first batch fall due days later — pace 0.001/s — and the script
+# does not wait for them: the fan-out without the delivery worker sending
+# beside it, for how much of the gap to the ceiling the worker is),
+# BUILD_DIR (default build),
 # SKIP_BUILD=1 uses the binary already built. Logs stay in the folder printed
 # first.
 set -euo pipefail
@@ -39,6 +43,8 @@ build_dir=${BUILD_DIR:-build}
 users=${USERS:-1000000}
 batch=${BATCH:-2000}
 pace=${PACE:-5000}
+send=${SEND:-1}
+[ "$send" = 1 ] || pace=0.001
 baseline=${BASELINE:-50}
 
 if [ -z "${CHOPAR_TEST_DATABASE_URL:-}" ]; then
@@ -191,7 +197,7 @@ ceiling_b=$(ceiling "$ceiling_url" raw-b)
 # indexes. (Counting them every half second scanned the whole table and took
 # a fifth of a core from the probes this measures; the time of the last
 # delivery comes from sent_at, not from this loop.)
-while [ "$(sql -c "SELECT EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'queued')
+while [ "$send" = 1 ] && [ "$(sql -c "SELECT EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'queued')
                        OR EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'sending')")" = t ]; do
   sleep 1
 done
