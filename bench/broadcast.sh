@@ -2,7 +2,7 @@
 # A broadcast to USERS subscribers of one topic, two sink channels each
 # (email and SMS), against one throwaway PostgreSQL (docs/BENCHMARKS.md
 # "Broadcasts"). In one run, interleaved:
-#   1. the raw-SQL ceiling: the same notification and delivery rows written
+#   1. the raw-SQL ceiling: the same dedup keys, notification and delivery rows written
 #      by plain INSERT … SELECT batches of BATCH recipients, one transaction
 #      each (a procedure that COMMITs per batch), chopar not running;
 #   2. on ceiling 1's rows, marked sent long ago (the history it starts on),
@@ -30,7 +30,11 @@
 # figures, on a shared machine.
 #
 # BASELINE (single POSTs before and after, default 50 each), BATCH ([broadcast] batch, default 2000), PACE ([broadcast]
-# deliveries_per_second, default 5000), BUILD_DIR (default build),
+# deliveries_per_second, default 5000), SEND=0 (the broadcast's deliveries
+# after its first batch fall due days later — pace 0.001/s — and the script
+# does not wait for them: the fan-out without the delivery worker sending
+# beside it, for how much of the gap to the ceiling the worker is),
+# BUILD_DIR (default build),
 # SKIP_BUILD=1 uses the binary already built. Logs stay in the folder printed
 # first.
 set -euo pipefail
@@ -39,6 +43,8 @@ build_dir=${BUILD_DIR:-build}
 users=${USERS:-1000000}
 batch=${BATCH:-2000}
 pace=${PACE:-5000}
+send=${SEND:-1}
+[ "$send" = 1 ] || pace=0.001
 baseline=${BASELINE:-50}
 
 if [ -z "${CHOPAR_TEST_DATABASE_URL:-}" ]; then
@@ -79,10 +85,19 @@ BEGIN
     WITH r AS MATERIALIZED (
       SELECT user_id FROM chopar.topic_subscribers
       WHERE topic = 'everyone' AND user_id > done_to ORDER BY user_id LIMIT batch
-    ), n AS (
-      INSERT INTO chopar.notifications (user_id, type, title, body, dedup_key, created_at)
-      SELECT user_id, 'release.note', 'Yangi versiya', '2.0 chiqdi', tag, now() FROM r
+    ), k AS (
+      -- The key first, as chopar's fan-out writes it: notification_dedup is
+      -- its arbiter, and the notification's id is drawn with it.
+      INSERT INTO chopar.notification_dedup (user_id, dedup_key, notification_id, created_at)
+      SELECT user_id, tag, nextval(pg_get_serial_sequence('chopar.notifications', 'id')), now()
+      FROM r
       ON CONFLICT (user_id, dedup_key) DO NOTHING
+      RETURNING user_id, notification_id
+    ), n AS (
+      INSERT INTO chopar.notifications (id, user_id, type, title, body, dedup_key, created_at)
+      OVERRIDING SYSTEM VALUE
+      SELECT notification_id, user_id, 'release.note', 'Yangi versiya', '2.0 chiqdi', tag, now()
+      FROM k
       RETURNING id, user_id
     ), d AS (
       INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, next_attempt_at,
@@ -103,7 +118,7 @@ SQL
 sql <<<"$seed"
 psql -qXAt -v ON_ERROR_STOP=1 "$ceiling_url" <<<"$seed"
 
-clean() { sql -c "TRUNCATE chopar.deliveries, chopar.notifications, chopar.broadcasts CASCADE" >/dev/null; sql -c "VACUUM ANALYZE" >/dev/null; }
+clean() { sql -c "TRUNCATE chopar.deliveries, chopar.notifications, chopar.notification_dedup, chopar.broadcasts CASCADE" >/dev/null; sql -c "VACUUM ANALYZE" >/dev/null; }
 # ceiling [<database url> <dedup key>]: one raw fan-out to every subscriber;
 # prints its rate.
 ceiling() {
@@ -182,7 +197,7 @@ ceiling_b=$(ceiling "$ceiling_url" raw-b)
 # indexes. (Counting them every half second scanned the whole table and took
 # a fifth of a core from the probes this measures; the time of the last
 # delivery comes from sent_at, not from this loop.)
-while [ "$(sql -c "SELECT EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'queued')
+while [ "$send" = 1 ] && [ "$(sql -c "SELECT EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'queued')
                        OR EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'sending')")" = t ]; do
   sleep 1
 done

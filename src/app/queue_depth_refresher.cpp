@@ -1,5 +1,7 @@
 #include "app/queue_depth_refresher.hpp"
 
+#include <algorithm>
+
 #include "delivery/delivery_metrics.hpp"
 
 namespace chopar::app {
@@ -21,7 +23,16 @@ db::PoolSettings OneConnection(db::PoolSettings database) {
   return database;
 }
 
+// The count's share of one core at most: 1 / (1 + kIdlePerBusy).
+constexpr int kIdlePerBusy = 19;
+
 }  // namespace
+
+std::chrono::milliseconds RefreshInterval(std::chrono::milliseconds period,
+                                          std::chrono::steady_clock::duration took) {
+  return std::max(period,
+                  std::chrono::duration_cast<std::chrono::milliseconds>(took * kIdlePerBusy));
+}
 
 QueueDepthRefresher::QueueDepthRefresher(db::PoolSettings database, core::MetricsRegistry& metrics,
                                          std::chrono::milliseconds period)
@@ -39,8 +50,9 @@ db::Next QueueDepthRefresher::Step() {
     auto conn = pool_.Acquire();
     conn->ExecText(kStatementTimeout, {});
   }
+  const auto start = std::chrono::steady_clock::now();
   delivery::RefreshQueueDepth(pool_, gauge_);
-  return db::Next::SleepUpTo(period_);
+  return db::Next::SleepUpTo(RefreshInterval(period_, std::chrono::steady_clock::now() - start));
 }
 
 }  // namespace chopar::app

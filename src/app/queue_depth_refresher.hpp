@@ -16,10 +16,19 @@ namespace chopar::app {
 // refresher's own), with a statement timeout. A /metrics scrape renders the
 // last value and never waits on the database (a table locked by a migration
 // or VACUUM FULL, a full pool). A failed read keeps the last value (the loop
-// logs it and backs off).
+// logs it and backs off). The count reads every queued row's index entry, so
+// a broadcast's queue of millions makes it take hundreds of milliseconds:
+// the next read waits at least 19 times as long as the last one took
+// (RefreshInterval), so the gauge never takes more than a twentieth of the
+// database's time on one core.
 //
 // Start() after construction; the destructor stops the loop. `metrics`
 // must outlive this. Thread-safe.
+// How long the refresher waits before its next read, when the last read
+// took `took`: `period`, or 19 × `took` when that is longer. Pure.
+std::chrono::milliseconds RefreshInterval(std::chrono::milliseconds period,
+                                          std::chrono::steady_clock::duration took);
+
 class QueueDepthRefresher {
  public:
   QueueDepthRefresher(db::PoolSettings database, core::MetricsRegistry& metrics,

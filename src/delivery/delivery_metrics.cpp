@@ -1,5 +1,6 @@
 #include "delivery/delivery_metrics.hpp"
 
+#include "delivery/plan_by_index.hpp"
 #include "delivery/queries.hpp"
 
 namespace chopar::delivery {
@@ -40,8 +41,7 @@ core::Gauge& QueueDepthGauge(core::MetricsRegistry& registry) {
 }
 
 void RefreshQueueDepth(db::Pool& pool, core::Gauge& gauge) {
-  auto conn = pool.Acquire();
-  const auto depth = conn->Exec(queries::kQueueDepth);
+  const auto depth = ExecPlannedByIndex(pool, "queue_depth", queries::kQueueDepth);
   gauge.Set(static_cast<double>(depth.Int(0, 0)));
 }
 

@@ -10,6 +10,7 @@
 #include "db/errors.hpp"
 #include "db/notify_channels.hpp"
 #include "delivery/delivery_metrics.hpp"
+#include "delivery/plan_by_index.hpp"
 #include "delivery/queries.hpp"
 
 namespace chopar::delivery {
@@ -316,10 +317,9 @@ milliseconds Worker::IdleWait(int empty_claims) {
   const milliseconds floor =
       std::min(poll, core::BackoffCeiling({kMinIdleWait, poll}, std::max(empty_claims, 1)));
   std::optional<std::string> wait;
-  {
-    auto conn = pool_.Acquire();
-    wait = conn->Exec(queries::kNextWakeup, SqlNowParam(SqlNow(clock_))).OptString(0, 0);
-  }
+  wait = ExecPlannedByIndex(pool_, "next_wakeup", queries::kNextWakeup,
+                            db::Params(SqlNowParam(SqlNow(clock_))))
+             .OptString(0, 0);
   if (!wait) return poll;
   const auto until = milliseconds(static_cast<std::int64_t>(std::stod(*wait)));
   return std::clamp(until, floor, poll);

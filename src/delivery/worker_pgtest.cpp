@@ -440,13 +440,15 @@ TEST_F(WorkerTest, IdleLoopWakesOnNotify) {
   settings.poll_interval = seconds(600);  // only the NOTIFY can wake it within the test
   auto worker = MakeWorker(settings);
   worker.Start();
-  // Idle: the listener is connected and the loop has asked when work is next
-  // due (its last statement before sleeping).
+  // Idle: the listener is connected and the loop's first claim is over (it
+  // and the question of when work is next due, the loop's last before
+  // sleeping, each end with a COMMIT), so only the NOTIFY can make it claim
+  // the row added below.
   ASSERT_TRUE(WaitUntil([&] {
     return Count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
                  "AND state = 'idle' AND query LIKE 'LISTEN%'") == 1 &&
            Count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                 "AND state = 'idle' AND query LIKE '%min(lease_until)%'") == 1;
+                 "AND state = 'idle' AND query = 'COMMIT'") == 1;
   }));
   const auto ids = Notify(1, {"email"});
   Sql("NOTIFY chopar_deliveries");

@@ -1,6 +1,19 @@
 -- Milliseconds from $1 (NULL: the database's now()) until a claim could
 -- find work: the next due queued row or the next lease to run out
 -- (negative when that is already past). NULL when there is nothing pending.
-SELECT extract(epoch FROM least((SELECT min(next_attempt_at) FROM chopar.deliveries WHERE status = 'queued'),
-                                (SELECT min(lease_until) FROM chopar.deliveries WHERE status = 'sending'))
+-- Each is the first entry of a partial index (deliveries_due,
+-- deliveries_leased), read through a merge of the partitions' indexes: run
+-- with sequential scans off (plan_by_index.sql), no plan of this shape
+-- aggregates every queued row, whatever the statistics (a min() can be
+-- planned as such an aggregate when they say no row is queued).
+SELECT extract(epoch FROM least((SELECT d.next_attempt_at
+                                 FROM chopar.deliveries d
+                                 WHERE d.status = 'queued'
+                                 ORDER BY d.next_attempt_at
+                                 LIMIT 1),
+                                (SELECT d.lease_until
+                                 FROM chopar.deliveries d
+                                 WHERE d.status = 'sending'
+                                 ORDER BY d.lease_until
+                                 LIMIT 1))
                           - coalesce($1::timestamptz, now())) * 1000 AS wait_ms

@@ -1,0 +1,100 @@
+// The delivery queue's read-only statements (queries/next_wakeup.sql and
+// queue_depth.sql) as ExecPlannedByIndex runs them, on real PostgreSQL:
+// their generic plan, made on statistics taken while no row was queued (the
+// history all sent), reads the partial indexes of queued and leased rows
+// after a broadcast queued thousands — never a partition whole, never every
+// queued row for the next due time.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "delivery/plan_by_index.hpp"
+#include "delivery/queries.hpp"
+#include "delivery/test_fixture.hpp"
+
+namespace chopar::delivery {
+namespace {
+
+class QueuePlanTest : public testing::DeliveryPgTest {
+ protected:
+  void SetUp() override {
+    DeliveryPgTest::SetUp();
+    if (IsSkipped()) return;
+    // No autovacuum: an ANALYZE would make the plans follow the rows.
+    const auto partitions =
+        Sql("SELECT relid::text FROM pg_partition_tree('chopar.deliveries') WHERE isleaf");
+    for (int i = 0; i < partitions.Rows(); ++i)
+      Sql("ALTER TABLE " + partitions.String(i, 0) + " SET (autovacuum_enabled = off)");
+    Sql("INSERT INTO users (id, email) SELECT g, 'u' || g || '@example.uz' "
+        "FROM generate_series(1, 2000) g");
+    Sql("INSERT INTO notifications (user_id, type, title, created_at) "
+        "SELECT 1 + g % 2000, 'news', 'News', now() FROM generate_series(1, 20000) g");
+    Sql("INSERT INTO deliveries (notification_id, user_id, channel, status, claimed_at, sent_at, "
+        "created_at) SELECT id, user_id, 'email', 'sent', now(), now(), now() FROM notifications");
+    Sql("ANALYZE deliveries");
+  }
+
+  // A broadcast's queue, not analyzed: 20,000 queued deliveries due over the
+  // next 1,000 s, the first at `first_due`, and one being sent.
+  void QueueABroadcast(const std::string& first_due) {
+    Sql("INSERT INTO deliveries (notification_id, user_id, channel, status, next_attempt_at, "
+        "created_at) SELECT id, user_id, 'sms', 'queued', " +
+        first_due + " + (id % 1000) * interval '1 second', now() FROM notifications");
+    Sql("UPDATE deliveries SET status = 'sending', lease_until = " + first_due +
+        " + interval '1 hour', claim_token = gen_random_uuid(), claimed_at = now() WHERE id = "
+        "(SELECT min(id) FROM deliveries WHERE channel = 'sms')");
+  }
+
+  // The generic plan that ExecPlannedByIndex runs `query` with, on the one
+  // connection of `pool`; `arguments` as in EXECUTE (empty: none).
+  static std::string GenericPlan(db::Pool& pool, const db::Query& query,
+                                 const std::string& arguments) {
+    {
+      auto conn = pool.Acquire();
+      conn->ExecText("SET plan_cache_mode = force_generic_plan", {});
+      conn->ExecText(std::string("PREPARE planned AS ") + query.sql, {});
+    }
+    const std::string explain = "EXPLAIN EXECUTE planned" + arguments;
+    const auto rows =
+        ExecPlannedByIndex(pool, "explain", db::Query{"explain_planned", explain.c_str()});
+    std::string plan;
+    for (int i = 0; i < rows.Rows(); ++i) plan += rows.String(i, 0) + "\n";
+    {
+      auto conn = pool.Acquire();
+      conn->ExecText("DEALLOCATE planned", {});
+    }
+    return plan;
+  }
+
+  db::Pool OneConnection() { return db::Pool(db_->url(), 1); }
+};
+
+TEST_F(QueuePlanTest, WakeUpPlannedBeforeABroadcastReadsTheFirstIndexEntries) {
+  QueueABroadcast("now() + interval '10 seconds'");
+  db::Pool pool = OneConnection();
+
+  const std::string plan = GenericPlan(pool, queries::kNextWakeup, "(NULL)");
+  EXPECT_EQ(plan.find("Seq Scan"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Aggregate"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("Index Only Scan using deliveries_"), std::string::npos) << plan;
+
+  // And what it answers: the first queued row, 10 s after the database's now().
+  const auto wait = ExecPlannedByIndex(pool, "next_wakeup", queries::kNextWakeup,
+                                       db::Params(std::optional<std::string>()));
+  EXPECT_NEAR(std::stod(wait.String(0, "wait_ms")), 10'000, 1'000);
+}
+
+TEST_F(QueuePlanTest, DepthPlannedBeforeABroadcastCountsFromThePartialIndexes) {
+  QueueABroadcast("now()");
+  db::Pool pool = OneConnection();
+
+  const std::string plan = GenericPlan(pool, queries::kQueueDepth, "");
+  EXPECT_EQ(plan.find("Seq Scan"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("Index Only Scan using deliveries_"), std::string::npos) << plan;
+
+  EXPECT_EQ(ExecPlannedByIndex(pool, "queue_depth", queries::kQueueDepth).Int(0, "depth"), 20'000);
+}
+
+}  // namespace
+}  // namespace chopar::delivery
