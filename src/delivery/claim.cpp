@@ -8,6 +8,7 @@
 #include "core/request_error.hpp"
 #include "core/time_format.hpp"
 #include "delivery/claim_plan.hpp"
+#include "delivery/plan_by_index.hpp"
 #include "delivery/queries.hpp"
 #include "workflow/settings.hpp"
 
@@ -142,10 +143,9 @@ std::map<ThrottleKey, int> CountThrottleWindows(db::Transaction& tx, const std::
   const std::string user_array = db::ArrayLiteral(users), type_array = db::ArrayLiteral(types);
   tx.Defer(queries::kLockClaimKeys, user_array, type_array, "chopar.throttle");
   // Planned by index whatever the statistics, as the hourly-limit count.
-  tx.Defer(queries::kPlanByIndex, "off");
-  const auto counts = tx.Exec(queries::kCountThrottleWindow, user_array, type_array,
-                              db::ArrayLiteral(since), db::ArrayLiteral(ReclaimedIds(rows)));
-  tx.Defer(queries::kPlanByIndex, "on");
+  const auto counts = ExecPlannedByIndex(tx, queries::kCountThrottleWindow,
+                                         db::Params(user_array, type_array, db::ArrayLiteral(since),
+                                                    db::ArrayLiteral(ReclaimedIds(rows))));
   std::map<ThrottleKey, int> in_window;
   for (int i = 0; i < counts.Rows(); ++i) {
     in_window[{counts.Int(i, "user_id"), counts.String(i, "type")}] =
@@ -166,14 +166,12 @@ RateCounts CountWindow(db::Transaction& tx, const std::vector<Row>& rows,
   const std::string user_array = db::ArrayLiteral(users),
                     channel_array = db::ArrayLiteral(channels);
   tx.Defer(queries::kLockClaimKeys, user_array, channel_array, "chopar.delivery_rate");
-  // Planned by index whatever the statistics (plan_by_index.sql), restored
-  // for the statements after it.
-  tx.Defer(queries::kPlanByIndex, "off");
-  // A separate statement (sent in the same round trip): its snapshot is
-  // taken after the locks were granted.
-  const auto counts = tx.Exec(queries::kCountRateWindow, user_array, channel_array,
-                              SqlTime(now - core::kRateWindow), db::ArrayLiteral(reclaimed));
-  tx.Defer(queries::kPlanByIndex, "on");
+  // Planned by index whatever the statistics. A separate statement (sent in
+  // the same round trip): its snapshot is taken after the locks were granted.
+  const auto counts =
+      ExecPlannedByIndex(tx, queries::kCountRateWindow,
+                         db::Params(user_array, channel_array, SqlTime(now - core::kRateWindow),
+                                    db::ArrayLiteral(reclaimed)));
   RateCounts in_window;
   for (int i = 0; i < counts.Rows(); ++i) {
     const auto channel = core::ParseChannel(counts.Text(i, "channel"));

@@ -12,4 +12,12 @@ db::Result ExecPlannedByIndex(db::Pool& pool, std::string_view name, const db::Q
   return tx.ExecAndCommit(query, params);
 }
 
+db::Result ExecPlannedByIndex(db::Transaction& tx, const db::Query& query,
+                              const db::Params& params) {
+  tx.Defer(queries::kPlanByIndex, "off");
+  auto result = tx.Exec(query, params);
+  tx.Defer(queries::kPlanByIndex, "on");
+  return result;
+}
+
 }  // namespace chopar::delivery

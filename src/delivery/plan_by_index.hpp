@@ -18,4 +18,10 @@ namespace chopar::delivery {
 db::Result ExecPlannedByIndex(db::Pool& pool, std::string_view name, const db::Query& query,
                               const db::Params& params = {});
 
+// The same inside `tx`, among its other statements: sequential scans are
+// off for this one statement only (sent in the same round trip as the
+// statements deferred before it) and on again for those after it.
+db::Result ExecPlannedByIndex(db::Transaction& tx, const db::Query& query,
+                              const db::Params& params);
+
 }  // namespace chopar::delivery
