@@ -41,5 +41,20 @@ TEST_F(ErrorDetailTest, ConstraintViolationsDoNotQuoteTheRow) {
   }
 }
 
+// A full disk (or memory, or connection slots) on the server is a class 53
+// error: retried later by the loops and a 503 to a caller, never a 500.
+TEST_F(ErrorDetailTest, AFullDiskIsInsufficientResourcesAndTransient) {
+  constexpr Query kFullDisk{"test.detail_full_disk",
+                            "DO $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on "
+                            "device' USING ERRCODE = 'disk_full'; END $$"};
+  try {
+    pool_->Acquire()->Exec(kFullDisk);
+    ADD_FAILURE() << "no error raised";
+  } catch (const InsufficientResources& e) {
+    EXPECT_EQ(e.sqlstate(), "53100");
+    EXPECT_TRUE(IsTransient(e));
+  }
+}
+
 }  // namespace
 }  // namespace chopar::db

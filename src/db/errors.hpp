@@ -54,6 +54,12 @@ class LockNotAvailable : public DbError {
  public:
   using DbError::DbError;
 };
+// Class 53 (disk full, out of memory, too many connections): the server
+// cannot do it now; it can once an operator or the load frees the resource.
+class InsufficientResources : public DbError {
+ public:
+  using DbError::DbError;
+};
 // No pooled connection became free within the wait limit.
 class PoolTimeout : public std::runtime_error {
  public:

@@ -27,6 +27,8 @@ TEST(IsTransientTest, LostConnectionsAndLostRacesAreRetried) {
   EXPECT_TRUE(TransientForSqlState("40P01"));  // deadlock detected
   EXPECT_TRUE(TransientForSqlState("57014"));  // statement timeout
   EXPECT_TRUE(TransientForSqlState("55P03"));  // lock timeout
+  EXPECT_TRUE(TransientForSqlState("53100"));  // disk full
+  EXPECT_TRUE(TransientForSqlState("53300"));  // too many connections
   EXPECT_TRUE(IsTransient(PoolTimeout("no database connection became free")));
 }
 

@@ -68,6 +68,10 @@ ErrorInfo MapException(std::exception_ptr error, std::string_view context) {
   } catch (const db::PoolTimeout& e) {
     spdlog::warn("{}: {}", context, e.what());
     return Info(ErrorCode::kUnavailable, "the database is busy; retry later");
+  } catch (const db::InsufficientResources& e) {
+    // Disk or memory of the database server: an operator has to act.
+    spdlog::error("{}: {}", context, e.what());
+    return Info(ErrorCode::kUnavailable, "the database is out of resources; retry later");
   } catch (const db::ConnectionError& e) {
     spdlog::warn("{}: {}", context, e.what());
     return Info(ErrorCode::kUnavailable, "the database is unavailable; retry later");

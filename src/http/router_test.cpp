@@ -296,6 +296,8 @@ TEST_F(DispatcherTest, EachExceptionTypeMapsToItsStatus) {
       {std::make_exception_ptr(db::CheckViolation("23514", "link_check")), 400, "invalid_field"},
       {std::make_exception_ptr(db::PoolTimeout("no connection")), 503, "unavailable"},
       {std::make_exception_ptr(db::ConnectionError("", "gone")), 503, "unavailable"},
+      {std::make_exception_ptr(db::InsufficientResources("53100", "No space left on device")), 503,
+       "unavailable"},
       {std::make_exception_ptr(db::UniqueViolation("23505", "dup")), 500, "internal"},
       {std::make_exception_ptr(std::runtime_error("secret detail")), 500, "internal"},
       {std::make_exception_ptr(42), 500, "internal"},
