@@ -12,6 +12,7 @@
 #include "delivery/plan_by_index.hpp"
 #include "delivery/queries.hpp"
 #include "delivery/test_fixture.hpp"
+#include "testing/query_plans.hpp"
 
 namespace chopar::delivery {
 namespace {
@@ -58,8 +59,7 @@ class QueuePlanTest : public testing::DeliveryPgTest {
     const std::string explain = "EXPLAIN EXECUTE planned" + arguments;
     const auto rows =
         ExecPlannedByIndex(pool, "explain", db::Query{"explain_planned", explain.c_str()});
-    std::string plan;
-    for (int i = 0; i < rows.Rows(); ++i) plan += rows.String(i, 0) + "\n";
+    const std::string plan = chopar::testing::PlanText(rows);
     {
       auto conn = pool.Acquire();
       conn->ExecText("DEALLOCATE planned", {});

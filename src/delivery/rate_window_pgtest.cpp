@@ -14,6 +14,7 @@
 #include "delivery/queries.hpp"
 #include "delivery/test_fixture.hpp"
 #include "delivery/test_support.hpp"
+#include "testing/query_plans.hpp"
 
 namespace chopar::delivery {
 namespace {
@@ -148,9 +149,7 @@ class ThrottleWindowTest : public RateWindowTest {
     const auto r =
         Sql("EXPLAIN (ANALYZE, COSTS OFF) EXECUTE throttle_count(" + Arguments(since) + ")");
     Sql("DEALLOCATE throttle_count");
-    std::string plan;
-    for (int i = 0; i < r.Rows(); ++i) plan += r.String(i, 0) + "\n";
-    return plan;
+    return chopar::testing::PlanText(r);
   }
 };
 

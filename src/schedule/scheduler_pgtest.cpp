@@ -10,6 +10,7 @@
 #include "db/pool.hpp"
 #include "schedule/queries.hpp"
 #include "schedule/schedule_pgtest_fixture.hpp"
+#include "testing/query_plans.hpp"
 
 namespace chopar::schedule {
 namespace {
@@ -329,8 +330,7 @@ TEST_F(SchedulerTest, IdleLookupReadsOnlyTheIndex) {
   const auto rows = conn.ExecText(
       std::string("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ") + queries::kNextDue.sql,
       db::Params(core::FormatRfc3339(clock_.Now())));
-  std::string plan;
-  for (int i = 0; i < rows.Rows(); ++i) plan += rows.String(i, 0) + "\n";
+  const std::string plan = testing::PlanText(rows);
   EXPECT_EQ(plan.find("Seq Scan"), std::string::npos) << plan;
   EXPECT_NE(plan.find("schedules_due"), std::string::npos) << plan;
   // Nothing is due: the count is never run.

@@ -8,6 +8,13 @@
 
 namespace chopar::testing {
 
+// The text of an EXPLAIN in its default format: its rows, a line each.
+inline std::string PlanText(const db::Result& explain) {
+  std::string plan;
+  for (int i = 0; i < explain.Rows(); ++i) plan += explain.String(i, 0) + "\n";
+  return plan;
+}
+
 // The relations that the plan `explain_json` (the output of EXPLAIN (FORMAT
 // JSON)) reads with a Seq Scan and that hold at least `min_rows` rows by the
 // statistics of `conn`'s database (pg_class.reltuples: ANALYZE first). An
