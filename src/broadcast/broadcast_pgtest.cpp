@@ -317,6 +317,31 @@ TEST_F(BroadcastPgTest, ATemplatedTypeIsRenderedForEachRecipient) {
   EXPECT_EQ(broadcasts_->Get(id)["created"], 30);
 }
 
+// A broadcast's deliveries are bulk — claimed after the ordinary ones that
+// are due (delivery/queries/claim_candidates.sql) — whether its batches are
+// one statement or rendered per recipient, paced or not.
+TEST_F(BroadcastPgTest, ABroadcastsDeliveriesAreBulkWhicheverPathMadeThem) {
+  const OneTemplate lookup(templates::ParseTemplate(
+      "release.card",
+      {{"default_locale", "en"}, {"locales", {{"en", {{"title", "Hello {{user.id}}"}}}}}}));
+  TopicOfUsers(40);
+  Broadcast({{"topic", "t"}, {"notification", Notification()}});
+  FanOut paced(*pool_, clock_, metrics_, FanOutSettings{.batch = 20, .deliveries_per_second = 100},
+               &lookup);
+  EXPECT_EQ(paced.RunOnce(), 3);
+  const std::int64_t set_based = Count("SELECT count(*) FROM chopar.deliveries");
+  BroadcastService(*pool_, &lookup)
+      .Create(ParseBroadcastRequest(
+          {{"topic", "t"}, {"notification", {{"type", "release.card"}, {"channels", {"email"}}}}}));
+  FanOut unpaced(*pool_, clock_, metrics_, FanOutSettings{.batch = 20, .deliveries_per_second = 0},
+                 &lookup);
+  EXPECT_EQ(unpaced.RunOnce(), 3);
+
+  EXPECT_GT(set_based, 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.deliveries"), set_based + 40);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.deliveries WHERE NOT bulk"), 0);
+}
+
 TEST_F(BroadcastPgTest, AudienceAllReachesEveryUser) {
   AddUsers(1, 1234);
   const std::int64_t id = Broadcast({{"audience", "all"}, {"notification", Notification()}});

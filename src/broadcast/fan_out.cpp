@@ -154,7 +154,7 @@ FanOut::Walked FanOut::FanOutPerRecipient(db::Transaction& tx, const hub::Notifi
   for (int i = 0; i < recipients.Rows(); ++i)
     requests[static_cast<std::size_t>(i)].user_id = recipients.Int(i, 0);
   const std::vector<hub::BatchItemResult> results =
-      hub::NotifyService::NotifyIn(tx, requests, now, templates_, deliveries_due);
+      hub::NotifyService::NotifyIn(tx, requests, now, templates_, deliveries_due.value_or(now));
   Walked walked;
   walked.recipients = recipients.Rows();
   if (walked.recipients > 0) walked.last_user_id = recipients.Int(walked.recipients - 1, 0);

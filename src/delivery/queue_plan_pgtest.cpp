@@ -40,8 +40,8 @@ class QueuePlanTest : public testing::DeliveryPgTest {
   // next 1,000 s, the first at `first_due`, and one being sent.
   void QueueABroadcast(const std::string& first_due) {
     Sql("INSERT INTO deliveries (notification_id, user_id, channel, status, next_attempt_at, "
-        "created_at) SELECT id, user_id, 'sms', 'queued', " +
-        first_due + " + (id % 1000) * interval '1 second', now() FROM notifications");
+        "created_at, bulk) SELECT id, user_id, 'sms', 'queued', " +
+        first_due + " + (id % 1000) * interval '1 second', now(), true FROM notifications");
     Sql("UPDATE deliveries SET status = 'sending', lease_until = " + first_due +
         " + interval '1 hour', claim_token = gen_random_uuid(), claimed_at = now() WHERE id = "
         "(SELECT min(id) FROM deliveries WHERE channel = 'sms')");
@@ -94,6 +94,30 @@ TEST_F(QueuePlanTest, DepthPlannedBeforeABroadcastCountsFromThePartialIndexes) {
   EXPECT_NE(plan.find("Index Only Scan using deliveries_"), std::string::npos) << plan;
 
   EXPECT_EQ(ExecPlannedByIndex(pool, "queue_depth", queries::kQueueDepth).Int(0, "depth"), 20'000);
+}
+
+// The claim runs as planned (not by ExecPlannedByIndex): the ordinary rows
+// due come from their own small index in the partition the broadcast fills,
+// not from a walk of the broadcast's queued rows.
+TEST_F(QueuePlanTest, ClaimPlannedBeforeABroadcastFindsOrdinaryRowsInTheirOwnIndex) {
+  QueueABroadcast("now() - interval '1 hour'");
+  const std::string partition =
+      Scalar("SELECT tableoid::regclass::text FROM deliveries WHERE bulk LIMIT 1");
+  auto conn = db_->Connect();
+  conn.ExecText("SET plan_cache_mode = force_generic_plan", {});
+  conn.ExecText(std::string("PREPARE claim AS ") + queries::kClaimCandidates.sql, {});
+
+  const std::string plan =
+      chopar::testing::PlanText(conn.ExecText("EXPLAIN EXECUTE claim(NULL, 500, 0)", {}));
+  const auto due = plan.find("CTE due\n");
+  const auto due_bulk = plan.find("CTE due_bulk");
+  ASSERT_NE(due, std::string::npos) << plan;
+  ASSERT_NE(due_bulk, std::string::npos) << plan;
+  const std::string ordinary = plan.substr(due, due_bulk - due);
+  EXPECT_NE(ordinary.find("using " + partition + "_due_ordinary on " + partition),
+            std::string::npos)
+      << partition << "\n"
+      << ordinary;
 }
 
 }  // namespace

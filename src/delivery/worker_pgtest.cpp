@@ -91,8 +91,14 @@ TEST_F(WorkerTest, TwoWorkersRacingOnOneDeliverySendItOnce) {
     const auto ids = Notify(round + 1, {"email"});
     std::latch start(2);
     RunStats stats_a, stats_b;
-    std::thread ta([&] { start.arrive_and_wait(); stats_a = a.RunOnce(); });
-    std::thread tb([&] { start.arrive_and_wait(); stats_b = b.RunOnce(); });
+    std::thread ta([&] {
+      start.arrive_and_wait();
+      stats_a = a.RunOnce();
+    });
+    std::thread tb([&] {
+      start.arrive_and_wait();
+      stats_b = b.RunOnce();
+    });
     ta.join();
     tb.join();
     EXPECT_EQ(stats_a.sent + stats_b.sent, 1) << "round " << round;
@@ -100,15 +106,39 @@ TEST_F(WorkerTest, TwoWorkersRacingOnOneDeliverySendItOnce) {
   }
   std::set<std::int64_t> distinct;
   for (const auto& m : channel_.messages()) distinct.insert(m.delivery_id);
-  EXPECT_EQ(channel_.count(), static_cast<std::size_t>(kRounds)) << "the sender was called once per delivery";
+  EXPECT_EQ(channel_.count(), static_cast<std::size_t>(kRounds))
+      << "the sender was called once per delivery";
   EXPECT_EQ(distinct.size(), static_cast<std::size_t>(kRounds));
+}
+
+// A broadcast's deliveries (bulk) wait for the ordinary ones that are due,
+// even those due later: a notification created while the workers are behind
+// a broadcast's pace is sent first.
+TEST_F(WorkerTest, OrdinaryDeliveriesDueAreClaimedBeforeABroadcastsDueEarlier) {
+  for (int user = 1; user <= 6; ++user) AddUser(user);
+  for (int user = 1; user <= 4; ++user) Notify(user, {"email"});
+  Sql("UPDATE deliveries SET bulk = true, next_attempt_at = next_attempt_at - interval '10 "
+      "minutes'");
+  const std::int64_t first = Notify(5, {"email"})[0];
+  const std::int64_t second = Notify(6, {"email"})[0];
+  auto worker = MakeWorker(WorkerSettings{.batch = 2});
+
+  ASSERT_EQ(worker.RunOnce().sent, 2);
+  EXPECT_EQ(Field(first, "status"), "sent");
+  EXPECT_EQ(Field(second, "status"), "sent");
+  EXPECT_EQ(CountStatus("queued"), 4);
+
+  EXPECT_EQ(worker.RunOnce().sent, 2);
+  EXPECT_EQ(worker.RunOnce().sent, 2);
+  EXPECT_EQ(CountStatus("sent"), 6) << "the broadcast's are sent once the ordinary ones are";
 }
 
 TEST_F(WorkerTest, HourlyLimitSkipsTheThirdEmailWithTheReason) {
   AddUser(1);
   WorkerSettings settings;
   settings.hourly_limits[core::ChannelKind::kEmail] = 2;
-  const auto first = Notify(1, {"email"}), second = Notify(1, {"email"}), third = Notify(1, {"email"});
+  const auto first = Notify(1, {"email"}), second = Notify(1, {"email"}),
+             third = Notify(1, {"email"});
   auto worker = MakeWorker(settings);
 
   const RunStats stats = worker.RunOnce();
@@ -180,9 +210,13 @@ class PushTest : public WorkerTest {
     AddUser(1);
     const std::string key(87, 'B'), auth(22, 'A');
     gone_ = Sql("INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth) VALUES "
-                "(1, 'https://push.example/gone', '" + key + "', '" + auth + "') RETURNING id").Int(0, 0);
+                "(1, 'https://push.example/gone', '" +
+                key + "', '" + auth + "') RETURNING id")
+                .Int(0, 0);
     kept_ = Sql("INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth) VALUES "
-                "(1, 'https://push.example/kept', '" + key + "', '" + auth + "') RETURNING id").Int(0, 0);
+                "(1, 'https://push.example/kept', '" +
+                key + "', '" + auth + "') RETURNING id")
+                .Int(0, 0);
   }
   std::int64_t gone_ = 0, kept_ = 0;
 };
@@ -202,7 +236,8 @@ TEST_F(PushTest, GoneSubscriptionIsDeletedAndTheOtherKept) {
   EXPECT_EQ(channel_.messages()[0].push_targets.size(), 2u) << "every subscription is a target";
   EXPECT_EQ(Field(ids[0], "status"), "failed");
   EXPECT_EQ(Field(ids[0], "last_error"), "410 Gone");
-  EXPECT_EQ(Scalar("SELECT string_agg(id::text, ',') FROM push_subscriptions"), std::to_string(kept_));
+  EXPECT_EQ(Scalar("SELECT string_agg(id::text, ',') FROM push_subscriptions"),
+            std::to_string(kept_));
 }
 
 TEST_F(PushTest, GoneSubscriptionListedOnASentOutcomeIsDeletedToo) {
@@ -217,12 +252,14 @@ TEST_F(PushTest, GoneSubscriptionListedOnASentOutcomeIsDeletedToo) {
   worker.RunOnce();
 
   EXPECT_EQ(Field(ids[0], "status"), "sent");
-  EXPECT_EQ(Scalar("SELECT string_agg(id::text, ',') FROM push_subscriptions"), std::to_string(kept_));
+  EXPECT_EQ(Scalar("SELECT string_agg(id::text, ',') FROM push_subscriptions"),
+            std::to_string(kept_));
 }
 
 TEST_F(WorkerTest, RetryStaysQueuedWithAReasonThenFailsAfterMaxAttempts) {
   AddUser(1);
-  channel_.SetAnswer([](const channels::Message&) { return Outcome::Retry("503 Service Unavailable"); });
+  channel_.SetAnswer(
+      [](const channels::Message&) { return Outcome::Retry("503 Service Unavailable"); });
   WorkerSettings settings;
   settings.max_attempts = 3;
   settings.backoff.initial = seconds(1);
@@ -255,7 +292,9 @@ TEST_F(WorkerTest, RetryStaysQueuedWithAReasonThenFailsAfterMaxAttempts) {
 
 TEST_F(WorkerTest, ProviderRetryAfterIsHonoured) {
   AddUser(1);
-  channel_.SetAnswer([](const channels::Message&) { return Outcome::Retry("429 Too Many Requests", seconds(120)); });
+  channel_.SetAnswer([](const channels::Message&) {
+    return Outcome::Retry("429 Too Many Requests", seconds(120));
+  });
   const auto ids = Notify(1, {"email"});
   auto worker = MakeWorker();
 
@@ -267,7 +306,8 @@ TEST_F(WorkerTest, ProviderRetryAfterIsHonoured) {
 
 TEST_F(WorkerTest, PermanentFailureIsFinalWithTheReason) {
   AddUser(1);
-  channel_.SetAnswer([](const channels::Message&) { return Outcome::Permanent("550 mailbox unavailable"); });
+  channel_.SetAnswer(
+      [](const channels::Message&) { return Outcome::Permanent("550 mailbox unavailable"); });
   const auto ids = Notify(1, {"email"});
   auto worker = MakeWorker();
 
@@ -305,7 +345,8 @@ TEST_F(WorkerTest, LeaseLostOnTheLastAttemptFails) {
   const auto ids = Notify(1, {"email"});
   WorkerSettings settings;
   settings.max_attempts = 1;
-  ASSERT_EQ(ClaimBatch(*pool_, clock_.Now(), settings, ChannelSet::AllTo(channel_)).to_send.size(), 1u);
+  ASSERT_EQ(ClaimBatch(*pool_, clock_.Now(), settings, ChannelSet::AllTo(channel_)).to_send.size(),
+            1u);
   clock_.Advance(settings.lease + seconds(1));
   auto worker = MakeWorker(settings);
 
@@ -350,7 +391,8 @@ class QuietHoursTest : public WorkerTest {
   void SetUp() override {
     WorkerTest::SetUp();
     if (IsSkipped()) return;
-    AddUser(1, "email, timezone, quiet_start, quiet_end", "'u@example.uz', 'Asia/Tashkent', '22:00', '08:00'");
+    AddUser(1, "email, timezone, quiet_start, quiet_end",
+            "'u@example.uz', 'Asia/Tashkent', '22:00', '08:00'");
     clock_.Set(*core::ParseRfc3339("2026-10-28T18:30:00Z"));  // 23:30 in Tashkent
   }
 };
@@ -388,7 +430,8 @@ TEST_F(QuietHoursTest, CriticalIsNotDeferred) {
 TEST_F(WorkerTest, ChannelExceptionBecomesARetry) {
   AddUser(1);
   const auto ids = Notify(1, {"email"});
-  channel_.SetAnswer([](const channels::Message&) -> Outcome { throw std::runtime_error("socket closed"); });
+  channel_.SetAnswer(
+      [](const channels::Message&) -> Outcome { throw std::runtime_error("socket closed"); });
   auto worker = MakeWorker();
 
   EXPECT_EQ(worker.RunOnce().retried, 1);
@@ -445,10 +488,12 @@ TEST_F(WorkerTest, IdleLoopWakesOnNotify) {
   // sleeping, each end with a COMMIT), so only the NOTIFY can make it claim
   // the row added below.
   ASSERT_TRUE(WaitUntil([&] {
-    return Count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                 "AND state = 'idle' AND query LIKE 'LISTEN%'") == 1 &&
-           Count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                 "AND state = 'idle' AND query = 'COMMIT'") == 1;
+    return Count(
+               "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+               "AND state = 'idle' AND query LIKE 'LISTEN%'") == 1 &&
+           Count(
+               "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+               "AND state = 'idle' AND query = 'COMMIT'") == 1;
   }));
   const auto ids = Notify(1, {"email"});
   Sql("NOTIFY chopar_deliveries");

@@ -200,6 +200,21 @@ TEST_F(HubTest, NotifyInSeesWhatItsTransactionDeferred) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications WHERE user_id = 5"), 1);
 }
 
+// Deliveries given a broadcast's due time are bulk (claimed after the
+// ordinary ones that are due); any other notification's are ordinary.
+TEST_F(HubTest, OnlyABroadcastsDeliveriesAreBulk) {
+  PutUser(7, {{"email", "e@example.uz"}});
+  auto tx = pool_->Begin("test_bulk");
+  NotifyService::NotifyIn(tx, {Request(7)}, clock_.Now());
+  NotifyService::NotifyIn(tx, {Request(7)}, clock_.Now(), nullptr,
+                          clock_.Now() + std::chrono::seconds(30));
+  tx.Commit();
+  EXPECT_EQ(
+      db_->Scalar("SELECT string_agg(bulk::text || ' ' || (next_attempt_at > created_at)::text, "
+                  "', ' ORDER BY id) FROM chopar.deliveries WHERE user_id = 7"),
+      "false false, true true");
+}
+
 // Regression: the created counter was incremented inside NotifyIn, before the
 // caller's transaction committed, so a rolled-back firing was still counted.
 TEST_F(HubTest, CreatedCounterCountsCommittedNotificationsOnly) {

@@ -186,7 +186,7 @@ template <typename Session>
 std::vector<BatchItemResult> NotifyOn(Session& session,
                                       const std::vector<NotificationRequest>& requests,
                                       core::TimePoint now, const templates::TemplateLookup* lookup,
-                                      std::optional<core::TimePoint> deliveries_due,
+                                      std::optional<core::TimePoint> broadcast_due,
                                       std::optional<core::TimePoint> simulated_windows_now) {
   std::vector<std::optional<BatchItemResult>> results(requests.size());
   if (requests.empty()) return {};
@@ -269,7 +269,7 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         core::FormatRfc3339Micros(now), ArrayLiteral(columns.drawn_id),
         ArrayLiteral(columns.category), ArrayLiteral(columns.content), ArrayLiteral(columns.held),
         ArrayLiteral(columns.held_until), ArrayLiteral(columns.cancellation_key),
-        deliveries_due ? std::optional(core::FormatRfc3339Micros(*deliveries_due)) : std::nullopt);
+        broadcast_due ? std::optional(core::FormatRfc3339Micros(*broadcast_due)) : std::nullopt);
     ReadInserted(inserted, requests, chosen, results, find_existing);
     std::vector<DigestItem> joining;
     for (auto& [index, item] : digest_items) {
@@ -329,9 +329,9 @@ void NotifyMetrics::CountCreated(std::int64_t created) {
 
 std::vector<BatchItemResult> NotifyService::NotifyIn(
     db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now,
-    const templates::TemplateLookup* templates, std::optional<core::TimePoint> deliveries_due,
+    const templates::TemplateLookup* templates, std::optional<core::TimePoint> broadcast_due,
     std::optional<core::TimePoint> simulated_windows_now) {
-  return NotifyOn(tx, requests, now, templates, deliveries_due, simulated_windows_now);
+  return NotifyOn(tx, requests, now, templates, broadcast_due, simulated_windows_now);
 }
 
 NotifyResult NotifyService::Notify(const NotificationRequest& request) {

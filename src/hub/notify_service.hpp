@@ -119,15 +119,16 @@ class NotifyService {
   // relay create notifications atomically with their own bookkeeping). The
   // caller commits; the NOTIFY is sent at that commit, and the caller counts
   // what it committed (NotifyMetrics::CountCommitted).
-  // Statements the caller deferred on `tx` run first. With
-  // `deliveries_due`, the deliveries fall due then instead of at `now` (a
-  // broadcast spreads its deliveries out in time). Digest windows are
+  // Statements the caller deferred on `tx` run first. A broadcast's batch
+  // gives `broadcast_due`: its deliveries fall due then instead of at `now`
+  // (a broadcast spreads its deliveries out in time) and are bulk, claimed
+  // after the ordinary deliveries that are due. Digest windows are
   // decided at `simulated_windows_now` when set (a simulated clock),
   // otherwise at the database's clock under the windows' locks (JoinDigests).
   static std::vector<BatchItemResult> NotifyIn(
       db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now,
       const templates::TemplateLookup* templates = nullptr,
-      std::optional<core::TimePoint> deliveries_due = std::nullopt,
+      std::optional<core::TimePoint> broadcast_due = std::nullopt,
       std::optional<core::TimePoint> simulated_windows_now = std::nullopt);
 
  private:

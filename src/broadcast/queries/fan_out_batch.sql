@@ -4,7 +4,8 @@
 -- their notifications (the same type $4, title $5, body $6, link $7, data $8
 -- (jsonb), category $9, critical $10, cancellation key $11 for all, dedup key
 -- $12 per recipient) and one delivery per channel chosen for each, queued
--- at $14 (the batch's due time); created_at $13. The channels are chosen
+-- at $14 (the batch's due time) as a broadcast's (bulk: claimed after the
+-- ordinary deliveries that are due); created_at $13. The channels are chosen
 -- here as hub::ChooseChannels chooses them (hub/channel_choice.hpp): of the
 -- requested $15 (text[] in the order email, telegram, push, sms), those the
 -- user can be reached on and, unless critical, wants for this type and
@@ -55,9 +56,9 @@ WITH walked AS MATERIALIZED (
   RETURNING id, user_id
 ), queued AS (
   INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, next_attempt_at,
-                                 created_at, updated_at)
+                                 created_at, updated_at, bulk)
   SELECT n.id, n.user_id, c.channel, 'queued', $14::timestamptz, $13::timestamptz,
-         $13::timestamptz
+         $13::timestamptz, true
   FROM inserted n
   -- A primary-key lookup per recipient. OFFSET 0 keeps the planner from
   -- flattening it into a join: a generic plan, guessing thousands of rows,

@@ -1,7 +1,10 @@
 -- Locks up to $2 deliveries due at $1 for one claim ($1 NULL: the
 -- database's now(), what every host agrees on): first `sending` rows whose
 -- lease ran out (their worker died or stalled; send_started says whether it
--- had handed the row to its provider), then `queued` rows by due time. Rows another claim holds are skipped, never waited for. Each row
+-- had handed the row to its provider), then `queued` rows by due time:
+-- ordinary ones first, then a broadcast's (bulk), so a notification created
+-- while the workers are behind a broadcast's pace is not queued behind the
+-- broadcast. Rows another claim holds are skipped, never waited for. Each row
 -- comes with what the claim decides on (quiet hours, critical, attempts) and
 -- what its message needs (content and the address for its channel); an
 -- escalated row (unless_read) its notification's read_at.
@@ -23,17 +26,30 @@ WITH expired AS MATERIALIZED (
   LIMIT $2::int
   FOR UPDATE SKIP LOCKED
 ), due AS MATERIALIZED (
+  -- deliveries_due_ordinary: the few queued rows that are not a broadcast's.
   SELECT id, notification_id, user_id, channel, attempts, created_at, false AS reclaimed,
          false AS send_started, unless_read, digest_id
   FROM chopar.deliveries
-  WHERE status = 'queued' AND next_attempt_at <= coalesce($1::timestamptz, now())
+  WHERE status = 'queued' AND NOT bulk AND next_attempt_at <= coalesce($1::timestamptz, now())
   ORDER BY next_attempt_at
   LIMIT greatest($2::int - (SELECT count(*) FROM expired), 0)
+  FOR UPDATE SKIP LOCKED
+), due_bulk AS MATERIALIZED (
+  -- deliveries_due, every queued row: the ordinary ones among the due rows
+  -- were taken above, or are held by another claim. LIMIT 0 reads nothing.
+  SELECT id, notification_id, user_id, channel, attempts, created_at, false AS reclaimed,
+         false AS send_started, unless_read, digest_id
+  FROM chopar.deliveries
+  WHERE status = 'queued' AND bulk AND next_attempt_at <= coalesce($1::timestamptz, now())
+  ORDER BY next_attempt_at
+  LIMIT greatest($2::int - (SELECT count(*) FROM expired) - (SELECT count(*) FROM due), 0)
   FOR UPDATE SKIP LOCKED
 ), claimed AS (
   SELECT * FROM expired
   UNION ALL
   SELECT * FROM due
+  UNION ALL
+  SELECT * FROM due_bulk
 )
 SELECT c.id, c.notification_id, c.user_id, c.channel, c.attempts, c.reclaimed, c.send_started,
        c.unless_read, CASE WHEN c.unless_read THEN x.read_at::text END AS read_at,

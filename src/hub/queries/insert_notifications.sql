@@ -8,8 +8,10 @@
 -- was), $13 category (text[]), $14 content (each channel's rendered texts, jsonb[]: a channel holding {"error": …} gets a failed delivery with
 -- that reason), $15 held (escalate-if-unread: comma-separated channels
 -- whose deliveries wait, NULL for none), $16 held_until (when they are due,
--- timestamptz[]), $17 cancellation_key (text[]), $18 when the
--- deliveries not held fall due (NULL: $11; a broadcast paces its batches). Arrays, not a JSON document: parsing them is cheaper, and
+-- timestamptz[]), $17 cancellation_key (text[]), $18 for a broadcast's
+-- batch, when its deliveries not held fall due (it paces its batches); they
+-- are bulk, claimed after the ordinary deliveries that are due. NULL for any
+-- other notification: due at $11. Arrays, not a JSON document: parsing them is cheaper, and
 -- ids not drawn beforehand are drawn here, in input order, so no separate
 -- round trip reserves them.
 -- Returns one row per input: whether it was created, and the id (the
@@ -51,12 +53,12 @@ WITH input AS MATERIALIZED (
   RETURNING id, user_id
 ), queued AS (
   INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, last_error, next_attempt_at, created_at,
-                                 updated_at, unless_read)
+                                 updated_at, unless_read, bulk)
   SELECT i.id, i.user_id, c.channel,
          CASE WHEN i.content -> c.channel ? 'error' THEN 'failed' ELSE 'queued' END,
          i.content -> c.channel ->> 'error',
          CASE WHEN h.held THEN i.held_until ELSE coalesce($18::timestamptz, $11::timestamptz) END, $11::timestamptz, $11::timestamptz,
-         h.held
+         h.held, $18::timestamptz IS NOT NULL
   FROM inserted n
   JOIN input i ON i.id = n.id
   CROSS JOIN LATERAL unnest(string_to_array(i.channels, ',')) AS c(channel)
