@@ -96,6 +96,30 @@ TEST_F(QueuePlanTest, DepthPlannedBeforeABroadcastCountsFromThePartialIndexes) {
   EXPECT_EQ(ExecPlannedByIndex(pool, "queue_depth", queries::kQueueDepth).Int(0, "depth"), 20'000);
 }
 
+// The hourly-limit count's generic plan, on a week's partition full of sent
+// rows (analyzed): each (user, channel) is one probe of the per-user index,
+// never intersected with a bitmap of the week's created_at index (the
+// count's bound on the partition key holds for the whole partition, which a
+// generic plan cannot tell). On 20 million rows of history that bitmap made
+// a count 17 ms instead of 1.9.
+TEST_F(QueuePlanTest, HourlyLimitCountProbesThePerUserIndexOnly) {
+  db::Pool pool = OneConnection();
+  std::string users = "'{", channels = "'{";
+  for (int user = 1; user <= 500; user += 2) {
+    users += (user > 1 ? "," : "") + std::to_string(user);
+    channels += user > 1 ? ",email" : "email";
+  }
+  users += "}'";
+  channels += "}'";
+
+  const std::string plan =
+      GenericPlan(pool, queries::kCountRateWindow,
+                  "(" + users + ", " + channels + ", now() - interval '1 hour', '{}')");
+  EXPECT_EQ(plan.find("Bitmap"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Seq Scan"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("Index"), std::string::npos) << plan;
+}
+
 // The claim runs as planned (not by ExecPlannedByIndex): the ordinary rows
 // due come from their own small index in the partition the broadcast fills,
 // not from a walk of the broadcast's queued rows.
