@@ -1,9 +1,10 @@
-// The delivery queue's read-only statements (queries/next_wakeup.sql and
-// queue_depth.sql) as ExecPlannedByIndex runs them, on real PostgreSQL:
-// their generic plan, made on statistics taken while no row was queued (the
-// history all sent), reads the partial indexes of queued and leased rows
-// after a broadcast queued thousands — never a partition whole, never every
-// queued row for the next due time.
+// The delivery queue's read-only statements (queries/next_wakeup.sql,
+// queue_depth.sql, the hourly-limit count) as ExecPlannedByIndex runs them,
+// and the claim as it runs, on real PostgreSQL: their generic plan, made on
+// statistics taken while no row was queued (the history all sent), reads
+// the partial indexes of queued and leased rows after a broadcast queued
+// thousands — never a partition whole, never every queued row for the next
+// due time — and the count probes the per-user index alone.
 
 #include <gtest/gtest.h>
 
@@ -96,8 +97,8 @@ TEST_F(QueuePlanTest, DepthPlannedBeforeABroadcastCountsFromThePartialIndexes) {
   EXPECT_EQ(ExecPlannedByIndex(pool, "queue_depth", queries::kQueueDepth).Int(0, "depth"), 20'000);
 }
 
-// The hourly-limit count's generic plan, on a week's partition full of sent
-// rows (analyzed): each (user, channel) is one probe of the per-user index,
+// The hourly-limit count's generic plan, on the partition of this week's
+// sent rows (analyzed): each (user, channel) is one probe of the per-user index,
 // never intersected with a bitmap of the week's created_at index (the
 // count's bound on the partition key holds for the whole partition, which a
 // generic plan cannot tell). On 20 million rows of history that bitmap made
