@@ -38,6 +38,33 @@ class ConcurrencyTest : public testing::DeliveryPgTest {
         now + ", " + now + ", " + now + " FROM notifications");
   }
 
+  // Four workers of two loops each, on pools of their own, drain the
+  // `total` queued deliveries: each handed to the channel once.
+  void ExpectFourWorkersSendEachOnce(int total) {
+    db::Pool sink_pool(db_->url(), 8);
+    channels::SinkChannel sink(sink_pool);
+    CountingChannel counting(sink);
+    WorkerSettings settings = Unlimited();
+    settings.concurrency = 2;
+    std::vector<std::unique_ptr<db::Pool>> pools;
+    std::vector<std::unique_ptr<Worker>> workers;
+    for (int i = 0; i < 4; ++i) {
+      pools.push_back(std::make_unique<db::Pool>(db_->url(), 3));
+      workers.push_back(std::make_unique<Worker>(*pools.back(), ChannelSet::AllTo(counting), clock_,
+                                                 metrics_, settings));
+    }
+    for (auto& worker : workers) worker->Start();
+
+    EXPECT_TRUE(counting.WaitForCount(total, seconds(50)));
+    for (auto& worker : workers) worker->Stop(std::chrono::seconds(30));
+
+    EXPECT_EQ(counting.count(), static_cast<std::size_t>(total)) << "no message handed over twice";
+    EXPECT_EQ(CountStatus("sent"), total);
+    EXPECT_EQ(Count("SELECT count(*) FROM sink_messages"), total);
+    EXPECT_EQ(Count("SELECT count(DISTINCT delivery_id) FROM sink_messages"), total);
+    EXPECT_EQ(Count("SELECT count(*) FROM deliveries WHERE attempts <> 1"), 0);
+  }
+
   static WorkerSettings Unlimited() {
     WorkerSettings settings;
     settings.hourly_limits = {1'000'000, 1'000'000, 1'000'000, 1'000'000};
@@ -49,28 +76,17 @@ class ConcurrencyTest : public testing::DeliveryPgTest {
 TEST_F(ConcurrencyTest, FourWorkersDeliverTwentyThousandExactlyOnce) {
   constexpr int kTotal = 20'000;
   QueueEmails(2'000, 10);
-  db::Pool sink_pool(db_->url(), 8);
-  channels::SinkChannel sink(sink_pool);
-  CountingChannel counting(sink);
-  WorkerSettings settings = Unlimited();
-  settings.concurrency = 2;
-  std::vector<std::unique_ptr<db::Pool>> pools;
-  std::vector<std::unique_ptr<Worker>> workers;
-  for (int i = 0; i < 4; ++i) {
-    pools.push_back(std::make_unique<db::Pool>(db_->url(), 3));
-    workers.push_back(
-        std::make_unique<Worker>(*pools.back(), ChannelSet::AllTo(counting), clock_, metrics_, settings));
-  }
-  for (auto& worker : workers) worker->Start();
+  ExpectFourWorkersSendEachOnce(kTotal);
+}
 
-  EXPECT_TRUE(counting.WaitForCount(kTotal, seconds(50)));
-  for (auto& worker : workers) worker->Stop(std::chrono::seconds(30));
-
-  EXPECT_EQ(counting.count(), static_cast<std::size_t>(kTotal)) << "no message handed over twice";
-  EXPECT_EQ(CountStatus("sent"), kTotal);
-  EXPECT_EQ(Count("SELECT count(*) FROM sink_messages"), kTotal);
-  EXPECT_EQ(Count("SELECT count(DISTINCT delivery_id) FROM sink_messages"), kTotal);
-  EXPECT_EQ(Count("SELECT count(*) FROM deliveries WHERE attempts <> 1"), 0);
+// Half of them a broadcast's (bulk): the claims take the ordinary rows and
+// then the bulk ones in one statement, each part skipping what the other
+// workers hold.
+TEST_F(ConcurrencyTest, FourWorkersDeliverABroadcastBesideOrdinaryRowsExactlyOnce) {
+  constexpr int kTotal = 20'000;
+  QueueEmails(2'000, 10);
+  Sql("UPDATE deliveries SET bulk = true WHERE id % 2 = 0");
+  ExpectFourWorkersSendEachOnce(kTotal);
 }
 
 TEST_F(ConcurrencyTest, HundredSmsForOneUserAcrossFourWorkersSendExactlyTheLimit) {
