@@ -106,12 +106,13 @@ class BlackBox : public ::testing::Test {
   }
 
   // Runs `chopar <role>` listening on 127.0.0.1:`port` with `env` added to
-  // the environment and its output in `dir_`/`log`.
+  // the environment and its output in `dir_`/`log`; its data_dir is
+  // `dir_`/var unless `env` names another (CHOPAR_SERVER_DATA_DIR).
   std::unique_ptr<ChildProcess> Start(const std::string& role, int port,
                                       std::map<std::string, std::string> env,
                                       const std::string& log) {
     env["CHOPAR_SERVER_LISTEN"] = "127.0.0.1:" + std::to_string(port);
-    env["CHOPAR_SERVER_DATA_DIR"] = (dir_ / "var").string();
+    env.try_emplace("CHOPAR_SERVER_DATA_DIR", (dir_ / "var").string());
     return std::make_unique<ChildProcess>(std::vector<std::string>{CHOPAR_BINARY, role}, env,
                                           dir_ / log, dir_);
   }

@@ -1,6 +1,8 @@
 // Black-box: the built `chopar serve` fans a broadcast out to 50,000
 // subscribers, is killed with SIGKILL in the middle of it, and after a
-// restart every recipient has exactly one notification.
+// restart every recipient has exactly one notification. And a cancel
+// stops what a broadcast that is already done has not sent yet: its delayed
+// recipients, its paced deliveries (email to a fake SMTP server).
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -11,6 +13,7 @@
 
 #include "blackbox_support.hpp"
 #include "testing/child_process.hpp"
+#include "testing/fake_smtp_server.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar {
@@ -99,6 +102,115 @@ TEST_F(BroadcastKill9, EveryRecipientHasExactlyOneNotificationAfterARestart) {
 
   serve->Signal(SIGTERM);
   EXPECT_EQ(serve->Wait(30s), 0) << serve->Output();
+}
+
+// A `chopar serve` sending email to a fake SMTP server, and users 1..3 with
+// an address, subscribed to topic "team".
+class BroadcastCancel : public testing::ServeBlackBox {
+ protected:
+  BroadcastCancel() : ServeBlackBox(kApiKey) {}
+
+  void Start(std::map<std::string, std::string> env) {
+    env.insert({{"CHOPAR_CHANNELS_EMAIL_PROVIDER", "smtp"},
+                {"CHOPAR_CHANNELS_EMAIL_SMTP_URL", smtp_.url()},
+                {"CHOPAR_CHANNELS_EMAIL_FROM", "chopar <noreply@chopar.example.uz>"}});
+    serve_ = StartServe("serve.log", std::move(env));
+    ASSERT_TRUE(WaitUntil([&] { return api_->Healthy(); }, 60s)) << serve_->Output();
+    for (int user = 1; user <= 3; ++user) {
+      const auto put = api_->Call("PUT", "/v1/users/" + std::to_string(user),
+                                  {{"email", "u" + std::to_string(user) + "@example.uz"}});
+      ASSERT_EQ(put.status, 200) << put.body;
+    }
+    ASSERT_EQ(api_->Call("PUT", "/v1/topics/team", {{"name", "Team"}}).status, 200);
+    ASSERT_EQ(api_->Call("PUT", "/v1/topics/team/subscribers", {{"user_ids", {1, 2, 3}}}).status,
+              200);
+  }
+
+  // Creates a broadcast to "team" and waits until its fan-out is done.
+  std::string BroadcastDone(const json& notification) {
+    const auto created =
+        api_->Call("POST", "/v1/broadcasts", {{"topic", "team"}, {"notification", notification}});
+    EXPECT_EQ(created.status, 202) << created.body;
+    const std::string path =
+        "/v1/broadcasts/" + std::to_string(json::parse(created.body)["id"].get<std::int64_t>());
+    EXPECT_TRUE(WaitUntil(
+        [&] { return json::parse(api_->Call("GET", path).body)["status"] == "done"; }, 60s))
+        << serve_->Output();
+    return path;
+  }
+
+  std::int64_t Deliveries(const std::string& condition) {
+    return db_->Count("SELECT count(*) FROM chopar.deliveries WHERE " + condition);
+  }
+
+  testing::FakeSmtpServer smtp_;
+  std::unique_ptr<ChildProcess> serve_;
+};
+
+// 3 users, delay_seconds 15, cancel once the fan-out is done: no email at
+// all. The proof that nothing comes later: a notification asked for after
+// the cancel, with the same delay, is released after the broadcast's would
+// have been (delayed notifications are released in due order), and once it
+// is sent nothing of the broadcast exists.
+TEST_F(BroadcastCancel, CancelStopsTheDelayedRecipientsOfADoneBroadcast) {
+  Start({});
+  const std::string path = BroadcastDone(
+      {{"type", "maintenance"}, {"title", "Tonight"}, {"channels", {"email"}}, {"delay_seconds", 15}});
+
+  const auto canceled = api_->Call("POST", path + "/cancel");
+  ASSERT_EQ(canceled.status, 200) << canceled.body;
+  const json answer = json::parse(canceled.body);
+  EXPECT_EQ(answer["status"], "canceled");
+  EXPECT_EQ(answer["stopped"], (json{{"deliveries", 0}, {"delayed", 3}, {"digest_items", 0}}))
+      << answer.dump();
+  EXPECT_EQ(json::parse(api_->Call("POST", path + "/cancel").body), answer) << "idempotent";
+
+  const auto later = api_->Call("POST", "/v1/notifications",
+                                {{"user_id", 1},
+                                 {"type", "maintenance"},
+                                 {"title", "After the cancel"},
+                                 {"channels", {"email"}},
+                                 {"delay_seconds", 15}});
+  ASSERT_EQ(later.status, 201) << later.body;
+  ASSERT_TRUE(WaitUntil([&] { return Deliveries("status = 'sent'") == 1; }, 60s))
+      << serve_->Output();
+  EXPECT_EQ(Deliveries("true"), 1) << "a delivery of the canceled broadcast was created";
+  EXPECT_EQ(smtp_.message_count(), 1u);
+  serve_->Signal(SIGTERM);
+  EXPECT_EQ(serve_->Wait(30s), 0) << serve_->Output();
+}
+
+// A broadcast paced one recipient a batch, 20 s apart: done at once, the
+// first recipient's email sent, the other two queued for later. The cancel
+// cancels those two; a canceled delivery is never claimed.
+TEST_F(BroadcastCancel, CancelStopsThePacedQueuedDeliveriesOfADoneBroadcast) {
+  Start({{"CHOPAR_BROADCAST_BATCH", "1"}, {"CHOPAR_BROADCAST_DELIVERIES_PER_SECOND", "0.05"}});
+  const std::string path =
+      BroadcastDone({{"type", "maintenance"}, {"title", "Tonight"}, {"channels", {"email"}}});
+  ASSERT_TRUE(WaitUntil([&] { return smtp_.message_count() == 1; }, 60s)) << serve_->Output();
+  ASSERT_EQ(Deliveries("status = 'queued'"), 2) << "the deliveries were not paced";
+
+  const auto canceled = api_->Call("POST", path + "/cancel");
+  ASSERT_EQ(canceled.status, 200) << canceled.body;
+  const json answer = json::parse(canceled.body);
+  EXPECT_EQ(answer["status"], "canceled");
+  // One recipient a batch: the cancel's own transaction stops the first,
+  // the fan-out loops walk the rest in the background.
+  json stopped = answer;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        stopped = json::parse(api_->Call("GET", path).body);
+        return stopped["stopping"] == false;
+      },
+      60s))
+      << stopped.dump() << serve_->Output();
+  EXPECT_EQ(stopped["stopped"], (json{{"deliveries", 2}, {"delayed", 0}, {"digest_items", 0}}))
+      << stopped.dump();
+  EXPECT_EQ(Deliveries("status = 'canceled' AND last_error = 'canceled'"), 2);
+  EXPECT_EQ(Deliveries("status = 'sent'"), 1);
+  serve_->Signal(SIGTERM);
+  EXPECT_EQ(serve_->Wait(30s), 0) << serve_->Output();
+  EXPECT_EQ(smtp_.message_count(), 1u);
 }
 
 }  // namespace

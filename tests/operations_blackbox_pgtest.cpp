@@ -22,12 +22,13 @@ using testing::FreeLoopbackPort;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
 
-// A GET without the API key (for /metrics and /healthz) on 127.0.0.1:`port`.
-net::HttpResponse Get(int port, const std::string& path) {
+// A GET on 127.0.0.1:`port`, with the API key `key` when one is given.
+net::HttpResponse Get(int port, const std::string& path, const std::string& key = "") {
   net::HttpClient client;
   net::HttpRequest request;
   request.method = "GET";
   request.url = "http://127.0.0.1:" + std::to_string(port) + path;
+  if (!key.empty()) request.headers.push_back("Authorization: Bearer " + key);
   request.timeout = 5s;
   return client.Perform(request);
 }
@@ -47,6 +48,39 @@ class ProcessOperations : public testing::DatabaseBlackBox {
     return DatabaseEnv("ops-key", std::move(more));
   }
 };
+
+// /metrics on the API port: with the API key only, unless public_metrics; not
+// at all when metrics_listen serves it (without a key, as for any process).
+TEST_F(ProcessOperations, MetricsOnTheApiPortNeedTheKeyUnlessPublicOrServedElsewhere) {
+  const auto serve = [&](std::map<std::string, std::string> more, const std::string& log) {
+    const int port = FreeLoopbackPort();
+    auto process = Start("serve", port, Env(std::move(more)), log);
+    EXPECT_TRUE(WaitUntil([&] { return Get(port, "/healthz").status == 200; }, 60s))
+        << process->Output();
+    return std::make_pair(port, std::move(process));
+  };
+  {
+    auto [port, process] = serve({}, "default.log");
+    EXPECT_EQ(Get(port, "/metrics").status, 401) << "no key";
+    EXPECT_EQ(Get(port, "/metrics", "wrong-key").status, 401);
+    EXPECT_EQ(Get(port, "/metrics", "ops-key").status, 200);
+    EXPECT_EQ(Get(port, "/healthz").status, 200) << "health needs no key";
+  }
+  {
+    auto [port, process] = serve({{"CHOPAR_SERVER_PUBLIC_METRICS", "true"}}, "public.log");
+    EXPECT_EQ(Get(port, "/metrics").status, 200);
+  }
+  {
+    const int metrics_port = FreeLoopbackPort();
+    auto [port, process] = serve(
+        {{"CHOPAR_SERVER_METRICS_LISTEN", "127.0.0.1:" + std::to_string(metrics_port)}},
+        "metrics-listen.log");
+    EXPECT_EQ(Get(port, "/metrics", "ops-key").status, 404);
+    const auto scraped = Get(metrics_port, "/metrics");
+    EXPECT_EQ(scraped.status, 200);
+    EXPECT_NE(scraped.body.find("chopar_http_requests_total{"), std::string::npos) << scraped.body;
+  }
+}
 
 TEST_F(ProcessOperations, ProcessesWithoutTheApiServeMetricsAndHealthOnMetricsListen) {
   const int api_port = FreeLoopbackPort();
@@ -93,7 +127,7 @@ TEST_F(ProcessOperations, ProcessesWithoutTheApiServeMetricsAndHealthOnMetricsLi
       },
       30s))
       << Get(worker_metrics, "/metrics").body;
-  const std::string api_metrics = Get(api_port, "/metrics").body;
+  const std::string api_metrics = api.Call("GET", "/metrics").body;
   EXPECT_EQ(Metric(api_metrics, "chopar_notifications_created_total"), 3) << api_metrics;
   EXPECT_LE(Metric(api_metrics, "chopar_deliveries_total{channel=\"email\",status=\"sent\"}"), 0);
   EXPECT_NE(Get(scheduler_metrics, "/metrics").body.find("chopar_loop_"), std::string::npos);
@@ -236,7 +270,7 @@ TEST_F(ProcessOperations, TwoProcessesOfEachRoleLoseAndDoubleNothingWhenOneOfEac
       {"worker", "chopar_loop_steps_total{loop=\"delivery\"}"},
       {"scheduler", "chopar_loop_steps_total{loop=\"scheduler\"}"}};
   for (Member& member : members) {
-    const auto scraped = Get(member.port, "/metrics");
+    const auto scraped = Get(member.port, "/metrics", "ops-key");
     EXPECT_EQ(scraped.status, 200) << member.name;
     EXPECT_NE(scraped.body.find(own_metric.at(member.roles)), std::string::npos)
         << member.name << "\n"
@@ -244,7 +278,7 @@ TEST_F(ProcessOperations, TwoProcessesOfEachRoleLoseAndDoubleNothingWhenOneOfEac
   }
   double created = 0, sent = 0;
   for (Member& member : members) {
-    const std::string text = Get(member.port, "/metrics").body;
+    const std::string text = Get(member.port, "/metrics", "ops-key").body;
     if (member.roles == "api")
       created += std::max(0.0, Metric(text, "chopar_notifications_created_total"));
     if (member.roles == "worker") {

@@ -4,7 +4,8 @@
 // SIGKILL in the middle of 5,000 events delivers every one after its restart,
 // with repeats bounded by one batch and no notification twice; with
 // [events] emit = ["delivery.*"], every delivery that ends produces exactly
-// one signed webhook of its end, across a relay killed and restarted.
+// one signed webhook of its end, across a relay killed and restarted; the
+// credentials in target URLs reach neither the log nor last_error.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -207,6 +208,52 @@ TEST_F(OutboxBlackBox, InstalledIntoAnApplicationsDatabaseWhatItEmitsReachesASig
   EXPECT_NE(metrics.body.find("chopar_outbox_pending{source=\"application\"} 0"),
             std::string::npos);
 
+  serve->Signal(SIGTERM);
+  EXPECT_EQ(serve->Wait(30s), 0) << serve->Output();
+}
+
+TEST_F(OutboxBlackBox, CredentialsInTargetUrlsReachNeitherTheLogNorLastErrorNorTheStats) {
+  const std::vector<std::string> secrets = {"n4ts-pw-4d81", "h00k-pw-93c2", "hook-token-5e17"};
+  const int port = FreeLoopbackPort();
+  // Both targets on ports where nothing listens: every publish fails.
+  auto serve = Run({"serve"},
+                   "[events]\nemit = [\"notification.created\"]\n"
+                   "[[relay.targets]]\nkind = \"nats\"\nurl = \"nats://admin:" +
+                       secrets[0] + "@127.0.0.1:" + std::to_string(FreeLoopbackPort()) +
+                       "\"\ntimeout_seconds = 1\n"
+                       "[[relay.targets]]\nkind = \"webhook\"\nurl = \"http://hooks:" +
+                       secrets[1] + "@127.0.0.1:" + std::to_string(FreeLoopbackPort()) +
+                       "/in?token=" + secrets[2] + "\"\nsecret = \"" + kSecret +
+                       "\"\ntimeout_seconds = 1\n",
+                   port, "serve.log");
+  Api api(port, kApiKey);
+  ASSERT_TRUE(WaitUntil([&] { return api.Healthy(); }, 60s)) << serve->Output();
+  ASSERT_EQ(api.Call("PUT", "/v1/users/1", {{"email", "u1@example.uz"}}).status, 200);
+  ASSERT_EQ(api.Call("POST", "/v1/notifications",
+                     {{"user_id", 1}, {"type", "task.due"}, {"title", "t"}})
+                .status,
+            201);
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return chopar_db_->Count(
+                   "SELECT count(*) FROM chopar.outbox WHERE last_error LIKE '%nats%'") > 0 &&
+               serve->Output().find("failed on target nats") != std::string::npos;
+      },
+      30s))
+      << serve->Output();
+
+  const std::string stored =
+      chopar_db_->Scalar("SELECT string_agg(last_error, ' | ') FROM chopar.outbox");
+  const auto stats = api.Call("GET", "/v1/outbox/stats");
+  ASSERT_EQ(stats.status, 200) << stats.body;
+  const std::string log = serve->Output();
+  // The failures stay readable: which target, and where it was.
+  EXPECT_NE(stored.find("nats://***@127.0.0.1:"), std::string::npos) << stored;
+  for (const std::string& secret : secrets) {
+    EXPECT_EQ(stored.find(secret), std::string::npos) << stored;
+    EXPECT_EQ(stats.body.find(secret), std::string::npos) << stats.body;
+    EXPECT_EQ(log.find(secret), std::string::npos) << log;
+  }
   serve->Signal(SIGTERM);
   EXPECT_EQ(serve->Wait(30s), 0) << serve->Output();
 }

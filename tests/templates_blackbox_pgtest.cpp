@@ -374,6 +374,55 @@ TEST_F(TemplatesBlackBox, RenderingTooLongFailsThatDeliveryOnly) {
   }
 }
 
+// `levels` sections of `a` nested, `inner` in the innermost, and a list of
+// 300 items for them: 300^levels times `inner`.
+std::string NestedSections(int levels, const std::string& inner) {
+  std::string source;
+  for (int i = 0; i < levels; ++i) source += "{{#a}}";
+  source += inner;
+  for (int i = 0; i < levels; ++i) source += "{{/a}}";
+  return source;
+}
+json ThreeHundredItems() {
+  json list = json::array();
+  for (int i = 0; i < 300; ++i) list.push_back(i);
+  return list;
+}
+
+TEST_F(TemplatesBlackBox, NestedSectionsBombIsRefusedOnPreviewAndNotify) {
+  // 3 levels would render 270 MB: the preview is stopped at the body's limit.
+  const auto preview = api_->Call(
+      "POST", "/v1/templates/preview",
+      {{"template", {{"title", "t"}, {"body", NestedSections(3, "0123456789")}}},
+       {"data", {{"a", ThreeHundredItems()}}}});
+  EXPECT_EQ(preview.status, 400) << preview.body;
+  json error = ParseJsonOrDiscarded(preview.body)["error"];
+  EXPECT_EQ(error["code"], "invalid_field");
+  EXPECT_EQ(error["field"], "data");
+  EXPECT_NE(error["message"].get<std::string>().find("template body stopped at "),
+            std::string::npos)
+      << error.dump();
+
+  // A title that writes nothing while it loops 27 million times: stopped at
+  // the step budget, and the notification is refused.
+  json bomb = kTaskDue;
+  bomb["locales"]["en"]["title"] = "x" + NestedSections(3, "");
+  ASSERT_EQ(api_->Call("PUT", "/v1/templates/task.due", bomb).status, 200);
+  MakeUser(3, "en", 0);
+  const auto refused = api_->Call(
+      "POST", "/v1/notifications",
+      {{"user_id", 3}, {"type", "task.due"}, {"data", {{"a", ThreeHundredItems()}}}});
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  error = ParseJsonOrDiscarded(refused.body)["error"];
+  EXPECT_EQ(error["field"], "data");
+  EXPECT_NE(error["message"].get<std::string>().find("template title stopped after 100001 steps"),
+            std::string::npos)
+      << error.dump();
+  EXPECT_EQ(ParseJsonOrDiscarded(api_->Call("GET", "/v1/users/3/notifications").body)["items"],
+            json::array())
+      << "nothing was created";
+}
+
 TEST_F(TemplatesBlackBox, PreferencesByCategoryAndTypeDecideTheChannels) {
   ASSERT_EQ(api_->Call("PUT", "/v1/templates/task.due", kTaskDue).status, 200);
   struct Case {

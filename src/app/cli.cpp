@@ -87,6 +87,8 @@ int RunCli(int argc, char** argv) {
     }
     if (cron->parsed()) return RunCronPreview(cron_pattern, cron_timezone, cron_after, cron_count);
     if (outbox_install->parsed()) return RunOutboxInstall(install_flags);
+    // Until [log] is read: text lines, already with credentials redacted.
+    spdlog::set_formatter(MakeLogFormatter("text"));
     const Environment environment = ProcessEnvironment();
     const Config config = LoadConfig(
         config_path.empty() ? std::nullopt : std::optional(std::filesystem::path(config_path)),

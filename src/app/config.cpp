@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cctype>
 #include <functional>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include "app/closest_name.hpp"
 #include "app/config_value.hpp"
 #include "app/report_config.hpp"
+#include "http/subscriber_token.hpp"
 #include "outbox/chopar_events.hpp"
 #include "outbox/targets.hpp"
 #include "outbox/type_patterns.hpp"
@@ -34,6 +37,21 @@ struct Binding {
   SettingTarget target;
 };
 
+// One scope of [limits.http]: its rate and burst keys.
+struct HttpLimit {
+  std::string_view per_second_key;
+  std::string_view burst_key;
+  double* per_second;
+  double* burst;
+};
+
+std::array<HttpLimit, 3> HttpLimits(http::RateLimitSettings& l) {
+  return {{{"subscriber_per_second", "subscriber_burst", &l.subscriber_per_second,
+            &l.subscriber_burst},
+           {"address_per_second", "address_burst", &l.address_per_second, &l.address_burst},
+           {"api_key_per_second", "api_key_burst", &l.api_key_per_second, &l.api_key_burst}}};
+}
+
 // The one list of what the configuration knows: every key of
 // docs/configuration.md and where it goes.
 std::vector<Binding> Bindings(Config& c) {
@@ -49,12 +67,14 @@ std::vector<Binding> Bindings(Config& c) {
       {"server", "listen", ListenAddress{&c.server.http}},
       {"server", "api_key", &c.server.http.api_key},
       {"server", "inbox_secret", &c.server.http.inbox_secret},
+      {"server", "accept_v1_tokens_until", &c.server.http.accept_v1_tokens_until},
       {"server", "data_dir", &c.server.data_dir},
       {"server", "public_url", &c.server.public_url},
       {"server", "io_threads", &c.server.http.io_threads},
       {"server", "handler_threads", &c.server.http.handler_threads},
       {"server", "roles", &c.server.roles},
       {"server", "metrics_listen", &c.server.metrics_listen},
+      {"server", "public_metrics", &c.server.public_metrics},
       {"server", "max_connections", &c.server.http.max_connections},
       {"server", "max_streams", &c.server.http.max_streams},
       {"server", "max_streams_per_user", &c.server.http.max_streams_per_user},
@@ -122,6 +142,10 @@ std::vector<Binding> Bindings(Config& c) {
   for (core::ChannelKind kind : core::kAllChannels) {
     b.push_back(
         {"limits.hourly", std::string(core::ChannelName(kind)), &c.delivery.hourly_limits[kind]});
+  }
+  for (const HttpLimit& limit : HttpLimits(c.server.http.limits)) {
+    b.push_back({"limits.http", std::string(limit.per_second_key), limit.per_second});
+    b.push_back({"limits.http", std::string(limit.burst_key), limit.burst});
   }
   return b;
 }
@@ -413,6 +437,11 @@ void Validate(const Config& c) {
       c.telegram.updates != "off") {
     Fail("[channels.telegram] updates must be webhook, polling or off");
   }
+  try {
+    (void)http::V1TokenCutoff(c.server.http.accept_v1_tokens_until);
+  } catch (const std::invalid_argument& e) {
+    Fail(std::string("[server] accept_v1_tokens_until ") + e.what());
+  }
   // Checked here so a bad value stops the start like any other.
   try {
     (void)Roles::FromNames(c.server.roles);
@@ -435,6 +464,17 @@ void Validate(const Config& c) {
   for (core::ChannelKind kind : core::kAllChannels) {
     if (c.delivery.hourly_limits[kind] < 0) {
       Fail("[limits.hourly] " + std::string(core::ChannelName(kind)) + " must be >= 0");
+    }
+  }
+  http::RateLimitSettings limits = c.server.http.limits;
+  for (const HttpLimit& limit : HttpLimits(limits)) {
+    const std::string rate_key = "[limits.http] " + std::string(limit.per_second_key);
+    if (!(*limit.per_second >= 0) || !std::isfinite(*limit.per_second)) {
+      Fail(rate_key + " must be 0 (no limit) or more");
+    }
+    if (*limit.per_second > 0 && !(*limit.burst >= 1 && std::isfinite(*limit.burst))) {
+      Fail("[limits.http] " + std::string(limit.burst_key) + " must be at least 1 when " +
+           std::string(limit.per_second_key) + " is not 0");
     }
   }
   RequirePositive(c.relay.batch, "[relay] batch");
@@ -469,6 +509,20 @@ void Validate(const Config& c) {
   } catch (const reports::JobConfigError& e) {
     Fail("[[reports]] " + std::string(e.what()));
   }
+}
+
+// [server] public_url when it is not set: where `listen` answers on this
+// host, so that links work at least there.
+void CompletePublicUrl(Config& c) {
+  if (!c.server.public_url.empty()) return;
+  const std::string& host = c.server.http.host;
+  std::string shown = host;
+  if (host == "0.0.0.0" || host == "::") {
+    shown = "127.0.0.1";
+  } else if (host.find(':') != std::string::npos) {
+    shown = "[" + host + "]";
+  }
+  c.server.public_url = "http://" + shown + ":" + std::to_string(c.server.http.port);
 }
 
 // Checks the [[relay.targets]] entries and names the unnamed ones.
@@ -518,6 +572,7 @@ Config LoadConfig(const std::optional<std::filesystem::path>& path,
         bindings, TableLists(config), name, [&] { return toml::parse_file(name); }, config.reports);
   }
   ApplyEnvironment(bindings, environment);
+  CompletePublicUrl(config);
   Validate(config);
   CompleteTargets(config);
   return config;
@@ -530,6 +585,7 @@ Config LoadConfigText(std::string_view toml_text, const Environment& environment
       bindings, TableLists(config), "<text>",
       [&] { return toml::parse(toml_text, std::string_view("<text>")); }, config.reports);
   ApplyEnvironment(bindings, environment);
+  CompletePublicUrl(config);
   Validate(config);
   CompleteTargets(config);
   return config;

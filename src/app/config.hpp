@@ -50,11 +50,17 @@ struct Config {
     // stored in data_dir when the service starts.
     http::Settings http;
     std::string data_dir = "./var";
-    std::string public_url = "http://127.0.0.1:8080";
+    // Empty in the file or environment: http://<listen host>:<listen port>,
+    // a wildcard host (0.0.0.0, ::) as 127.0.0.1; filled in by LoadConfig.
+    std::string public_url;
     // What this process runs (app/roles.hpp); checked by LoadConfig.
     std::vector<std::string> roles = AllRoleNames();
-    // host:port of /metrics and /healthz for a process without "api"; empty: none.
+    // host:port of /metrics and /healthz; empty: none. When set, the API
+    // port does not serve /metrics.
     std::string metrics_listen;
+    // /metrics on the API port without the API key (when metrics_listen is
+    // empty).
+    bool public_metrics = false;
   } server;
 
   delivery::WorkerSettings delivery;      // [delivery] and [limits.hourly]

@@ -33,6 +33,11 @@ TEST_F(ConfigTest, NothingConfiguredGivesTheDocumentedDefaults) {
   EXPECT_EQ(c.delivery.poll_interval, seconds(1));
   EXPECT_EQ(c.delivery.drain_deadline, seconds(10));
   EXPECT_EQ(c.delivery.hourly_limits, core::PerChannel<int>(20, 30, 30, 3));
+  EXPECT_EQ(c.server.http.limits.subscriber_per_second, 5);
+  EXPECT_EQ(c.server.http.limits.subscriber_burst, 100);
+  EXPECT_EQ(c.server.http.limits.address_per_second, 100);
+  EXPECT_EQ(c.server.http.limits.address_burst, 1000);
+  EXPECT_EQ(c.server.http.limits.api_key_per_second, 0) << "off";
   EXPECT_EQ(c.scheduler.batch, 500);
   EXPECT_EQ(c.scheduler.concurrency, 2);
   EXPECT_EQ(c.scheduler.max_sleep, seconds(60));
@@ -67,9 +72,32 @@ TEST_F(ConfigTest, TheExampleFileLoadsAndHoldsTheDefaults) {
   EXPECT_EQ(example.delivery.poll_interval, defaults.delivery.poll_interval);
   EXPECT_EQ(example.delivery.drain_deadline, defaults.delivery.drain_deadline);
   EXPECT_EQ(example.delivery.hourly_limits, defaults.delivery.hourly_limits);
+  EXPECT_EQ(example.server.http.limits.subscriber_burst, defaults.server.http.limits.subscriber_burst);
+  EXPECT_EQ(example.server.http.limits.address_per_second,
+            defaults.server.http.limits.address_per_second);
   EXPECT_EQ(example.scheduler.max_sleep, defaults.scheduler.max_sleep);
   EXPECT_EQ(example.telegram.bot.max_per_second, defaults.telegram.bot.max_per_second);
   EXPECT_EQ(example.push.webpush.subject, defaults.push.webpush.subject);
+}
+
+TEST_F(ConfigTest, PublicUrlDefaultsToTheListenAddress) {
+  const auto url = [](const Environment& environment) {
+    return LoadConfig(std::nullopt, environment).server.public_url;
+  };
+  EXPECT_EQ(url({{"CHOPAR_SERVER_LISTEN", "127.0.0.1:9090"}}), "http://127.0.0.1:9090")
+      << "the port of listen, not 8080";
+  EXPECT_EQ(url({{"CHOPAR_SERVER_LISTEN", "10.1.2.3:8081"}}), "http://10.1.2.3:8081");
+  EXPECT_EQ(url({{"CHOPAR_SERVER_LISTEN", "0.0.0.0:8000"}}), "http://127.0.0.1:8000");
+  EXPECT_EQ(url({{"CHOPAR_SERVER_LISTEN", ":8001"}}), "http://127.0.0.1:8001");
+  EXPECT_EQ(url({{"CHOPAR_SERVER_LISTEN", "[::]:8002"}}), "http://127.0.0.1:8002");
+  EXPECT_EQ(url({{"CHOPAR_SERVER_LISTEN", "[::1]:8003"}}), "http://[::1]:8003");
+  EXPECT_EQ(url({{"CHOPAR_SERVER_LISTEN", "localhost:8004"}}), "http://127.0.0.1:8004");
+  EXPECT_EQ(Load("[server]\nlisten = \"127.0.0.1:7000\"\n").server.public_url,
+            "http://127.0.0.1:7000");
+  EXPECT_EQ(url({{"CHOPAR_SERVER_LISTEN", "127.0.0.1:9090"},
+                 {"CHOPAR_SERVER_PUBLIC_URL", "https://chopar.example"}}),
+            "https://chopar.example")
+      << "a public_url that is set wins";
 }
 
 TEST_F(ConfigTest, InlineTablesAndDottedKeysAreTheSameSections) {
@@ -261,8 +289,21 @@ TEST_F(ConfigTest, ValuesThatMakeNoSense) {
   EXPECT_EQ(FileRefusal("[channels.telegram]\nupdates = \"sometimes\""),
             "config: [channels.telegram] updates must be webhook, polling or off");
   EXPECT_EQ(FileRefusal("[limits.hourly]\nsms = -1"), "config: [limits.hourly] sms must be >= 0");
+  EXPECT_EQ(FileRefusal("[server]\naccept_v1_tokens_until = \"2027-02-30\""),
+            "config: [server] accept_v1_tokens_until must be a date YYYY-MM-DD or \"\", not "
+            "\"2027-02-30\"");
   EXPECT_EQ(EnvRefusal({{"CHOPAR_LIMITS_HOURLY_PUSH", "-2"}}),
             "config: [limits.hourly] push must be >= 0");
+  EXPECT_EQ(FileRefusal("[limits.http]\nsubscriber_per_second = -1"),
+            "config: [limits.http] subscriber_per_second must be 0 (no limit) or more");
+  EXPECT_EQ(FileRefusal("[limits.http]\nsubscriber_burst = 0.5"),
+            "config: [limits.http] subscriber_burst must be at least 1 when "
+            "subscriber_per_second is not 0");
+  EXPECT_EQ(EnvRefusal({{"CHOPAR_LIMITS_HTTP_API_KEY_PER_SECOND", "10"}}),
+            "config: [limits.http] api_key_burst must be at least 1 when api_key_per_second is "
+            "not 0");
+  EXPECT_EQ(FileRefusal("[limits.http]\naddress_per_second = nan"),
+            "config: [limits.http] address_per_second = nan is not valid (not a finite number)");
 }
 
 TEST_F(ConfigTest, AFileThatDoesNotParseIsNamedWithTheLine) {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/log_context.hpp"
+#include "core/redact.hpp"
 
 namespace chopar::app {
 namespace {
@@ -21,6 +22,20 @@ bool IsLevelName(const std::string& name) {
   }
   return false;
 }
+
+// Text lines: the message with the credentials in it redacted.
+class RedactedMessageFlag final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
+    const std::string text =
+        core::RedactSecrets(std::string_view(msg.payload.data(), msg.payload.size()));
+    dest.append(text.data(), text.data() + text.size());
+  }
+  [[nodiscard]] std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<RedactedMessageFlag>();
+  }
+};
 
 // Text lines: the fields after the message, as key=value.
 class FieldsFlag final : public spdlog::custom_flag_formatter {
@@ -59,7 +74,8 @@ class JsonFormatter final : public spdlog::formatter {
     line["time"] = Rfc3339Millis(msg.time);
     const auto level = spdlog::level::to_string_view(msg.level);
     line["level"] = std::string(level.data(), level.size());
-    line["message"] = std::string(msg.payload.data(), msg.payload.size());
+    line["message"] =
+        core::RedactSecrets(std::string_view(msg.payload.data(), msg.payload.size()));
     for (const core::LogField& field : core::CurrentLogFields()) {
       line[std::string(field.key)] = field.value;
     }
@@ -89,8 +105,9 @@ std::unique_ptr<spdlog::formatter> MakeLogFormatter(const std::string& format) {
   if (format == "json") return std::make_unique<JsonFormatter>();
   auto text = std::make_unique<spdlog::pattern_formatter>();
   text->add_flag<FieldsFlag>('*');
-  // spdlog's default pattern, then the fields.
-  text->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%^%l%$] %v%*");
+  text->add_flag<RedactedMessageFlag>('V');
+  // spdlog's default pattern (its message redacted), then the fields.
+  text->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%^%l%$] %V%*");
   return text;
 }
 

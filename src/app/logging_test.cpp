@@ -79,6 +79,18 @@ TEST(LoggingTest, TextEndsWithTheScopesFields) {
       << lines[0];
 }
 
+TEST(LoggingTest, CredentialsInAMessageAreRedactedInBothFormats) {
+  for (const std::string format : {"text", "json"}) {
+    Captured log(format);
+    log.logger().warn("connect to {}: refused", "nats://admin:n4ts-pw@127.0.0.1:4222");
+    const auto lines = log.Lines();
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0].find("n4ts-pw"), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find("connect to nats://***@127.0.0.1:4222: refused"), std::string::npos)
+        << lines[0];
+  }
+}
+
 TEST(LoggingTest, SettingsAreChecked) {
   EXPECT_NO_THROW(CheckLogSettings({"debug", "json"}));
   EXPECT_NO_THROW(CheckLogSettings({"warn", "text"}));

@@ -12,6 +12,7 @@ TEST_F(ConfigTest, OperationsDefaults) {
   const Config c = LoadConfig(std::nullopt, {});
   EXPECT_EQ(c.server.roles, (std::vector<std::string>{"api", "worker", "scheduler", "reports", "relay"}));
   EXPECT_EQ(c.server.metrics_listen, "");
+  EXPECT_FALSE(c.server.public_metrics);
   EXPECT_EQ(c.database.listen_url, "");
   EXPECT_TRUE(c.database.prepared_statements);
   EXPECT_EQ(c.log.level, "info");

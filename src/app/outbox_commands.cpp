@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "core/redact.hpp"
 #include "db/connection.hpp"
 #include "db/errors.hpp"
 #include "outbox/install.hpp"
@@ -20,7 +21,7 @@ int RunOutboxInstall(const OutboxInstallFlags& flags) {
     std::cerr << "outbox install refused: " << e.what() << "\n";
     return 1;
   } catch (const db::DbError& e) {
-    std::cerr << "outbox install failed: " << e.what() << "\n";
+    std::cerr << "outbox install failed: " << core::RedactSecrets(e.what()) << "\n";
     return 1;
   }
   std::cout << "outbox installed. In the application's own transaction:\n"

@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
-#include <string>
 #include <stdexcept>
 #include <string>
 
@@ -82,6 +81,22 @@ bool CreateAtomically(const fs::path& path, const std::string& line) {
 
 }  // namespace
 
+std::optional<std::string> ReadStoredSecret(const fs::path& data_dir, const std::string& name) {
+  const fs::path path = data_dir / name;
+  if (auto value = ReadFirstLine(path)) {
+    if (value->empty()) Fail(path, "the file is empty; delete it to generate a new one");
+    return value;
+  }
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    Fail(path, "a symbolic link to " + fs::read_symlink(path, ec).string() +
+                   ", which does not exist; fix or remove it");
+  }
+  return std::nullopt;
+}
+
+std::string NewSecretValue() { return "chp_" + core::Base64UrlEncode(core::RandomBytes(32)); }
+
 StoredSecret LoadOrCreateSecret(const fs::path& data_dir, const std::string& name) {
   StoredSecret secret;
   secret.path = data_dir / name;
@@ -89,17 +104,11 @@ StoredSecret LoadOrCreateSecret(const fs::path& data_dir, const std::string& nam
   // Twice at most: when another process created the file between our read
   // and our link, the second read finds it.
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (auto value = ReadFirstLine(secret.path)) {
-      if (value->empty()) Fail(secret.path, "the file is empty; delete it to generate a new one");
+    if (auto value = ReadStoredSecret(data_dir, name)) {
       secret.value = std::move(*value);
       return secret;
     }
-    std::error_code ec;
-    if (fs::is_symlink(fs::symlink_status(secret.path, ec))) {
-      Fail(secret.path, "a symbolic link to " + fs::read_symlink(secret.path, ec).string() +
-                            ", which does not exist; fix or remove it");
-    }
-    const std::string value = "chp_" + core::Base64UrlEncode(core::RandomBytes(32));
+    const std::string value = NewSecretValue();
     if (CreateAtomically(secret.path, value + "\n")) {
       secret.value = value;
       secret.generated = true;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace chopar::app {
@@ -19,5 +20,14 @@ struct StoredSecret {
   std::filesystem::path path;
 };
 StoredSecret LoadOrCreateSecret(const std::filesystem::path& data_dir, const std::string& name);
+
+// The secret stored in <data_dir>/<name>, or nullopt when there is no such
+// file; never creates one. Throws std::runtime_error naming the file as
+// LoadOrCreateSecret does. Thread-safe.
+std::optional<std::string> ReadStoredSecret(const std::filesystem::path& data_dir,
+                                            const std::string& name);
+
+// A new secret: "chp_" + 32 random bytes in base64url. Thread-safe.
+std::string NewSecretValue();
 
 }  // namespace chopar::app

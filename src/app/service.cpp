@@ -12,6 +12,7 @@
 #include "app/relays.hpp"
 #include "app/secrets.hpp"
 #include "app/service_manager.hpp"
+#include "app/shared_secrets.hpp"
 #include "app/shutdown_signal.hpp"
 #include "broadcast/broadcast_service.hpp"
 #include "broadcast/fan_out.hpp"
@@ -53,19 +54,25 @@
 namespace chopar::app {
 namespace {
 
-std::string SecretOrStored(const std::string& configured, const Config& config, const char* name,
-                           bool announce) {
+// The API key: configured, else generated once into data_dir (only the API
+// process checks it, so it needs no sharing) and announced.
+std::string ApiKeyOrStored(const std::string& configured, const Config& config) {
   if (!configured.empty()) return configured;
-  const StoredSecret secret = LoadOrCreateSecret(config.server.data_dir, name);
-  if (announce) {
-    if (secret.generated) {
-      std::cout << "  API key:   " << secret.value << "  (new; stored in " << secret.path.string()
-                << ")\n";
-    } else {
-      std::cout << "  API key:   stored in " << secret.path.string() << "\n";
-    }
+  const StoredSecret secret = LoadOrCreateSecret(config.server.data_dir, "api_key");
+  if (secret.generated) {
+    std::cout << "  API key:   " << secret.value << "  (new; stored in " << secret.path.string()
+              << ")\n";
+  } else {
+    std::cout << "  API key:   stored in " << secret.path.string() << "\n";
   }
   return secret.value;
+}
+
+// Who may read /metrics on the API port: nobody when metrics_listen serves
+// it, else anyone with public_metrics, else the API key's holder.
+http::MetricsAccess MetricsAccessOf(const Config::Server& server) {
+  if (!server.metrics_listen.empty()) return http::MetricsAccess::kNotServed;
+  return server.public_metrics ? http::MetricsAccess::kPublic : http::MetricsAccess::kApiKey;
 }
 
 // /metrics and /healthz on [server] metrics_listen, or null when it is not set.
@@ -121,11 +128,12 @@ int RunService(const Config& config, const Roles& roles) {
   // Every component of this process counts here; /metrics renders it.
   core::MetricsRegistry metrics;
 
-  const std::string sms_callback_secret =
-      SecretOrStored(config.sms.callback_secret, config, "sms_callback_secret", false);
-  // Workers sign unsubscribe links with it; the API checks them.
+  // Workers sign unsubscribe links and tell Eskiz the callback URL with
+  // these; the API checks them: every process reads the same ones.
+  const std::string sms_callback_secret = SharedSecret(
+      pool, config.server.data_dir, "sms_callback_secret", config.sms.callback_secret);
   const std::string inbox_secret =
-      SecretOrStored(config.server.http.inbox_secret, config, "inbox_secret", false);
+      SharedSecret(pool, config.server.data_dir, "inbox_secret", config.server.http.inbox_secret);
   ChannelProviders providers(config, pool, clock, sms_callback_secret, inbox_secret);
   // Types' templates: their texts for notify, their throttles for the worker.
   templates::TemplateStore template_store(pool, pool.listen_conninfo());
@@ -155,7 +163,7 @@ int RunService(const Config& config, const Roles& roles) {
   if (database.read_pool_settings()) read_pool.emplace(*database.read_pool_settings());
   hub::InboxService inbox(pool, read_pool ? &*read_pool : nullptr);
   broadcast::TopicService topics(pool);
-  broadcast::BroadcastService broadcasts(pool, &template_store);
+  broadcast::BroadcastService broadcasts(pool, &template_store, config.broadcast);
   broadcast::FanOut fan_out(pool, clock, metrics, config.broadcast, &template_store);
   // [[reports]]: the jobs were checked when the configuration was loaded.
   const std::vector<reports::ReportJob> report_jobs = reports::CompileReportJobs(config.reports);
@@ -199,7 +207,8 @@ int RunService(const Config& config, const Roles& roles) {
     template_store.Start();
   if (roles.Has(ProcessRole::kApi)) {
     http::Settings settings = config.server.http;
-    settings.api_key = SecretOrStored(settings.api_key, config, "api_key", true);
+    settings.metrics_access = MetricsAccessOf(config.server);
+    settings.api_key = ApiKeyOrStored(settings.api_key, config);
     settings.inbox_secret = inbox_secret;
     server = std::make_unique<http::Server>(
         settings, http::Dependencies{pool, notify, users, inbox, metrics});

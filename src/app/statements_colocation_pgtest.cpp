@@ -39,6 +39,7 @@ const std::map<std::string, std::string> kGlobalTables = {
     {"templates", "configuration: small, written by operators; copied to every shard"},
     {"templates_api", "the view of templates"},
     {"provider_tokens", "one provider login token shared by every worker"},
+    {"generated_secrets", "the secrets every process of a deployment shares: one row each"},
     {"telegram_poll_state", "the one Telegram getUpdates offset"},
     {"report_jobs", "the reports' schedule state: one row per configured job"},
     {"report_runs", "one row per report run: global, a few a day"},
@@ -110,6 +111,9 @@ const std::vector<Listed> kShardLocal = {
      "a broadcast's next batch of subscribers after its cursor: per shard, "
      "over that shard's subscribers"},
     {"all_recipients", "an \"audience\": \"all\" broadcast's next batch of users: per shard"},
+    {"stop_delayed_batch",
+     "a canceled broadcast's next batch of recipients (their dedup keys) after its cancel "
+     "cursor: per shard, over that shard's recipients"},
     {"list_subscribers", "a topic's subscribers, paged by user id: per shard, merged"},
 };
 

@@ -21,6 +21,7 @@
 #include "templates/template.hpp"
 #include "templates/template_store.hpp"
 #include "testing/request_error.hpp"
+#include "testing/one_template.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar::broadcast {
@@ -265,20 +266,7 @@ TEST_F(BroadcastPgTest, TheDatabasesChannelChoiceIsHubChooseChannels) {
   }
 }
 
-// One template for one type: what the fan-out renders with when the type
-// has one.
-class OneTemplate : public templates::TemplateLookup {
- public:
-  explicit OneTemplate(templates::Template tmpl)
-      : tmpl_(std::make_shared<const templates::Template>(std::move(tmpl))) {}
-  [[nodiscard]] std::shared_ptr<const templates::Template> Find(
-      std::string_view type) const override {
-    return type == tmpl_->type ? tmpl_ : nullptr;
-  }
-
- private:
-  std::shared_ptr<const templates::Template> tmpl_;
-};
+using testing::OneTemplate;
 
 // A type with a template is rendered per recipient (hub::NotifyService::
 // NotifyIn): each in their locale, with their own user id, and the
@@ -403,8 +391,9 @@ TEST_F(BroadcastPgTest, CancelStopsTheFanOutAndEndsItsQueuedDeliveriesInBatches)
   const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
   FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100});
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(fan_out.RunBatch().has_value());
-  // Users 1..300 have deliveries; one of them is already sent and one in
-  // flight: those are left as they are.
+  // Users 1..300 have deliveries; one of them is already sent and one has
+  // been handed to its provider: those are left as they are. One a worker
+  // has claimed but not started is canceled (its begin_sends finds it gone).
   const std::string deliveries = "SELECT count(*) FROM chopar.deliveries";
   const std::int64_t created = Count(deliveries);
   ASSERT_GT(created, 200);
@@ -413,34 +402,51 @@ TEST_F(BroadcastPgTest, CancelStopsTheFanOutAndEndsItsQueuedDeliveriesInBatches)
       "WHERE user_id = 1 RETURNING 1");
   db_->Scalar(
       "UPDATE chopar.deliveries SET status = 'sending', lease_until = now() + interval '1 minute', "
-      "claim_token = gen_random_uuid(), claimed_at = now() WHERE user_id = 2 RETURNING 1");
+      "claim_token = gen_random_uuid(), claimed_at = now(), send_started_at = now() "
+      "WHERE user_id = 2 RETURNING 1");
+  db_->Scalar(
+      "UPDATE chopar.deliveries SET status = 'sending', lease_until = now() + interval '1 minute', "
+      "claim_token = gen_random_uuid(), claimed_at = now() WHERE user_id = 3 RETURNING 1");
+  const std::int64_t left = Count(deliveries + " WHERE user_id IN (1, 2)");
+  const std::int64_t in_first_batch = Count(deliveries + " WHERE user_id > 200");
 
-  const json canceled = broadcasts_->Cancel(id);
+  // The cancel runs the walk's first batch itself (users 300 down to 201).
+  const json canceled = BroadcastService(*pool_, nullptr, FanOutSettings{.batch = 100}).Cancel(id);
   EXPECT_EQ(canceled["status"], "canceled");
   EXPECT_EQ(canceled["recipients"], 300);
+  EXPECT_EQ(canceled["stopped"]["deliveries"], in_first_batch) << canceled.dump();
+  EXPECT_EQ(canceled["stopping"], true);
 
-  // 300 walked recipients, 100 a batch from user 300 down: three full
-  // batches and the one that finds none left. No notification is created.
+  // The fan-out loops walk the rest, 100 a batch from user 200 down: two
+  // full batches and the one that finds none left. No notification is
+  // created.
   std::vector<std::int64_t> walked;
   while (const auto batch = fan_out.RunBatch()) {
     EXPECT_EQ(batch->broadcast_id, id);
     walked.push_back(batch->recipients);
   }
-  EXPECT_EQ(walked, (std::vector<std::int64_t>{100, 100, 100, 0}));
+  EXPECT_EQ(walked, (std::vector<std::int64_t>{100, 100, 0}));
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 300);
   EXPECT_EQ(Count(deliveries), created);
   EXPECT_EQ(Count(deliveries + " WHERE status = 'queued'"), 0);
-  EXPECT_EQ(Count(deliveries + " WHERE status = 'sent'"), 1);
-  EXPECT_EQ(Count(deliveries + " WHERE status = 'sending'"), 1);
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'sent'"), Count(deliveries + " WHERE user_id = 1"));
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'sending' AND user_id = 2"),
+            Count(deliveries + " WHERE user_id = 2"));
+  EXPECT_EQ(Count(deliveries +
+                  " WHERE user_id = 3 AND (status <> 'canceled' OR claim_token IS NOT NULL)"),
+            0);
   EXPECT_EQ(Count(deliveries + " WHERE status = 'canceled' AND last_error = 'canceled'"),
-            created - 2);
+            created - left);
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.broadcasts WHERE cancel_cursor IS NOT NULL OR "
                   "lease_until IS NOT NULL"),
             0);
   EXPECT_EQ(fan_out.RunOnce(), 0);
+  const json after = broadcasts_->Get(id);
+  EXPECT_EQ(after["stopped"], (json{{"deliveries", created - left}, {"delayed", 0}, {"digest_items", 0}}));
+  EXPECT_EQ(after["stopping"], false);
 
-  // Canceling a finished broadcast changes nothing.
-  EXPECT_EQ(broadcasts_->Cancel(id)["status"], "canceled");
+  // Canceling a canceled broadcast changes nothing.
+  EXPECT_EQ(broadcasts_->Cancel(id), after);
   EXPECT_FALSE(fan_out.RunBatch().has_value());
   ExpectRefused([&] { broadcasts_->Cancel(id + 1); }, core::ErrorCode::kNotFound);
 }
@@ -448,10 +454,89 @@ TEST_F(BroadcastPgTest, CancelStopsTheFanOutAndEndsItsQueuedDeliveriesInBatches)
 TEST_F(BroadcastPgTest, CancelBeforeAnyBatchLeavesNothingToCancel) {
   TopicOfUsers(50);
   const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
-  EXPECT_EQ(broadcasts_->Cancel(id)["status"], "canceled");
+  const json canceled = broadcasts_->Cancel(id);
+  EXPECT_EQ(canceled["status"], "canceled");
+  EXPECT_EQ(canceled["stopped"], (json{{"deliveries", 0}, {"delayed", 0}, {"digest_items", 0}}));
+  EXPECT_EQ(canceled["stopping"], false);
   FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100});
   EXPECT_EQ(fan_out.RunOnce(), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 0);
+}
+
+// A broadcast with delay_seconds is done once its recipients' delayed
+// notifications are stored; canceling it deletes them (and frees the dedup
+// keys they reserved): nothing is released later.
+TEST_F(BroadcastPgTest, CancelOfADoneBroadcastDeletesItsDelayedNotifications) {
+  TopicOfUsers(3);
+  json notification = Notification();
+  notification["delay_seconds"] = 15;
+  const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", notification}});
+  FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100});
+  EXPECT_EQ(fan_out.RunOnce(), 1);
+  ASSERT_EQ(broadcasts_->Get(id)["status"], "done");
+  const std::string key = "'broadcast:" + std::to_string(id) + "'";
+  ASSERT_EQ(Count("SELECT count(*) FROM chopar.delayed_notifications WHERE dedup_key = " + key), 3);
+
+  const json canceled = broadcasts_->Cancel(id);
+  EXPECT_EQ(canceled["status"], "canceled");
+  EXPECT_EQ(canceled["stopped"], (json{{"deliveries", 0}, {"delayed", 3}, {"digest_items", 0}}));
+  EXPECT_EQ(canceled["stopping"], false);
+  EXPECT_FALSE(canceled["finished_at"].is_null());
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.delayed_notifications"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notification_dedup WHERE dedup_key = " + key), 0);
+  EXPECT_EQ(fan_out.RunOnce(), 0);
+  EXPECT_EQ(broadcasts_->Cancel(id), canceled);  // idempotent
+}
+
+// A done broadcast whose paced deliveries are still queued (due later):
+// canceling it cancels them, whichever batch made them.
+TEST_F(BroadcastPgTest, CancelOfADoneBroadcastCancelsItsPacedQueuedDeliveries) {
+  TopicOfUsers(300);
+  const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
+  FanOut fan_out(*pool_, clock_, metrics_,
+                 FanOutSettings{.batch = 100, .deliveries_per_second = 1});
+  EXPECT_EQ(fan_out.RunOnce(), 4);
+  ASSERT_EQ(broadcasts_->Get(id)["status"], "done");
+  const std::string deliveries = "SELECT count(*) FROM chopar.deliveries";
+  const std::int64_t created = Count(deliveries);
+  ASSERT_GT(Count(deliveries + " WHERE next_attempt_at > now() + interval '1 minute'"), 0)
+      << "the deliveries are not paced: nothing tested";
+  db_->Scalar(
+      "UPDATE chopar.deliveries SET status = 'sent', sent_at = now(), claimed_at = now() "
+      "WHERE user_id = 1 RETURNING 1");
+  const std::int64_t sent = Count(deliveries + " WHERE status = 'sent'");
+
+  const json canceled = broadcasts_->Cancel(id);
+  EXPECT_EQ(canceled["status"], "canceled");
+  EXPECT_EQ(canceled["stopped"]["deliveries"], created - sent) << canceled.dump();
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'queued'"), 0);
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'canceled'"), created - sent);
+  EXPECT_EQ(Count(deliveries + " WHERE status = 'sent'"), sent);
+}
+
+// A templated type with a digest: the broadcast's notifications wait in
+// their recipients' open digest windows; canceling takes them out, and a
+// window left empty sends nothing.
+TEST_F(BroadcastPgTest, CancelTakesItsNotificationsOutOfOpenDigestWindows) {
+  const OneTemplate lookup(templates::ParseTemplate(
+      "release.digest", {{"default_locale", "en"},
+                         {"locales", {{"en", {{"title", "Hello {{user.id}}"}}}}},
+                         {"digest", {{"window_seconds", 600}}}}));
+  TopicOfUsers(4);
+  const auto created =
+      BroadcastService(*pool_, &lookup)
+          .Create(ParseBroadcastRequest(
+              {{"topic", "t"},
+               {"notification", {{"type", "release.digest"}, {"channels", {"email"}}}}}));
+  const std::int64_t id = created.broadcast["id"].get<std::int64_t>();
+  FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100}, &lookup);
+  EXPECT_EQ(fan_out.RunOnce(), 1);
+  ASSERT_EQ(Count("SELECT count(*) FROM chopar.digest_items"), 4);
+
+  const json canceled = BroadcastService(*pool_, &lookup).Cancel(id);
+  EXPECT_EQ(canceled["stopped"], (json{{"deliveries", 0}, {"delayed", 0}, {"digest_items", 4}}));
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.digest_items"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.digests WHERE item_count <> 0"), 0);
 }
 
 TEST_F(BroadcastPgTest, ALeasedBroadcastIsLeftToItsHolderUntilTheLeaseRunsOut) {

@@ -1,6 +1,7 @@
 #include "broadcast/broadcast_service.hpp"
 
 #include "broadcast/queries.hpp"
+#include "broadcast/stop_walk.hpp"
 #include "broadcast/topic_service.hpp"
 #include "core/request_error.hpp"
 #include "hub/validation.hpp"
@@ -95,7 +96,12 @@ nlohmann::json BroadcastService::Get(std::int64_t id) {
 }
 
 nlohmann::json BroadcastService::Cancel(std::int64_t id) {
-  (void)pool_.Acquire()->Exec(queries::kCancelBroadcast, id);
+  auto tx = pool_.Begin("cancel_broadcast");
+  const auto canceled = tx.Exec(queries::kCancelBroadcast, id);
+  const auto cursor = canceled.Empty() ? std::nullopt : canceled.OptInt(0, "cancel_cursor");
+  // No lease: whatever is left is for any fan-out loop, woken at COMMIT.
+  if (cursor) (void)StopNextBatch(tx, id, *cursor, settings_.batch, std::nullopt);
+  tx.Commit();
   return Get(id);
 }
 

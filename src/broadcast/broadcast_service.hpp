@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "broadcast/settings.hpp"
 #include "db/pool.hpp"
 #include "hub/notify_service.hpp"
 #include "templates/template_store.hpp"
@@ -43,12 +44,14 @@ struct CreatedBroadcast {
 };
 
 // Creates, reads and cancels broadcasts; the FanOut does the work. Each call
-// is one statement. Thread-safe; the pool (and `templates`, which may be
-// null) must outlive the service.
+// is one transaction. Thread-safe; the pool (and `templates`, which may be
+// null) must outlive the service. `settings.batch` is the size of the
+// cancel walk's batch run by Cancel itself (the FanOuts run the others).
 class BroadcastService {
  public:
-  explicit BroadcastService(db::Pool& pool, const templates::TemplateLookup* templates = nullptr)
-      : pool_(pool), templates_(templates) {}
+  explicit BroadcastService(db::Pool& pool, const templates::TemplateLookup* templates = nullptr,
+                            FanOutSettings settings = {})
+      : pool_(pool), templates_(templates), settings_(settings) {}
 
   // Stores the broadcast as running and wakes the fan-out loops (NOTIFY
   // chopar_broadcasts). A repeated request dedup_key returns the existing
@@ -57,17 +60,22 @@ class BroadcastService {
   // request nor the type's template gives a title.
   CreatedBroadcast Create(const BroadcastRequest& request);
   // {"id", "topic", "audience", "status", "recipients", "created",
-  // "dedup_key", "created_at", "finished_at"}. kNotFound when unknown.
+  // "dedup_key", "created_at", "finished_at", "stopped": {"deliveries",
+  // "delayed", "digest_items"}, "stopping"}. kNotFound when unknown.
   nlohmann::json Get(std::int64_t id);
-  // Stops a running broadcast (a batch in progress commits first) and leaves
-  // the queued deliveries of the recipients walked so far to be canceled by
-  // the fan-out loops, in batches (FanOut); a finished one stays as it is.
-  // Returns the broadcast. kNotFound when unknown.
+  // Cancels a running or done broadcast (a fan-out batch in progress commits
+  // first) and, in the same transaction, runs the first batch of the walk
+  // that stops what it has not sent yet (StopNextBatch: up to settings.batch
+  // recipients, from the last one fanned out down); the fan-out loops,
+  // woken at COMMIT, walk the rest. A canceled broadcast is left as it is.
+  // Returns the broadcast, with what the walk has stopped so far. kNotFound
+  // when unknown; throws db::DbError / db::PoolTimeout (nothing changed).
   nlohmann::json Cancel(std::int64_t id);
 
  private:
   db::Pool& pool_;
   const templates::TemplateLookup* templates_;
+  const FanOutSettings settings_;
 };
 
 }  // namespace chopar::broadcast

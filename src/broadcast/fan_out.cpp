@@ -9,6 +9,7 @@
 
 #include "broadcast/broadcast_service.hpp"
 #include "broadcast/queries.hpp"
+#include "broadcast/stop_walk.hpp"
 #include "core/backoff.hpp"
 #include "core/time_format.hpp"
 #include "db/notify_channels.hpp"
@@ -62,16 +63,17 @@ std::optional<FanOutBatch> FanOut::RunBatch() {
   FanOutBatch batch;
   batch.broadcast_id = claim.Int(0, "id");
   if (claim.Text(0, "status") == "canceled") {
-    // Canceled after some recipients were walked: end their deliveries not
-    // yet sent, a batch at a time, from the last one walked down.
-    const auto row = tx.Exec(queries::kCancelDeliveriesBatch, batch.broadcast_id,
-                             BroadcastDedupKey(batch.broadcast_id), settings_.batch,
-                             claim.Int(0, "cancel_cursor"),
-                             std::chrono::duration<double>(settings_.lease).count(), owner_);
+    // Canceled after some recipients were walked: stop what it has not sent
+    // yet, a batch at a time, from the last one walked down.
+    const StopBatch stopped =
+        StopNextBatch(tx, batch.broadcast_id, claim.Int(0, "cancel_cursor"), settings_.batch,
+                      StopLease{settings_.lease, owner_});
     tx.Commit();
-    batch.recipients = static_cast<int>(row.Int(0, "recipients"));
-    batch.canceled = row.Int(0, "canceled");
-    batch.finished = batch.recipients < settings_.batch;
+    batch.recipients = stopped.recipients;
+    batch.canceled = stopped.deliveries;
+    batch.delayed_deleted = stopped.delayed;
+    batch.digest_items_removed = stopped.digest_items;
+    batch.finished = stopped.finished;
     return batch;
   }
   const hub::NotificationRequest each = ParseBroadcastNotification(

@@ -21,10 +21,13 @@ struct FanOutBatch {
   int recipients = 0;     // recipients walked
   int created = 0;        // notifications created (the rest existed: a repeated batch)
   bool finished = false;  // no recipient was left: the broadcast is done
-  // A batch of a canceled broadcast: queued deliveries it canceled (its
-  // `recipients` are those whose deliveries it looked at; `finished`: none
-  // are left).
+  // A batch of a canceled broadcast's stop walk (stop_walk.hpp): the
+  // deliveries it canceled, delayed notifications it deleted and digest
+  // items it removed (its `recipients` are those it looked at; `finished`:
+  // none are left).
   std::int64_t canceled = 0;
+  std::int64_t delayed_deleted = 0;
+  std::int64_t digest_items_removed = 0;
 };
 
 // Fans running broadcasts out to their recipients (docs/api.md "Topics and
@@ -45,9 +48,11 @@ struct FanOutBatch {
 // of processes may run against one database; one broadcast is fanned out by
 // one of them at a time.
 //
-// A canceled broadcast's queued deliveries are canceled the same way, a
-// batch of recipients per transaction under the same lease, walking down
-// from the last recipient the fan-out reached (queries/cancel_deliveries_batch.sql).
+// What a canceled broadcast has not sent yet (queued deliveries, delayed
+// notifications, digest items) is stopped the same way, a batch of
+// recipients per transaction under the same lease, walking down from the
+// last recipient the fan-out reached (StopNextBatch, stop_walk.hpp); the
+// cancel itself ran the walk's first batch.
 //
 // The deliveries of a batch fall due settings.deliveries_per_second after
 // the previous batch's (see FanOutSettings), so ordinary notifications are

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "core/encoding.hpp"
+#include "core/key_derivation.hpp"
 
 namespace chopar::channels {
 namespace {
@@ -39,13 +40,20 @@ UnsubscribeScope UnsubscribeScope::Of(const Message& message) {
 
 std::string SignUnsubscribe(std::string_view secret, std::int64_t user_id,
                             const UnsubscribeScope& scope, core::ChannelKind channel) {
-  return core::Base64UrlEncode(core::HmacSha256(secret, SignedText(user_id, scope, channel)));
+  return core::Base64UrlEncode(core::HmacSha256(core::DeriveKey(secret, core::KeyUse::kSignedLinks),
+                                                SignedText(user_id, scope, channel)));
 }
 
 bool VerifyUnsubscribe(std::string_view secret, std::int64_t user_id, const UnsubscribeScope& scope,
                        core::ChannelKind channel, std::string_view signature) {
   if (secret.empty()) return false;
-  return core::ConstantTimeEquals(SignUnsubscribe(secret, user_id, scope, channel), signature);
+  const std::string legacy =
+      core::Base64UrlEncode(core::HmacSha256(secret, SignedText(user_id, scope, channel)));
+  // Both compared, whichever matches, so the time does not tell which key.
+  const bool current =
+      core::ConstantTimeEquals(SignUnsubscribe(secret, user_id, scope, channel), signature);
+  const bool earlier = core::ConstantTimeEquals(legacy, signature);
+  return current || earlier;
 }
 
 std::string UnsubscribeUrl(std::string_view public_url, std::string_view secret,

@@ -26,13 +26,18 @@ struct UnsubscribeScope {
   bool operator==(const UnsubscribeScope&) const = default;
 };
 
-// base64url(HMAC-SHA256(key = inbox secret, "unsubscribe\n<user>\n<kind>:<name>\n<channel>")),
-// unpadded. The first line keeps it from ever equalling a subscriber token.
+// base64url(HMAC-SHA256(key = DeriveKey(inbox secret, kSignedLinks),
+// "unsubscribe\n<user>\n<kind>:<name>\n<channel>")), unpadded: a key of
+// links alone, so a link signature can never pass for a subscriber token.
+// `secret` is the inbox secret.
 std::string SignUnsubscribe(std::string_view secret, std::int64_t user_id,
                             const UnsubscribeScope& scope, core::ChannelKind channel);
 
 // Whether `signature` is the one for these values (compared in constant
-// time); false for an empty secret.
+// time): made with the links' key, or, for links mailed by earlier
+// versions, the same text signed with the inbox secret itself (still
+// accepted: its first line keeps it from ever equalling a subscriber
+// token). False for an empty secret.
 bool VerifyUnsubscribe(std::string_view secret, std::int64_t user_id, const UnsubscribeScope& scope,
                        core::ChannelKind channel, std::string_view signature);
 

@@ -2,7 +2,6 @@
 #include "db/background_loop.hpp"
 
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -20,6 +19,7 @@
 
 #include "db/loop_test_support.hpp"
 #include "testing/child_process.hpp"
+#include "testing/log_capture.hpp"
 
 namespace chopar::db {
 namespace {
@@ -90,24 +90,7 @@ class TopRandom final : public core::Random {
   std::uint64_t Uniform(std::uint64_t upper) override { return upper; }
 };
 
-// Routes the default logger into a string while it lives.
-class LogCapture {
- public:
-  LogCapture() : previous_(spdlog::default_logger()) {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(stream_);
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink));
-  }
-  ~LogCapture() { spdlog::set_default_logger(previous_); }
-  LogCapture(const LogCapture&) = delete;
-  LogCapture& operator=(const LogCapture&) = delete;
-
-  // Call once no thread logs any more.
-  [[nodiscard]] std::string Text() const { return stream_.str(); }
-
- private:
-  std::ostringstream stream_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
+using chopar::testing::LogCapture;
 
 TEST(BackgroundLoopTest, EveryThreadStepsAtStartAndStopEndsTheirSleeps) {
   core::MetricsRegistry metrics;

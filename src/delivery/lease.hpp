@@ -25,8 +25,8 @@ namespace chopar::delivery {
 // `claims` this worker still owns, stamps a fresh lease and marks the send
 // started (from then on, a lease that runs out means "outcome unknown", see
 // PreDecide). Returns the ids it may send; a row missing was taken back by
-// another worker while it waited for its channel's turn, and must not be
-// sent. One short statement. Throws db::DbError / db::PoolTimeout (then
+// another worker while it waited for its channel's turn, or canceled with
+// its broadcast (broadcast/stop_walk.hpp), and must not be sent. One short statement. Throws db::DbError / db::PoolTimeout (then
 // nothing changed). Thread-safe.
 std::vector<std::int64_t> BeginSends(db::Pool& pool, std::optional<core::TimePoint> now,
                                      std::span<const ClaimKey> claims, std::chrono::seconds lease);

@@ -3,14 +3,17 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "core/redact.hpp"
 #include "core/time_format.hpp"
 #include "delivery/queries.hpp"
 
 namespace chopar::delivery {
 namespace {
 
+// A provider's detail may quote a URL with credentials (a bot token in the
+// path, user info): last_error never keeps them.
 std::string DetailOr(const channels::Outcome& outcome, const char* fallback) {
-  return outcome.detail.empty() ? std::string(fallback) : outcome.detail;
+  return outcome.detail.empty() ? std::string(fallback) : core::RedactSecrets(outcome.detail);
 }
 
 nlohmann::json OptJson(const auto& value) {

@@ -155,9 +155,10 @@ void Worker::SendPart(core::ChannelKind kind, std::vector<ClaimedDelivery> part,
       if (still_ours.contains(claimed.message.delivery_id)) started.push_back(std::move(claimed));
     }
     if (const int lost = static_cast<int>(sendable.size() - started.size()); lost > 0) {
-      // Their claim ran out while an earlier channel sent; another worker has them.
+      // Their claim ran out while an earlier channel sent (another worker has
+      // them), or their broadcast was canceled meanwhile.
       stats.ignored += lost;
-      spdlog::info("{} {} deliveries were taken back before their turn; not sent here", lost,
+      spdlog::info("{} {} deliveries were taken back or canceled before their turn; not sent here", lost,
                    core::ChannelName(kind));
     }
     if (!started.empty()) {

@@ -4,11 +4,12 @@
 
 namespace chopar::http {
 
-void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret) {
+void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret,
+                       MetricsAccess metrics_access) {
   RegisterUserRoutes(router, deps, inbox_secret);
   RegisterNotificationRoutes(router, deps);
   RegisterInboxRoutes(router, deps);
-  RegisterSystemRoutes(router, deps);
+  RegisterSystemRoutes(router, deps, metrics_access);
   RegisterOpenApiRoute(router);
 }
 

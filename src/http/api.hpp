@@ -5,6 +5,7 @@
 #include "core/metrics.hpp"
 #include "db/pool.hpp"
 #include "http/router.hpp"
+#include "http/settings.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
@@ -26,23 +27,26 @@ struct Dependencies {
 //   users:         PUT/GET /v1/users/{id}, PUT/DELETE /v1/users/{id}/telegram,
 //                  POST /v1/users/{id}/push-subscriptions,
 //                  DELETE /v1/users/{id}/push-subscriptions/{sub_id},
-//                  GET /v1/users/{id}/token
+//                  GET /v1/users/{id}/token, POST /v1/users/{id}/token/revoke
 //   notifications: POST /v1/notifications, POST /v1/notifications/batch,
 //                  GET /v1/notifications/{id}, GET /v1/users/{id}/notifications,
 //                  GET /v1/users/{id}/notifications/unread-count,
 //                  POST /v1/users/{id}/notifications/read, GET /v1/deliveries
 //   inbox:         GET /v1/inbox/notifications, GET /v1/inbox/unread-count,
 //                  POST /v1/inbox/read, GET /v1/inbox/stream (SSE)
-//   system:        GET /healthz, GET /metrics
+//   system:        GET /healthz, GET /metrics (as `metrics_access` says)
 void RegisterUserRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret);
 void RegisterNotificationRoutes(Router& router, const Dependencies& deps);
 void RegisterInboxRoutes(Router& router, const Dependencies& deps);
-void RegisterSystemRoutes(Router& router, const Dependencies& deps);
-// GET /healthz (the database answers on `pool`) and GET /metrics (`metrics`).
-void RegisterSystemRoutes(Router& router, db::Pool& pool, core::MetricsRegistry& metrics);
+void RegisterSystemRoutes(Router& router, const Dependencies& deps, MetricsAccess metrics_access);
+// GET /healthz (the database answers on `pool`, no credentials) and GET
+// /metrics (`metrics`): with the API key, to anyone, or not at all.
+void RegisterSystemRoutes(Router& router, db::Pool& pool, core::MetricsRegistry& metrics,
+                          MetricsAccess metrics_access);
 
 // All of the above, and GET /openapi.yaml (http/openapi_route.hpp).
-void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret);
+void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret,
+                       MetricsAccess metrics_access);
 
 // limit (1..100), cursor and unread of a list request; core::RequestError
 // kInvalidField naming the parameter for a bad value.

@@ -88,7 +88,8 @@ struct AddInboxPushSubscription {
   Response operator()(const Request& request) const {
     const auto parsed = hub::ParsePushSubscription(ParseJsonObject(request),
                                                    users.options().allow_http_push_endpoints);
-    const auto subscription = users.AddPushSubscription(*request.subscriber, parsed);
+    const auto subscription = users.AddPushSubscription(*request.subscriber, parsed,
+                                                        hub::UserService::EndpointOfAnother::kRefuse);
     return JsonResponse(subscription.created ? 201 : 200, {{"id", subscription.id}});
   }
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 
 #include "core/encoding.hpp"
 #include "core/log_context.hpp"
@@ -21,6 +22,10 @@ bool IsInboxPath(std::string_view path) { return path.starts_with(kInboxPrefix);
 
 void AddCorsHeaders(Response& response) {
   response.headers.emplace_back("Access-Control-Allow-Origin", "*");
+  // So that a page on another origin may read it: it is not a CORS-safelisted header.
+  if (response.status == 429) {
+    response.headers.emplace_back("Access-Control-Expose-Headers", "Retry-After");
+  }
 }
 
 std::string Join(const std::vector<std::string>& items, std::string_view separator) {
@@ -41,7 +46,7 @@ void CheckServerKey(const Request& request, const std::string& api_key) {
   }
 }
 
-std::int64_t CheckSubscriber(const Request& request, const std::string& secret) {
+std::int64_t CheckSubscriber(const Request& request, const AuthKeys& keys, bool with_database) {
   std::optional<std::string> query_token;
   std::string_view token;
   if (const auto header = request.Header("authorization")) {
@@ -52,13 +57,32 @@ std::int64_t CheckSubscriber(const Request& request, const std::string& secret) 
   }
   if (token.empty())
     throw core::Unauthorized("missing subscriber token (Authorization: Bearer or ?token=)");
-  const auto user_id = VerifySubscriberToken(secret, token);
-  if (!user_id) throw core::Unauthorized("invalid subscriber token");
-  return *user_id;
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  const VerifiedToken verified =
+      VerifySubscriberToken(keys.inbox_secret, token, {.now = now, .v1_until = keys.v1_tokens_until});
+  switch (verified.outcome) {
+    case VerifiedToken::Outcome::kValid:
+      break;
+    case VerifiedToken::Outcome::kInvalid:
+      throw core::Unauthorized("invalid subscriber token");
+    case VerifiedToken::Outcome::kExpired:
+      throw core::Unauthorized("subscriber token expired; get a new one (GET /v1/users/{id}/token)");
+    case VerifiedToken::Outcome::kV1Retired:
+      throw core::Unauthorized(
+          "v1 subscriber tokens are no longer accepted; get a new one (GET /v1/users/{id}/token)");
+  }
+  if (with_database && keys.token_generation &&
+      keys.token_generation(verified.user_id).value_or(0) != verified.generation) {
+    throw core::Unauthorized("subscriber token revoked; get a new one (GET /v1/users/{id}/token)");
+  }
+  return verified.user_id;
 }
 
 // Checks the route's credentials; sets request.subscriber for inbox routes.
-void Authenticate(const Route& route, Request& request, const AuthKeys& keys) {
+// `with_database`: also the user's token generation (not on an IO thread).
+void Authenticate(const Route& route, Request& request, const AuthKeys& keys, bool with_database) {
   switch (route.auth) {
     case Auth::kNone:
       break;
@@ -66,7 +90,7 @@ void Authenticate(const Route& route, Request& request, const AuthKeys& keys) {
       CheckServerKey(request, keys.api_key);
       break;
     case Auth::kSubscriber:
-      request.subscriber = CheckSubscriber(request, keys.inbox_secret);
+      request.subscriber = CheckSubscriber(request, keys, with_database);
       break;
   }
 }
@@ -146,11 +170,26 @@ std::optional<ErrorInfo> Dispatcher::Preauthorize(const Request& request) const 
     copy.raw_query = request.raw_query;
     copy.headers = request.headers;
     copy.query = QueryParams::Parse(copy.raw_query);
-    Authenticate(*match.route, copy, keys_);
+    Authenticate(*match.route, copy, keys_, /*with_database=*/false);
     return std::nullopt;
   } catch (...) {
     return MapException(std::current_exception(), request.method + " " + request.path);
   }
+}
+
+std::optional<Response> Dispatcher::AdmitCaller(const struct Route& route,
+                                                const Request& request) const {
+  if (limiter_ == nullptr) return std::nullopt;
+  switch (route.auth) {
+    case Auth::kSubscriber:
+      return limiter_->Admit(RateScope::kSubscriber, std::to_string(request.subscriber.value()));
+    case Auth::kServerKey:
+      // The server has one API key: its calls share one bucket.
+      return limiter_->Admit(RateScope::kApiKey, "api_key");
+    case Auth::kNone:
+      break;
+  }
+  return std::nullopt;
 }
 
 Response Dispatcher::Route(Request& request, std::string& route_label) const {
@@ -179,8 +218,12 @@ Response Dispatcher::Route(Request& request, std::string& route_label) const {
   }
   const auto& route = *match.route;
   route_label = route.pattern;
+  if (limiter_ != nullptr && IsPublicPath(request.path)) {
+    if (auto refused = limiter_->Admit(RateScope::kAddress, request.client_address)) return *refused;
+  }
   request.query = QueryParams::Parse(request.raw_query);
-  Authenticate(route, request, keys_);
+  Authenticate(route, request, keys_, /*with_database=*/true);
+  if (auto refused = AdmitCaller(route, request)) return *refused;
   BindParams(route, match.raw_params, request);
   return route.handler(request);
 }

@@ -1,11 +1,14 @@
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "http/error_response.hpp"
 #include "http/http_metrics.hpp"
 #include "http/message.hpp"
+#include "http/rate_limiter.hpp"
 #include "http/router.hpp"
 
 namespace chopar::http {
@@ -13,11 +16,22 @@ namespace chopar::http {
 struct AuthKeys {
   std::string api_key;       // server endpoints; empty: every server call is refused
   std::string inbox_secret;  // subscriber tokens; empty: every token is refused
+  // The first second (unix) at which v1 subscriber tokens are refused;
+  // nullopt: they are never accepted (V1TokenCutoff).
+  std::optional<std::int64_t> v1_tokens_until;
+  // The current token generation of a user (nullopt: no such user, which
+  // counts as 0), read on a handler thread from the database: a token of
+  // another generation was revoked. Empty: not checked.
+  std::function<std::optional<std::int64_t>(std::int64_t)> token_generation;
 };
 
 // Turns a parsed request into a response: finds the route (404 not_found,
-// 405 with Allow), converts path ids (400 invalid_field), checks
-// authentication (401 unauthorized), runs the handler, maps any exception
+// 405 with Allow), takes the request from the client address's rate limit
+// (public paths only), checks authentication (401 unauthorized: a subscriber
+// token is checked for its signature, expiry and v1 cutoff, then against the
+// user's current token generation), takes it from the subscriber's or the
+// API key's rate limit (429 rate_limited, before the handler), converts path
+// ids (400 invalid_field), runs the handler, maps any exception
 // through MapException, adds CORS headers for the browser-facing inbox
 // routes (and answers their OPTIONS preflight), and records the request in
 // `metrics` (HttpMetrics::Record).
@@ -26,16 +40,19 @@ struct AuthKeys {
 // router is read-only once serving). Never throws.
 class Dispatcher {
  public:
-  // The router and metrics must outlive the dispatcher.
-  Dispatcher(const Router& router, AuthKeys keys, HttpMetrics& metrics)
-      : router_(router), keys_(std::move(keys)), metrics_(metrics) {}
+  // The router, metrics and limiter must outlive the dispatcher; without a
+  // limiter nothing is rate limited.
+  Dispatcher(const Router& router, AuthKeys keys, HttpMetrics& metrics,
+             RateLimiter* limiter = nullptr)
+      : router_(router), keys_(std::move(keys)), metrics_(metrics), limiter_(limiter) {}
 
   Response Dispatch(Request& request) const noexcept;
   // The credentials check alone, on a request whose header is in and whose
   // body is not read yet (method, path, raw_query and headers filled): the
   // 401 (or 400 for a malformed query) its route would answer, or nullopt
   // when it is authorised or matches no route (Dispatch answers those).
-  // Never blocks (no database): safe on an IO thread. Never throws.
+  // Never blocks (no database, so a revoked token passes here and is
+  // refused by Dispatch): safe on an IO thread. Never throws.
   [[nodiscard]] std::optional<ErrorInfo> Preauthorize(const Request& request) const noexcept;
   [[nodiscard]] const Router& router() const { return router_; }
   [[nodiscard]] HttpMetrics& metrics() const { return metrics_; }
@@ -45,10 +62,13 @@ class Dispatcher {
 
  private:
   Response Route(Request& request, std::string& route_label) const;
+  // The subscriber's or the API key's rate limit of an authenticated request.
+  std::optional<Response> AdmitCaller(const struct Route& route, const Request& request) const;
 
   const Router& router_;
   AuthKeys keys_;
   HttpMetrics& metrics_;
+  RateLimiter* limiter_;
 };
 
 // The bearer credential of an Authorization header ("Bearer <x>", scheme

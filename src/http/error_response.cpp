@@ -12,6 +12,13 @@ ErrorInfo Info(core::ErrorCode code, std::string message) {
           std::nullopt};
 }
 
+// A 503 for a database that cannot do it now but may in `after`.
+ErrorInfo Unavailable(std::string message, std::chrono::seconds after) {
+  ErrorInfo info = Info(core::ErrorCode::kUnavailable, std::move(message));
+  info.retry_after = after;
+  return info;
+}
+
 }  // namespace
 
 nlohmann::json ErrorInfo::ToJson() const {
@@ -21,7 +28,11 @@ nlohmann::json ErrorInfo::ToJson() const {
             {"field", field ? nlohmann::json(*field) : nlohmann::json(nullptr)}}}};
 }
 
-Response ErrorInfo::ToResponse() const { return JsonResponse(status, ToJson()); }
+Response ErrorInfo::ToResponse() const {
+  Response response = JsonResponse(status, ToJson());
+  if (retry_after) response.headers.emplace_back("Retry-After", std::to_string(retry_after->count()));
+  return response;
+}
 
 int HttpStatus(core::ErrorCode code) {
   using core::ErrorCode;
@@ -65,17 +76,20 @@ ErrorInfo MapException(std::exception_ptr error, std::string_view context) {
     // The database refused what validation let through: still the caller's input.
     spdlog::info("{}: check constraint refused input: {}", context, e.what());
     return Info(ErrorCode::kInvalidField, "a value breaks a database constraint");
-  } catch (const db::PoolTimeout& e) {
-    spdlog::warn("{}: {}", context, e.what());
-    return Info(ErrorCode::kUnavailable, "the database is busy; retry later");
   } catch (const db::InsufficientResources& e) {
     // Disk or memory of the database server: an operator has to act.
     spdlog::error("{}: {}", context, e.what());
-    return Info(ErrorCode::kUnavailable, "the database is out of resources; retry later");
+    return Unavailable("the database is out of resources; retry later", std::chrono::seconds(30));
   } catch (const db::ConnectionError& e) {
     spdlog::warn("{}: {}", context, e.what());
-    return Info(ErrorCode::kUnavailable, "the database is unavailable; retry later");
+    return Unavailable("the database is unavailable; retry later", std::chrono::seconds(5));
   } catch (const std::exception& e) {
+    if (db::IsTransient(e)) {
+      // No free connection in time, a lost serialization race or deadlock,
+      // a lock or statement timeout: a new transaction a moment later wins.
+      spdlog::warn("{}: {}", context, e.what());
+      return Unavailable("the database is busy; retry later", std::chrono::seconds(1));
+    }
     spdlog::error("{}: internal error: {}", context, e.what());
   } catch (...) {
     spdlog::error("{}: internal error of unknown type", context);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,9 +18,13 @@ struct ErrorInfo {
   std::string code = "internal";
   std::string message;
   std::optional<std::string> field;
+  // Set: the answer carries `Retry-After` (seconds): the request may well
+  // succeed when sent again after that long.
+  std::optional<std::chrono::seconds> retry_after = std::nullopt;
 
   // {"error": {"code", "message", "field"}}
   [[nodiscard]] nlohmann::json ToJson() const;
+  // The JSON answer, with its Retry-After header when retry_after is set.
   [[nodiscard]] Response ToResponse() const;
 };
 
@@ -37,7 +42,12 @@ ErrorInfo ToErrorInfo(const core::RequestError& error);
 //   core::RequestError                   → ToErrorInfo
 //   nlohmann::json::parse_error          → 400 invalid_json
 //   db::CheckViolation                   → 400 invalid_field
-//   db::PoolTimeout, db::ConnectionError → 503 unavailable
+//   db::InsufficientResources (class 53) → 503 unavailable, Retry-After: 30
+//   db::ConnectionError (class 08, 57P01..57P03)
+//                                        → 503 unavailable, Retry-After: 5
+//   anything else db::IsTransient calls transient: db::PoolTimeout,
+//   db::SerializationFailure (40001, 40P01), db::LockNotAvailable (55P03),
+//   db::QueryCanceled (57014)            → 503 unavailable, Retry-After: 1
 //   anything else                        → 500 internal (logged with `context`)
 // 5xx are logged; the message of a 500 never reveals internals.
 ErrorInfo MapException(std::exception_ptr error, std::string_view context);

@@ -371,7 +371,7 @@ class BadInputTest : public HttpServerTest {
       case Credential::kBadToken:
         return {"Authorization: Bearer 1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"};
       case Credential::kForeignToken:
-        return {"Authorization: Bearer " + MakeSubscriberToken("another-secret", 1)};
+        return {"Authorization: Bearer " + MakeSubscriberToken("another-secret", 1, 0, 4'102'444'800)};
     }
     return {};
   }

@@ -76,7 +76,8 @@ class HttpServerTest : public chopar::testing::PgTest {
   HttpClient& client() { return *client_; }
 
   static std::string Token(std::int64_t user_id) {
-    return MakeSubscriberToken(kInboxSecret, user_id);
+    // Generation 0 (no user revoked), expiring on 2100-01-01.
+    return MakeSubscriberToken(kInboxSecret, user_id, 0, 4'102'444'800);
   }
 
   // PUT /v1/users/{id}, asserting success.

@@ -26,6 +26,10 @@ struct Request {
   std::string body;
   std::chrono::steady_clock::time_point received_at = std::chrono::steady_clock::now();
   std::string id;  // X-Request-Id (http/request_id.hpp), set by the connection
+  // The peer address of the connection (the rate limits' key): an IPv4
+  // address (also when it came as IPv4-mapped IPv6), or an IPv6 address's
+  // /64 prefix ("2001:db8:1:2::/64"); set by the connection.
+  std::string client_address;
 
   // Path parameters of the matched route: `{id}` as a positive int64 in
   // `ids`, `{name:str}` decoded in `strings`.

@@ -97,6 +97,10 @@ Response Page(int status, const std::string& lang, const std::string& title,
   response.content_type = "text/html; charset=utf-8";
   response.headers.emplace_back("Cache-Control", "no-store");
   response.headers.emplace_back("Referrer-Policy", "no-referrer");
+  // A page whose one button changes the user's settings must not be shown
+  // inside another site's frame, where a click could be stolen.
+  response.headers.emplace_back("Content-Security-Policy", "frame-ancestors 'none'");
+  response.headers.emplace_back("X-Frame-Options", "DENY");
   response.body =
       "<!doctype html>\n<html lang=\"" + lang +
       "\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
@@ -226,6 +230,19 @@ std::vector<std::pair<std::string, std::string>> FormFields(std::string_view bod
   return fields;
 }
 
+// The categories the preferences page shows, and so the only ones it
+// saves: the templates' and those the user has a setting for.
+std::set<std::string> PageCategories(const templates::TemplateStore& templates,
+                                     const nlohmann::json& preferences) {
+  std::set<std::string> categories;
+  for (std::string& name : templates.Categories()) categories.insert(std::move(name));
+  if (const auto own = preferences.find("categories");
+      own != preferences.end() && own->is_object()) {
+    for (const auto& [name, value] : own->items()) categories.insert(name);
+  }
+  return categories;
+}
+
 // The page of a user's settings by category: a row per category (the
 // templates' and the user's own), a checkbox per channel showing what the
 // user gets now, saved by POSTing the form back.
@@ -245,8 +262,9 @@ struct PreferencesPage {
         (name == "shown" ? shown : checked).insert(name == "shown" ? value : name);
       }
       current = users.UpdatePreferences(*user_id, [&](nlohmann::json preferences) {
+        const std::set<std::string> known = PageCategories(templates, preferences);
         for (const std::string& category : shown) {
-          if (!templates::IsValidCategory(category)) continue;
+          if (!known.contains(category) || !templates::IsValidCategory(category)) continue;
           core::PerChannel<bool> wanted;
           for (core::ChannelKind kind : core::kAllChannels) {
             wanted[kind] = checked.contains(category + "." + std::string(core::ChannelName(kind)));
@@ -257,12 +275,7 @@ struct PreferencesPage {
       });
       saved = true;
     }
-    std::set<std::string> categories;
-    for (std::string& name : templates.Categories()) categories.insert(std::move(name));
-    if (const auto own = current.preferences.find("categories");
-        own != current.preferences.end() && own->is_object()) {
-      for (const auto& [name, value] : own->items()) categories.insert(name);
-    }
+    const std::set<std::string> categories = PageCategories(templates, current.preferences);
 
     const PageWords& words = PageWordsFor(current.locale);
     std::string inner =

@@ -11,7 +11,7 @@ namespace chopar::http {
 
 // Who may call a route (docs/api.md "Conventions").
 enum class Auth {
-  kNone,        // /healthz, /metrics, webhooks that check their own secret
+  kNone,        // /healthz, /metrics where public, webhooks that check their own secret
   kServerKey,   // Authorization: Bearer <api key>
   kSubscriber,  // a subscriber token as Bearer or ?token=; sets Request::subscriber
 };

@@ -95,7 +95,7 @@ constexpr const char* kSecret = "inbox-secret";
 
 class DispatcherTest : public ::testing::Test {
  protected:
-  DispatcherTest() : http_metrics_(metrics_), dispatcher_(router_, AuthKeys{kApiKey, kSecret}, http_metrics_) {
+  DispatcherTest() : http_metrics_(metrics_), dispatcher_(router_, AuthKeys{kApiKey, kSecret, std::nullopt, {}}, http_metrics_) {
     router_.Add("GET", "/open", Auth::kNone, Named("open"));
     router_.Add("GET", "/v1/users/{id}", Auth::kServerKey, [](const Request& request) {
       return JsonResponse(200, {{"id", request.Id("id")}});
@@ -176,7 +176,7 @@ TEST_F(DispatcherTest, ServerRoutesNeedTheApiKey) {
 }
 
 TEST_F(DispatcherTest, AnEmptyApiKeyAcceptsNobody) {
-  Dispatcher open_dispatcher(router_, AuthKeys{"", kSecret}, http_metrics_);
+  Dispatcher open_dispatcher(router_, AuthKeys{"", kSecret, std::nullopt, {}}, http_metrics_);
   Request request;
   request.method = "GET";
   request.path = "/v1/users/1";
@@ -208,7 +208,7 @@ TEST_F(DispatcherTest, NulInAStringParameterIsRefusedNamingIt) {
 }
 
 TEST_F(DispatcherTest, SubscriberTokenAsBearerOrQuery) {
-  const std::string token = MakeSubscriberToken(kSecret, 42);
+  const std::string token = MakeSubscriberToken(kSecret, 42, 0, 4'102'444'800);
   auto response = Call("GET", "/v1/inbox/whoami", {{"authorization", "Bearer " + token}});
   EXPECT_EQ(response.status, 200);
   EXPECT_EQ(Body(response)["user"], 42);
@@ -219,7 +219,7 @@ TEST_F(DispatcherTest, SubscriberTokenAsBearerOrQuery) {
 }
 
 TEST_F(DispatcherTest, BadSubscriberTokensAreUnauthorized) {
-  const std::string other_secret_token = MakeSubscriberToken("other", 42);
+  const std::string other_secret_token = MakeSubscriberToken("other", 42, 0, 4'102'444'800);
   for (const std::string& target : std::vector<std::string>{
            "/v1/inbox/whoami", "/v1/inbox/whoami?token=", "/v1/inbox/whoami?token=42.abc",
            "/v1/inbox/whoami?token=" + other_secret_token}) {
@@ -229,7 +229,7 @@ TEST_F(DispatcherTest, BadSubscriberTokensAreUnauthorized) {
   EXPECT_EQ(Call("GET", "/v1/inbox/whoami", ServerKey()).status, 401);
   // A subscriber token is not the API key.
   EXPECT_EQ(
-      Call("GET", "/v1/users/42", {{"authorization", "Bearer " + MakeSubscriberToken(kSecret, 42)}})
+      Call("GET", "/v1/users/42", {{"authorization", "Bearer " + MakeSubscriberToken(kSecret, 42, 0, 4'102'444'800)}})
           .status,
       401);
 }
@@ -283,6 +283,7 @@ TEST_F(DispatcherTest, EachExceptionTypeMapsToItsStatus) {
     std::exception_ptr error;
     int status;
     std::string code;
+    std::string retry_after = "";  // the Retry-After header; "": none
   };
   std::exception_ptr parse_error;
   try {
@@ -294,10 +295,20 @@ TEST_F(DispatcherTest, EachExceptionTypeMapsToItsStatus) {
   const std::vector<Case> cases = {
       {parse_error, 400, "invalid_json"},
       {std::make_exception_ptr(db::CheckViolation("23514", "link_check")), 400, "invalid_field"},
-      {std::make_exception_ptr(db::PoolTimeout("no connection")), 503, "unavailable"},
-      {std::make_exception_ptr(db::ConnectionError("", "gone")), 503, "unavailable"},
+      {std::make_exception_ptr(db::PoolTimeout("no connection")), 503, "unavailable", "1"},
+      {std::make_exception_ptr(db::SerializationFailure("40001", "could not serialize")), 503,
+       "unavailable", "1"},
+      {std::make_exception_ptr(db::SerializationFailure("40P01", "deadlock detected")), 503,
+       "unavailable", "1"},
+      {std::make_exception_ptr(db::LockNotAvailable("55P03", "lock timeout")), 503,
+       "unavailable", "1"},
+      {std::make_exception_ptr(db::QueryCanceled("57014", "statement timeout")), 503,
+       "unavailable", "1"},
+      {std::make_exception_ptr(db::ConnectionError("", "gone")), 503, "unavailable", "5"},
+      {std::make_exception_ptr(db::ConnectionError("57P01", "admin shutdown")), 503,
+       "unavailable", "5"},
       {std::make_exception_ptr(db::InsufficientResources("53100", "No space left on device")), 503,
-       "unavailable"},
+       "unavailable", "30"},
       {std::make_exception_ptr(db::UniqueViolation("23505", "dup")), 500, "internal"},
       {std::make_exception_ptr(std::runtime_error("secret detail")), 500, "internal"},
       {std::make_exception_ptr(42), 500, "internal"},
@@ -307,6 +318,11 @@ TEST_F(DispatcherTest, EachExceptionTypeMapsToItsStatus) {
     EXPECT_EQ(response.status, c.status) << c.code;
     EXPECT_EQ(Body(response)["error"]["code"], c.code);
     EXPECT_EQ(response.body.find("secret detail"), std::string::npos);
+    std::string retry_after;
+    for (const auto& [name, value] : response.headers) {
+      if (name == "Retry-After") retry_after = value;
+    }
+    EXPECT_EQ(retry_after, c.retry_after) << c.code << " " << c.status;
   }
 }
 

@@ -32,6 +32,7 @@
 #include "http/inbox_listener.hpp"
 #include "http/session.hpp"
 #include "http/stream_hub.hpp"
+#include "http/subscriber_token.hpp"
 
 namespace chopar::http {
 
@@ -113,6 +114,21 @@ void RefuseConnection(tcp::socket& socket) {
   socket.close(ec);
 }
 
+// The credentials of `settings`; with `deps`, subscriber tokens are also
+// checked against the user's token generation.
+AuthKeys MakeAuthKeys(const Settings& settings, const std::optional<Dependencies>& deps) {
+  AuthKeys keys{.api_key = settings.api_key,
+                .inbox_secret = settings.inbox_secret,
+                .v1_tokens_until = V1TokenCutoff(settings.accept_v1_tokens_until),
+                .token_generation = {}};
+  if (deps) {
+    keys.token_generation = [&inbox = deps->inbox](std::int64_t user_id) {
+      return inbox.TokenGeneration(user_id);
+    };
+  }
+  return keys;
+}
+
 }  // namespace
 
 // Members are declared so that destruction runs in a safe order: the IO
@@ -124,7 +140,8 @@ struct Server::Impl {
         pool(p),
         deps(d),
         metrics(registry),
-        dispatcher(router, AuthKeys{settings.api_key, settings.inbox_secret}, metrics),
+        limiter(settings.limits, clock, registry),
+        dispatcher(router, MakeAuthKeys(settings, deps), metrics, &limiter),
         io(std::max(1, settings.io_threads)) {}
 
   asio::awaitable<void> AcceptLoop();
@@ -134,6 +151,8 @@ struct Server::Impl {
   std::optional<Dependencies> deps;  // none: only /healthz and /metrics
   Router router;
   HttpMetrics metrics;
+  core::SystemClock clock;
+  RateLimiter limiter;
   Dispatcher dispatcher;
   StreamHub streams;
   SessionRegistry sessions;
@@ -177,12 +196,13 @@ asio::awaitable<void> Server::Impl::AcceptLoop() {
 
 Server::Server(Settings settings, Dependencies deps)
     : impl_(std::make_unique<Impl>(std::move(settings), deps.pool, deps.metrics, deps)) {
-  RegisterApiRoutes(impl_->router, *impl_->deps, impl_->settings.inbox_secret);
+  RegisterApiRoutes(impl_->router, *impl_->deps, impl_->settings.inbox_secret,
+                    impl_->settings.metrics_access);
 }
 
 Server::Server(Settings settings, db::Pool& pool, core::MetricsRegistry& metrics)
     : impl_(std::make_unique<Impl>(std::move(settings), pool, metrics, std::nullopt)) {
-  RegisterSystemRoutes(impl_->router, pool, metrics);
+  RegisterSystemRoutes(impl_->router, pool, metrics, MetricsAccess::kPublic);
 }
 
 Server::~Server() { Stop(); }

@@ -25,11 +25,11 @@ namespace chopar::http {
 // thread; port() is thread-safe once Start() has returned.
 class Server {
  public:
-  // The API of docs/api.md: every route of RegisterApiRoutes and the inbox
-  // listener of its streams.
+  // The API of docs/api.md: every route of RegisterApiRoutes (/metrics as
+  // settings.metrics_access says) and the inbox listener of its streams.
   Server(Settings settings, Dependencies deps);
-  // Only GET /healthz and GET /metrics (RegisterSystemRoutes): what a process
-  // without the API serves on [server] metrics_listen.
+  // Only GET /healthz and GET /metrics, both without credentials
+  // (RegisterSystemRoutes): what a process serves on [server] metrics_listen.
   Server(Settings settings, db::Pool& pool, core::MetricsRegistry& metrics);
   ~Server();
   Server(const Server&) = delete;

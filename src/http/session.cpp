@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -83,6 +84,22 @@ void ReadHeaderFields(const bhttp::request<bhttp::string_body>& message, Request
   }
 }
 
+// Request::client_address of a connection: IPv4 as it is (an IPv4-mapped
+// IPv6 address too), IPv6 by its /64, the smallest block one client is
+// usually given; empty if the peer is already gone.
+std::string ClientAddress(const asio::ip::tcp::socket& socket) {
+  error_code ec;
+  const auto endpoint = socket.remote_endpoint(ec);
+  if (ec) return {};
+  const asio::ip::address address = endpoint.address();
+  if (address.is_v4()) return address.to_string();
+  const asio::ip::address_v6 v6 = address.to_v6();
+  if (v6.is_v4_mapped()) return asio::ip::make_address_v4(asio::ip::v4_mapped, v6).to_string();
+  auto bytes = v6.to_bytes();
+  std::fill(bytes.begin() + 8, bytes.end(), 0);
+  return asio::ip::address_v6(bytes).to_string() + "/64";
+}
+
 }  // namespace
 
 // ---- SessionRegistry -------------------------------------------------------
@@ -139,7 +156,8 @@ Session::Session(const ServerContext& context, asio::ip::tcp::socket socket)
     : context_(context),
       stream_(std::move(socket)),
       executor_(stream_.get_executor()),
-      wake_timer_(executor_) {
+      wake_timer_(executor_),
+      client_address_(ClientAddress(stream_.socket())) {
   context_.dispatcher.metrics().connections().Add(1);
 }
 
@@ -319,6 +337,7 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   incoming.request.received_at = std::chrono::steady_clock::now();
   incoming.request.body = std::move(parser.get().body());
   incoming.request.id = request_id_;
+  incoming.request.client_address = client_address_;
   co_return incoming;
 }
 

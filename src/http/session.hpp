@@ -104,6 +104,7 @@ class Session final : public Wakeable, public std::enable_shared_from_this<Sessi
   const boost::asio::any_io_executor executor_;  // the connection's strand
   boost::beast::flat_buffer buffer_;
   boost::asio::steady_timer wake_timer_;
+  const std::string client_address_;  // Request::client_address
   // X-Request-Id of the request being read or answered.
   std::string request_id_;
   State state_ = State::kIdle;

@@ -73,7 +73,7 @@ TEST_F(SseTest, TokenAsBearerHeaderWorksToo) {
   ASSERT_TRUE(streams.RunUntil([&] { return !streams.Events(s).empty(); }));
   EXPECT_TRUE(HasEvent(streams.Events(s), "unread_count", {{"count", 0}}));
   const int refused =
-      streams.Open("/v1/inbox/stream", {"Authorization: Bearer " + MakeSubscriberToken("x", 7)});
+      streams.Open("/v1/inbox/stream", {"Authorization: Bearer " + MakeSubscriberToken("x", 7, 0, 4'102'444'800)});
   ASSERT_TRUE(streams.RunUntil([&] { return streams.Finished(refused); }));
   EXPECT_EQ(streams.Status(refused), 401);
 }

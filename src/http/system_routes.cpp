@@ -1,4 +1,4 @@
-// Unauthenticated operational endpoints (docs/api.md "Health and metrics").
+// Operational endpoints (docs/api.md "Health and metrics").
 #include <spdlog/spdlog.h>
 
 #include "core/metrics.hpp"
@@ -37,13 +37,23 @@ struct Metrics {
 
 }  // namespace
 
-void RegisterSystemRoutes(Router& router, const Dependencies& deps) {
-  RegisterSystemRoutes(router, deps.pool, deps.metrics);
+void RegisterSystemRoutes(Router& router, const Dependencies& deps, MetricsAccess metrics_access) {
+  RegisterSystemRoutes(router, deps.pool, deps.metrics, metrics_access);
 }
 
-void RegisterSystemRoutes(Router& router, db::Pool& pool, core::MetricsRegistry& metrics) {
+void RegisterSystemRoutes(Router& router, db::Pool& pool, core::MetricsRegistry& metrics,
+                          MetricsAccess metrics_access) {
   router.Add("GET", "/healthz", Auth::kNone, Healthz{pool});
-  router.Add("GET", "/metrics", Auth::kNone, Metrics{metrics});
+  switch (metrics_access) {
+    case MetricsAccess::kApiKey:
+      router.Add("GET", "/metrics", Auth::kServerKey, Metrics{metrics});
+      break;
+    case MetricsAccess::kPublic:
+      router.Add("GET", "/metrics", Auth::kNone, Metrics{metrics});
+      break;
+    case MetricsAccess::kNotServed:
+      break;
+  }
 }
 
 }  // namespace chopar::http

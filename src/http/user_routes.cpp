@@ -1,5 +1,8 @@
 // Users and their addresses (docs/api.md "Users and addresses").
+#include <chrono>
+
 #include "core/request_error.hpp"
+#include "core/time_format.hpp"
 #include "http/api.hpp"
 #include "http/subscriber_token.hpp"
 
@@ -45,7 +48,8 @@ struct AddPushSubscription {
     const std::int64_t user_id = request.Id("id");
     const auto parsed = hub::ParsePushSubscription(ParseJsonObject(request),
                                                    users.options().allow_http_push_endpoints);
-    const auto subscription = users.AddPushSubscription(user_id, parsed);
+    const auto subscription = users.AddPushSubscription(user_id, parsed,
+                                                        hub::UserService::EndpointOfAnother::kMove);
     return JsonResponse(subscription.created ? 201 : 200, {{"id", subscription.id}});
   }
 };
@@ -58,14 +62,35 @@ struct DeletePushSubscription {
   }
 };
 
-// A token for the user's browser, so the inbox can be read without the API key.
+// A token for the user's browser, so the inbox can be read without the API
+// key: of the user's current generation, valid for `ttl` seconds.
 struct GetSubscriberToken {
   hub::InboxService& inbox;
   std::string secret;
   Response operator()(const Request& request) const {
     const std::int64_t user_id = request.Id("id");
-    if (!inbox.UserExists(user_id)) throw core::UserNotFound(user_id);
-    return JsonResponse(200, {{"token", MakeSubscriberToken(secret, user_id)}});
+    const std::int64_t ttl =
+        request.query.GetInt("ttl", kMinTokenTtl, kMaxTokenTtl).value_or(kDefaultTokenTtl);
+    const auto generation = inbox.TokenGeneration(user_id);
+    if (!generation) throw core::UserNotFound(user_id);
+    const auto now = std::chrono::time_point_cast<std::chrono::seconds>(
+        std::chrono::system_clock::now());
+    const auto expires = now + std::chrono::seconds(ttl);
+    return JsonResponse(
+        200, {{"token", MakeSubscriberToken(secret, user_id, *generation,
+                                            expires.time_since_epoch().count())},
+              {"expires_at", core::FormatRfc3339(expires)}});
+  }
+};
+
+// Refuses every token of the user issued so far.
+struct RevokeSubscriberTokens {
+  hub::InboxService& inbox;
+  Response operator()(const Request& request) const {
+    const std::int64_t user_id = request.Id("id");
+    const auto generation = inbox.RevokeTokens(user_id);
+    if (!generation) throw core::UserNotFound(user_id);
+    return JsonResponse(200, {{"token_generation", *generation}});
   }
 };
 
@@ -82,6 +107,8 @@ void RegisterUserRoutes(Router& router, const Dependencies& deps, const std::str
              DeletePushSubscription{deps.users});
   router.Add("GET", "/v1/users/{id}/token", Auth::kServerKey,
              GetSubscriberToken{deps.inbox, inbox_secret});
+  router.Add("POST", "/v1/users/{id}/token/revoke", Auth::kServerKey,
+             RevokeSubscriberTokens{deps.inbox});
 }
 
 }  // namespace chopar::http

@@ -17,6 +17,7 @@ namespace {
 
 using core::ChannelKind;
 using Kinds = std::vector<ChannelKind>;
+constexpr auto kMove = UserService::EndpointOfAnother::kMove;
 
 constexpr const char* kP256dh =
     "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4";
@@ -70,7 +71,7 @@ TEST_F(HubTest, ChannelChoiceForTheFourUsersOfTheSourceDocument) {
   PutUser(4, {{"email", "gulnora@example.uz"},
               {"preferences", {{"email", true}, {"telegram", false}}}});
   users_->AddPushSubscription(
-      4, {.endpoint = "https://push.example/abc", .p256dh = kP256dh, .auth = kAuth});
+      4, {.endpoint = "https://push.example/abc", .p256dh = kP256dh, .auth = kAuth}, kMove);
 
   EXPECT_EQ(notify_->Notify(Request(1)).channels,
             (Kinds{ChannelKind::kEmail, ChannelKind::kTelegram}));
@@ -302,8 +303,8 @@ TEST_F(HubTest, PushSubscriptionSameEndpointKeepsItsId) {
   PutUser(1, {{"email", "a@example.uz"}});
   const PushSubscription sub = {
       .endpoint = "https://push.example/1", .p256dh = kP256dh, .auth = kAuth};
-  const auto first = users_->AddPushSubscription(1, sub);
-  const auto again = users_->AddPushSubscription(1, sub);
+  const auto first = users_->AddPushSubscription(1, sub, kMove);
+  const auto again = users_->AddPushSubscription(1, sub, kMove);
   EXPECT_TRUE(first.created);
   EXPECT_FALSE(again.created);
   EXPECT_EQ(first.id, again.id);
@@ -324,19 +325,19 @@ TEST_F(HubTest, PushSubscriptionsPerUserAreCappedButTheSameEndpointIsAlwaysWelco
     return PushSubscription{
         .endpoint = "https://push.example/" + std::to_string(n), .p256dh = kP256dh, .auth = kAuth};
   };
-  for (int n = 1; n <= 3; ++n) EXPECT_TRUE(users_->AddPushSubscription(1, sub(n)).created);
+  for (int n = 1; n <= 3; ++n) EXPECT_TRUE(users_->AddPushSubscription(1, sub(n), kMove).created);
   try {
-    (void)users_->AddPushSubscription(1, sub(4));
+    (void)users_->AddPushSubscription(1, sub(4), kMove);
     ADD_FAILURE() << "a fourth subscription was accepted";
   } catch (const core::RequestError& e) {
     EXPECT_EQ(e.code(), core::ErrorCode::kConflict) << e.what();
     EXPECT_NE(std::string(e.what()).find("3"), std::string::npos) << e.what();
   }
-  EXPECT_FALSE(users_->AddPushSubscription(1, sub(2)).created) << "a repeat is not a new one";
-  EXPECT_TRUE(users_->AddPushSubscription(2, sub(4)).created) << "the cap is per user";
-  const auto third = users_->AddPushSubscription(1, sub(3));
+  EXPECT_FALSE(users_->AddPushSubscription(1, sub(2), kMove).created) << "a repeat is not a new one";
+  EXPECT_TRUE(users_->AddPushSubscription(2, sub(4), kMove).created) << "the cap is per user";
+  const auto third = users_->AddPushSubscription(1, sub(3), kMove);
   users_->DeletePushSubscription(1, third.id);
-  EXPECT_TRUE(users_->AddPushSubscription(1, sub(5)).created);
+  EXPECT_TRUE(users_->AddPushSubscription(1, sub(5), kMove).created);
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.push_subscriptions WHERE user_id = 1"), 3);
 }
 

@@ -105,4 +105,18 @@ bool InboxService::UserExists(std::int64_t user_id) {
   return !conn->Exec(queries::kUserExists, user_id).Empty();
 }
 
+std::optional<std::int64_t> InboxService::TokenGeneration(std::int64_t user_id) {
+  auto conn = pool_.Acquire();
+  const db::Result rows = conn->Exec(queries::kUserTokenGeneration, user_id);
+  if (rows.Empty()) return std::nullopt;
+  return rows.Int(0, 0);
+}
+
+std::optional<std::int64_t> InboxService::RevokeTokens(std::int64_t user_id) {
+  auto conn = pool_.Acquire();
+  const db::Result rows = conn->Exec(queries::kRevokeUserTokens, user_id);
+  if (rows.Empty()) return std::nullopt;
+  return rows.Int(0, 0);
+}
+
 }  // namespace chopar::hub

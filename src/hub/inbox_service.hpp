@@ -78,6 +78,14 @@ class InboxService {
   // Whether the user exists (for 404 user_not_found on user-scoped routes).
   bool UserExists(std::int64_t user_id);
 
+  // The user's subscriber-token generation (docs/api.md "Authentication"),
+  // read from the primary so a revocation counts at once; nullopt when the
+  // user does not exist. One primary-key lookup.
+  std::optional<std::int64_t> TokenGeneration(std::int64_t user_id);
+  // Raises the user's token generation by one, so every token issued before
+  // is refused; the new generation, or nullopt when the user does not exist.
+  std::optional<std::int64_t> RevokeTokens(std::int64_t user_id);
+
  private:
   db::Pool& pool_;
   db::Pool& reads_;  // pool_ unless a read pool was given

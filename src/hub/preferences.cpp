@@ -6,11 +6,53 @@
 
 namespace chopar::hub {
 
+namespace {
+
+void CheckNameCount(const nlohmann::json& group, const std::string& group_field) {
+  if (group.size() > kMaxPreferenceNames) {
+    throw core::InvalidField(group_field, group_field + " has " + std::to_string(group.size()) +
+                                              " names, more than the " +
+                                              std::to_string(kMaxPreferenceNames) + " allowed");
+  }
+}
+
+void CheckSize(const nlohmann::json& preferences, const std::string& field, const char* what) {
+  if (const std::size_t bytes = preferences.dump().size(); bytes > kMaxPreferencesBytes) {
+    throw core::InvalidField(field, field + what + std::to_string(bytes) +
+                                        " bytes of JSON, more than the " +
+                                        std::to_string(kMaxPreferencesBytes) + " allowed");
+  }
+}
+
+nlohmann::json WithoutNulls(nlohmann::json value) {
+  if (!value.is_object()) return value;
+  nlohmann::json out = nlohmann::json::object();
+  for (auto& [key, member] : value.items()) {
+    if (!member.is_null()) out[key] = WithoutNulls(std::move(member));
+  }
+  return out;
+}
+
+}  // namespace
+
 void ValidatePreferences(const nlohmann::json& preferences, const std::string& field_prefix) {
   const std::string field =
       field_prefix.empty() ? "preferences" : field_prefix.substr(0, field_prefix.size() - 1);
   if (!preferences.is_object()) throw core::InvalidField(field, field + " must be an object");
   RequireNoNul(preferences, field.c_str());
+  for (const auto& [key, value] : preferences.items()) {
+    if (value.is_null() || key == "categories" || key == "types") continue;
+    const std::string member_field = field_prefix + key;
+    if (!core::ParseChannel(key)) {
+      throw core::InvalidField(member_field,
+                               "unknown member " + member_field +
+                                   "; expected email, telegram, push, sms, categories or types "
+                                   "(any other member may only be null, which removes it)");
+    }
+    if (!value.is_boolean()) {
+      throw core::InvalidField(member_field, member_field + " must be true, false or null");
+    }
+  }
   for (const char* group : {"categories", "types"}) {
     const auto it = preferences.find(group);
     if (it == preferences.end() || it->is_null()) continue;
@@ -19,6 +61,7 @@ void ValidatePreferences(const nlohmann::json& preferences, const std::string& f
       throw core::InvalidField(group_field,
                                group_field + " must be an object such as {\"marketing\": false}");
     }
+    CheckNameCount(*it, group_field);
     for (const auto& [name, setting] : it->items()) {
       const std::string name_field = group_field + "." + name;
       if (!IsValidType(name) || name.size() > 100) {
@@ -43,6 +86,21 @@ void ValidatePreferences(const nlohmann::json& preferences, const std::string& f
       }
     }
   }
+  CheckSize(preferences, field, " takes ");
+}
+
+nlohmann::json MergedPreferences(nlohmann::json stored, const nlohmann::json& given) {
+  if (!stored.is_object()) stored = nlohmann::json::object();
+  for (const auto& [key, value] : given.items()) stored[key] = value;
+  return WithoutNulls(std::move(stored));
+}
+
+void CheckStoredPreferences(const nlohmann::json& preferences, const std::string& field) {
+  for (const char* group : {"categories", "types"}) {
+    const auto it = preferences.find(group);
+    if (it != preferences.end() && it->is_object()) CheckNameCount(*it, field + "." + group);
+  }
+  CheckSize(preferences, field, " would take ");
 }
 
 nlohmann::json WithChannelOff(nlohmann::json preferences, std::string_view group,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -12,14 +13,36 @@ namespace chopar::hub {
 // {"email": true, …, "categories": {"marketing": false, "tasks": {"email":
 // false}}, "types": {"task.due": {"telegram": false}}}. Pure; thread-safe.
 
-// Checks what a client sends as preferences: an object; `categories` and
-// `types`, when given and not null, objects whose keys follow the type
-// grammar and whose values are a boolean, null (removed) or an object of
-// channel names to a boolean or null. The channels' own members keep
-// today's rule (a value that is not a boolean means the default). Throws
-// core::RequestError kInvalidField naming the member
-// ("preferences.categories.tasks.fax") with `field_prefix` before it.
+// The bounds of a user's preferences: at most kMaxPreferenceNames names in
+// `categories` and as many in `types`, and kMaxPreferencesBytes as compact
+// JSON, what a client sends and what is stored after a merge alike (the
+// users CHECK bounds the stored text at twice that, as a last layer).
+inline constexpr std::size_t kMaxPreferenceNames = 100;
+inline constexpr std::size_t kMaxPreferencesBytes = 16 * 1024;
+
+// Checks what a client sends as preferences: an object whose members are
+// the channels (`email`, `telegram`, `push`, `sms`) with a boolean or null
+// (removed), and `categories` and `types`, each null or an object of at most
+// kMaxPreferenceNames names that follow the type grammar, whose values are a
+// boolean, null (removed) or an object of channel names to a boolean or
+// null. Any other member may only be null (removed: a key stored before
+// these rules can be cleared). The whole is at most kMaxPreferencesBytes.
+// Throws core::RequestError kInvalidField naming the member
+// ("preferences.categories.tasks.fax", "preferences.junk") with
+// `field_prefix` before it.
 void ValidatePreferences(const nlohmann::json& preferences, const std::string& field_prefix);
+
+// `stored` merged with `given` (validated) as PUT /v1/users/{id} and PUT
+// /v1/inbox/preferences merge them: key by key at the top level, a null
+// removing the key, and no null left anywhere (PostgreSQL's
+// jsonb_strip_nulls(stored || given)).
+nlohmann::json MergedPreferences(nlohmann::json stored, const nlohmann::json& given);
+
+// Checks preferences about to be stored (after a merge or a change):
+// within kMaxPreferenceNames per group and kMaxPreferencesBytes. Only the
+// bounds: a member stored before the rules above stays. Throws
+// core::RequestError kInvalidField `field` ("preferences").
+void CheckStoredPreferences(const nlohmann::json& preferences, const std::string& field);
 
 // `preferences` with `channel` turned off for one category or type (`group`
 // "categories" or "types"): group[name][channel] = false, everything else

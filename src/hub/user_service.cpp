@@ -1,6 +1,7 @@
 #include "hub/user_service.hpp"
 
 #include "core/request_error.hpp"
+#include "hub/preferences.hpp"
 #include "hub/queries.hpp"
 #include "hub/user_json.hpp"
 
@@ -40,6 +41,16 @@ nlohmann::json UserService::PutUser(std::int64_t user_id, const UserUpdate& upda
   const db::Params params = UpsertParams(user_id, update);
   auto tx = pool_.Begin("put_user");
   const auto before = tx.Exec(queries::kLockUserTimezone, user_id);
+  if (update.preferences.changes && update.preferences.value) {
+    // The merge itself is the upsert's; what it will store is checked here,
+    // the row locked, so that a merge over the bounds is refused by name.
+    const auto stored = tx.Exec(queries::kLockPreferences, user_id);
+    CheckStoredPreferences(
+        MergedPreferences(stored.Empty() ? nlohmann::json::object()
+                                         : nlohmann::json::parse(stored.Text(0, "preferences")),
+                          *update.preferences.value),
+        "preferences");
+  }
   tx.Exec(queries::kUpsertUser, params);
   const auto rows = tx.Exec(queries::kGetUser, user_id);
   if (!before.Empty() && before.Text(0, 0) != rows.Text(0, "timezone") &&
@@ -72,7 +83,8 @@ void UserService::DeleteTelegram(std::int64_t user_id) {
 }
 
 UserService::Subscription UserService::AddPushSubscription(std::int64_t user_id,
-                                                           const PushSubscription& subscription) {
+                                                           const PushSubscription& subscription,
+                                                           EndpointOfAnother endpoint_of_another) {
   auto tx = pool_.Begin("add_push_subscription");
   // The user's row is locked so that two requests at once cannot both take
   // the last place.
@@ -85,8 +97,15 @@ UserService::Subscription UserService::AddPushSubscription(std::int64_t user_id,
                                  std::to_string(options_.max_push_subscriptions) +
                                  " push subscriptions, the most allowed; delete one first");
   }
-  const auto row = tx.Exec(queries::kUpsertPushSubscription, user_id, subscription.endpoint,
-                           subscription.p256dh, subscription.auth);
+  const auto row =
+      tx.Exec(queries::kUpsertPushSubscription, user_id, subscription.endpoint,
+              subscription.p256dh, subscription.auth,
+              endpoint_of_another == EndpointOfAnother::kMove);
+  if (row.Empty()) {
+    throw core::RequestError(core::ErrorCode::kConflict,
+                             "this push endpoint is subscribed by another user; a subscriber "
+                             "token cannot take it over");
+  }
   tx.Commit();
   return {row.Int(0, "id"), row.Bool(0, "created")};
 }
@@ -107,9 +126,11 @@ UserService::Preferences UserService::GetPreferences(std::int64_t user_id) {
 
 nlohmann::json UserService::MergePreferences(std::int64_t user_id,
                                              const nlohmann::json& preferences) {
-  const auto rows = pool_.Acquire()->Exec(queries::kMergePreferences, user_id, preferences.dump());
-  if (rows.Empty()) throw core::UserNotFound(user_id);
-  return nlohmann::json::parse(rows.Text(0, "preferences"));
+  return UpdatePreferences(user_id,
+                           [&](nlohmann::json stored) {
+                             return MergedPreferences(std::move(stored), preferences);
+                           })
+      .preferences;
 }
 
 UserService::Preferences UserService::UpdatePreferences(
@@ -119,6 +140,7 @@ UserService::Preferences UserService::UpdatePreferences(
   if (rows.Empty()) throw core::UserNotFound(user_id);
   Preferences result{change(nlohmann::json::parse(rows.Text(0, "preferences"))),
                      rows.String(0, "locale")};
+  CheckStoredPreferences(result.preferences, "preferences");
   tx.Exec(queries::kSetPreferences, user_id, result.preferences.dump());
   tx.Commit();
   return result;

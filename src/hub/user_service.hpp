@@ -34,7 +34,9 @@ class UserService {
   [[nodiscard]] const Options& options() const { return options_; }
 
   // PUT /v1/users/{id}: creates the user or applies `update` to it (see
-  // UserUpdate). Returns the user as GetUser does.
+  // UserUpdate). Returns the user as GetUser does. Throws kInvalidField
+  // "preferences" when the merged preferences would be over the bounds
+  // (CheckStoredPreferences); nothing changes then.
   nlohmann::json PutUser(std::int64_t user_id, const UserUpdate& update);
   // GET /v1/users/{id}: the user plus "channels" addressability.
   nlohmann::json GetUser(std::int64_t user_id);
@@ -49,9 +51,17 @@ class UserService {
     std::int64_t id;
     bool created;
   };
-  // POST /v1/users/{id}/push-subscriptions. The same endpoint again returns
-  // the same id (created = false).
-  Subscription AddPushSubscription(std::int64_t user_id, const PushSubscription& subscription);
+  // Whether a subscription may take an endpoint another user has: the
+  // server key may (the browser now belongs to this user); a subscriber
+  // token may not (it would take another user's notifications).
+  enum class EndpointOfAnother { kMove, kRefuse };
+  // POST /v1/users/{id}/push-subscriptions (kMove), POST
+  // /v1/inbox/push-subscriptions (kRefuse). The same endpoint again returns
+  // the same id (created = false). Throws core::RequestError kConflict when
+  // the user has the most subscriptions allowed, or under kRefuse when
+  // another user has the endpoint (nothing changes), kUserNotFound.
+  Subscription AddPushSubscription(std::int64_t user_id, const PushSubscription& subscription,
+                                   EndpointOfAnother endpoint_of_another);
   // DELETE /v1/users/{id}/push-subscriptions/{sub_id}; 404 if not the user's.
   void DeletePushSubscription(std::int64_t user_id, std::int64_t subscription_id);
 
@@ -63,13 +73,17 @@ class UserService {
   // GET /v1/inbox/preferences.
   Preferences GetPreferences(std::int64_t user_id);
   // PUT /v1/inbox/preferences: merges `preferences` (an object validated by
-  // ValidatePreferences) key by key, a null removing the key, and returns
-  // the result.
+  // ValidatePreferences) key by key, a null removing the key
+  // (MergedPreferences), and returns the result. Throws kInvalidField
+  // "preferences" when the result is over the bounds (CheckStoredPreferences);
+  // nothing changes then.
   nlohmann::json MergePreferences(std::int64_t user_id, const nlohmann::json& preferences);
   // Replaces a user's preferences by `change(current)` in one transaction
   // (the row locked meanwhile): what unsubscribe links and the preferences
   // page do. Returns the preferences after it. `change` must return an
-  // object; it may throw to change nothing.
+  // object; it may throw to change nothing. A result over the bounds
+  // (CheckStoredPreferences) throws kInvalidField "preferences" and changes
+  // nothing.
   Preferences UpdatePreferences(std::int64_t user_id,
                                 const std::function<nlohmann::json(nlohmann::json)>& change);
 

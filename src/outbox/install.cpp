@@ -59,6 +59,23 @@ void CheckRole(db::Connection& conn, const std::string& role, bool is_app_role) 
   }
 }
 
+// Refuses a schema chopar that exists already and belongs to another role:
+// its owner could have put functions, operators or triggers in it that the
+// installer (and then the relay) would run with their own rights.
+void CheckSchemaOwner(db::Connection& conn) {
+  const db::Result row = conn.Exec(queries::kInstallSchemaOwner);
+  if (row.Empty() || row.Bool(0, "installer_owns")) return;
+  const std::string owner = row.String(0, "owner");
+  const std::string installer = row.String(0, "installer");
+  throw InstallError(
+      "schema chopar already exists and is owned by role " + owner + ", not by " + installer +
+      " that installs: " + owner +
+      " could have put functions or triggers in it that chopar would run. Check what it holds, "
+      "then drop it (DROP SCHEMA chopar CASCADE) or, if " + owner +
+      " is trusted, hand it over (ALTER SCHEMA chopar OWNER TO " + installer +
+      "), and run the install again");
+}
+
 }  // namespace
 
 std::vector<std::string> Install(db::Connection& conn, const InstallOptions& options) {
@@ -69,6 +86,7 @@ std::vector<std::string> Install(db::Connection& conn, const InstallOptions& opt
   conn.ExecScript("BEGIN");
   try {
     conn.ExecScript(kInstallLock);
+    CheckSchemaOwner(conn);
     const auto migrations = db::EmbeddedMigrations();
     for (int version : kOutboxMigrations) {
       const auto m = std::find_if(

@@ -31,8 +31,11 @@ class InstallError : public std::runtime_error {
 // `options`. Concurrent installs serialise on an advisory lock. Returns what
 // it did, a line per step, for the command line to print.
 //
-// Throws InstallError — before anything is committed — for a role that does
-// not exist, an app role that is a superuser or owns the outbox (directly or
+// Throws InstallError — before anything is committed — for a schema chopar
+// that exists already and is owned by another role than the installing one
+// (current_user: its owner could have planted functions or triggers that
+// chopar would run; re-running the install as its owner is fine), a role
+// that does not exist, an app role that is a superuser or owns the outbox (directly or
 // through membership: privileges cannot restrict an owner), or the same
 // role for both; db::DbError when the database refuses (e.g. no CREATE
 // privilege on the database).

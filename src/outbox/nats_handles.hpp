@@ -45,7 +45,8 @@ class NatsError : public std::runtime_error {
   natsStatus status_;
 };
 
-// Throws NatsError("<what>: <status text>…") unless `status` is NATS_OK.
+// Throws NatsError("<what>: <status text>…") unless `status` is NATS_OK;
+// credentials in the text (a URL's user info) are redacted (core::RedactSecrets).
 void CheckNats(natsStatus status, const char* what);
 
 }  // namespace chopar::outbox

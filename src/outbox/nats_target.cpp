@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/redact.hpp"
+
 namespace chopar::outbox {
 namespace {
 
@@ -34,7 +36,7 @@ void CheckNats(natsStatus status, const char* what) {
   if (detail != nullptr && *detail != '\0' && message.find(detail) == std::string::npos) {
     message += " (" + std::string(detail) + ")";
   }
-  throw NatsError(status, message);
+  throw NatsError(status, core::RedactSecrets(message));  // `what` may quote the URL
 }
 
 std::string SubjectFor(const std::string& subject_template, std::string_view type) {

@@ -1,55 +1,37 @@
 #include "outbox/notify_target.hpp"
 
-#include <kainjow/mustache.hpp>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <variant>
 
+#include "core/request_error.hpp"
 #include "core/time_format.hpp"
+#include "templates/target.hpp"
 
 namespace chopar::outbox {
 namespace {
 
-using kainjow::mustache::data;
-using kainjow::mustache::mustache;
+using templates::MustacheText;
+using templates::RenderBudget;
 
-data ToMustache(const nlohmann::json& value) {
-  switch (value.type()) {
-    case nlohmann::json::value_t::object: {
-      data object{data::type::object};
-      for (const auto& [key, member] : value.items()) object.set(key, ToMustache(member));
-      return object;
-    }
-    case nlohmann::json::value_t::array: {
-      data list{data::type::list};
-      for (const auto& item : value) list.push_back(ToMustache(item));
-      return list;
-    }
-    case nlohmann::json::value_t::string:
-      return data(value.get<std::string>());
-    case nlohmann::json::value_t::boolean:
-      return data(value.get<bool>());
-    case nlohmann::json::value_t::null:
-      // Renders as nothing and is false in a section.
-      return data(false);
-    default:
-      return data(value.dump());
+MustacheText Parse(const std::string& source, const char* key, const std::string& target) {
+  try {
+    // Plain text: titles and bodies are text, and each channel escapes for itself.
+    return MustacheText(source, templates::Escaping::kNone);
+  } catch (const templates::SyntaxError& e) {
+    throw std::invalid_argument("notify target " + target + ": " + key +
+                                " is not a valid template: " + e.what());
   }
 }
 
-// Renders a template as plain text (no HTML escaping: titles and bodies are
-// text, and each channel escapes for itself).
-std::string Render(const std::string& source, const data& context) {
-  mustache view(source);
-  view.set_custom_escape([](const std::string& text) { return text; });
-  return view.render(context);
-}
-
-void RequireParses(const std::string& source, const char* key, const std::string& target) {
-  mustache view(source);
-  if (!view.is_valid()) {
-    throw std::invalid_argument("notify target " + target + ": " + key +
-                                " is not a valid template: " + view.error_message());
+// `text` rendered within the budget of an in-app `target`; a render over
+// it fails the event (core::RequestError).
+std::string Render(const MustacheText& text, const char* key, templates::Target target,
+                   const templates::RenderContext& context) {
+  try {
+    return text.Render(context, RenderBudget{templates::InfoOf(target).max_output});
+  } catch (const templates::RenderLimitError& e) {
+    throw core::InvalidField(key, std::string("notify target ") + key + " " + e.what());
   }
 }
 
@@ -57,11 +39,13 @@ void RequireParses(const std::string& source, const char* key, const std::string
 
 NotifyTarget::NotifyTarget(const TargetSettings& settings, db::Pool& pool, const core::Clock& clock,
                            core::MetricsRegistry& metrics)
-    : settings_(settings), pool_(pool), clock_(clock), metrics_(metrics) {
-  RequireParses(settings.title, "title", settings.name);
-  RequireParses(settings.body, "body", settings.name);
-  RequireParses(settings.link, "link", settings.name);
-}
+    : settings_(settings),
+      title_(Parse(settings.title, "title", settings.name)),
+      body_(Parse(settings.body, "body", settings.name)),
+      link_(Parse(settings.link, "link", settings.name)),
+      pool_(pool),
+      clock_(clock),
+      metrics_(metrics) {}
 
 hub::NotificationRequest NotifyTarget::RequestFor(const Event& event) const {
   const nlohmann::json payload = nlohmann::json::parse(event.payload);
@@ -78,15 +62,15 @@ hub::NotificationRequest NotifyTarget::RequestFor(const Event& event) const {
                             {"user_id", *user_id},
                             {"created_at", core::FormatRfc3339(event.created_at)},
                             {"payload", payload}};
-  const data view = ToMustache(context);
+  const templates::RenderContext view(context);
   nlohmann::json request = {{"user_id", *user_id},
                             {"type", event.type},
-                            {"title", Render(settings_.title, view)},
-                            {"body", Render(settings_.body, view)},
+                            {"title", Render(title_, "title", templates::Target::kTitle, view)},
+                            {"body", Render(body_, "body", templates::Target::kBody, view)},
                             {"dedup_key", "event:" + event.event_id},
                             {"critical", settings_.critical},
                             {"data", {{"event_id", event.event_id}, {"payload", payload}}}};
-  if (std::string link = Render(settings_.link, view); !link.empty())
+  if (std::string link = Render(link_, "link", templates::Target::kTitle, view); !link.empty())
     request["link"] = std::move(link);
   if (!settings_.channels.empty()) request["channels"] = settings_.channels;
   // The same validation as POST /v1/notifications: one definition of a valid notification.

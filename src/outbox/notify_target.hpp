@@ -5,6 +5,7 @@
 #include "hub/notify_service.hpp"
 #include "outbox/settings.hpp"
 #include "outbox/target.hpp"
+#include "templates/mustache_text.hpp"
 
 namespace chopar::outbox {
 
@@ -19,7 +20,9 @@ namespace chopar::outbox {
 // POST /v1/notifications validates a request: an event without a user, a
 // type that is not a notification type (^[a-z]+(\.[a-z_]+)*$), an empty
 // title, an external link or an unknown user fails that event alone, with
-// the reason.
+// the reason, as does a template whose render passes the in-app title's
+// (title, link) or body's output limit or the steps a render may take
+// (templates::RenderBudget).
 //
 // A batch is one transaction on `pool` (chopar's own database); the
 // notifications it created are counted in `metrics`
@@ -40,6 +43,7 @@ class NotifyTarget final : public Target {
 
  private:
   const TargetSettings settings_;
+  const templates::MustacheText title_, body_, link_;
   db::Pool& pool_;
   const core::Clock& clock_;
   hub::NotifyMetrics metrics_;

@@ -335,7 +335,7 @@ TEST_F(OutboxInstallTest, RefusesRolesPrivilegesCannotRestrictAndChangesNothing)
   EXPECT_THROW(Install(conn, {std::string("chopar_no_such_role"), std::nullopt}), InstallError);
   EXPECT_THROW(Install(conn, {super.name(), std::nullopt}), InstallError);
   EXPECT_THROW(Install(conn, {owner.name(), owner.name()}), InstallError);
-  EXPECT_EQ(db_->Scalar("SELECT to_regclass('chopar.outbox')::text"), "")
+  EXPECT_EQ(db_->Scalar("SELECT to_regclass('chopar.outbox') IS NOT NULL"), "f")
       << "a refused install left tables";
 
   // Installed by the role that is then named as the app role: it owns the table.
@@ -345,6 +345,45 @@ TEST_F(OutboxInstallTest, RefusesRolesPrivilegesCannotRestrictAndChangesNothing)
   EXPECT_THROW(Install(conn, {owner.name(), std::nullopt}), InstallError);
   conn.ExecScript("RESET ROLE");
   EXPECT_EQ(db_->Scalar("SELECT to_regclass('chopar.outbox')::text"), "");
+}
+
+TEST_F(OutboxInstallTest, RefusesASchemaChoparThatTheApplicationRoleCreatedAndChangesNothing) {
+  TestRole app(*db_, "chopar_app", "NOLOGIN");
+  auto conn = db_->Connect();
+  // The application's role got there first, and could have planted a
+  // function or trigger in the schema that the install or the relay runs.
+  conn.ExecScript("CREATE SCHEMA chopar AUTHORIZATION " + app.name());
+  try {
+    Install(conn, {app.name(), std::nullopt});
+    ADD_FAILURE() << "installed into a schema owned by " << app.name();
+  } catch (const InstallError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("schema chopar already exists and is owned by role " + app.name()),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("ALTER SCHEMA chopar OWNER TO"), std::string::npos) << message;
+  }
+  EXPECT_EQ(db_->Scalar("SELECT to_regclass('chopar.outbox') IS NOT NULL"), "f")
+      << "a refused install left tables";
+
+  // Handed over to the installing role, as the message says: installed.
+  conn.ExecScript("ALTER SCHEMA chopar OWNER TO current_user");
+  EXPECT_EQ(Install(conn, {app.name(), std::nullopt}).size(), 2u);
+  EXPECT_EQ(db_->Scalar("SELECT to_regclass('chopar.outbox') IS NOT NULL"), "t");
+}
+
+TEST_F(OutboxInstallTest, ASchemaInstalledByTheSameNonSuperuserRoleIsInstalledAgain) {
+  TestRole installer(*db_, "chopar_installer", "NOLOGIN");
+  TestRole app(*db_, "chopar_app", "NOLOGIN");
+  auto conn = db_->Connect();
+  conn.ExecScript("GRANT CREATE ON DATABASE " + db_->Scalar("SELECT current_database()") + " TO " +
+                  installer.name());
+  conn.ExecScript("SET ROLE " + installer.name());
+  Install(conn, {app.name(), std::nullopt});
+  EXPECT_EQ(Install(conn, {app.name(), std::nullopt}).size(), 2u);
+  conn.ExecScript("RESET ROLE");
+  // Another role (here a superuser) finds a schema it does not own.
+  EXPECT_THROW(Install(conn, {app.name(), std::nullopt}), InstallError);
 }
 
 }  // namespace

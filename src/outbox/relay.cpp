@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <future>
 
+#include "core/redact.hpp"
 #include "core/time_format.hpp"
 #include "db/notify_channels.hpp"
 #include "outbox/queries.hpp"
@@ -198,6 +199,11 @@ std::vector<PublishOutcome> Relay::CallTarget(std::size_t route,
     }
   } catch (const std::exception& e) {
     outcomes.assign(events.size(), PublishOutcome::Unavailable(e.what()));
+  }
+  // A target's error may quote its URL (user info, a token): what is logged
+  // and stored as last_error never carries them.
+  for (PublishOutcome& outcome : outcomes) {
+    if (!outcome.ok) outcome.error = core::RedactSecrets(outcome.error);
   }
 
   const core::TimePoint now = clock_.Now();

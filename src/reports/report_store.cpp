@@ -1,5 +1,6 @@
 #include "reports/report_store.hpp"
 
+#include "core/redact.hpp"
 #include "core/time_format.hpp"
 #include "reports/queries.hpp"
 
@@ -24,7 +25,8 @@ DoneSet LoadDone(db::Pool& pool, std::span<const ReportJob> jobs,
 void RecordFailure(db::Pool& pool, const std::string& job, const std::string& reason,
                    core::TimePoint now) {
   auto conn = pool.Acquire();
-  conn->Exec(queries::kRecordFailure, job, reason, core::FormatRfc3339Micros(now));
+  conn->Exec(queries::kRecordFailure, job, core::RedactSecrets(reason),
+             core::FormatRfc3339Micros(now));
 }
 
 std::map<std::string, JobState> LoadJobStates(db::Pool& pool, std::span<const ReportJob> jobs) {

@@ -22,7 +22,8 @@ namespace chopar::reports {
 DoneSet LoadDone(db::Pool& pool, std::span<const ReportJob> jobs,
                  std::span<const Occurrence> occurrences);
 
-// Records a run of `job` that did not happen, and why.
+// Records a run of `job` that did not happen, and why (credentials in
+// `reason`, such as a source URL's token, redacted: core::RedactSecrets).
 void RecordFailure(db::Pool& pool, const std::string& job, const std::string& reason,
                    core::TimePoint now);
 

@@ -39,18 +39,70 @@ mustache::data ToData(const nlohmann::json& value) {
   }
 }
 
+using Engine = mustache::basic_mustache<std::string>;
+
+// What one render has done and holds, checked at every step against its
+// budget. `held` is the engine's line buffer: kainjow collects a line
+// before it hands it to the sink, so a line with no end could otherwise
+// grow without bound unseen.
+class Meter {
+ public:
+  Meter(const RenderBudget& budget, const std::string& sent) : budget_(budget), sent_(sent) {}
+  void Hold(const std::string* held) { held_ = held; }
+
+  void Step() {
+    if (++steps_ > budget_.max_steps) {
+      throw RenderLimitError(RenderLimitError::Limit::kSteps, budget_.max_steps, Bytes(), steps_,
+                             false);
+    }
+    CheckOutput(false);
+  }
+  void CheckOutput(bool finished) const {
+    if (const std::size_t bytes = Bytes(); bytes > budget_.max_output)
+      throw RenderLimitError(RenderLimitError::Limit::kOutput, budget_.max_output, bytes, steps_,
+                             finished);
+  }
+
+ private:
+  std::size_t Bytes() const { return sent_.size() + (held_ != nullptr ? held_->size() : 0); }
+
+  const RenderBudget& budget_;
+  const std::string& sent_;
+  const std::string* held_ = nullptr;
+  std::size_t steps_ = 0;
+};
+
+// kainjow keeps its line buffer in a context_internal that only its private
+// render takes. An explicit instantiation may name a private member
+// ([temp.spec.general]/6): this names that render once, here, so that the
+// Meter can read the buffer.
+using PrivateRender = void (Engine::*)(const Engine::render_handler&,
+                                       mustache::context_internal<std::string>&, bool);
+PrivateRender RenderWithLineBuffer();
+template <PrivateRender kMember>
+struct PrivateRenderAccess {
+  friend PrivateRender RenderWithLineBuffer() { return kMember; }
+};
+template struct PrivateRenderAccess<&Engine::render>;
+
 // The name lookup of the Mustache spec. kainjow's own context, after finding
 // a dotted name's first part, falls back to outer sections when a later part
 // is missing; the spec ("Dotted Names - Context Precedence") says the name
 // then resolves to nothing.
 class SpecContext final : public mustache::basic_context<std::string> {
  public:
-  explicit SpecContext(const mustache::data* root) { stack_.push_back(root); }
+  // Every tag looked up and every section item entered is a step of
+  // `meter`.
+  SpecContext(const mustache::data* root, Meter& meter) : meter_(meter) { stack_.push_back(root); }
 
-  void push(const mustache::data* data) override { stack_.push_back(data); }
+  void push(const mustache::data* data) override {
+    meter_.Step();
+    stack_.push_back(data);
+  }
   void pop() override { stack_.pop_back(); }
 
   const mustache::data* get(const std::string& name) const override {
+    meter_.Step();
     if (name == ".") return stack_.back();
     const auto dot = name.find('.');
     const std::string first = name.substr(0, dot);
@@ -71,16 +123,8 @@ class SpecContext final : public mustache::basic_context<std::string> {
   const mustache::data* get_partial(const std::string& /*name*/) const override { return nullptr; }
 
  private:
+  Meter& meter_;
   std::vector<const mustache::data*> stack_;
-};
-
-// What kainjow's render writes to: only `<<` of a string is used.
-struct StringSink {
-  std::string text;
-  StringSink& operator<<(const std::string& piece) {
-    text += piece;
-    return *this;
-  }
 };
 
 // kainjow reports "… at <offset>"; the offset is the last number.
@@ -179,7 +223,27 @@ std::string WithoutStandaloneLines(std::string_view source) {
   return out;
 }
 
+std::string LimitMessage(RenderLimitError::Limit limit, std::size_t allowed, std::size_t bytes,
+                         std::size_t steps, bool finished) {
+  std::string done;
+  if (limit == RenderLimitError::Limit::kSteps) {
+    done = "stopped after " + std::to_string(steps) +
+           " steps (tags looked up and section items entered)";
+  } else {
+    done = (finished ? "rendered " : "stopped at ") + std::to_string(bytes) + " bytes";
+  }
+  return done + ", more than the " + std::to_string(allowed) + " allowed";
+}
+
 }  // namespace
+
+RenderLimitError::RenderLimitError(Limit limit, std::size_t allowed, std::size_t bytes,
+                                   std::size_t steps, bool finished)
+    : std::runtime_error(LimitMessage(limit, allowed, bytes, steps, finished)),
+      limit_(limit),
+      bytes_(bytes),
+      steps_(steps),
+      finished_(finished) {}
 
 RenderContext::RenderContext(const nlohmann::json& value)
     : data_(std::make_unique<mustache::data>(ToData(value))) {}
@@ -225,14 +289,22 @@ MustacheText::~MustacheText() = default;
 MustacheText::MustacheText(MustacheText&&) noexcept = default;
 MustacheText& MustacheText::operator=(MustacheText&&) noexcept = default;
 
-std::string MustacheText::Render(const RenderContext& context) const {
-  SpecContext scope(&context.data());
+std::string MustacheText::Render(const RenderContext& context, const RenderBudget& budget) const {
   // kainjow's own string render goes through a std::ostringstream, whose
   // construction costs more than rendering a short text: this is on the
   // notify path, so the pieces are appended to a string instead.
-  StringSink sink;
-  compiled_->render(scope, sink);
-  return std::move(sink.text);
+  std::string out;
+  Meter meter(budget, out);
+  SpecContext scope(&context.data(), meter);
+  mustache::context_internal<std::string> engine_context{scope};
+  meter.Hold(&engine_context.line_buffer.data);
+  // A piece handed to the sink leaves the line buffer: the total is checked
+  // at the next step and at the end.
+  const Engine::render_handler sink = [&out](const std::string& piece) { out += piece; };
+  (compiled_.get()->*RenderWithLineBuffer())(sink, engine_context, true);
+  meter.Hold(nullptr);
+  meter.CheckOutput(true);
+  return out;
 }
 
 }  // namespace chopar::templates

@@ -35,6 +35,41 @@ class SyntaxError : public std::runtime_error {
   std::size_t offset_, line_, column_;
 };
 
+// The most one render may do (MustacheText::Render): `max_output` bytes of
+// output, counted as it grows (what the engine holds of the current line
+// included), and `max_steps` steps of work, a step being a tag looked up or
+// an item of a section entered. A render that passes either is stopped at
+// once, so a small template over a small list (nested sections of the same
+// list) can neither fill memory nor loop for long without output.
+inline constexpr std::size_t kMaxRenderSteps = 100'000;
+struct RenderBudget {
+  std::size_t max_output = 0;
+  std::size_t max_steps = kMaxRenderSteps;
+};
+
+// A render stopped by its RenderBudget: which limit, and how much it had
+// done and held when stopped (at most one tag's text and value past the
+// output limit, one step past the step limit).
+class RenderLimitError : public std::runtime_error {
+ public:
+  enum class Limit { kOutput, kSteps };
+  // what(): "rendered 2001 bytes, more than the 2000 allowed", "stopped at
+  // 2100 bytes, more than …", "stopped after 100001 steps (…), more than
+  // the 100000 allowed".
+  RenderLimitError(Limit limit, std::size_t allowed, std::size_t bytes, std::size_t steps,
+                   bool finished);
+  [[nodiscard]] Limit limit() const { return limit_; }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
+  [[nodiscard]] std::size_t steps() const { return steps_; }
+  // Whether the render had run to its end (then bytes() is its full size).
+  [[nodiscard]] bool finished() const { return finished_; }
+
+ private:
+  Limit limit_;
+  std::size_t bytes_, steps_;
+  bool finished_;
+};
+
 // The values a template is rendered with, converted once from JSON and
 // shared by every text rendered for one notification. Objects, arrays,
 // strings and booleans keep their Mustache meaning; numbers render as JSON
@@ -72,7 +107,10 @@ class MustacheText {
   MustacheText(MustacheText&&) noexcept;
   MustacheText& operator=(MustacheText&&) noexcept;
 
-  [[nodiscard]] std::string Render(const RenderContext& context) const;
+  // Renders with `context` within `budget`. Throws RenderLimitError when
+  // the output passes budget.max_output or the work budget.max_steps; what
+  // was rendered so far is dropped.
+  [[nodiscard]] std::string Render(const RenderContext& context, const RenderBudget& budget) const;
   [[nodiscard]] const std::string& source() const { return source_; }
   [[nodiscard]] Escaping escaping() const { return escaping_; }
 

@@ -83,13 +83,11 @@ bool LocaleTexts::HasChannelBlock(core::ChannelKind channel) const {
 std::optional<std::string> LocaleTexts::Render(Target target, const RenderContext& context) const {
   const MustacheText* text = Find(target);
   if (text == nullptr) return std::nullopt;
-  std::string out = text->Render(context);
-  if (out.size() > InfoOf(target).max_output) {
-    throw RenderError(target, "template " + TargetPath(target) + " rendered " +
-                                  std::to_string(out.size()) + " bytes, more than the " +
-                                  std::to_string(InfoOf(target).max_output) + " allowed");
+  try {
+    return text->Render(context, RenderBudget{InfoOf(target).max_output});
+  } catch (const RenderLimitError& e) {
+    throw RenderError(target, "template " + TargetPath(target) + " " + e.what());
   }
-  return out;
 }
 
 nlohmann::json LocaleTexts::ToJson() const {

@@ -27,7 +27,9 @@ class LocaleTexts {
   [[nodiscard]] bool HasChannelBlock(core::ChannelKind channel) const;
 
   // Renders `target`, or nullopt when the block has no such text. Throws
-  // RenderError when the output is longer than the target's limit.
+  // RenderError when the output grows longer than the target's max_output
+  // or the render takes more than kMaxRenderSteps (the render is stopped
+  // there: see RenderBudget).
   [[nodiscard]] std::optional<std::string> Render(Target target,
                                                   const RenderContext& context) const;
 
@@ -42,7 +44,8 @@ class LocaleTexts {
   std::array<std::optional<MustacheText>, kTargetCount> texts_;
 };
 
-// A rendering that cannot be sent: its output is over the target's limit.
+// A rendering that cannot be sent: its output is over the target's limit,
+// or it takes more work than a render may.
 class RenderError : public std::runtime_error {
  public:
   RenderError(Target target, const std::string& what) : std::runtime_error(what), target_(target) {}

@@ -107,7 +107,12 @@ DigestKey::DigestKey(std::string_view source) {
 
 std::string DigestKey::Render(const nlohmann::json& data) const {
   if (!text_) return {};
-  std::string key = text_->Render(RenderContext(data));
+  std::string key;
+  try {
+    key = text_->Render(RenderContext(data), RenderBudget{kMaxDigestKeyRenderBytes});
+  } catch (const RenderLimitError& e) {
+    throw core::InvalidField("data", std::string("digest.key ") + e.what());
+  }
   if (key.size() <= kMaxDigestKeyBytes) return key;
   // A keyed hash rather than a prefix: two long keys that share their first
   // 255 bytes are still two windows.

@@ -21,6 +21,8 @@ inline constexpr int kMaxDigestItems = 1000;
 inline constexpr int kMaxThrottleLimit = 1'000'000;
 // The longest digest key stored as it was rendered (the digests.key CHECK).
 inline constexpr std::size_t kMaxDigestKeyBytes = 255;
+// The longest a digest key may render before it is hashed.
+inline constexpr std::size_t kMaxDigestKeyRenderBytes = 64 * 1024;
 
 // A digest's key text, parsed once per template. Immutable, cheap to copy
 // (the parsed text is shared); thread-safe.
@@ -33,7 +35,8 @@ class DigestKey {
   // The key of a notification with `data`: the text rendered as it is, or,
   // when longer than kMaxDigestKeyBytes, "sha256:" and the hex of its HMAC
   // (distinct keys stay distinct, the stored key stays bounded). An empty
-  // source renders "". Pure.
+  // source renders "". Throws core::RequestError kInvalidField "data" when
+  // the render passes kMaxDigestKeyRenderBytes or kMaxRenderSteps. Pure.
   [[nodiscard]] std::string Render(const nlohmann::json& data) const;
   [[nodiscard]] std::string_view source() const;
 

@@ -1,5 +1,5 @@
 // The cancel walk of a broadcast (docs/api.md "Topics and broadcasts",
-// queries/cancel_deliveries_batch.sql) interrupted in its middle: the
+// queries/stop_deliveries_batch.sql) interrupted in its middle: the
 // `chopar serve` walking it is killed with SIGKILL, or PostgreSQL crashes
 // (`pg_ctl restart -m immediate`). Afterwards the walk completes from its
 // last committed batch (the broadcast's `cancel_cursor`): every queued
@@ -12,7 +12,8 @@
 // (the rest would fall due a day later and stay queued); this fan-out keeps
 // the broadcast's lease, as another process fanning it out would, until the
 // cancel ends it. The server sends the due batch, then
-// `POST /v1/broadcasts/{id}/cancel` starts the walk, which goes down from
+// `POST /v1/broadcasts/{id}/cancel` starts the walk (its first batch in the
+// cancel itself), which goes down from
 // recipient 20,000 in batches of 1,000. The window is made wide
 // deterministically: the test holds, in a transaction it keeps open, the
 // row of a queued delivery of recipient 15,500, so the fifth batch waits for

@@ -209,7 +209,23 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "GET", "/v1/reports", { expect: 200 });
     await call(chopar, "POST", "/v1/telegram/webhook", { auth: null, body: { update_id: 1 }, expect: 503 });
     await call(chopar, "POST", "/v1/sms/eskiz/callback/wrong", { auth: null, body: { request_id: "1", status: "DELIVRD" }, expect: 404 });
-    const metrics = await call(chopar, "GET", "/metrics", { auth: null, expect: 200 });
+    // A broadcast to every user, read and canceled. It is created with a
+    // plain request: the description does not cover POST /v1/broadcasts yet.
+    const broadcast = await fetch(`${chopar.url}/v1/broadcasts`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${API_KEY}` },
+      body: JSON.stringify({ audience: "all", notification: { type: "maintenance", title: "Tonight", delay_seconds: 3600 } }),
+    });
+    assert.equal(broadcast.status, 202);
+    const broadcastId = (await broadcast.json()).id;
+    await call(chopar, "GET", `/v1/broadcasts/${broadcastId}`, { expect: 200 });
+    await call(chopar, "POST", `/v1/broadcasts/${broadcastId}/cancel`, { expect: 200 });
+    await call(chopar, "GET", "/v1/broadcasts/999999", { expect: 404 });
+    await call(chopar, "POST", "/v1/users/2/token/revoke", { expect: 200 });
+    await call(chopar, "POST", "/v1/users/999/token/revoke", { expect: 404 });
+
+    await call(chopar, "GET", "/metrics", { auth: null, expect: 401 });
+    const metrics = await call(chopar, "GET", "/metrics", { expect: 200 });
     assert.match(metrics.text, /^chopar_notifications_created_total /m);
 
     // Every operation of the description was called at least once.

@@ -1,7 +1,7 @@
 // <chopar-bell>: chopar's in-app inbox as a framework-free custom element.
 //
 //   <script type="module" src="https://chopar.example/widget/chopar-bell.js"></script>
-//   <chopar-bell server="https://chopar.example" token="42.mX…" locale="uz" push></chopar-bell>
+//   <chopar-bell server="https://chopar.example" token="v2.42.0.1801234567.mX…" locale="uz" push></chopar-bell>
 //
 // `token` is a subscriber token the host application's backend got from
 // GET /v1/users/{id}/token. Everything lives in a shadow root (no global CSS

@@ -28,6 +28,17 @@ std::string ValidBotId(const TelegramSettings& settings) {
   return id;
 }
 
+// Whether an update's statement failed because of what the update holds
+// (SQLSTATE class 22, data exception; class 23, integrity constraint
+// violation): it would fail the same way every time, so the update is
+// skipped rather than stalling the bot. Any other error is the database's,
+// not the update's — transient (a lost connection, a serialization failure
+// or deadlock, a lock or statement timeout, the server shutting down) or
+// operational — and the update must not be lost to it.
+bool FailsTheSameEveryTime(const db::DbError& error) {
+  return error.sqlstate().starts_with("22") || error.sqlstate().starts_with("23");
+}
+
 }  // namespace
 
 TelegramPoller::TelegramPoller(TelegramUpdates& updates, db::Pool& pool, net::HttpClient& http,
@@ -84,9 +95,13 @@ TelegramPoller::RunResult TelegramPoller::RunOnce() {
       tx.ExecText("RELEASE SAVEPOINT telegram_update");
       if (applied.reply) replies.push_back(std::move(*applied.reply));
       ++result.applied;
-    } catch (const db::ConnectionError&) {
-      throw;
     } catch (const db::DbError& e) {
+      if (!FailsTheSameEveryTime(e)) {
+        // The transaction rolls back: no offset is stored, and the same
+        // updates are polled again after the loop's backoff.
+        spdlog::warn("telegram: update {} not applied ({}); polled again", update_id, e.what());
+        throw;
+      }
       tx.ExecText("ROLLBACK TO SAVEPOINT telegram_update");
       spdlog::error("telegram: update {} skipped: {}", update_id, e.what());
     }

@@ -47,9 +47,14 @@ class TelegramPoller {
   };
   // One getUpdates call (waiting up to long_poll for updates) from the stored
   // offset, then one transaction for the effects and the new offset, then
-  // the replies. Database errors throw (nothing applied; the updates come
-  // again next time); an update whose own statements fail is skipped and
-  // logged, so one bad update cannot stall the bot.
+  // the replies. Database errors throw (nothing applied, no offset stored;
+  // the same updates come again next time), whether they strike between
+  // updates or in one: a transient error (serialization failure, deadlock,
+  // lock or statement timeout, lost connection, shutdown) or any other that
+  // is not the update's fault never skips an update. Only an update whose
+  // own data makes its statements fail (SQLSTATE class 22 or 23: it would
+  // fail the same way every time) is skipped and logged, so one bad update
+  // cannot stall the bot.
   RunResult RunOnce();
 
   // Starts the loop thread (no-op if running). Stop() lets the current

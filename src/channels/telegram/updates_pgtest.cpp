@@ -10,6 +10,7 @@
 #include "channels/telegram/updates.hpp"
 #include "core/request_error.hpp"
 #include "core/time_format.hpp"
+#include "db/errors.hpp"
 #include "testing/fake_http_server.hpp"
 #include "testing/test_database.hpp"
 
@@ -187,6 +188,20 @@ class TelegramConnectTest : public testing::PgTest {
   }
   std::int64_t StoredOffset() {
     return db_->Count("SELECT coalesce(max(update_offset), 0) FROM chopar.telegram_poll_state");
+  }
+  // The next `times` writes of telegram_connections fail with SQLSTATE
+  // `code`, raised by a trigger. A sequence counts them: it is not rolled
+  // back with the failed statement.
+  void FailConnectionWrites(const std::string& code, int times) {
+    db_->Scalar("CREATE SEQUENCE public.connection_faults");
+    db_->Scalar(
+        "CREATE FUNCTION public.connection_fault() RETURNS trigger LANGUAGE plpgsql AS $$ "
+        "BEGIN IF nextval('public.connection_faults') <= " +
+        std::to_string(times) + " THEN RAISE EXCEPTION 'injected fault' USING ERRCODE = '" + code +
+        "'; END IF; RETURN NEW; END $$");
+    db_->Scalar(
+        "CREATE TRIGGER connection_fault BEFORE INSERT OR UPDATE ON chopar.telegram_connections "
+        "FOR EACH ROW EXECUTE FUNCTION public.connection_fault()");
   }
 
   core::SimulatedClock clock_{*core::ParseRfc3339("2026-10-28T13:05:00Z")};
@@ -486,6 +501,54 @@ TEST_F(TelegramConnectTest, StartedPollerAppliesUpdatesUntilStopped) {
   EXPECT_EQ(Connection(1), std::to_string(kChat) + ":true");
   EXPECT_EQ(StoredOffset(), 101);
   EXPECT_EQ(bot_.sent().size(), 1u);
+}
+
+// A transient database error while one update is applied (here a
+// serialization failure, then a lock timeout) does not skip it: the batch
+// rolls back, no offset is stored, and the update is applied when it comes
+// again once the error has cleared.
+TEST_F(TelegramConnectTest, ATransientDatabaseErrorNeverSkipsAnUpdate) {
+  const std::string token = NewToken(1);
+  FailConnectionWrites("40001", 1);
+  bot_.QueueUpdate(MemberUpdate(99, kOtherChat, "member", "kicked"));  // changes no row
+  bot_.QueueUpdate(StartUpdate(100, kChat, "/start " + token));
+
+  EXPECT_THROW((void)poller_->RunOnce(), db::SerializationFailure);
+  EXPECT_EQ(StoredOffset(), 0) << "the offset moved past an update that was not applied";
+  EXPECT_EQ(Connection(1), "");
+  EXPECT_TRUE(bot_.sent().empty());
+
+  db_->Scalar("ALTER SEQUENCE public.connection_faults RESTART");
+  db_->Scalar(
+      "CREATE OR REPLACE FUNCTION public.connection_fault() RETURNS trigger LANGUAGE plpgsql AS $$ "
+      "BEGIN IF nextval('public.connection_faults') <= 1 THEN RAISE EXCEPTION 'injected fault' "
+      "USING ERRCODE = '55P03'; END IF; RETURN NEW; END $$");
+  EXPECT_THROW((void)poller_->RunOnce(), db::LockNotAvailable);
+  EXPECT_EQ(StoredOffset(), 0);
+
+  const auto result = poller_->RunOnce();
+  EXPECT_EQ(result.received, 2u);
+  EXPECT_EQ(result.applied, 2u);
+  EXPECT_EQ(Connection(1), std::to_string(kChat) + ":true");
+  EXPECT_EQ(StoredOffset(), 101);
+  EXPECT_EQ(bot_.sent().size(), 1u) << "one greeting";
+}
+
+// An update whose own data makes its statement fail (a data exception,
+// class 22) would fail every time: it is skipped, and the updates after it
+// are applied.
+TEST_F(TelegramConnectTest, AnUpdateThatFailsOnItsOwnDataIsSkipped) {
+  const std::string token = NewToken(1);
+  FailConnectionWrites("22023", 1);
+  bot_.QueueUpdate(StartUpdate(100, kChat, "/start " + NewToken(2)));
+  bot_.QueueUpdate(StartUpdate(101, kOtherChat, "/start " + token));
+
+  const auto result = poller_->RunOnce();
+  EXPECT_EQ(result.received, 2u);
+  EXPECT_EQ(result.applied, 1u);
+  EXPECT_EQ(Connection(2), "");
+  EXPECT_EQ(Connection(1), std::to_string(kOtherChat) + ":true");
+  EXPECT_EQ(StoredOffset(), 102);
 }
 
 }  // namespace

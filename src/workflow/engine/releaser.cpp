@@ -21,11 +21,27 @@ Releaser::Releaser(db::Pool& pool, const core::Clock& clock, core::MetricsRegist
       templates_(templates),
       settings_(settings),
       notify_metrics_(metrics),
+      invalid_(metrics.GetCounter("chopar_delayed_notifications_invalid_total",
+                                  "Delayed notifications that no longer made a notification when "
+                                  "due: kept as failed, never released")),
       loop_(pool, "delayed", db::kDelayedChannel, clock, settings_.max_sleep,
             {[this](bool& full) { return ReleaseBatch(full); }, [this] { return NextDue(); }},
             metrics) {}
 
 Releaser::~Releaser() { Stop(); }
+
+namespace {
+
+// A reason as stored and logged: printable ASCII only, so that no byte of
+// a message can make the statement that keeps it fail.
+std::string Printable(std::string_view reason) {
+  std::string out;
+  out.reserve(reason.size());
+  for (const char c : reason) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return out;
+}
+
+}  // namespace
 
 int Releaser::ReleaseBatch(bool& full) {
   auto tx = pool_.Begin("release_delayed");
@@ -36,32 +52,50 @@ int Releaser::ReleaseBatch(bool& full) {
     return 0;
   }
   const core::TimePoint now = core::ParsePgTimestamp(rows.Text(0, "now"));
-  std::vector<std::int64_t> ids;
+  std::vector<std::int64_t> request_rows;  // the delayed row of each request
   std::vector<hub::NotificationRequest> requests;
+  std::vector<std::int64_t> released;
+  std::vector<std::int64_t> failed;
+  std::vector<std::string> reasons;
   for (int i = 0; i < rows.Rows(); ++i) {
-    ids.push_back(rows.Int(i, "id"));
+    const std::int64_t id = rows.Int(i, "id");
     try {
       hub::NotificationRequest request =
           hub::ParseNotificationRequest(nlohmann::json::parse(rows.Text(i, "request")));
       request.id = rows.Int(i, "notification_id");
       requests.push_back(std::move(request));
+      request_rows.push_back(id);
     } catch (const std::exception& e) {
-      // Stored by this code from a parsed request: cannot happen unless
-      // the row was edited by hand. Dropped rather than retried forever.
-      spdlog::warn("delayed notification {} dropped: {}", ids.back(), e.what());
+      // Stored by this code from a parsed request: only a row edited by
+      // hand, or a rule tightened since, gets here.
+      failed.push_back(id);
+      reasons.push_back(Printable(e.what()));
     }
   }
   const auto results =
       hub::NotifyService::NotifyIn(tx, requests, now, templates_, std::nullopt,
                                    clock_.IsReal() ? std::nullopt : std::optional(now));
-  tx.Exec(queries::kDeleteDelayed, db::ArrayLiteral(ids));
-  tx.Commit();
-  notify_metrics_.CountCommitted(results);
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (const auto* error = std::get_if<core::RequestError>(&results[i])) {
-      spdlog::warn("delayed notification {} for user {} dropped: {}", *requests[i].id,
-                   requests[i].user_id, error->what());
+      failed.push_back(request_rows[i]);
+      reasons.push_back(Printable(error->what()));
+    } else {
+      released.push_back(request_rows[i]);
     }
+  }
+  tx.Exec(queries::kDeleteDelayed, db::ArrayLiteral(released));
+  if (!failed.empty()) {
+    tx.Exec(queries::kFailDelayed, db::ArrayLiteral(failed), db::ArrayLiteral(reasons),
+            SqlNow(clock_));
+  }
+  tx.Commit();
+  notify_metrics_.CountCommitted(results);
+  invalid_.Inc(static_cast<double>(failed.size()));
+  for (std::size_t i = 0; i < failed.size(); ++i) {
+    spdlog::error(
+        "delayed notification {} no longer makes a notification and is kept as failed "
+        "(chopar.delayed_notifications.last_error): {}",
+        failed[i], reasons[i]);
   }
   return rows.Rows();
 }

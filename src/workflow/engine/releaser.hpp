@@ -27,9 +27,14 @@ struct ReleaserSettings {
 //
 // Time: the database's now() when `clock` is real, the clock's time
 // otherwise (tests). A request that no longer makes a notification (its
-// template changed so that it has no title) is dropped with a warning.
-// Metrics: chopar_notifications_created_total for what it created, and the
-// loop's ("delayed"). The pool, clock, registry and templates (may be null)
+// type's template, which gave it its title, is gone; a stored request that
+// no longer parses) is kept, marked failed with the reason (failed_at,
+// last_error) in the same transaction, and left out of the due set: never
+// released, never retried. Each is logged (error, with the row's id and the
+// reason) and counted.
+// Metrics: chopar_notifications_created_total for what it created,
+// chopar_delayed_notifications_invalid_total for what it kept as failed,
+// and the loop's ("delayed"). The pool, clock, registry and templates (may be null)
 // must outlive it.
 class Releaser {
  public:
@@ -64,6 +69,7 @@ class Releaser {
   const templates::TemplateLookup* templates_;
   const ReleaserSettings settings_;
   hub::NotifyMetrics notify_metrics_;
+  core::Counter& invalid_;
   // Declared last: built after, and destroyed before, everything its steps use.
   DueRowLoop loop_;
 };

@@ -1,0 +1,1 @@
+SELECT value FROM chopar.generated_secrets WHERE name = $1
