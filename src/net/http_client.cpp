@@ -15,11 +15,27 @@
 namespace chopar::net {
 namespace {
 
+// Connections one multi handle opens to one host at most, when no
+// InFlightLimit bounds the requests.
+constexpr long kMaxHostConnections = 64;
+// While its own transfers run, a call whose next request waits for a slot
+// held elsewhere looks again this often: another thread's Release does not
+// wake curl_multi_poll.
+constexpr int kSlotRecheckMs = 10;
+
+struct ReleaseSlot {
+  void operator()(InFlightLimit* limit) const noexcept { limit->Release(); }
+};
+// A slot of an InFlightLimit, given back when the transfer ends (or the
+// call unwinds).
+using HeldSlot = std::unique_ptr<InFlightLimit, ReleaseSlot>;
+
 struct Transfer {
   const HttpRequest* request = nullptr;
   HttpResponse* response = nullptr;
   CurlEasy easy;
   CurlSlist headers;
+  HeldSlot slot;
   bool started = false;
   bool done = false;
 };
@@ -69,6 +85,14 @@ std::size_t WriteHeader(char* data, std::size_t size, std::size_t count, void* u
   return size * count;
 }
 
+void GiveUpUnstarted(Transfer& t) {
+  t.response->error = CURLE_OPERATION_TIMEDOUT;
+  t.response->error_message =
+      "not started: no free in-flight slot before its start deadline (nothing was sent)";
+  t.response->not_started = true;
+  t.done = true;
+}
+
 void Configure(Transfer& t) {
   CURL* easy = t.easy.get();
   const HttpRequest& r = *t.request;
@@ -92,7 +116,12 @@ void Configure(Transfer& t) {
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<long long>(r.timeout.count(), 5000)));
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
-  curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+  // Waiting to learn whether a connection multiplexes pays only where HTTP/2
+  // can be had (TLS). Over plain http:// libcurl learns it from the first
+  // answer only, so every other request to that host would wait for it,
+  // with its timeout running.
+  if (core::AsciiLower(std::string_view(r.url).substr(0, 8)) == "https://")
+    curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, WriteBody);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, OpenSocket);
@@ -118,7 +147,6 @@ CurlMulti HttpClient::Borrow() {
   }
   CurlMulti multi(curl_multi_init());
   curl_multi_setopt(multi.get(), CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
-  curl_multi_setopt(multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, 64L);
   return multi;
 }
 
@@ -127,11 +155,17 @@ void HttpClient::Return(CurlMulti multi) {
   idle_.push_back(std::move(multi));
 }
 
-std::vector<HttpResponse> HttpClient::PerformAll(std::span<const HttpRequest> requests) {
+std::vector<HttpResponse> HttpClient::PerformAll(std::span<const HttpRequest> requests,
+                                                 InFlightLimit* limit) {
   std::vector<HttpResponse> responses(requests.size());
   if (requests.empty()) return responses;
   std::vector<Transfer> transfers(requests.size());
   CurlMulti multi = Borrow();
+  // With a limit, no transfer of this call may wait in libcurl's own queue
+  // for a connection: its timeout would run there. The limit already keeps
+  // the transfers (so the connections a host needs) at most its capacity.
+  curl_multi_setopt(multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS,
+                    limit == nullptr ? kMaxHostConnections : static_cast<long>(limit->capacity()));
   for (std::size_t i = 0; i < requests.size(); ++i) {
     transfers[i].request = &requests[i];
     transfers[i].response = &responses[i];
@@ -139,15 +173,34 @@ std::vector<HttpResponse> HttpClient::PerformAll(std::span<const HttpRequest> re
 
   std::size_t remaining = requests.size();
   while (remaining > 0) {
-    // Start every transfer whose time has come.
+    // Start every transfer whose time has come and that gets a slot, in
+    // order: once one waits for a slot, the later ones wait behind it. Give
+    // up those whose start_by has passed.
     const auto now = std::chrono::steady_clock::now();
-    std::optional<std::chrono::steady_clock::time_point> next_start;
+    std::optional<std::chrono::steady_clock::time_point> next_wake;
+    const auto wake_at = [&](std::chrono::steady_clock::time_point at) {
+      if (!next_wake || at < *next_wake) next_wake = at;
+    };
+    bool waiting_for_slot = false;
     for (auto& t : transfers) {
-      if (t.started) continue;
-      if (t.request->not_before > now) {
-        if (!next_start || t.request->not_before < *next_start) next_start = t.request->not_before;
+      if (t.started || t.done) continue;
+      if (t.request->start_by && *t.request->start_by <= now) {
+        GiveUpUnstarted(t);
+        --remaining;
         continue;
       }
+      if (t.request->not_before > now) {
+        wake_at(t.request->not_before);
+        if (t.request->start_by) wake_at(*t.request->start_by);
+        continue;
+      }
+      if (!waiting_for_slot && limit != nullptr && !limit->TryAcquire()) waiting_for_slot = true;
+      if (waiting_for_slot) {
+        if (t.request->start_by) wake_at(*t.request->start_by);
+        continue;
+      }
+      if (limit != nullptr) t.slot.reset(limit);
+      // CURLOPT_TIMEOUT_MS counts from here: the request's own start.
       t.easy.reset(curl_easy_init());
       Configure(t);
       curl_multi_add_handle(multi.get(), t.easy.get());
@@ -181,18 +234,24 @@ std::vector<HttpResponse> HttpClient::PerformAll(std::span<const HttpRequest> re
       curl_multi_remove_handle(multi.get(), message->easy_handle);
       t->easy.reset();
       t->headers.reset();
+      t->slot.reset();
       t->done = true;
       --remaining;
     }
     if (remaining == 0) break;
 
     int wait_ms = 1000;
-    if (next_start) {
-      const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(*next_start - std::chrono::steady_clock::now());
+    if (next_wake) {
+      const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(
+          *next_wake - std::chrono::steady_clock::now());
       wait_ms = static_cast<int>(std::clamp<long long>(until.count(), 0, 1000));
     }
     if (running > 0) {
-      curl_multi_poll(multi.get(), nullptr, 0, wait_ms, nullptr);
+      // Our own transfers ending wake the poll; a slot freed elsewhere does not.
+      curl_multi_poll(multi.get(), nullptr, 0,
+                      waiting_for_slot ? std::min(wait_ms, kSlotRecheckMs) : wait_ms, nullptr);
+    } else if (waiting_for_slot) {
+      limit->WaitForFree(std::chrono::milliseconds(wait_ms));
     } else if (wait_ms > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
     }
@@ -201,8 +260,8 @@ std::vector<HttpResponse> HttpClient::PerformAll(std::span<const HttpRequest> re
   return responses;
 }
 
-HttpResponse HttpClient::Perform(const HttpRequest& request) {
-  return std::move(PerformAll(std::span<const HttpRequest>(&request, 1)).front());
+HttpResponse HttpClient::Perform(const HttpRequest& request, InFlightLimit* limit) {
+  return std::move(PerformAll(std::span<const HttpRequest>(&request, 1), limit).front());
 }
 
 std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value,

@@ -12,6 +12,7 @@
 
 #include "core/backoff.hpp"
 #include "net/curl_handles.hpp"
+#include "net/in_flight_limit.hpp"
 
 namespace chopar::net {
 
@@ -24,6 +25,11 @@ struct HttpRequest {
   // Not started before this instant: lets a rate limit delay one request
   // without holding back the others of the batch.
   std::chrono::steady_clock::time_point not_before{};
+  // When set: not started after this instant — the request is then given
+  // up unsent (HttpResponse::not_started). Bounds how long a call waits for
+  // a slot of its InFlightLimit, so a receiver that holds every slot cannot
+  // hold the caller much past this plus one timeout.
+  std::optional<std::chrono::steady_clock::time_point> start_by;
   // Connect only to public addresses (net/address_policy.hpp), checked on
   // what the host name resolved to: for URLs a client chose.
   bool public_addresses_only = false;
@@ -46,6 +52,10 @@ struct HttpResponse {
   bool address_refused = false;
   // The body is the first max_response_bytes; the rest was not read.
   bool body_truncated = false;
+  // Never started: its start_by passed while it waited (for a slot of the
+  // call's InFlightLimit). Nothing was sent; error is
+  // CURLE_OPERATION_TIMEDOUT and error_message says why.
+  bool not_started = false;
 
   [[nodiscard]] bool ok() const { return error == CURLE_OK && status >= 200 && status < 300; }
   [[nodiscard]] std::optional<std::string> Header(const std::string& lower_name) const {
@@ -56,8 +66,9 @@ struct HttpResponse {
 };
 
 // Runs batches of HTTP requests concurrently on one thread with libcurl's
-// multi interface: connection reuse across batches, HTTP/2 where the server
-// offers it (multiplexed), a timeout per request. Thread-safe: each caller
+// multi interface: keep-alive connections reused across batches, HTTP/2
+// where the server offers it (multiplexed), a timeout per request, and
+// optionally an InFlightLimit shared per receiver. Thread-safe: each caller
 // borrows one of several multi handles, each keeping its own connection
 // cache, so parallel worker threads do not serialise on each other.
 class HttpClient {
@@ -69,8 +80,19 @@ class HttpClient {
 
   // Performs every request and returns one response per request, in order.
   // Never throws for network or HTTP failures (they are in the responses).
-  std::vector<HttpResponse> PerformAll(std::span<const HttpRequest> requests);
-  HttpResponse Perform(const HttpRequest& request);
+  //
+  // With a `limit`, a request starts only once it holds one of the limit's
+  // slots and gives it back when it ends, so at most limit->capacity()
+  // requests sharing the limit are in flight at once, across threads and
+  // calls. A request's timeout runs from its start, never while it waits for
+  // a slot (or for its not_before), and one that never answers holds one
+  // slot, not the others. The requests take the free slots in order; one
+  // still waiting at its start_by is given up unsent. The limit is not
+  // owned and must outlive the call. Without one, every
+  // request of the call starts at once (up to 64 connections per host).
+  std::vector<HttpResponse> PerformAll(std::span<const HttpRequest> requests,
+                                       InFlightLimit* limit = nullptr);
+  HttpResponse Perform(const HttpRequest& request, InFlightLimit* limit = nullptr);
 
  private:
   CurlMulti Borrow();

@@ -39,6 +39,7 @@ struct FakeHttpServer::Impl {
     std::thread thread;
   };
   std::vector<Connection> connections;
+  std::size_t accepted = 0;  // connections, under `mutex`
   std::atomic<bool> stopping{false};
 
   // Joins the threads of connections that have ended (a long run opens many).
@@ -111,13 +112,14 @@ struct FakeHttpServer::Impl {
   }
 };
 
-FakeHttpServer::FakeHttpServer(Handler handler) : impl_(std::make_unique<Impl>()) {
+FakeHttpServer::FakeHttpServer(Handler handler, Options options) : impl_(std::make_unique<Impl>()) {
   impl_->handler = std::move(handler);
   tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), 0);
   impl_->acceptor.open(endpoint.protocol());
   impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
   impl_->acceptor.bind(endpoint);
-  impl_->acceptor.listen();
+  impl_->acceptor.listen(options.backlog > 0 ? options.backlog
+                                             : asio::socket_base::max_listen_connections);
   port_ = impl_->acceptor.local_endpoint().port();
   impl_->accept_thread = std::thread([impl = impl_.get()] {
     for (;;) {
@@ -126,6 +128,7 @@ FakeHttpServer::FakeHttpServer(Handler handler) : impl_(std::make_unique<Impl>()
       impl->acceptor.accept(*socket, ec);
       if (ec || impl->stopping) return;
       std::lock_guard lock(impl->mutex);
+      ++impl->accepted;
       impl->ReapEnded();
       auto done = std::make_shared<std::atomic<bool>>(false);
       std::thread thread([impl, socket, done] {
@@ -174,6 +177,11 @@ std::vector<FakeHttpServer::Request> FakeHttpServer::requests() const {
 std::size_t FakeHttpServer::request_count() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->requests.size();
+}
+
+std::size_t FakeHttpServer::connection_count() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->accepted;
 }
 
 void FakeHttpServer::SetHandler(Handler handler) {

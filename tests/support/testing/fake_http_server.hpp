@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace chopar::testing {
@@ -50,8 +51,15 @@ class FakeHttpServer {
     bool reset = false;
   };
   using Handler = std::function<Response(const Request&)>;
+  struct Options {
+    // The listen backlog: connections the kernel holds before they are
+    // accepted. Small for a modest receiver (a threaded server with its
+    // default backlog); 0: the system's largest.
+    int backlog = 0;
+  };
 
-  explicit FakeHttpServer(Handler handler);
+  explicit FakeHttpServer(Handler handler) : FakeHttpServer(std::move(handler), Options{}) {}
+  FakeHttpServer(Handler handler, Options options);
   ~FakeHttpServer();
   FakeHttpServer(const FakeHttpServer&) = delete;
   FakeHttpServer& operator=(const FakeHttpServer&) = delete;
@@ -61,6 +69,8 @@ class FakeHttpServer {
   [[nodiscard]] std::string url() const;
   [[nodiscard]] std::vector<Request> requests() const;
   [[nodiscard]] std::size_t request_count() const;
+  // Connections accepted so far (kept-alive ones carry several requests).
+  [[nodiscard]] std::size_t connection_count() const;
   void SetHandler(Handler handler);
 
  private:
