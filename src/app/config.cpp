@@ -121,6 +121,7 @@ std::vector<Binding> Bindings(Config& c) {
       {"channels.push", "allow_http_endpoints", &c.push.webpush.allow_http_endpoints},
       {"channels.push", "max_subscriptions_per_user", &c.push.webpush.max_subscriptions_per_user},
       {"channels.push", "timeout_seconds", &c.push.webpush.timeout},
+      {"channels.push", "max_in_flight", &c.push.webpush.max_in_flight},
       {"channels.sms", "provider", &c.sms.provider},
       {"channels.sms", "base_url", &c.sms.eskiz.base_url},
       {"channels.sms", "email", &c.sms.eskiz.email},
@@ -167,6 +168,7 @@ std::vector<Binding> TargetBindings(outbox::TargetSettings& t) {
       {section, "url", &t.url},
       {section, "secret", &t.secret},
       {section, "timeout_seconds", &t.timeout},
+      {section, "max_in_flight", &t.max_in_flight},
       {section, "subject", &t.subject},
       {section, "stream", &t.stream},
       {section, "duplicate_window_seconds", &t.duplicate_window},
@@ -433,6 +435,11 @@ void Validate(const Config& c) {
   RequirePositive(c.telegram.bot.max_per_second, "[channels.telegram] max_per_second");
   RequirePositive(c.telegram.bot.timeout, "[channels.telegram] timeout_seconds");
   RequirePositive(c.push.webpush.timeout, "[channels.push] timeout_seconds");
+  if (c.push.webpush.max_in_flight < 1 ||
+      c.push.webpush.max_in_flight > channels::webpush::kMaxPushInFlight) {
+    Fail("[channels.push] max_in_flight must be from 1 to " +
+         std::to_string(channels::webpush::kMaxPushInFlight));
+  }
   if (c.telegram.updates != "webhook" && c.telegram.updates != "polling" &&
       c.telegram.updates != "off") {
     Fail("[channels.telegram] updates must be webhook, polling or off");

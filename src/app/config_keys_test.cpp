@@ -178,6 +178,8 @@ const std::vector<KeyCase>& EveryKey() {
             [](const Config& c) { EXPECT_TRUE(c.push.webpush.allow_http_endpoints); }),
       Other("channels.push", "timeout_seconds", "2.5",
             [](const Config& c) { EXPECT_EQ(c.push.webpush.timeout, milliseconds(2500)); }),
+      Other("channels.push", "max_in_flight", "8",
+            [](const Config& c) { EXPECT_EQ(c.push.webpush.max_in_flight, 8); }),
       Text("channels.sms", "provider", "eskiz", [](const Config& c) { return c.sms.provider; }),
       Text("channels.sms", "base_url", "http://127.0.0.1:2",
            [](const Config& c) { return c.sms.eskiz.base_url; }),

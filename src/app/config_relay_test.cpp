@@ -45,6 +45,7 @@ TEST_F(ConfigTest, RelayTargetsAreReadEntryByEntryAndNamedByKind) {
   EXPECT_EQ(webhook.url, "https://app.example/hooks");
   EXPECT_EQ(webhook.types, (std::vector<std::string>{"task.*", "delivery.failed"}));
   EXPECT_EQ(webhook.timeout, seconds(5));
+  EXPECT_EQ(webhook.max_in_flight, 16) << "the default";
   const auto& nats = c.relay.targets[1];
   EXPECT_EQ(nats.name, "broker");
   EXPECT_EQ(nats.subject, "app.{type}");
@@ -56,6 +57,26 @@ TEST_F(ConfigTest, RelayTargetsAreReadEntryByEntryAndNamedByKind) {
   EXPECT_EQ(notify.title, "{{payload.title}}");
   EXPECT_EQ(notify.channels, (std::vector<std::string>{"email", "push"}));
   EXPECT_TRUE(notify.critical);
+}
+
+TEST_F(ConfigTest, AWebhookTargetsMaxInFlightIsFrom1To1024AndWebhookOnly) {
+  constexpr const char* kWebhook =
+      "[[relay.targets]]\nkind = \"webhook\"\nurl = \"https://a.example\"\n"
+      "secret = \"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"\n";
+  EXPECT_EQ(Load(kWebhook).relay.targets[0].max_in_flight, 16);
+  EXPECT_EQ(Load(std::string(kWebhook) + "max_in_flight = 4\n").relay.targets[0].max_in_flight, 4);
+  EXPECT_EQ(Load(std::string(kWebhook) + "max_in_flight = 1024\n").relay.targets[0].max_in_flight,
+            1024);
+  EXPECT_EQ(FileRefusal(std::string(kWebhook) + "max_in_flight = 0\n"),
+            "config: [[relay.targets]] #1 (webhook): max_in_flight must be from 1 to 1024");
+  EXPECT_EQ(FileRefusal(std::string(kWebhook) + "max_in_flight = 1025\n"),
+            "config: [[relay.targets]] #1 (webhook): max_in_flight must be from 1 to 1024");
+  EXPECT_EQ(FileRefusal(std::string(kWebhook) + "max_in_flight = \"many\"\n"),
+            "config: [[relay.targets]] #1 max_in_flight has the wrong type (expected an integer)");
+  EXPECT_EQ(
+      FileRefusal("[[relay.targets]]\nkind = \"nats\"\nurl = \"nats://127.0.0.1:4222\"\n"
+                  "max_in_flight = 4\n"),
+      "config: [[relay.targets]] #1 (nats): key max_in_flight does not apply to nats targets");
 }
 
 TEST_F(ConfigTest, NoTargetsByDefaultAndNoEventsEmitted) {

@@ -55,6 +55,7 @@ TEST_F(ConfigTest, NothingConfiguredGivesTheDocumentedDefaults) {
   EXPECT_EQ(c.push.provider, "");
   EXPECT_EQ(c.push.webpush.subject, "mailto:admin@example.com");
   EXPECT_FALSE(c.push.webpush.allow_http_endpoints);
+  EXPECT_EQ(c.push.webpush.max_in_flight, 64);
   EXPECT_EQ(c.sms.provider, "");
   EXPECT_EQ(c.sms.eskiz.base_url, "https://notify.eskiz.uz");
   EXPECT_EQ(c.sms.eskiz.from, "4546");
@@ -78,6 +79,7 @@ TEST_F(ConfigTest, TheExampleFileLoadsAndHoldsTheDefaults) {
   EXPECT_EQ(example.scheduler.max_sleep, defaults.scheduler.max_sleep);
   EXPECT_EQ(example.telegram.bot.max_per_second, defaults.telegram.bot.max_per_second);
   EXPECT_EQ(example.push.webpush.subject, defaults.push.webpush.subject);
+  EXPECT_EQ(example.push.webpush.max_in_flight, defaults.push.webpush.max_in_flight);
 }
 
 TEST_F(ConfigTest, PublicUrlDefaultsToTheListenAddress) {
@@ -286,6 +288,10 @@ TEST_F(ConfigTest, ValuesThatMakeNoSense) {
             "config: [scheduler] max_sleep_seconds must be positive");
   EXPECT_EQ(FileRefusal("[channels.telegram]\nmax_per_second = 0"),
             "config: [channels.telegram] max_per_second must be positive");
+  EXPECT_EQ(FileRefusal("[channels.push]\nmax_in_flight = 0"),
+            "config: [channels.push] max_in_flight must be from 1 to 1024");
+  EXPECT_EQ(EnvRefusal({{"CHOPAR_CHANNELS_PUSH_MAX_IN_FLIGHT", "1025"}}),
+            "config: [channels.push] max_in_flight must be from 1 to 1024");
   EXPECT_EQ(FileRefusal("[channels.telegram]\nupdates = \"sometimes\""),
             "config: [channels.telegram] updates must be webhook, polling or off");
   EXPECT_EQ(FileRefusal("[limits.hourly]\nsms = -1"), "config: [limits.hourly] sms must be >= 0");

@@ -8,6 +8,9 @@
 
 namespace chopar::outbox {
 
+// The largest max_in_flight of a webhook target.
+inline constexpr int kMaxTargetInFlight = 1024;
+
 // One [[relay.targets]] entry of the configuration (docs/configuration.md).
 // Which keys apply depends on `kind`; ValidateTargets (targets.hpp) refuses
 // a missing required key and a key of another kind.
@@ -26,6 +29,10 @@ struct TargetSettings {
   // webhook: a request that has not answered 2xx by then failed; nats: the
   // wait for JetStream's publish acknowledgements.
   std::chrono::milliseconds timeout{std::chrono::seconds(10)};
+  // webhook: requests to the receiver in flight at once from this process,
+  // over all its relay loops (1..kMaxTargetInFlight); the others wait for a
+  // free one before they start, their timeout not yet running.
+  int max_in_flight = 16;
 
   // nats: the subject, "{type}" replaced by the event's type.
   std::string subject = "chopar.events.{type}";

@@ -46,8 +46,10 @@ struct [[nodiscard]] PublishOutcome {
 //
 // Publish returns exactly one outcome per event, in order, and reports
 // failures as outcomes; an exception counts as a failure of every event
-// given (as Unavailable). It must return within its configured timeout,
-// whatever the remote side does. Implementations are thread-safe: relays for several sources,
+// given (as Unavailable). It must return within a bound its configuration
+// sets, whatever the remote side does: its timeout (the webhook: twice its
+// timeout, one to wait for a free request slot and one for the request).
+// Implementations are thread-safe: relays for several sources,
 // and several loops of one relay, may call Publish at once.
 class Target {
  public:

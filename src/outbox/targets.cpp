@@ -16,7 +16,8 @@ namespace chopar::outbox {
 namespace {
 
 constexpr std::array<std::string_view, 3> kCommonKeys = {"kind", "name", "types"};
-constexpr std::array<std::string_view, 3> kWebhookKeys = {"url", "secret", "timeout_seconds"};
+constexpr std::array<std::string_view, 4> kWebhookKeys = {"url", "secret", "timeout_seconds",
+                                                          "max_in_flight"};
 constexpr std::array<std::string_view, 5> kNatsKeys = {
     "url", "subject", "stream", "timeout_seconds", "duplicate_window_seconds"};
 constexpr std::array<std::string_view, 5> kNotifyKeys = {"title", "body", "link", "channels",
@@ -43,6 +44,8 @@ void ValidateOne(const TargetSettings& t, const std::string& where) {
     Check(DecodeWebhookSecret(t.secret).has_value(), where,
           "secret must be a Standard Webhooks secret, whsec_<base64>");
     Check(t.timeout.count() > 0, where, "timeout_seconds must be positive");
+    Check(t.max_in_flight >= 1 && t.max_in_flight <= kMaxTargetInFlight, where,
+          "max_in_flight must be from 1 to " + std::to_string(kMaxTargetInFlight));
   } else if (t.kind == "nats") {
     Check(t.url.starts_with("nats://") || t.url.starts_with("tls://"), where,
           "url must be a nats:// URL");

@@ -30,7 +30,8 @@ struct Route {
 // (webhook): …") for an unknown kind, a missing url / secret / title, a
 // secret that is not "whsec_<base64>", a subject whose "{type}" is not a
 // whole token, a bad type pattern or channel, a name that is not
-// [a-z0-9_-]+ or is taken twice, a timeout of zero.
+// [a-z0-9_-]+ or is taken twice, a timeout of zero, a webhook's
+// max_in_flight outside 1..kMaxTargetInFlight.
 void ValidateTargets(std::vector<TargetSettings>& targets);
 
 // Whether key `key` of a [[relay.targets]] entry means anything for `kind`
@@ -46,7 +47,9 @@ struct TargetDependencies {
 };
 
 // The targets of the configuration, built once and owned here; relays get
-// Routes to them. Building connects nowhere (NATS connects on first
+// Routes to them. One object per configured target, shared by every relay
+// and loop given its route: app::Relays builds one TargetSet per process,
+// so a webhook's max_in_flight bounds the whole process. Building connects nowhere (NATS connects on first
 // publish). Thread-safe once built (the targets are).
 class TargetSet {
  public:

@@ -93,6 +93,11 @@ TEST(ValidateTargetsTest, RefusesWhatEachKindCannotWorkWith) {
   t.url = "ftp://x";
   EXPECT_EQ(Refusal({t}), "[[relay.targets]] #1 (webhook): url must be an http(s) URL");
   t = Webhook();
+  t.max_in_flight = 0;
+  EXPECT_EQ(Refusal({t}), "[[relay.targets]] #1 (webhook): max_in_flight must be from 1 to 1024");
+  t.max_in_flight = 1025;
+  EXPECT_EQ(Refusal({t}), "[[relay.targets]] #1 (webhook): max_in_flight must be from 1 to 1024");
+  t = Webhook();
   t.types = {"task created"};
   EXPECT_EQ(Refusal({t}),
             "[[relay.targets]] #1 (webhook): event type pattern \"task created\" holds ' '");
@@ -125,6 +130,8 @@ TEST(ValidateTargetsTest, KnowsWhichKeysBelongToWhichKind) {
   EXPECT_TRUE(TargetKeyApplies("nats", "types"));
   EXPECT_FALSE(TargetKeyApplies("nats", "secret"));
   EXPECT_FALSE(TargetKeyApplies("webhook", "title"));
+  EXPECT_TRUE(TargetKeyApplies("webhook", "max_in_flight"));
+  EXPECT_FALSE(TargetKeyApplies("nats", "max_in_flight"));
   EXPECT_TRUE(TargetKeyApplies("notify", "channels"));
   EXPECT_FALSE(TargetKeyApplies("notify", "url"));
 }

@@ -18,8 +18,24 @@ std::string DecodedKey(const TargetSettings& settings) {
   return *key;
 }
 
-PublishOutcome OutcomeOf(const net::HttpResponse& response, core::TimePoint now) {
+std::size_t InFlightOf(const TargetSettings& settings) {
+  if (settings.max_in_flight < 1)
+    throw std::invalid_argument("webhook target " + settings.name +
+                                ": max_in_flight must be at least 1");
+  return static_cast<std::size_t>(settings.max_in_flight);
+}
+
+PublishOutcome OutcomeOf(const net::HttpResponse& response, core::TimePoint now,
+                         std::size_t max_in_flight) {
   if (response.ok()) return PublishOutcome::Ok();
+  // Never sent, so nothing to repeat: due again at once (no backoff), as
+  // the next batch's first events.
+  if (response.not_started) {
+    return PublishOutcome::Unavailable("not sent: " + std::to_string(max_in_flight) +
+                                           " requests (max_in_flight) were in flight to the "
+                                           "receiver for the whole timeout",
+                                       std::chrono::seconds(0));
+  }
   if (response.status == 0) {
     return PublishOutcome::Unavailable("no answer: " +
                                        (response.error_message.empty()
@@ -46,10 +62,14 @@ WebhookTarget::WebhookTarget(const TargetSettings& settings, net::HttpClient& ht
       key_(DecodedKey(settings)),
       timeout_(settings.timeout),
       http_(http),
-      clock_(clock) {}
+      clock_(clock),
+      in_flight_(InFlightOf(settings)) {}
 
 std::vector<PublishOutcome> WebhookTarget::Publish(std::span<const Event* const> events) {
   const core::TimePoint now = clock_.Now();
+  // A request waits for a free slot at most one timeout; with its own
+  // timeout after that, Publish returns within twice the timeout.
+  const auto start_by = std::chrono::steady_clock::now() + timeout_;
   const std::int64_t timestamp =
       std::chrono::floor<std::chrono::seconds>(now).time_since_epoch().count();
   std::vector<net::HttpRequest> requests;
@@ -59,6 +79,7 @@ std::vector<PublishOutcome> WebhookTarget::Publish(std::span<const Event* const>
     request.method = "POST";
     request.url = url_;
     request.timeout = timeout_;
+    request.start_by = start_by;
     request.body = event->body;
     request.headers = {
         "Content-Type: application/json",
@@ -70,10 +91,11 @@ std::vector<PublishOutcome> WebhookTarget::Publish(std::span<const Event* const>
         "Expect:",
     };
   }
-  const std::vector<net::HttpResponse> responses = http_.PerformAll(requests);
+  const std::vector<net::HttpResponse> responses = http_.PerformAll(requests, &in_flight_);
   std::vector<PublishOutcome> outcomes;
   outcomes.reserve(responses.size());
-  for (const net::HttpResponse& response : responses) outcomes.push_back(OutcomeOf(response, now));
+  for (const net::HttpResponse& response : responses)
+    outcomes.push_back(OutcomeOf(response, now, in_flight_.capacity()));
   return outcomes;
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 #include "core/time_format.hpp"
@@ -131,9 +132,93 @@ TEST_F(WebhookTargetTest, NoAnswerWithinTheTimeoutOrNoServerIsUnavailable) {
   EXPECT_TRUE(refused[0].unavailable);
 }
 
-TEST_F(WebhookTargetTest, RefusesASecretThatIsNotStandardWebhooks) {
+// Issue 25, defect 6: two relay loops handed the receiver whole batches at
+// once, and requests timed out queued behind the others at a receiver that
+// then took them, so the relay sent them again. Here two loops share one
+// target with max_in_flight = 2 and a receiver that takes 400 ms a request:
+// the 6 events go in three rounds, the last ending about 1.2 s after the
+// start, past the 1 s timeout, and every event is still accepted, once,
+// with never more than 2 at once: each request's timeout ran from its own
+// start.
+TEST_F(WebhookTargetTest, ASlowReceiverSlowsTheLoopsInsteadOfTimingOutRequestsItTook) {
+  std::atomic<int> in_flight{0};
+  std::atomic<int> most{0};
+  FakeHttpServer receiver([&](const FakeHttpServer::Request&) {
+    const int now = ++in_flight;
+    int seen = most.load();
+    while (now > seen && !most.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));  // the receiver's work
+    --in_flight;
+    return Answer(200, "ok");
+  });
+  TargetSettings settings = Settings(receiver.url());
+  settings.timeout = std::chrono::milliseconds(1000);
+  settings.max_in_flight = 2;
+  WebhookTarget target(settings, http_, clock_);
+  auto batch = [](char loop) {
+    std::vector<Event> events;
+    for (int i = 0; i < 3; ++i) events.push_back(MakeEvent(loop + std::to_string(i)));
+    return events;
+  };
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<PublishOutcome> first, second;
+  std::thread other([&] { second = Publish(target, batch('b')); });
+  first = Publish(target, batch('a'));
+  other.join();
+
+  for (const auto* outcomes : {&first, &second}) {
+    ASSERT_EQ(outcomes->size(), 3u);
+    for (const PublishOutcome& o : *outcomes) EXPECT_TRUE(o.ok) << o.error;
+  }
+  EXPECT_EQ(receiver.request_count(), 6u) << "each event sent once";
+  EXPECT_LE(most.load(), 2);
+  EXPECT_GT(std::chrono::steady_clock::now() - started, settings.timeout)
+      << "the last answers came after one timeout from the start";
+}
+
+// A receiver that holds every slot cannot hold the relay: an event still
+// waiting for a slot one timeout after Publish began is not sent, and is
+// due again at once (it never reached the receiver: nothing to repeat).
+// With one slot and a receiver that never answers in time, "a" holds the
+// slot for the whole timeout, "b" starts as it ends or is given up with
+// "c", and "c" (behind "b") never starts.
+TEST_F(WebhookTargetTest, AnEventThatGetsNoSlotWithinTheTimeoutIsNotSentAndDueAgainAtOnce) {
+  FakeHttpServer receiver([](const FakeHttpServer::Request&) {
+    FakeHttpServer::Response late = Answer(200, "ok");
+    late.delay = std::chrono::milliseconds(3000);  // past the timeout
+    return late;
+  });
+  TargetSettings settings = Settings(receiver.url());
+  settings.timeout = std::chrono::milliseconds(500);
+  settings.max_in_flight = 1;
+  WebhookTarget target(settings, http_, clock_);
+  const auto started = std::chrono::steady_clock::now();
+  const auto outcomes = Publish(target, {MakeEvent("a"), MakeEvent("b"), MakeEvent("c")});
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(2500))
+      << "about twice the timeout, not three times";
+  ASSERT_EQ(outcomes.size(), 3u);
+  std::size_t sent = 0;
+  for (const PublishOutcome& o : outcomes) {
+    EXPECT_TRUE(o.unavailable) << o.error;
+    if (o.error.starts_with("no answer")) {
+      ++sent;
+    } else {
+      EXPECT_TRUE(o.error.starts_with("not sent: 1 requests (max_in_flight)")) << o.error;
+      EXPECT_EQ(o.retry_after, std::chrono::seconds(0));
+    }
+  }
+  EXPECT_TRUE(outcomes[0].error.starts_with("no answer")) << outcomes[0].error;
+  EXPECT_TRUE(outcomes[2].error.starts_with("not sent")) << outcomes[2].error;
+  EXPECT_EQ(receiver.request_count(), sent) << "what was not sent never reached the receiver";
+}
+
+TEST_F(WebhookTargetTest, RefusesASecretThatIsNotStandardWebhooksOrNoRequestSlot) {
   TargetSettings settings = Settings("http://127.0.0.1:1");
   settings.secret = "not base64!";
+  EXPECT_THROW(WebhookTarget(settings, http_, clock_), std::invalid_argument);
+  settings = Settings("http://127.0.0.1:1");
+  settings.max_in_flight = 0;
   EXPECT_THROW(WebhookTarget(settings, http_, clock_), std::invalid_argument);
 }
 

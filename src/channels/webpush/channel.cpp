@@ -39,6 +39,13 @@ std::string Snippet(std::string_view body) {
   return out;
 }
 
+std::size_t InFlightOf(const WebPushSettings& settings) {
+  if (settings.max_in_flight < 1 || settings.max_in_flight > kMaxPushInFlight)
+    throw std::invalid_argument("max_in_flight must be from 1 to " +
+                                std::to_string(kMaxPushInFlight));
+  return static_cast<std::size_t>(settings.max_in_flight);
+}
+
 TargetResult Permanent(std::string detail) { return {TargetKind::kPermanent, std::move(detail), {}, {}}; }
 
 // `now` is when the response came: an HTTP-date Retry-After counts from it.
@@ -134,7 +141,8 @@ WebPushChannel::WebPushChannel(WebPushSettings settings, net::HttpClient& http,
     : settings_(std::move(settings)),
       http_(http),
       clock_(clock),
-      vapid_(settings_.vapid_public_key, settings_.vapid_private_key, settings_.subject, clock) {
+      vapid_(settings_.vapid_public_key, settings_.vapid_private_key, settings_.subject, clock),
+      in_flight_(InFlightOf(settings_)) {
   if (settings_.ttl_seconds <= 0) throw std::invalid_argument("ttl_seconds must be positive");
 }
 
@@ -195,7 +203,7 @@ std::vector<Outcome> WebPushChannel::Send(std::span<const Message> messages) {
     }
   }
 
-  const std::vector<net::HttpResponse> responses = http_.PerformAll(requests);
+  const std::vector<net::HttpResponse> responses = http_.PerformAll(requests, &in_flight_);
   const core::TimePoint now = clock_.Now();
   for (std::size_t i = 0; i < responses.size(); ++i) {
     const auto [m, t] = owners[i];

@@ -11,6 +11,7 @@
 #include "channels/webpush/vapid.hpp"
 #include "core/clock.hpp"
 #include "net/http_client.hpp"
+#include "net/in_flight_limit.hpp"
 
 namespace chopar::channels::webpush {
 
@@ -19,7 +20,12 @@ namespace chopar::channels::webpush {
 // (its body shortened if the JSON would not fit one 4096-octet record),
 // encrypted separately for each of the message's push targets with a fresh
 // ephemeral key and salt, and one POST per target. All targets of all
-// messages of a batch go out in one net::HttpClient::PerformAll, concurrently.
+// messages of a batch go out in one net::HttpClient::PerformAll,
+// concurrently, at most `max_in_flight` at once over every Send of the
+// channel. Each request has its own timeout, running from its own start: an
+// endpoint that never answers costs its own request's timeout and holds one
+// slot, and neither delays the start of the others nor lets their timeouts
+// run while they wait for a slot.
 // Headers: TTL, Urgency (high for critical messages, normal otherwise),
 // Content-Encoding: aes128gcm, Content-Type: application/octet-stream,
 // Authorization: vapid t=…, k=… (one cached token per push service origin).
@@ -42,7 +48,8 @@ class WebPushChannel final : public Channel {
   // `http` and `clock` are shared and must outlive the channel. The clock
   // dates the VAPID tokens (their `exp`) and is what an HTTP-date
   // Retry-After counts from. Throws std::invalid_argument for bad VAPID keys
-  // or subject (see VapidSigner) or a non-positive ttl_seconds.
+  // or subject (see VapidSigner), a non-positive ttl_seconds or a
+  // max_in_flight outside 1..kMaxPushInFlight.
   WebPushChannel(WebPushSettings settings, net::HttpClient& http, const core::Clock& clock);
 
   std::vector<Outcome> Send(std::span<const Message> messages) override;
@@ -55,6 +62,7 @@ class WebPushChannel final : public Channel {
   net::HttpClient& http_;
   const core::Clock& clock_;
   VapidSigner vapid_;
+  net::InFlightLimit in_flight_;  // max_in_flight, shared by every Send
 };
 
 // The plaintext pushed for a message: RenderPushPayload as JSON, with the

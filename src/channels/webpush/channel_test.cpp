@@ -297,6 +297,68 @@ TEST_F(WebPushChannelTest, AnswerAfterTheTimeoutIsOutcomeUnknownAndNotSentAgain)
   EXPECT_EQ(RequestsFor(phone).size(), 1u);
 }
 
+// Issue 25: an endpoint a subscriber chose that never answers held the
+// whole batch. Now it costs its own request's timeout and one slot: with two
+// slots, the six others go out through the second one at once, are sent,
+// and reach the push service long before the silent one times out.
+TEST_F(WebPushChannelTest, AnEndpointThatNeverAnswersCostsOnlyItsOwnRequestsTimeout) {
+  const SilentServer silent;
+  WebPushSettings settings = settings_;
+  settings.timeout = milliseconds(1500);
+  settings.max_in_flight = 2;
+  WebPushChannel channel(settings, http_, clock_);
+  const Subscriber hung{1};
+  std::vector<Subscriber> answering;
+  std::vector<Message> batch = {PushMessage(1, {hung.Target(silent.url())})};
+  for (int i = 2; i <= 7; ++i) {
+    answering.push_back(Subscriber{i});
+    batch.push_back(PushMessage(i, {answering.back().Target(server_.url())}));
+  }
+  const auto start = std::chrono::system_clock::now();
+  const auto outcomes = channel.Send(batch);
+
+  ASSERT_EQ(outcomes.size(), batch.size());
+  EXPECT_EQ(outcomes[0].kind, OutcomeKind::kUnknown)
+      << "written, never answered: " << outcomes[0].detail;
+  for (std::size_t i = 1; i < outcomes.size(); ++i) {
+    EXPECT_EQ(outcomes[i].kind, OutcomeKind::kSent) << i << ": " << outcomes[i].detail;
+  }
+  ASSERT_EQ(server_.request_count(), answering.size());
+  for (const auto& request : server_.requests()) {
+    EXPECT_LT(request.received_at - start, milliseconds(1000))
+        << "started beside the silent one, not after its timeout";
+  }
+  EXPECT_LT(std::chrono::system_clock::now() - start, milliseconds(4000))
+      << "the batch ends about when the silent request times out";
+}
+
+TEST_F(WebPushChannelTest, AtMostMaxInFlightPushRequestsAtOnce) {
+  std::atomic<int> in_flight{0};
+  std::atomic<int> most{0};
+  server_.SetHandler([&](const FakeHttpServer::Request& r) {
+    const int now = ++in_flight;
+    int seen = most.load();
+    while (now > seen && !most.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(milliseconds(100));  // the push service's latency
+    --in_flight;
+    return Answer(201, {{"Location", "https://push.example/m" + r.target}});
+  });
+  WebPushSettings settings = settings_;
+  settings.max_in_flight = 2;
+  WebPushChannel channel(settings, http_, clock_);
+  std::vector<Subscriber> subscribers;
+  std::vector<Message> batch;
+  for (int i = 1; i <= 10; ++i) {
+    subscribers.push_back(Subscriber{i});
+    batch.push_back(PushMessage(i, {subscribers.back().Target(server_.url())}));
+  }
+  const auto outcomes = channel.Send(batch);
+  for (const auto& o : outcomes) EXPECT_EQ(o.kind, OutcomeKind::kSent) << o.detail;
+  EXPECT_EQ(server_.request_count(), 10u);
+  EXPECT_LE(most.load(), 2);
+}
+
 TEST_F(WebPushChannelTest, RefusedConnectionRetriesAndTheRetryIsSent) {
   const Subscriber phone{1};
   const std::vector<Message> refused = {PushMessage(12, {phone.Target("http://127.0.0.1:1")})};
@@ -381,6 +443,9 @@ TEST_F(WebPushChannelTest, RejectsBadVapidSettings) {
   EXPECT_THROW(WebPushChannel(settings, http_, clock_), std::invalid_argument);
   settings = settings_;
   settings.ttl_seconds = 0;
+  EXPECT_THROW(WebPushChannel(settings, http_, clock_), std::invalid_argument);
+  settings = settings_;
+  settings.max_in_flight = 0;
   EXPECT_THROW(WebPushChannel(settings, http_, clock_), std::invalid_argument);
 }
 
