@@ -29,7 +29,10 @@ test: build
 # faults every few seconds (kill -9 of chopar processes, PostgreSQL crashes,
 # misbehaving providers) against three chopar processes, then the checks;
 # the figures are printed and written to $(BUILD_DIR)/chaos-report.md
-# (docs/RELIABILITY.md). CHAOS_SEED replays a run.
+# (docs/RELIABILITY.md). CHAOS_SEED replays a run. With
+# CHOPAR_TEST_CHAOS_SLOW_RECEIVER=1 in the environment the outbox webhook is
+# a modest receiver (every answer 1-3 s late, listen backlog 16), which the
+# relays must slow down to without repeats; off by default and in `make test`.
 CHAOS_SECONDS ?= 1800
 chaos: build
 	@CHOPAR_TEST_CHAOS_SECONDS=$(CHAOS_SECONDS) CHOPAR_TEST_CHAOS_SEED=$(CHAOS_SEED) \

@@ -50,6 +50,11 @@ constexpr auto kHang = kProviderTimeout + 5s;
 // The outbox relay's batch, and the secret its webhook signs with.
 constexpr int kRelayBatch = 20;
 constexpr char kWebhookSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+// The slow receiver (ChaosSettings::slow_receiver): each answer this late,
+// drawn at random, and the listen backlog of a modest threaded server.
+constexpr auto kSlowAnswerMin = 1000ms;
+constexpr auto kSlowAnswerMax = 3000ms;
+constexpr int kSlowReceiverBacklog = 16;
 
 enum class Fault { kNone, kError, kTooMany, kTimeout, kReset, kStall };
 constexpr Fault kProviderFaults[] = {Fault::kError, Fault::kTooMany, Fault::kTimeout, Fault::kReset,
@@ -151,14 +156,23 @@ class FaultSwitch {
 };
 
 // The provider fakes, and the receiver of the outbox's webhook, answering
-// as their faults say.
+// as their faults say; with `slow_webhook`, the webhook is a modest receiver
+// that answers everything 1-3 s late and has a listen backlog of 16.
 class Providers {
+  // Before the servers, whose handlers use them.
+  Random& random_;
+  const bool slow_webhook_;
+
  public:
-  explicit Providers(Random& random)
-      : email_faults(random),
+  Providers(Random& random, bool slow_webhook)
+      : random_(random),
+        slow_webhook_(slow_webhook),
+        email_faults(random),
         telegram_faults(random),
         push_faults(random),
-        webhook_faults(random) {}
+        webhook_faults(random),
+        webhook([this](const FakeHttpServer::Request&) { return Webhook(); },
+                FakeHttpServer::Options{slow_webhook ? kSlowReceiverBacklog : 0}) {}
 
   FaultSwitch email_faults, telegram_faults, push_faults, webhook_faults;
   FakeSmtpServer smtp{[this](FakeSmtpServer::Stage stage, const FakeSmtpServer::Session& session) {
@@ -167,11 +181,17 @@ class Providers {
   testing::FakeTelegram telegram{[this](const json&) { return Telegram(); }};
   FakeHttpServer push{[this](const FakeHttpServer::Request&) { return Push(); }};
   // The application's webhook that chopar's outbox relay publishes to.
-  FakeHttpServer webhook{[this](const FakeHttpServer::Request&) {
-    return HttpAnswer(webhook_faults, {200, "ok", {}, "text/plain"});
-  }};
+  FakeHttpServer webhook;
 
  private:
+  // Decided (and recorded as accepted, or not) at once; a slow receiver
+  // only answers later — what it took stays taken.
+  FakeHttpServer::Response Webhook() {
+    FakeHttpServer::Response answer = HttpAnswer(webhook_faults, {200, "ok", {}, "text/plain"});
+    if (slow_webhook_) answer.delay += random_.Between(kSlowAnswerMin, kSlowAnswerMax);
+    return answer;
+  }
+
   // A message's fault is drawn at MAIL FROM and kept for its end of DATA.
   FakeSmtpServer::Action Smtp(FakeSmtpServer::Stage stage, const FakeSmtpServer::Session& session) {
     using Stage = FakeSmtpServer::Stage;
@@ -937,6 +957,10 @@ std::string ChaosReport::Markdown() const {
   std::ostringstream out;
   out << "| | |\n|---|---:|\n";
   out << "| seed | " << seed << " |\n";
+  if (slow_receiver) {
+    out << "| outbox webhook | slow receiver: every answer 1-3 s late, listen backlog "
+        << kSlowReceiverBacklog << " |\n";
+  }
   out << "| faults and workload, then drain (s) | " << Format(seconds) << " |\n";
   int total = 0;
   for (const auto& [kind, count] : faults) total += count;
@@ -992,9 +1016,10 @@ std::string ChaosReport::Markdown() const {
 ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_url) {
   ChaosReport report;
   report.seed = settings.seed;
+  report.slow_receiver = settings.slow_receiver;
   Random random(settings.seed);
   testing::TestServer::KeepCommitsThroughCrashes(database_url);
-  Providers providers(random);
+  Providers providers(random, settings.slow_receiver);
   const auto vapid = channels::webpush::GenerateVapidKeys();
   const auto provider_timeout = std::to_string(kProviderTimeout.count());
   std::map<std::string, std::string> env = {

@@ -11,6 +11,10 @@
 // once, no schedule occurrence was lost or doubled, no notification was lost,
 // and every committed outbox event (and no other) reached the webhook. docs/RELIABILITY.md
 // describes the fault model and holds the figures of the long run.
+//
+// With `slow_receiver`, the webhook is a modest receiver (issue 25): every
+// answer comes 1-3 s late and its listen backlog is 16, so the relays must
+// slow down to it rather than time out requests it has taken.
 
 #include <chrono>
 #include <cstdint>
@@ -33,6 +37,9 @@ struct ChaosSettings {
   std::uint64_t seed = 1;
   // After the faults: how long the fleet may take to settle everything.
   std::chrono::seconds drain_timeout{180};
+  // The outbox webhook answers each request after a random 1-3 s (on top of
+  // any fault's delay) and listens with a backlog of 16.
+  bool slow_receiver = false;
   std::string chopar_binary;
   std::filesystem::path work_dir;  // processes' data dirs and logs
 };
@@ -40,6 +47,7 @@ struct ChaosSettings {
 // What a run did and found. The last group must be all zero.
 struct ChaosReport {
   std::uint64_t seed = 0;
+  bool slow_receiver = false;                // ChaosSettings::slow_receiver
   double seconds = 0;                        // from the first fault to the end of the drain
   std::map<std::string, int> faults;         // by kind
   std::int64_t notifications_requested = 0;  // dedup keys the client had accepted

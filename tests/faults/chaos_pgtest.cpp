@@ -1,6 +1,8 @@
 // The chaos lab (chaos_lab.hpp) as a test: a short run in `make test`, a long
 // one with `make chaos` (CHOPAR_TEST_CHAOS_SECONDS, CHOPAR_TEST_CHAOS_SEED; the
-// figures go to CHOPAR_TEST_CHAOS_REPORT when set). The names start with
+// figures go to CHOPAR_TEST_CHAOS_REPORT when set). CHOPAR_TEST_CHAOS_SLOW_RECEIVER=1
+// makes the outbox webhook a modest receiver (1-3 s an answer, backlog 16);
+// off by default, so not in `make test`. The names start with
 // CHOPAR_TEST_ because the chopar processes inherit the environment and
 // refuse any other unknown CHOPAR_ variable.
 
@@ -33,13 +35,15 @@ TEST(ChaosLab, EveryDeliveryIsReceivedOnceWhateverFails) {
   settings.duration = std::chrono::seconds(EnvNumber("CHOPAR_TEST_CHAOS_SECONDS", 45));
   settings.seed =
       static_cast<std::uint64_t>(EnvNumber("CHOPAR_TEST_CHAOS_SEED", std::random_device{}()));
+  settings.slow_receiver = EnvNumber("CHOPAR_TEST_CHAOS_SLOW_RECEIVER", 0) != 0;
   settings.chopar_binary = CHOPAR_BINARY;
   settings.work_dir =
       std::filesystem::temp_directory_path() / ("chopar-chaos-" + std::to_string(getpid()));
   std::filesystem::remove_all(settings.work_dir);
   std::filesystem::create_directories(settings.work_dir);
   std::cout << "chaos lab: " << settings.duration.count() << " s, seed " << settings.seed
-            << ", logs in " << settings.work_dir << std::endl;
+            << (settings.slow_receiver ? ", slow webhook receiver" : "") << ", logs in "
+            << settings.work_dir << std::endl;
 
   testing::TestDatabase database;
   const ChaosReport report = RunChaos(settings, database.url());
