@@ -144,7 +144,7 @@ TEST(HttpClientLimitTest, ConnectionsAreKeptAliveAndReusedWithinTheLimit) {
   EXPECT_LE(server.connection_count(), 2u) << "20 requests over at most 2 kept-alive connections";
 }
 
-// The flood of issue 25: a request queued behind the others had its
+// A webhook flood: a request queued behind the others had its
 // timeout running while it waited, and timed out at a receiver that had
 // taken it. Here the third request waits about 800 ms for its slot, longer
 // than its 600 ms timeout, and still gets its answer.

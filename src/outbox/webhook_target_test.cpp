@@ -132,7 +132,7 @@ TEST_F(WebhookTargetTest, NoAnswerWithinTheTimeoutOrNoServerIsUnavailable) {
   EXPECT_TRUE(refused[0].unavailable);
 }
 
-// Issue 25, defect 6: two relay loops handed the receiver whole batches at
+// Relay loops used to hand the receiver whole batches at
 // once, and requests timed out queued behind the others at a receiver that
 // then took them, so the relay sent them again. Here two loops share one
 // target with max_in_flight = 2 and a receiver that takes 400 ms a request:

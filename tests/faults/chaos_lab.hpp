@@ -12,7 +12,7 @@
 // and every committed outbox event (and no other) reached the webhook. docs/RELIABILITY.md
 // describes the fault model and holds the figures of the long run.
 //
-// With `slow_receiver`, the webhook is a modest receiver (issue 25): every
+// With `slow_receiver`, the webhook is a modest receiver: every
 // answer comes 1-3 s late and its listen backlog is 16, so the relays must
 // slow down to it rather than time out requests it has taken.
 

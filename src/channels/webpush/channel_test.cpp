@@ -297,7 +297,7 @@ TEST_F(WebPushChannelTest, AnswerAfterTheTimeoutIsOutcomeUnknownAndNotSentAgain)
   EXPECT_EQ(RequestsFor(phone).size(), 1u);
 }
 
-// Issue 25: an endpoint a subscriber chose that never answers held the
+// An endpoint a subscriber chose that never answers held the
 // whole batch. Now it costs its own request's timeout and one slot: with two
 // slots, the six others go out through the second one at once, are sent,
 // and reach the push service long before the silent one times out.
