@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -120,16 +121,41 @@ struct [[nodiscard]] Outcome {
   }
 };
 
+// One message's outcome, by the message's index in its batch.
+struct IndexedOutcome {
+  std::size_t index = 0;
+  Outcome outcome;
+};
+// Takes outcomes as they become known, some messages at a time.
+using OutcomeReport = std::function<void(std::vector<IndexedOutcome> outcomes)>;
+
 // A provider for one channel. Send() takes a batch (all of the same channel)
 // and returns exactly one outcome per message, in order. It must not throw
 // for provider failures (those are outcomes); an exception means a bug or a
-// lost database and makes the worker retry the whole batch later. It is never
-// called while a database transaction or row lock is held. Implementations
-// must be safe to call from several worker threads at once.
+// lost database and makes the worker retry the messages it has no outcome
+// for later. It is never called while a database transaction or row lock is
+// held. Implementations must be safe to call from several worker threads at
+// once.
 class Channel {
  public:
   virtual ~Channel() = default;
   virtual std::vector<Outcome> Send(std::span<const Message> messages) = 0;
+
+  // Sends like Send() but hands each message's outcome to `report` as soon
+  // as it is known, so the worker records it while the rest of the batch is
+  // still out: one message's slow provider then holds only that message's
+  // outcome. Each message is reported once; an exception from `report` ends
+  // the call with it. The default sends the whole batch, then reports every
+  // outcome at once; a channel whose messages end at very different times
+  // (Web Push, whose endpoints the subscribers choose) reports each as it
+  // ends.
+  virtual void SendReporting(std::span<const Message> messages, const OutcomeReport& report) {
+    std::vector<Outcome> outcomes = Send(messages);
+    std::vector<IndexedOutcome> all;
+    all.reserve(outcomes.size());
+    for (std::size_t i = 0; i < outcomes.size(); ++i) all.push_back({i, std::move(outcomes[i])});
+    report(std::move(all));
+  }
   // "sink", "smtp", "telegram", "webpush", "eskiz": for logs and metrics.
   [[nodiscard]] virtual std::string_view ProviderName() const = 0;
 

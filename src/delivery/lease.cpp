@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <unordered_set>
 #include <utility>
 
 #include "delivery/queries.hpp"
@@ -92,6 +93,15 @@ LeaseKeeper::Kept::~Kept() {
 LeaseKeeper::SteadyTime LeaseKeeper::Kept::HoldsUntil() const {
   std::lock_guard lock(keeper_->mutex_);
   return keeper_->kept_.at(id_).stamped_at + keeper_->lease_;
+}
+
+void LeaseKeeper::Kept::Forget(std::span<const ClaimKey> claims) {
+  if (claims.empty()) return;
+  std::unordered_set<std::int64_t> recorded;
+  for (const ClaimKey& claim : claims) recorded.insert(claim.id);
+  std::lock_guard lock(keeper_->mutex_);
+  std::vector<ClaimKey>& kept = keeper_->kept_.at(id_).claims;
+  std::erase_if(kept, [&](const ClaimKey& claim) { return recorded.contains(claim.id); });
 }
 
 LeaseKeeper::Kept LeaseKeeper::Keep(std::vector<ClaimKey> claims, SteadyTime stamped_at) {

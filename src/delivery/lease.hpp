@@ -68,6 +68,9 @@ class LeaseKeeper {
     Kept(const Kept&) = delete;
     ~Kept();
     [[nodiscard]] SteadyTime HoldsUntil() const;
+    // Stops renewing these rows (their outcome is recorded); the rest of
+    // the batch stays kept.
+    void Forget(std::span<const ClaimKey> claims);
 
    private:
     friend class LeaseKeeper;

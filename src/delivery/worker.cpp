@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <exception>
 #include <optional>
 #include <thread>
 #include <unordered_set>
@@ -130,6 +131,7 @@ RunStats Worker::RunOnce() {
 
 void Worker::SendPart(core::ChannelKind kind, std::vector<ClaimedDelivery> part,
                       SteadyTime claimed_at, RunStats& stats) {
+  const SteadyTime claim_holds_until = claimed_at + settings_.lease;
   // A message without an address is answered here, with no send to start.
   std::vector<ClaimedDelivery> sendable, unaddressable;
   std::vector<channels::Outcome> unaddressable_outcomes;
@@ -141,65 +143,93 @@ void Worker::SendPart(core::ChannelKind kind, std::vector<ClaimedDelivery> part,
       sendable.push_back(std::move(claimed));
     }
   }
-  const SteadyTime claim_holds_until = claimed_at + settings_.lease;
+  if (!unaddressable.empty()) {
+    Count(RecordUntil(unaddressable, unaddressable_outcomes, [&] { return claim_holds_until; }),
+          stats);
+  }
+  if (sendable.empty()) return;
+
+  const SteadyTime stamped_at = steady_clock::now();
+  const std::vector<std::int64_t> ours = BeginUntil(sendable, claim_holds_until);
+  const std::unordered_set<std::int64_t> still_ours(ours.begin(), ours.end());
+  std::vector<ClaimedDelivery> started;
+  for (ClaimedDelivery& claimed : sendable) {
+    if (still_ours.contains(claimed.message.delivery_id)) started.push_back(std::move(claimed));
+  }
+  if (const int lost = static_cast<int>(sendable.size() - started.size()); lost > 0) {
+    // Their claim ran out while an earlier channel sent (another worker has
+    // them), or their broadcast was canceled meanwhile.
+    stats.ignored += lost;
+    spdlog::info("{} {} deliveries were taken back or canceled before their turn; not sent here",
+                 lost, core::ChannelName(kind));
+  }
+  if (started.empty()) return;
+  LeaseKeeper::Kept kept = leases_.Keep(KeysOf(started), stamped_at);
+  SendAndRecord(kind, std::move(started), kept, claim_holds_until, stats);
+}
+
+void Worker::SendAndRecord(core::ChannelKind kind, std::vector<ClaimedDelivery> started,
+                           LeaseKeeper::Kept& kept, SteadyTime claim_holds_until,
+                           RunStats& stats) {
+  std::vector<channels::Message> messages;
+  messages.reserve(started.size());
+  for (const ClaimedDelivery& claimed : started) messages.push_back(claimed.message);
+  const auto holds_until = [&] { return std::max(kept.HoldsUntil(), claim_holds_until); };
+
+  // Each report is recorded at once, in its own transaction, while the
+  // rest of the batch is still out. A recording that fails for good (its
+  // lease ran out) ends the send: the rows not yet recorded then end as
+  // "outcome unknown" when another worker takes them back.
+  std::vector<bool> reported(started.size(), false);
+  std::exception_ptr record_failed;
+  const auto record = [&](std::vector<channels::IndexedOutcome> report) {
+    std::vector<ClaimedDelivery> rows;
+    std::vector<channels::Outcome> outcomes;
+    for (channels::IndexedOutcome& answered : report) {
+      if (answered.index >= started.size() || reported[answered.index]) {
+        spdlog::error("{} channel reported message {} of {} twice or out of range; ignored",
+                      core::ChannelName(kind), answered.index, started.size());
+        continue;
+      }
+      reported[answered.index] = true;
+      rows.push_back(std::move(started[answered.index]));
+      outcomes.push_back(std::move(answered.outcome));
+    }
+    if (rows.empty()) return;
+    try {
+      Count(RecordUntil(rows, outcomes, holds_until), stats);
+    } catch (...) {
+      record_failed = std::current_exception();
+      throw;
+    }
+    kept.Forget(KeysOf(rows));
+  };
+
+  channels::Channel& channel = channels_.For(kind);
+  std::optional<std::string> channel_error;
+  try {
+    channel.SendReporting(messages, record);
+  } catch (const std::exception& e) {
+    if (record_failed) std::rethrow_exception(record_failed);
+    spdlog::error("{} channel ({}) threw on a batch of {}: {}", core::ChannelName(kind),
+                  channel.ProviderName(), messages.size(), e.what());
+    channel_error = std::string("channel error: ") + e.what();
+  }
 
   std::vector<ClaimedDelivery> rows;
   std::vector<channels::Outcome> outcomes;
-  std::optional<LeaseKeeper::Kept> kept;
-  if (!sendable.empty()) {
-    const SteadyTime stamped_at = steady_clock::now();
-    const std::vector<std::int64_t> ours = BeginUntil(sendable, claim_holds_until);
-    const std::unordered_set<std::int64_t> still_ours(ours.begin(), ours.end());
-    std::vector<ClaimedDelivery> started;
-    for (ClaimedDelivery& claimed : sendable) {
-      if (still_ours.contains(claimed.message.delivery_id)) started.push_back(std::move(claimed));
-    }
-    if (const int lost = static_cast<int>(sendable.size() - started.size()); lost > 0) {
-      // Their claim ran out while an earlier channel sent (another worker has
-      // them), or their broadcast was canceled meanwhile.
-      stats.ignored += lost;
-      spdlog::info("{} {} deliveries were taken back or canceled before their turn; not sent here", lost,
-                   core::ChannelName(kind));
-    }
-    if (!started.empty()) {
-      kept.emplace(leases_.Keep(KeysOf(started), stamped_at));
-      outcomes = Send(kind, started);
-      rows = std::move(started);
-    }
-  }
-  for (std::size_t i = 0; i < unaddressable.size(); ++i) {
-    rows.push_back(std::move(unaddressable[i]));
-    outcomes.push_back(std::move(unaddressable_outcomes[i]));
+  for (std::size_t i = 0; i < started.size(); ++i) {
+    if (reported[i]) continue;
+    rows.push_back(std::move(started[i]));
+    outcomes.push_back(channels::Outcome::Retry(
+        channel_error.value_or("channel gave no outcome for this message")));
   }
   if (rows.empty()) return;
-  const RecordResult recorded = RecordUntil(rows, outcomes, [&] {
-    return kept ? std::max(kept->HoldsUntil(), claim_holds_until) : claim_holds_until;
-  });
-  Count(recorded, stats);
-}
-
-std::vector<channels::Outcome> Worker::Send(core::ChannelKind kind,
-                                            const std::vector<ClaimedDelivery>& part) {
-  std::vector<channels::Message> messages;
-  messages.reserve(part.size());
-  for (const ClaimedDelivery& claimed : part) messages.push_back(claimed.message);
-  channels::Channel& channel = channels_.For(kind);
-  std::vector<channels::Outcome> answered;
-  try {
-    answered = channel.Send(messages);
-  } catch (const std::exception& e) {
-    spdlog::error("{} channel ({}) threw on a batch of {}: {}", core::ChannelName(kind),
-                  channel.ProviderName(), messages.size(), e.what());
-    answered.assign(messages.size(),
-                    channels::Outcome::Retry(std::string("channel error: ") + e.what()));
+  if (!channel_error) {
+    spdlog::error("{} channel ({}) gave no outcome for {} of {} messages", core::ChannelName(kind),
+                  channel.ProviderName(), rows.size(), messages.size());
   }
-  if (answered.size() != messages.size()) {
-    spdlog::error("{} channel ({}) answered {} outcomes for {} messages", core::ChannelName(kind),
-                  channel.ProviderName(), answered.size(), messages.size());
-    answered.resize(messages.size(),
-                    channels::Outcome::Retry("channel gave no outcome for this message"));
-  }
-  return answered;
+  Count(RecordUntil(rows, outcomes, holds_until), stats);
 }
 
 std::vector<std::int64_t> Worker::BeginUntil(const std::vector<ClaimedDelivery>& part,
@@ -218,8 +248,8 @@ std::vector<std::int64_t> Worker::BeginUntil(const std::vector<ClaimedDelivery>&
   }
 }
 
-RecordResult Worker::RecordUntil(const std::vector<ClaimedDelivery>& rows,
-                                 const std::vector<channels::Outcome>& outcomes,
+RecordResult Worker::RecordUntil(std::span<const ClaimedDelivery> rows,
+                                 std::span<const channels::Outcome> outcomes,
                                  const std::function<SteadyTime()>& holds_until) {
   RecordResult result;
   try {

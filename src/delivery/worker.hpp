@@ -121,15 +121,18 @@ class Worker {
   // record. Adds what it did to `stats`.
   void SendPart(core::ChannelKind kind, std::vector<ClaimedDelivery> part, SteadyTime claimed_at,
                 RunStats& stats);
-  // The provider's outcome per message (exceptions become retries).
-  std::vector<channels::Outcome> Send(core::ChannelKind kind,
-                                      const std::vector<ClaimedDelivery>& part);
+  // Hands `started` (whose leases `kept` renews) to the channel and records
+  // each outcome as the channel reports it; a message the channel gave no
+  // outcome for (it threw) is retried. Throws when a recording fails for
+  // good.
+  void SendAndRecord(core::ChannelKind kind, std::vector<ClaimedDelivery> started,
+                     LeaseKeeper::Kept& kept, SteadyTime claim_holds_until, RunStats& stats);
   // BeginSends / RecordOutcomes, retried on transient errors until
   // `holds_until()` would pass; then the last error is thrown.
   std::vector<std::int64_t> BeginUntil(const std::vector<ClaimedDelivery>& part,
                                        SteadyTime holds_until);
-  RecordResult RecordUntil(const std::vector<ClaimedDelivery>& rows,
-                           const std::vector<channels::Outcome>& outcomes,
+  RecordResult RecordUntil(std::span<const ClaimedDelivery> rows,
+                           std::span<const channels::Outcome> outcomes,
                            const std::function<SteadyTime()>& holds_until);
   void Count(const RecordResult& recorded, RunStats& stats);
   // Releases the rows of `claimed` not yet handed over (shutdown); logs.

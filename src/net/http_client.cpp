@@ -155,12 +155,28 @@ void HttpClient::Return(CurlMulti multi) {
   idle_.push_back(std::move(multi));
 }
 
+// Detaches the transfers still attached to a multi handle when a call
+// unwinds early (an on_finished that threw): an easy handle must leave its
+// multi before either is freed. The multi handle is then not reused.
+struct DetachOnUnwind {
+  CURLM* multi;
+  std::vector<Transfer>& transfers;
+  ~DetachOnUnwind() {
+    for (Transfer& t : transfers) {
+      if (t.easy) curl_multi_remove_handle(multi, t.easy.get());
+    }
+  }
+};
+
 std::vector<HttpResponse> HttpClient::PerformAll(std::span<const HttpRequest> requests,
-                                                 InFlightLimit* limit) {
+                                                 InFlightLimit* limit,
+                                                 const Finished& on_finished) {
   std::vector<HttpResponse> responses(requests.size());
   if (requests.empty()) return responses;
-  std::vector<Transfer> transfers(requests.size());
   CurlMulti multi = Borrow();
+  std::vector<Transfer> transfers(requests.size());
+  const DetachOnUnwind detach{multi.get(), transfers};
+  std::vector<std::size_t> finished;  // of one turn, for on_finished
   // With a limit, no transfer of this call may wait in libcurl's own queue
   // for a connection: its timeout would run there. The limit already keeps
   // the transfers (so the connections a host needs) at most its capacity.
@@ -186,6 +202,7 @@ std::vector<HttpResponse> HttpClient::PerformAll(std::span<const HttpRequest> re
       if (t.started || t.done) continue;
       if (t.request->start_by && *t.request->start_by <= now) {
         GiveUpUnstarted(t);
+        finished.push_back(static_cast<std::size_t>(&t - transfers.data()));
         --remaining;
         continue;
       }
@@ -236,8 +253,11 @@ std::vector<HttpResponse> HttpClient::PerformAll(std::span<const HttpRequest> re
       t->headers.reset();
       t->slot.reset();
       t->done = true;
+      finished.push_back(static_cast<std::size_t>(t - transfers.data()));
       --remaining;
     }
+    if (on_finished && !finished.empty()) on_finished(finished, responses);
+    finished.clear();
     if (remaining == 0) break;
 
     int wait_ms = 1000;

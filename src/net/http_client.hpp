@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -90,8 +91,19 @@ class HttpClient {
   // still waiting at its start_by is given up unsent. The limit is not
   // owned and must outlive the call. Without one, every
   // request of the call starts at once (up to 64 connections per host).
+  //
+  // With `on_finished`, each time some requests end it is called (on the
+  // calling thread, between two turns of the transfer loop) with their
+  // indices; their responses are then final, and the caller may act on them
+  // while the others run — a silent server delays only its own request's
+  // answer. The others make no progress while it runs, so it should be
+  // short (a database write is fine). If it throws, the transfers still
+  // running are abandoned and the exception propagates.
+  using Finished = std::function<void(std::span<const std::size_t> indices,
+                                      std::span<const HttpResponse> responses)>;
   std::vector<HttpResponse> PerformAll(std::span<const HttpRequest> requests,
-                                       InFlightLimit* limit = nullptr);
+                                       InFlightLimit* limit = nullptr,
+                                       const Finished& on_finished = nullptr);
   HttpResponse Perform(const HttpRequest& request, InFlightLimit* limit = nullptr);
 
  private:

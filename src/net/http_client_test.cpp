@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -223,6 +224,78 @@ TEST(HttpClientLimitTest, WithoutALimitTheRequestsOfACallAllStartAtOnce) {
     EXPECT_TRUE(r.ok());
   }
   EXPECT_EQ(counter.most(), 8);
+}
+
+// on_finished hands over each answer as it comes: the answered requests are
+// reported (final) while the silent one is still out, each index once.
+TEST(HttpClientFinishedTest, EachRequestIsReportedWhenItEndsNotWhenTheCallEnds) {
+  SilentServer silent;
+  FakeHttpServer server([](const FakeHttpServer::Request&) {
+    return FakeHttpServer::Response{200, "ok", {}, "text/plain"};
+  });
+  HttpClient http;
+  InFlightLimit limit(4);
+  std::vector<HttpRequest> requests = Posts(server.url() + "/hook", 5, milliseconds(2000));
+  requests[2].url = silent.url() + "/hook";  // never answers
+  std::vector<int> times_reported(requests.size(), 0);
+  std::size_t reported_before_the_silent_one = 0;
+  bool answers_were_final = true;
+  const auto responses = http.PerformAll(
+      requests, &limit,
+      [&](std::span<const std::size_t> finished, std::span<const HttpResponse> answers) {
+        for (const std::size_t i : finished) {
+          ++times_reported.at(i);
+          if (i != 2) answers_were_final = answers_were_final && answers[i].ok();
+        }
+        if (times_reported[2] == 0) {
+          reported_before_the_silent_one = static_cast<std::size_t>(
+              std::count(times_reported.begin(), times_reported.end(), 1));
+        }
+      });
+
+  EXPECT_EQ(times_reported, std::vector<int>(requests.size(), 1));
+  EXPECT_EQ(reported_before_the_silent_one, 4u);
+  EXPECT_TRUE(answers_were_final);
+  EXPECT_EQ(responses[2].error, CURLE_OPERATION_TIMEDOUT);
+  EXPECT_EQ(limit.in_use(), 0u);
+}
+
+// A request given up unstarted at its start_by is reported too.
+TEST(HttpClientFinishedTest, ARequestGivenUpUnstartedIsReported) {
+  SilentServer silent;
+  HttpClient http;
+  InFlightLimit limit(1);
+  std::vector<HttpRequest> requests = Posts(silent.url() + "/hook", 2, milliseconds(800));
+  requests[1].start_by = std::chrono::steady_clock::now() + milliseconds(100);
+  std::vector<std::size_t> order;
+  http.PerformAll(requests, &limit,
+                  [&](std::span<const std::size_t> finished, std::span<const HttpResponse>) {
+                    order.insert(order.end(), finished.begin(), finished.end());
+                  });
+  EXPECT_EQ(order, (std::vector<std::size_t>{1, 0})) << "the unstarted one first, long before";
+}
+
+// An on_finished that throws ends the call with its exception; the
+// transfers still out are abandoned cleanly (their slots given back) and
+// the client still works.
+TEST(HttpClientFinishedTest, AThrowingCallbackAbandonsTheRestAndTheClientStillWorks) {
+  SilentServer silent;
+  FakeHttpServer server([](const FakeHttpServer::Request&) {
+    return FakeHttpServer::Response{200, "ok", {}, "text/plain"};
+  });
+  HttpClient http;
+  InFlightLimit limit(4);
+  std::vector<HttpRequest> requests = Posts(server.url() + "/hook", 3, seconds(30));
+  requests[0].url = silent.url() + "/hook";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(http.PerformAll(requests, &limit,
+                               [](std::span<const std::size_t>, std::span<const HttpResponse>) {
+                                 throw std::runtime_error("the database went away");
+                               }),
+               std::runtime_error);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(20)) << "not held by the silent one";
+  EXPECT_EQ(limit.in_use(), 0u);
+  EXPECT_TRUE(http.Perform(Posts(server.url() + "/again", 1, seconds(10)).front(), &limit).ok());
 }
 
 }  // namespace

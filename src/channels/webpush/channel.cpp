@@ -147,7 +147,16 @@ WebPushChannel::WebPushChannel(WebPushSettings settings, net::HttpClient& http,
 }
 
 std::vector<Outcome> WebPushChannel::Send(std::span<const Message> messages) {
+  std::vector<Outcome> outcomes(messages.size());
+  SendReporting(messages, [&](std::vector<IndexedOutcome> reported) {
+    for (IndexedOutcome& r : reported) outcomes[r.index] = std::move(r.outcome);
+  });
+  return outcomes;
+}
+
+void WebPushChannel::SendReporting(std::span<const Message> messages, const OutcomeReport& report) {
   std::vector<std::vector<TargetResult>> results(messages.size());
+  std::vector<std::size_t> unanswered(messages.size(), 0);  // requests still out, per message
   std::vector<net::HttpRequest> requests;
   std::vector<std::pair<std::size_t, std::size_t>> owners;  // (message, target) of each request
 
@@ -200,20 +209,31 @@ std::vector<Outcome> WebPushChannel::Send(std::span<const Message> messages) {
       AddDeliveryHeaders(request.headers, message.delivery_id);
       requests.push_back(std::move(request));
       owners.emplace_back(m, t);
+      ++unanswered[m];
     }
   }
 
-  const std::vector<net::HttpResponse> responses = http_.PerformAll(requests, &in_flight_);
-  const core::TimePoint now = clock_.Now();
-  for (std::size_t i = 0; i < responses.size(); ++i) {
-    const auto [m, t] = owners[i];
-    results[m][t] = Classify(responses[i], now);
+  // Messages with nothing to send are decided before any request goes out.
+  std::vector<IndexedOutcome> decided;
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    if (unanswered[m] == 0) decided.push_back({m, Combine(messages[m], results[m])});
   }
+  if (!decided.empty()) report(std::move(decided));
+  if (requests.empty()) return;
 
-  std::vector<Outcome> outcomes;
-  outcomes.reserve(messages.size());
-  for (std::size_t m = 0; m < messages.size(); ++m) outcomes.push_back(Combine(messages[m], results[m]));
-  return outcomes;
+  http_.PerformAll(requests, &in_flight_,
+                   [&](std::span<const std::size_t> finished,
+                       std::span<const net::HttpResponse> responses) {
+                     const core::TimePoint now = clock_.Now();
+                     std::vector<IndexedOutcome> ended;
+                     for (const std::size_t i : finished) {
+                       const auto [m, t] = owners[i];
+                       results[m][t] = Classify(responses[i], now);
+                       if (--unanswered[m] == 0)
+                         ended.push_back({m, Combine(messages[m], results[m])});
+                     }
+                     if (!ended.empty()) report(std::move(ended));
+                   });
 }
 
 }  // namespace chopar::channels::webpush

@@ -25,7 +25,9 @@ namespace chopar::channels::webpush {
 // channel. Each request has its own timeout, running from its own start: an
 // endpoint that never answers costs its own request's timeout and holds one
 // slot, and neither delays the start of the others nor lets their timeouts
-// run while they wait for a slot.
+// run while they wait for a slot. SendReporting reports a message's outcome
+// as soon as its own targets have answered, so a silent endpoint holds back
+// only the outcome of the message it belongs to.
 // Headers: TTL, Urgency (high for critical messages, normal otherwise),
 // Content-Encoding: aes128gcm, Content-Type: application/octet-stream,
 // Authorization: vapid t=…, k=… (one cached token per push service origin).
@@ -53,6 +55,7 @@ class WebPushChannel final : public Channel {
   WebPushChannel(WebPushSettings settings, net::HttpClient& http, const core::Clock& clock);
 
   std::vector<Outcome> Send(std::span<const Message> messages) override;
+  void SendReporting(std::span<const Message> messages, const OutcomeReport& report) override;
   [[nodiscard]] std::string_view ProviderName() const override { return "webpush"; }
 
   [[nodiscard]] const WebPushSettings& settings() const { return settings_; }

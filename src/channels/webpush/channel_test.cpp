@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -330,6 +331,47 @@ TEST_F(WebPushChannelTest, AnEndpointThatNeverAnswersCostsOnlyItsOwnRequestsTime
   }
   EXPECT_LT(std::chrono::system_clock::now() - start, milliseconds(4000))
       << "the batch ends about when the silent request times out";
+}
+
+// SendReporting hands each message over when its own targets have
+// answered: every answered message before the one whose endpoint is silent,
+// each once; a message with two targets waits for both; a message with
+// nothing to send is reported before any request goes out.
+TEST_F(WebPushChannelTest, EachMessageIsReportedWhenItsOwnTargetsHaveAnswered) {
+  const SilentServer silent;
+  WebPushSettings settings = settings_;
+  settings.timeout = milliseconds(2000);
+  WebPushChannel channel(settings, http_, clock_);
+  const Subscriber hung{1}, phone{2}, laptop{3}, tablet{4};
+  const std::vector<Message> batch = {
+      PushMessage(1, {hung.Target(silent.url())}),
+      PushMessage(2, {phone.Target(server_.url()), laptop.Target(server_.url())}),
+      PushMessage(3, {}),
+      PushMessage(4, {tablet.Target(server_.url())}),
+  };
+  std::vector<std::vector<std::size_t>> reports;
+  std::vector<Outcome> outcomes(batch.size());
+  channel.SendReporting(batch, [&](std::vector<IndexedOutcome> report) {
+    reports.emplace_back();
+    for (IndexedOutcome& r : report) {
+      reports.back().push_back(r.index);
+      outcomes.at(r.index) = std::move(r.outcome);
+    }
+  });
+
+  ASSERT_GE(reports.size(), 3u);
+  EXPECT_EQ(reports.front(), std::vector<std::size_t>{2}) << "nothing to send: reported first";
+  EXPECT_EQ(reports.back(), std::vector<std::size_t>{0}) << "the silent endpoint's message last";
+  std::vector<std::size_t> all;
+  for (const auto& report : reports) all.insert(all.end(), report.begin(), report.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, (std::vector<std::size_t>{0, 1, 2, 3})) << "each message once";
+  EXPECT_EQ(outcomes[0].kind, OutcomeKind::kUnknown) << outcomes[0].detail;
+  EXPECT_EQ(outcomes[1].kind, OutcomeKind::kSent);
+  EXPECT_EQ(outcomes[2].kind, OutcomeKind::kAddressGone);
+  EXPECT_EQ(outcomes[3].kind, OutcomeKind::kSent);
+  EXPECT_EQ(RequestsFor(phone).size(), 1u);
+  EXPECT_EQ(RequestsFor(laptop).size(), 1u) << "each target pushed once";
 }
 
 TEST_F(WebPushChannelTest, AtMostMaxInFlightPushRequestsAtOnce) {
