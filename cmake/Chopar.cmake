@@ -45,6 +45,14 @@ function(chopar_write_all_queries)
   file(COPY_FILE ${CMAKE_BINARY_DIR}/generated/all_queries.hpp.tmp ${CMAKE_BINARY_DIR}/generated/all_queries.hpp ONLY_IF_DIFFERENT)
 endfunction()
 
+# chopar_test_program(<target>): what every test executable gets — no debug
+# information in RelWithDebInfo (a failing test reports its file and line
+# itself), which cuts the build's largest share, the tests' compile time.
+# (chopar_options reads the property).
+function(chopar_test_program target)
+  set_target_properties(${target} PROPERTIES CHOPAR_TEST_PROGRAM ON)
+endfunction()
+
 # chopar_area(<area> DEPS <libs...>): the library chopar_<area> from every .cpp
 # in the folder (not its subfolders) except tests and benchmarks, plus its
 # test binaries: <area>_test from *_test.cpp (pure, no database) and
@@ -70,6 +78,7 @@ function(chopar_area area)
       if(tests)
         add_executable(${name}_${kind} ${tests})
         target_link_libraries(${name}_${kind} PRIVATE chopar_${name} chopar_testing GTest::gmock_main)
+        chopar_test_program(${name}_${kind})
         gtest_discover_tests(${name}_${kind} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${kind})
       endif()
     endforeach()
