@@ -5,7 +5,6 @@
 #include "broadcast/topic_service.hpp"
 #include "core/request_error.hpp"
 #include "hub/validation.hpp"
-#include "schedule/schedule_spec.hpp"
 
 namespace chopar::broadcast {
 namespace {
@@ -66,7 +65,7 @@ BroadcastRequest ParseBroadcastRequest(const nlohmann::json& body) {
   try {
     (void)ParseBroadcastNotification(*it, 0);
   } catch (const core::RequestError& e) {
-    throw schedule::PrefixError(e, "notification.", "notification");
+    throw core::PrefixError(e, "notification.", "notification");
   }
   request.notification = *it;
   return request;

@@ -11,6 +11,7 @@ namespace chopar::core {
 // The HTTP layer maps each code to a status in one place
 // (http::MapException); a CLI or a queue consumer maps it to its own terms.
 enum class ErrorCode {
+  kBadRequest,       // the HTTP request itself is malformed
   kInvalidJson,      // the body is not the JSON (object) expected
   kInvalidField,     // a field is missing, of the wrong type or out of range
   kInvalidCallback,  // a provider's callback names no message or no status
@@ -18,7 +19,9 @@ enum class ErrorCode {
   kNotFound,         // the addressed object does not exist
   kUserNotFound,     // the user a request names does not exist
   kConflict,         // the object's state does not allow the change
+  kMethodNotAllowed, // the path exists with other methods
   kPayloadTooLarge,  // the request is larger than accepted
+  kHeadersTooLarge,  // the request's headers are larger than accepted
   kRateLimited,      // too many requests; retry later
   kUnavailable,      // a dependency (configuration, database) is missing or down
 };
@@ -27,6 +30,8 @@ enum class ErrorCode {
 // see docs/api.md "Conventions").
 constexpr std::string_view ErrorCodeName(ErrorCode code) {
   switch (code) {
+    case ErrorCode::kBadRequest:
+      return "bad_request";
     case ErrorCode::kInvalidJson:
       return "invalid_json";
     case ErrorCode::kInvalidField:
@@ -41,8 +46,12 @@ constexpr std::string_view ErrorCodeName(ErrorCode code) {
       return "user_not_found";
     case ErrorCode::kConflict:
       return "conflict";
+    case ErrorCode::kMethodNotAllowed:
+      return "method_not_allowed";
     case ErrorCode::kPayloadTooLarge:
       return "payload_too_large";
+    case ErrorCode::kHeadersTooLarge:
+      return "headers_too_large";
     case ErrorCode::kRateLimited:
       return "rate_limited";
     case ErrorCode::kUnavailable:
@@ -88,6 +97,19 @@ inline RequestError UserNotFound(long long user_id) {
 }
 inline RequestError Unavailable(const std::string& message) {
   return RequestError(ErrorCode::kUnavailable, message);
+}
+
+// The same error with `prefix` in front of its field ("schedules[3]." →
+// "schedules[3].cron") and `label` in front of its message ("schedules[3]: …"),
+// so the error of a request nested in another (a bulk request's item, a
+// schedule's or a broadcast's notification) says where it is.
+inline RequestError PrefixError(const RequestError& error, std::string_view prefix,
+                                std::string_view label) {
+  std::optional<std::string> field;
+  if (error.field()) field = std::string(prefix) + *error.field();
+  std::string message = error.what();
+  if (!label.empty()) message = std::string(label) + ": " + message;
+  return RequestError(error.code(), message, std::move(field));
 }
 
 }  // namespace chopar::core

@@ -58,7 +58,8 @@ std::size_t ScheduleService::BulkPut(const std::vector<ScheduleSpec>& specs) {
   const UpsertOutcome outcome = UpsertSchedules(tx, specs, clock_.Now());
   if (outcome.unknown_user) {
     const std::string label = "schedules[" + std::to_string(*outcome.unknown_user) + "]";
-    throw PrefixError(core::UserNotFound(specs[*outcome.unknown_user].user_id), label + ".", label);
+    throw core::PrefixError(core::UserNotFound(specs[*outcome.unknown_user].user_id), label + ".",
+                            label);
   }
   if (!specs.empty()) WakeSchedulers(tx);
   tx.Commit();

@@ -45,7 +45,7 @@ NotificationTemplate ParseTemplate(const nlohmann::json& body, std::int64_t user
   try {
     parsed = hub::ParseNotificationRequest(request);
   } catch (const core::RequestError& e) {
-    throw PrefixError(e, "notification.", "notification");
+    throw core::PrefixError(e, "notification.", "notification");
   }
   // A schedule's notification keeps its own title (schedules do not render
   // templates).
@@ -139,15 +139,6 @@ const date::time_zone* ParseZoneField(std::string_view name, const char* field) 
   }
 }
 
-core::RequestError PrefixError(const core::RequestError& error, std::string_view prefix,
-                               std::string_view label) {
-  std::optional<std::string> field;
-  if (error.field()) field = std::string(prefix) + *error.field();
-  std::string message = error.what();
-  if (!label.empty()) message = std::string(label) + ": " + message;
-  return core::RequestError(error.code(), message, std::move(field));
-}
-
 ScheduleSpec ParseScheduleSpec(std::string_view key, const nlohmann::json& body) {
   hub::RequireObject(body);
   if (!IsValidScheduleKey(key)) {
@@ -207,7 +198,7 @@ std::vector<ScheduleSpec> ParseScheduleSpecs(const nlohmann::json& body) {
         throw core::InvalidField("key", "key is required");
       specs.push_back(ParseScheduleSpec(key->get<std::string>(), item));
     } catch (const core::RequestError& e) {
-      throw PrefixError(e, label + ".", label);
+      throw core::PrefixError(e, label + ".", label);
     }
   }
   return specs;

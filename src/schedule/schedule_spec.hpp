@@ -121,10 +121,4 @@ CronPattern ParseCronField(std::string_view text, const char* field);
 // The zone of request field `field`, or core::RequestError kInvalidField naming it.
 const date::time_zone* ParseZoneField(std::string_view name, const char* field);
 
-// The same error with `prefix` in front of its field ("schedules[3]." →
-// "schedules[3].cron") and `label` in front of its message ("schedules[3]: …"),
-// so a bulk request's error says which item is wrong.
-core::RequestError PrefixError(const core::RequestError& error, std::string_view prefix,
-                               std::string_view label);
-
 }  // namespace chopar::schedule

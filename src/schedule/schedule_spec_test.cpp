@@ -144,14 +144,6 @@ TEST(ScheduleSpecTest, KeyGrammar) {
   EXPECT_FALSE(IsValidScheduleKey("_a"));
 }
 
-TEST(ScheduleSpecTest, PrefixErrorNamesTheItem) {
-  const core::RequestError e =
-      PrefixError(core::InvalidField("cron", "cron: bad"), "schedules[3].", "schedules[3]");
-  EXPECT_EQ(e.field(), "schedules[3].cron");
-  EXPECT_STREQ(e.what(), "schedules[3]: cron: bad");
-  EXPECT_EQ(e.code(), core::ErrorCode::kInvalidField);
-}
-
 // A PUT /v1/schedules body of `count` valid items keyed k0, k1, …
 json BulkBody(int count) {
   json items = json::array();
