@@ -138,7 +138,7 @@ std::map<ThrottleKey, int> CountThrottleWindows(db::Transaction& tx, const std::
   for (const ThrottleKey& key : keys) {
     users.push_back(key.user_id);
     types.push_back(key.type);
-    since.push_back(SqlTime(now - throttles.by_type.find(key.type)->second.window));
+    since.push_back(db::SqlTime(now - throttles.by_type.find(key.type)->second.window));
   }
   const std::string user_array = db::ArrayLiteral(users), type_array = db::ArrayLiteral(types);
   tx.Defer(queries::kLockClaimKeys, user_array, type_array, "chopar.throttle");
@@ -170,7 +170,7 @@ RateCounts CountWindow(db::Transaction& tx, const std::vector<Row>& rows,
   // the same round trip): its snapshot is taken after the locks were granted.
   const auto counts =
       ExecPlannedByIndex(tx, queries::kCountRateWindow,
-                         db::Params(user_array, channel_array, SqlTime(now - core::kRateWindow),
+                         db::Params(user_array, channel_array, db::SqlTime(now - core::kRateWindow),
                                     db::ArrayLiteral(reclaimed)));
   RateCounts in_window;
   for (int i = 0; i < counts.Rows(); ++i) {
@@ -208,23 +208,11 @@ std::vector<bool> SendInClaim(db::Transaction& tx, const ChannelSet& channels,
 
 }  // namespace
 
-std::string SqlTime(core::TimePoint t) { return core::FormatRfc3339Micros(t); }
-
 std::vector<ClaimKey> KeysOf(std::span<const ClaimedDelivery> claimed) {
   std::vector<ClaimKey> keys;
   keys.reserve(claimed.size());
   for (const ClaimedDelivery& c : claimed) keys.push_back({c.message.delivery_id, c.claim_token});
   return keys;
-}
-
-std::optional<core::TimePoint> SqlNow(const core::Clock& clock) {
-  if (clock.IsReal()) return std::nullopt;
-  return clock.Now();
-}
-
-std::optional<std::string> SqlNowParam(std::optional<core::TimePoint> now) {
-  if (!now) return std::nullopt;
-  return SqlTime(*now);
 }
 
 ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
@@ -233,7 +221,7 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
   ClaimResult result;
   auto tx = pool.Begin("claim_deliveries");
   const auto locked =
-      tx.Exec(queries::kClaimCandidates, SqlNowParam(sql_now), settings.batch,
+      tx.Exec(queries::kClaimCandidates, db::SqlNowParam(sql_now), settings.batch,
               std::chrono::duration_cast<std::chrono::milliseconds>(settings.lease).count());
   if (locked.Empty()) {
     tx.Commit();
@@ -269,13 +257,13 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
     const ClaimDecision& d = decisions[i];
     ids.push_back(rows[i].candidate.id);
     actions.push_back(sent_here[i] ? "sent" : ActionName(d.action));
-    until.push_back(d.until ? std::optional(SqlTime(*d.until)) : std::nullopt);
+    until.push_back(d.until ? std::optional(db::SqlTime(*d.until)) : std::nullopt);
     reasons.push_back(d.reason);
   }
   const auto applied = tx.ExecAndCommit(
       queries::kApplyClaim,
       db::Params(db::ArrayLiteral(ids), db::ArrayLiteral(actions), db::ArrayLiteral(until),
-                 db::ArrayLiteral(reasons), SqlTime(now), SqlTime(now + settings.lease)));
+                 db::ArrayLiteral(reasons), db::SqlTime(now), db::SqlTime(now + settings.lease)));
 
   std::unordered_map<std::int64_t, int> sending;  // id → row of `applied`
   for (int i = 0; i < applied.Rows(); ++i) {

@@ -11,6 +11,7 @@
 #include "core/channel_kind.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
+#include "db/statement_time.hpp"
 #include "delivery/channel_set.hpp"
 #include "delivery/settings.hpp"
 #include "templates/template_store.hpp"
@@ -67,22 +68,11 @@ struct ClaimResult {
 // production) for the database's now(), read once by the first statement
 // and used for all of them, so hosts whose clocks disagree still agree on
 // leases, due rows and the hourly window; a test's simulated time
-// otherwise (see SqlNow). Throws db::DbError / db::PoolTimeout; then
+// otherwise (see db::SqlNow). Throws db::DbError / db::PoolTimeout; then
 // nothing was claimed. Thread-safe; any number of claims may run at once, in
 // any processes.
 ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> now,
                        const WorkerSettings& settings, const ChannelSet& channels,
                        const templates::TemplateLookup* templates = nullptr);
-
-// The text form in which chopar passes an instant to SQL ($n::timestamptz).
-std::string SqlTime(core::TimePoint t);
-
-// The "now" a delivery statement takes from `clock`: nullopt — the
-// database's now() — for the real time (core::Clock::IsReal), else the
-// clock's own time. The statements take their time from the database unless
-// handed one.
-std::optional<core::TimePoint> SqlNow(const core::Clock& clock);
-// The same as an SQL parameter (nullopt is NULL).
-std::optional<std::string> SqlNowParam(std::optional<core::TimePoint> now);
 
 }  // namespace chopar::delivery

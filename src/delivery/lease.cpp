@@ -43,7 +43,7 @@ std::vector<std::int64_t> Stamp(db::Pool& pool, const db::Query& query, const ch
   }
   auto tx = pool.Begin(name);
   const auto stamped = tx.Exec(query, db::ArrayLiteral(ids), db::ArrayLiteral(tokens),
-                               SqlNowParam(now), milliseconds(lease).count());
+                               db::SqlNowParam(now), milliseconds(lease).count());
   tx.Commit();
   std::vector<std::int64_t> out;
   out.reserve(static_cast<std::size_t>(stamped.Rows()));
@@ -123,7 +123,7 @@ int LeaseKeeper::RenewOnce() {
   }
   if (claims.empty()) return 0;
   const SteadyTime started = std::chrono::steady_clock::now();
-  const auto renewed = RenewLeases(pool_, SqlNow(clock_), claims, lease_);
+  const auto renewed = RenewLeases(pool_, db::SqlNow(clock_), claims, lease_);
   {
     std::lock_guard lock(mutex_);
     for (const std::uint64_t id : batches) {

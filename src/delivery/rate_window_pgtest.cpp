@@ -47,14 +47,14 @@ class RateWindowTest : public testing::DeliveryPgTest {
                ", " + at + ") RETURNING id")
         .Int(0, 0);
   }
-  static std::string Literal(core::TimePoint t) { return "'" + SqlTime(t) + "'::timestamptz"; }
+  static std::string Literal(core::TimePoint t) { return "'" + db::SqlTime(t) + "'::timestamptz"; }
 
   // What count_rate_window finds for (user 1, email) at `now`, and what a
   // plain count of the same rows finds.
   std::int64_t Counted(core::TimePoint now) {
     auto tx = pool_->Begin("count_rate_window");
     const auto r =
-        tx.Exec(queries::kCountRateWindow, "{1}", "{email}", SqlTime(now - hours(1)), "{}");
+        tx.Exec(queries::kCountRateWindow, "{1}", "{email}", db::SqlTime(now - hours(1)), "{}");
     tx.Commit();
     return r.Int(0, "in_window");
   }
@@ -116,7 +116,7 @@ TEST_F(RateWindowTest, CountIsExactAroundTheWeekBoundary) {
   for (const auto now : {monday - minutes(20), monday + seconds(1), monday + minutes(30),
                          monday + minutes(59), monday + minutes(61), monday + minutes(90),
                          monday + hours(2), monday + days(7) + minutes(30)}) {
-    SCOPED_TRACE(SqlTime(now));
+    SCOPED_TRACE(db::SqlTime(now));
     EXPECT_EQ(Counted(now), Expected(now));
   }
   EXPECT_GT(Expected(monday + minutes(90)), 0);
@@ -128,12 +128,12 @@ TEST_F(RateWindowTest, CountIsExactAroundTheWeekBoundary) {
 class ThrottleWindowTest : public RateWindowTest {
  protected:
   std::string Arguments(core::TimePoint since) {
-    return "'{1}', '{task.due}', '{\"" + SqlTime(since) + "\"}', '{}'";
+    return "'{1}', '{task.due}', '{\"" + db::SqlTime(since) + "\"}', '{}'";
   }
   std::int64_t Counted(core::TimePoint since) {
     auto tx = pool_->Begin("count_throttle_window");
     const auto r = tx.Exec(queries::kCountThrottleWindow, "{1}", "{task.due}",
-                           "{\"" + SqlTime(since) + "\"}", "{}");
+                           "{\"" + db::SqlTime(since) + "\"}", "{}");
     tx.Commit();
     return r.Int(0, "in_window");
   }
@@ -178,7 +178,7 @@ TEST_F(ThrottleWindowTest, CountIsExactAroundTheWeekBoundaryAndSkipsOlderPartiti
   for (const auto now : {monday - minutes(20), monday + seconds(1), monday + minutes(30),
                          monday + minutes(61), monday + hours(2), monday + days(1)}) {
     for (const auto window : {hours(1), hours(24)}) {
-      SCOPED_TRACE(SqlTime(now) + " window " + std::to_string(window.count()) + " h");
+      SCOPED_TRACE(db::SqlTime(now) + " window " + std::to_string(window.count()) + " h");
       EXPECT_EQ(Counted(now - window), Expected(now - window));
     }
   }

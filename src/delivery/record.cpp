@@ -91,7 +91,7 @@ RecordResult RecordOutcomes(db::Pool& pool, std::optional<core::TimePoint> now,
   }
 
   auto tx = pool.Begin("record_deliveries");
-  const auto applied = tx.Exec(queries::kRecordOutcomes, rows.dump(), SqlNowParam(now));
+  const auto applied = tx.Exec(queries::kRecordOutcomes, rows.dump(), db::SqlNowParam(now));
   tx.Commit();
 
   std::unordered_map<std::int64_t, double> applied_seconds;  // id → seconds since created
@@ -130,7 +130,7 @@ int ReleaseClaims(db::Pool& pool, std::optional<core::TimePoint> now,
   }
   auto tx = pool.Begin("release_deliveries");
   const auto released = tx.Exec(queries::kReleaseClaims, db::ArrayLiteral(ids),
-                                db::ArrayLiteral(tokens), SqlNowParam(now), reason);
+                                db::ArrayLiteral(tokens), db::SqlNowParam(now), reason);
   tx.Commit();
   return released.Rows();
 }

@@ -53,7 +53,7 @@ struct RecordResult {
 
 // Records the outcomes of one sent batch (outcomes[i] belongs to claimed[i])
 // in ONE short transaction ("record_deliveries") with one set-based
-// statement, at `now` (nullopt: the database's now(); see SqlNow). Only rows
+// statement, at `now` (nullopt: the database's now(); see db::SqlNow). Only rows
 // still `sending` under their claim token change. Throws db::DbError /
 // db::PoolTimeout; then nothing was recorded (the caller retries while its
 // lease holds; see Worker). Thread-safe.

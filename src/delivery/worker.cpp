@@ -90,7 +90,7 @@ Worker::~Worker() {
 RunStats Worker::RunOnce() {
   RunStats stats;
   const SteadyTime claimed_at = steady_clock::now();
-  ClaimResult claim = ClaimBatch(pool_, SqlNow(clock_), settings_, channels_, templates_);
+  ClaimResult claim = ClaimBatch(pool_, db::SqlNow(clock_), settings_, channels_, templates_);
   stats.claimed = claim.locked;
   stats.deferred = claim.deferred;
   for (core::ChannelKind kind : core::kAllChannels) {
@@ -237,7 +237,7 @@ std::vector<std::int64_t> Worker::BeginUntil(const std::vector<ClaimedDelivery>&
   const std::vector<ClaimKey> keys = KeysOf(part);
   try {
     return RetryWhileLeased(
-        [&] { return BeginSends(lease_pool_, SqlNow(clock_), keys, settings_.lease); },
+        [&] { return BeginSends(lease_pool_, db::SqlNow(clock_), keys, settings_.lease); },
         [&] { return holds_until; }, "starting a delivery batch");
   } catch (const std::exception& e) {
     spdlog::error(
@@ -255,7 +255,8 @@ RecordResult Worker::RecordUntil(std::span<const ClaimedDelivery> rows,
   try {
     result = RetryWhileLeased(
         [&] {
-          return RecordOutcomes(lease_pool_, SqlNow(clock_), rows, outcomes, settings_, random_);
+          return RecordOutcomes(lease_pool_, db::SqlNow(clock_), rows, outcomes, settings_,
+                                random_);
         },
         holds_until, "recording delivery outcomes");
   } catch (const std::exception& e) {
@@ -288,7 +289,7 @@ void Worker::Count(const RecordResult& recorded, RunStats& stats) {
 void Worker::Release(std::span<const ClaimKey> claims, const char* reason) {
   if (claims.empty()) return;
   try {
-    const int released = ReleaseClaims(lease_pool_, SqlNow(clock_), claims, reason);
+    const int released = ReleaseClaims(lease_pool_, db::SqlNow(clock_), claims, reason);
     spdlog::info(
         "delivery worker stopping: released {} of {} claimed deliveries not yet handed "
         "to a provider{}",
@@ -349,7 +350,7 @@ milliseconds Worker::IdleWait(int empty_claims) {
       std::min(poll, core::BackoffCeiling({kMinIdleWait, poll}, std::max(empty_claims, 1)));
   std::optional<std::string> wait;
   wait = ExecPlannedByIndex(pool_, "next_wakeup", queries::kNextWakeup,
-                            db::Params(SqlNowParam(SqlNow(clock_))))
+                            db::Params(db::SqlNowParam(clock_)))
              .OptString(0, 0);
   if (!wait) return poll;
   const auto until = milliseconds(static_cast<std::int64_t>(std::stod(*wait)));

@@ -64,7 +64,7 @@ struct RunStats {
 // never sent again.
 //
 // Time: every decision on ownership and due time is made on the database's
-// clock (SqlNow: the statements read now()) when `clock` is the real time,
+// clock (db::SqlNow: the statements read now()) when `clock` is the real time,
 // so hosts whose clocks disagree still agree; a simulated clock is handed to
 // the statements instead, so tests move leases and windows by moving it.
 // Metrics go to `metrics` (DeliveryMetrics, and the loops' "delivery" and

@@ -11,6 +11,7 @@
 
 #include "core/metrics.hpp"
 #include "core/time_format.hpp"
+#include "db/statement_time.hpp"
 #include "hub/channel_choice.hpp"
 #include "hub/digest_join.hpp"
 #include "hub/notification_content.hpp"
@@ -343,7 +344,7 @@ NotifyResult NotifyService::Notify(const NotificationRequest& request) {
 std::vector<BatchItemResult> NotifyService::NotifyBatch(
     const std::vector<NotificationRequest>& requests) {
   const core::TimePoint now = clock_.Now();
-  const auto simulated_windows_now = clock_.IsReal() ? std::nullopt : std::optional(now);
+  const auto simulated_windows_now = db::SqlNow(clock_);
   std::vector<BatchItemResult> results;
   RecheckUntitledTypes(requests, templates_);
   if (NeedsTransaction(requests, now, templates_)) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/time_format.hpp"
+#include "db/statement_time.hpp"
 #include "retention/queries.hpp"
 
 namespace chopar::retention {
@@ -68,8 +69,7 @@ MaintenanceReport HistoryMaintenance::RunOnce() {
 }
 
 MaintenanceReport HistoryMaintenance::Pass() {
-  const std::optional<std::string> now =
-      clock_.IsReal() ? std::nullopt : std::optional(core::FormatRfc3339Micros(clock_.Now()));
+  const std::optional<std::string> now = db::SqlNowParam(clock_);
   MaintenanceReport report;
   for (std::size_t i = 0; i < std::size(kHistoryTables); ++i) {
     const HistoryTable& table = kHistoryTables[i];

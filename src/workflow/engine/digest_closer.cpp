@@ -6,6 +6,7 @@
 #include "core/request_error.hpp"
 #include "core/time_format.hpp"
 #include "db/notify_channels.hpp"
+#include "db/statement_time.hpp"
 #include "hub/notification_content.hpp"
 #include "templates/rendering.hpp"
 #include "workflow/engine/queries.hpp"
@@ -101,7 +102,7 @@ DigestCloser::~DigestCloser() { Stop(); }
 
 int DigestCloser::CloseBatch(bool& full) {
   auto tx = pool_.Begin("close_digests");
-  const auto due = tx.Exec(queries::kClaimDigests, SqlNow(clock_), settings_.batch);
+  const auto due = tx.Exec(queries::kClaimDigests, db::SqlNowParam(clock_), settings_.batch);
   full = due.Rows() >= settings_.batch;
   if (due.Empty()) {
     tx.Commit();

@@ -18,11 +18,6 @@ db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, std::string name,
 
 }  // namespace
 
-std::optional<std::string> SqlNow(const core::Clock& clock) {
-  if (clock.IsReal()) return std::nullopt;
-  return core::FormatRfc3339Micros(clock.Now());
-}
-
 DueRowLoop::DueRowLoop(const db::Pool& pool, std::string name, const char* channel,
                        const core::Clock& clock, std::chrono::milliseconds max_sleep, Steps steps,
                        core::MetricsRegistry& metrics)

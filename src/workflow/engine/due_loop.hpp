@@ -12,10 +12,6 @@
 
 namespace chopar::workflow::engine {
 
-// The statements' "now": nullopt (NULL: the database's now(), what every
-// host agrees on) for the real time, the simulated time in tests.
-std::optional<std::string> SqlNow(const core::Clock& clock);
-
 // The loop both workflow loops are (a db::BackgroundLoop of one thread):
 // rows with a due time, handled in batches until a batch is not full; then
 // asleep until the earliest due row (at most `max_sleep`), woken by a

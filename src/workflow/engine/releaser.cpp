@@ -10,6 +10,7 @@
 #include "core/request_error.hpp"
 #include "core/time_format.hpp"
 #include "db/notify_channels.hpp"
+#include "db/statement_time.hpp"
 #include "workflow/engine/queries.hpp"
 
 namespace chopar::workflow::engine {
@@ -45,7 +46,7 @@ std::string Printable(std::string_view reason) {
 
 int Releaser::ReleaseBatch(bool& full) {
   auto tx = pool_.Begin("release_delayed");
-  const auto rows = tx.Exec(queries::kClaimDelayed, SqlNow(clock_), settings_.batch);
+  const auto rows = tx.Exec(queries::kClaimDelayed, db::SqlNowParam(clock_), settings_.batch);
   full = rows.Rows() >= settings_.batch;
   if (rows.Empty()) {
     tx.Commit();
@@ -73,8 +74,7 @@ int Releaser::ReleaseBatch(bool& full) {
     }
   }
   const auto results =
-      hub::NotifyService::NotifyIn(tx, requests, now, templates_, std::nullopt,
-                                   clock_.IsReal() ? std::nullopt : std::optional(now));
+      hub::NotifyService::NotifyIn(tx, requests, now, templates_, std::nullopt, db::SqlNow(clock_));
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (const auto* error = std::get_if<core::RequestError>(&results[i])) {
       failed.push_back(request_rows[i]);
@@ -86,7 +86,7 @@ int Releaser::ReleaseBatch(bool& full) {
   tx.Exec(queries::kDeleteDelayed, db::ArrayLiteral(released));
   if (!failed.empty()) {
     tx.Exec(queries::kFailDelayed, db::ArrayLiteral(failed), db::ArrayLiteral(reasons),
-            SqlNow(clock_));
+            db::SqlNowParam(clock_));
   }
   tx.Commit();
   notify_metrics_.CountCommitted(results);
