@@ -6,6 +6,7 @@
 #include "channels/email/channel.hpp"
 #include "channels/sms/eskiz_channel.hpp"
 #include "channels/webpush/channel.hpp"
+#include "core/text.hpp"
 
 namespace chopar::app {
 namespace {
@@ -71,9 +72,8 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
             "channels.sms")) {
     channels::sms::EskizSettings settings = config.sms.eskiz;
     settings.public_url = config.server.public_url;
-    std::string base = config.server.public_url;
-    while (!base.empty() && base.back() == '/') base.pop_back();
-    settings.callback_url = base + "/v1/sms/eskiz/callback/" + sms_callback_secret;
+    settings.callback_url = std::string(core::WithoutTrailingSlashes(config.server.public_url)) +
+                            "/v1/sms/eskiz/callback/" + sms_callback_secret;
     sms_ = std::make_unique<channels::sms::EskizChannel>(settings, http_, pool, clock);
   }
   if (Wants(config.push.provider, "webpush",

@@ -1,6 +1,7 @@
 #include "channels/render.hpp"
 
 #include "core/encoding.hpp"
+#include "core/text.hpp"
 
 namespace chopar::channels {
 namespace {
@@ -59,11 +60,6 @@ std::string EmailHtml(const Message& message, const std::optional<std::string>& 
   return html;
 }
 
-std::string_view TrimSlash(std::string_view url) {
-  while (!url.empty() && url.back() == '/') url.remove_suffix(1);
-  return url;
-}
-
 // Cuts UTF-8 `text` to at most `max_chars` code points, ending in "…" when cut.
 std::string CutCodePoints(const std::string& text, std::size_t max_chars) {
   std::size_t chars = 0;
@@ -91,7 +87,7 @@ const Words& WordsFor(std::string_view locale) {
 
 std::optional<std::string> AbsoluteLink(const Message& message, std::string_view public_url) {
   if (!message.link) return std::nullopt;
-  return std::string(TrimSlash(public_url)) + *message.link;
+  return std::string(core::WithoutTrailingSlashes(public_url)) + *message.link;
 }
 
 std::string HtmlEscape(std::string_view text) { return core::HtmlEscape(text); }

@@ -4,6 +4,7 @@
 
 #include "core/encoding.hpp"
 #include "core/key_derivation.hpp"
+#include "core/text.hpp"
 
 namespace chopar::channels {
 namespace {
@@ -59,9 +60,8 @@ bool VerifyUnsubscribe(std::string_view secret, std::int64_t user_id, const Unsu
 std::string UnsubscribeUrl(std::string_view public_url, std::string_view secret,
                            std::int64_t user_id, const UnsubscribeScope& scope,
                            core::ChannelKind channel) {
-  std::string base(public_url);
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  return base + "/v1/unsubscribe?user=" + std::to_string(user_id) + "&" + scope.kind + "=" +
+  return std::string(core::WithoutTrailingSlashes(public_url)) +
+         "/v1/unsubscribe?user=" + std::to_string(user_id) + "&" + scope.kind + "=" +
          QueryEscape(scope.name) + "&channel=" + std::string(core::ChannelName(channel)) +
          "&sig=" + SignUnsubscribe(secret, user_id, scope, channel);
 }

@@ -33,12 +33,27 @@ inline bool ContainsIgnoringCase(std::string_view haystack, std::string_view nee
          }) != haystack.end();
 }
 
-// `text` without leading and trailing spaces and tabs (a view into it).
-constexpr std::string_view TrimBlanks(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
+// `text` without the characters of `chars` at either end (a view into it).
+constexpr std::string_view TrimAny(std::string_view text, std::string_view chars) {
+  const auto first = text.find_first_not_of(chars);
   if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t");
+  const auto last = text.find_last_not_of(chars);
   return text.substr(first, last - first + 1);
+}
+
+// `text` without leading and trailing spaces and tabs.
+constexpr std::string_view TrimBlanks(std::string_view text) { return TrimAny(text, " \t"); }
+
+// `text` without leading and trailing spaces, tabs and line ends.
+constexpr std::string_view TrimWhitespace(std::string_view text) {
+  return TrimAny(text, " \t\r\n");
+}
+
+// A base URL without its trailing slashes ("https://x.example/" →
+// "https://x.example"), so that a path can be appended to it.
+constexpr std::string_view WithoutTrailingSlashes(std::string_view url) {
+  while (!url.empty() && url.back() == '/') url.remove_suffix(1);
+  return url;
 }
 
 }  // namespace chopar::core

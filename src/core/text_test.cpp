@@ -25,5 +25,19 @@ TEST(TextTest, TrimsSpacesAndTabsOnly) {
   EXPECT_EQ(TrimBlanks("\nkey\n"), "\nkey\n");
 }
 
+TEST(TextTest, TrimWhitespaceAlsoDropsLineEnds) {
+  EXPECT_EQ(TrimWhitespace("\r\n\t value \r\n"), "value");
+  EXPECT_EQ(TrimWhitespace("a b"), "a b");
+  EXPECT_EQ(TrimWhitespace("\r\n"), "");
+  EXPECT_EQ(TrimAny("--x-y--", "-"), "x-y");
+}
+
+TEST(TextTest, WithoutTrailingSlashesKeepsTheRestOfTheUrl) {
+  EXPECT_EQ(WithoutTrailingSlashes("https://x.example//"), "https://x.example");
+  EXPECT_EQ(WithoutTrailingSlashes("https://x.example/base"), "https://x.example/base");
+  EXPECT_EQ(WithoutTrailingSlashes("/"), "");
+  EXPECT_EQ(WithoutTrailingSlashes(""), "");
+}
+
 }  // namespace
 }  // namespace chopar::core

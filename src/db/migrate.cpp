@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "core/text.hpp"
 #include "db/errors.hpp"
 #include "db/migrations_embedded.hpp"
 
@@ -69,12 +70,7 @@ std::size_t SkipComment(std::string_view s, std::size_t begin) {
   return s.size();
 }
 
-std::string Trimmed(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return "";
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return std::string(text.substr(first, last - first + 1));
-}
+std::string Trimmed(std::string_view text) { return std::string(core::TrimWhitespace(text)); }
 
 bool NeedsNoTransaction(const Migration& migration) {
   return std::string_view(migration.sql).starts_with(kNoTransactionMarker);

@@ -77,10 +77,8 @@ std::size_t WriteHeader(char* data, std::size_t size, std::size_t count, void* u
   const auto colon = line.find(':');
   if (colon != std::string::npos) {
     const std::string name = core::AsciiLower(std::string_view(line).substr(0, colon));
-    std::string value = line.substr(colon + 1);
-    value.erase(0, value.find_first_not_of(" \t"));
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) value.pop_back();
-    static_cast<HttpResponse*>(user)->headers[name] = value;
+    static_cast<HttpResponse*>(user)->headers[name] =
+        std::string(core::TrimWhitespace(std::string_view(line).substr(colon + 1)));
   }
   return size * count;
 }

@@ -1,6 +1,7 @@
 #include "channels/telegram/bot_api.hpp"
 
 #include "core/json.hpp"
+#include "core/text.hpp"
 
 namespace chopar::channels::telegram {
 
@@ -54,9 +55,8 @@ BotApiReply ParseBotApiReply(const net::HttpResponse& response, core::TimePoint 
 }
 
 TelegramBotApi::TelegramBotApi(const TelegramSettings& settings) : timeout_(settings.timeout) {
-  std::string_view base = settings.api_base;
-  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
-  method_base_ = std::string(base) + "/bot" + settings.bot_token + "/";
+  method_base_ = std::string(core::WithoutTrailingSlashes(settings.api_base)) + "/bot" +
+                 settings.bot_token + "/";
 }
 
 net::HttpRequest TelegramBotApi::SendMessage(

@@ -54,10 +54,7 @@ std::optional<std::string_view> StartPayload(std::string_view text, std::string_
   }
   if (!text.empty() && text.front() != ' ' && text.front() != '\t' && text.front() != '\n')
     return std::nullopt;
-  const auto first = text.find_first_not_of(" \t\n");
-  if (first == std::string_view::npos) return std::string_view();
-  text.remove_prefix(first);
-  return text.substr(0, text.find_last_not_of(" \t\n") + 1);
+  return core::TrimAny(text, " \t\n");
 }
 
 const json* ObjectAt(const json& parent, const char* key) {
