@@ -208,11 +208,11 @@ Response Dispatcher::Route(Request& request, std::string& route_label) const {
       preflight.headers.emplace_back("Access-Control-Max-Age", "86400");
       return preflight;
     }
-    Response response = ErrorInfo{405, "method_not_allowed",
-                                  request.method + " is not allowed on " + request.path +
-                                      "; allowed: " + Join(match.allowed_methods, ", "),
-                                  std::nullopt}
-                            .ToResponse();
+    Response response =
+        ToErrorInfo(core::RequestError(core::ErrorCode::kMethodNotAllowed,
+                                       request.method + " is not allowed on " + request.path +
+                                           "; allowed: " + Join(match.allowed_methods, ", ")))
+            .ToResponse();
     response.headers.emplace_back("Allow", Join(match.allowed_methods, ", "));
     return response;
   }

@@ -37,6 +37,7 @@ Response ErrorInfo::ToResponse() const {
 int HttpStatus(core::ErrorCode code) {
   using core::ErrorCode;
   switch (code) {
+    case ErrorCode::kBadRequest:
     case ErrorCode::kInvalidJson:
     case ErrorCode::kInvalidField:
     case ErrorCode::kInvalidCallback:
@@ -46,10 +47,14 @@ int HttpStatus(core::ErrorCode code) {
     case ErrorCode::kNotFound:
     case ErrorCode::kUserNotFound:
       return 404;
+    case ErrorCode::kMethodNotAllowed:
+      return 405;
     case ErrorCode::kConflict:
       return 409;
     case ErrorCode::kPayloadTooLarge:
       return 413;
+    case ErrorCode::kHeadersTooLarge:
+      return 431;
     case ErrorCode::kRateLimited:
       return 429;
     case ErrorCode::kUnavailable:

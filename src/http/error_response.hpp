@@ -29,9 +29,10 @@ struct ErrorInfo {
 };
 
 // THE mapping from error codes to HTTP statuses:
-//   invalid_json, invalid_field, invalid_callback → 400
-//   unauthorized → 401; not_found, user_not_found → 404; conflict → 409;
-//   payload_too_large → 413; rate_limited → 429; unavailable → 503
+//   bad_request, invalid_json, invalid_field, invalid_callback → 400
+//   unauthorized → 401; not_found, user_not_found → 404;
+//   method_not_allowed → 405; conflict → 409; payload_too_large → 413;
+//   rate_limited → 429; headers_too_large → 431; unavailable → 503
 int HttpStatus(core::ErrorCode code);
 
 // A request error with its status, code, message and field.

@@ -41,14 +41,11 @@ std::optional<Response> RateLimiter::Admit(RateScope scope, std::string_view key
   if (admission.admitted) return std::nullopt;
   limits.refused.Inc();
   const auto retry_after = core::RetryAfterSeconds(admission.retry_after).count();
-  Response response = ErrorInfo{HttpStatus(core::ErrorCode::kRateLimited),
-                                std::string(core::ErrorCodeName(core::ErrorCode::kRateLimited)),
-                                "too many requests for this " + limits.noun + "; retry in " +
-                                    std::to_string(retry_after) + " s",
-                                std::nullopt}
-                          .ToResponse();
-  response.headers.emplace_back("Retry-After", std::to_string(retry_after));
-  return response;
+  ErrorInfo error = ToErrorInfo(core::RequestError(
+      core::ErrorCode::kRateLimited, "too many requests for this " + limits.noun +
+                                         "; retry in " + std::to_string(retry_after) + " s"));
+  error.retry_after = std::chrono::seconds(retry_after);
+  return error.ToResponse();
 }
 
 bool IsPublicPath(std::string_view path) {

@@ -256,14 +256,17 @@ TEST_F(DispatcherTest, RequestErrorKeepsStatusCodeAndField) {
 TEST_F(DispatcherTest, EachErrorCodeMapsToItsStatusAndName) {
   using core::ErrorCode;
   const std::vector<std::tuple<ErrorCode, int, std::string>> cases = {
+      {ErrorCode::kBadRequest, 400, "bad_request"},
       {ErrorCode::kInvalidJson, 400, "invalid_json"},
       {ErrorCode::kInvalidField, 400, "invalid_field"},
       {ErrorCode::kInvalidCallback, 400, "invalid_callback"},
       {ErrorCode::kUnauthorized, 401, "unauthorized"},
       {ErrorCode::kNotFound, 404, "not_found"},
       {ErrorCode::kUserNotFound, 404, "user_not_found"},
+      {ErrorCode::kMethodNotAllowed, 405, "method_not_allowed"},
       {ErrorCode::kConflict, 409, "conflict"},
       {ErrorCode::kPayloadTooLarge, 413, "payload_too_large"},
+      {ErrorCode::kHeadersTooLarge, 431, "headers_too_large"},
       {ErrorCode::kRateLimited, 429, "rate_limited"},
       {ErrorCode::kUnavailable, 503, "unavailable"},
   };

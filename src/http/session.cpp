@@ -311,15 +311,15 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   }
   const unsigned version = parser.is_header_done() ? parser.get().version() : 11;
   if (ec == bhttp::error::body_limit) {
-    const ErrorInfo error{413, "payload_too_large",
-                          "the request body exceeds " + std::to_string(body_limit) + " bytes",
-                          std::nullopt};
+    const ErrorInfo error = ToErrorInfo(core::RequestError(
+        core::ErrorCode::kPayloadTooLarge,
+        "the request body exceeds " + std::to_string(body_limit) + " bytes"));
     co_await RefuseAndClose(error, version);
     co_return std::nullopt;
   }
   if (ec == bhttp::error::header_limit) {
-    const ErrorInfo error{431, "headers_too_large", "the request headers are too large",
-                          std::nullopt};
+    const ErrorInfo error = ToErrorInfo(core::RequestError(
+        core::ErrorCode::kHeadersTooLarge, "the request headers are too large"));
     co_await RefuseAndClose(error, version);
     co_return std::nullopt;
   }
@@ -327,8 +327,8 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
     // A malformed request gets an answer; a timeout or a closed socket none.
     if (ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category() &&
         ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
-      const ErrorInfo error{400, "bad_request", "malformed HTTP request: " + ec.message(),
-                            std::nullopt};
+      const ErrorInfo error = ToErrorInfo(core::RequestError(
+          core::ErrorCode::kBadRequest, "malformed HTTP request: " + ec.message()));
       co_await RefuseAndClose(error, version);
     }
     co_return std::nullopt;
