@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox bench-history bench-digest fuzz slowhttp screenshots chaos history-conversion
+.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox bench-history bench-digest fuzz fuzz-build fuzz-seeds slowhttp screenshots chaos history-conversion
 
 all: build
 
@@ -57,16 +57,24 @@ sanitize:
 	@$(MAKE) test BUILD_DIR=build-asan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Debug -DCHOPAR_SANITIZE='address;undefined' -DCHOPAR_BUILD_BENCH=OFF"
 
 # Every libFuzzer target under ASan + UBSan with full coverage (clang), for
-# FUZZ_SECONDS each, FUZZ_JOBS at a time; new coverage is merged into
-# fuzz/corpus/ (docs/RELIABILITY.md, "Fuzzing").
+# FUZZ_SECONDS each, FUZZ_JOBS at a time, from the committed seeds
+# (fuzz/corpus/) and the corpus earlier runs grew in
+# $(FUZZ_BUILD_DIR)/fuzz/work/corpus/ (outside git). `make fuzz-seeds` then
+# rewrites the seeds as the smallest set covering both (commit it)
+# (docs/RELIABILITY.md, "Fuzzing").
 FUZZ_BUILD_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS ?= $(JOBS)
-fuzz: deps
+fuzz: fuzz-build
+	@bash fuzz/run-all $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS) $(FUZZ_JOBS)
+
+fuzz-build: deps
 	@cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	  -DCHOPAR_FUZZ=ON -DCHOPAR_SANITIZE='address;undefined' -DCHOPAR_BUILD_TESTS=OFF -DCHOPAR_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target fuzz_targets
-	@bash fuzz/run-all $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS) $(FUZZ_JOBS)
+
+fuzz-seeds: fuzz-build
+	@bash fuzz/minimize-seeds $(FUZZ_BUILD_DIR)
 
 # The PNGs of the bell and the console in README.md, taken by the browser
 # tests (tests/browser) into docs/screenshots.
