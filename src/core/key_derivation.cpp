@@ -4,18 +4,12 @@
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 
-#include <memory>
 #include <stdexcept>
+
+#include "core/openssl_handles.hpp"
 
 namespace chopar::core {
 namespace {
-
-struct KdfDeleter {
-  void operator()(EVP_KDF* kdf) const { EVP_KDF_free(kdf); }
-};
-struct KdfContextDeleter {
-  void operator()(EVP_KDF_CTX* context) const { EVP_KDF_CTX_free(context); }
-};
 
 // OSSL_PARAM takes non-const pointers; OpenSSL only reads them.
 void* Bytes(std::string_view text) { return const_cast<char*>(text.data()); }
@@ -27,9 +21,9 @@ std::string HkdfSha256(std::string_view ikm, std::string_view salt, std::string_
   if (length == 0 || length > 255 * 32) {
     throw std::invalid_argument("HKDF-SHA256 output must be 1 to 8160 bytes");
   }
-  const std::unique_ptr<EVP_KDF, KdfDeleter> kdf(EVP_KDF_fetch(nullptr, "HKDF", nullptr));
+  const EvpKdf kdf(EVP_KDF_fetch(nullptr, "HKDF", nullptr));
   if (!kdf) throw std::runtime_error("HKDF is not available in OpenSSL");
-  const std::unique_ptr<EVP_KDF_CTX, KdfContextDeleter> context(EVP_KDF_CTX_new(kdf.get()));
+  const EvpKdfCtx context(EVP_KDF_CTX_new(kdf.get()));
   if (!context) throw std::runtime_error("HKDF context allocation failed");
   char digest[] = "SHA256";
   OSSL_PARAM params[5];

@@ -11,15 +11,12 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/c_handle.hpp"
 #include "db/params.hpp"
 #include "db/query.hpp"
 #include "db/result.hpp"
 
 namespace chopar::db {
-
-struct PgConnDeleter {
-  void operator()(PGconn* conn) const noexcept { PQfinish(conn); }
-};
 
 // A NOTIFY received on a LISTENing connection.
 struct Notification {
@@ -122,7 +119,7 @@ class Connection {
   std::vector<Result> ReadPipelineResults(std::size_t count);
   std::vector<Notification> DrainNotifications();
 
-  std::unique_ptr<PGconn, PgConnDeleter> conn_;
+  core::CHandle<PGconn, PQfinish> conn_;
   ServerPooling pooling_;
   // What Begin sends: "BEGIN", then the transaction's own settings.
   std::string begin_;

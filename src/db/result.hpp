@@ -8,11 +8,9 @@
 #include <string>
 #include <string_view>
 
-namespace chopar::db {
+#include "core/c_handle.hpp"
 
-struct PgResultDeleter {
-  void operator()(PGresult* result) const noexcept { PQclear(result); }
-};
+namespace chopar::db {
 
 // The rows of one statement, text format. Move-only owner of the PGresult.
 // Accessors throw std::out_of_range for a bad column name and
@@ -68,7 +66,7 @@ class Result {
   }
 
  private:
-  std::unique_ptr<PGresult, PgResultDeleter> result_;
+  core::CHandle<PGresult, PQclear> result_;
 };
 
 }  // namespace chopar::db

@@ -2,16 +2,14 @@
 
 #include <libpq-fe.h>
 
-#include <memory>
 #include <stdexcept>
+
+#include "core/c_handle.hpp"
 
 namespace chopar::db {
 namespace {
 
-struct ConninfoOptionsDeleter {
-  void operator()(PQconninfoOption* options) const noexcept { PQconninfoFree(options); }
-};
-using ConninfoOptions = std::unique_ptr<PQconninfoOption, ConninfoOptionsDeleter>;
+using ConninfoOptions = core::CHandle<PQconninfoOption, PQconninfoFree>;
 
 // A value of a key=value connection string: single-quoted, with backslashes
 // and quotes escaped (libpq's own syntax).

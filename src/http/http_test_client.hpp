@@ -17,19 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "net/curl_handles.hpp"
+
 namespace chopar::http::testing {
 
-struct CurlEasyDeleter {
-  void operator()(CURL* curl) const noexcept { curl_easy_cleanup(curl); }
-};
-struct CurlMultiDeleter {
-  void operator()(CURLM* multi) const noexcept { curl_multi_cleanup(multi); }
-};
-struct CurlSlistDeleter {
-  void operator()(curl_slist* list) const noexcept { curl_slist_free_all(list); }
-};
-using CurlEasy = std::unique_ptr<CURL, CurlEasyDeleter>;
-using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
+using net::CurlEasy;
+using net::CurlMulti;
+using net::CurlSlist;
 
 inline CurlSlist MakeHeaderList(const std::vector<std::string>& headers) {
   curl_slist* list = nullptr;
@@ -270,7 +264,7 @@ class SseGroup {
     CURLcode result = CURLE_OK;
   };
   std::string base_;
-  std::unique_ptr<CURLM, CurlMultiDeleter> multi_;
+  CurlMulti multi_;
   std::vector<std::unique_ptr<Stream>> streams_;
 };
 

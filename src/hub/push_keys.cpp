@@ -6,21 +6,15 @@
 #include <memory>
 
 #include "core/encoding.hpp"
+#include "core/openssl_handles.hpp"
 
 namespace chopar::hub {
 namespace {
 
-struct EcGroupDeleter {
-  void operator()(EC_GROUP* group) const noexcept { EC_GROUP_free(group); }
-};
-struct EcPointDeleter {
-  void operator()(EC_POINT* point) const noexcept { EC_POINT_free(point); }
-};
-
 bool IsOnP256(const std::string& point) {
-  const std::unique_ptr<EC_GROUP, EcGroupDeleter> group(EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1));
+  const core::EcGroup group(EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1));
   if (!group) return false;
-  const std::unique_ptr<EC_POINT, EcPointDeleter> decoded(EC_POINT_new(group.get()));
+  const core::EcPoint decoded(EC_POINT_new(group.get()));
   if (!decoded) return false;
   // oct2point rejects encodings that are not a point on the curve.
   return EC_POINT_oct2point(group.get(), decoded.get(),

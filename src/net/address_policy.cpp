@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "core/text.hpp"
+#include "net/curl_handles.hpp"
 
 namespace chopar::net {
 namespace {
@@ -76,10 +77,6 @@ bool IsPublic6(const in6_addr& address) {
   return true;
 }
 
-struct CurlUrlDeleter {
-  void operator()(CURLU* url) const noexcept { curl_url_cleanup(url); }
-};
-
 }  // namespace
 
 bool IsPublicAddress(const sockaddr& address) {
@@ -121,7 +118,7 @@ bool IsPublicHost(std::string_view host) {
 }
 
 std::optional<std::string> UrlHost(std::string_view url) {
-  const std::unique_ptr<CURLU, CurlUrlDeleter> handle(curl_url());
+  const CurlUrl handle(curl_url());
   if (!handle) return std::nullopt;
   const std::string text(url);
   if (curl_url_set(handle.get(), CURLUPART_URL, text.c_str(), 0) != CURLUE_OK) return std::nullopt;

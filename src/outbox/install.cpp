@@ -4,6 +4,7 @@
 #include <array>
 #include <memory>
 
+#include "core/c_handle.hpp"
 #include "db/errors.hpp"
 #include "db/migrate.hpp"
 #include "outbox/queries.hpp"
@@ -20,12 +21,9 @@ constexpr std::array<int, 1> kOutboxMigrations = {10};
 constexpr const char* kInstallLock =
     "SELECT pg_advisory_xact_lock(hashtext('chopar outbox install'))";
 
-struct PqFree {
-  void operator()(char* p) const noexcept { PQfreemem(p); }
-};
-
 std::string QuotedIdentifier(db::Connection& conn, const std::string& name) {
-  std::unique_ptr<char, PqFree> quoted(PQescapeIdentifier(conn.raw(), name.c_str(), name.size()));
+  const core::CHandle<char, PQfreemem> quoted(
+      PQescapeIdentifier(conn.raw(), name.c_str(), name.size()));
   if (!quoted) throw db::DbError("", "cannot quote role name " + name);
   return quoted.get();
 }

@@ -2,37 +2,21 @@
 
 #include <nats/nats.h>
 
-#include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "core/c_handle.hpp"
+
 namespace chopar::outbox {
 
-// Owners of the NATS C client's handles (libnats); move-only.
-struct NatsOptionsDeleter {
-  void operator()(natsOptions* p) const noexcept { natsOptions_Destroy(p); }
-};
-struct NatsConnectionDeleter {
-  void operator()(natsConnection* p) const noexcept { natsConnection_Destroy(p); }
-};
-struct JsContextDeleter {
-  void operator()(jsCtx* p) const noexcept { jsCtx_Destroy(p); }
-};
-struct NatsMsgDeleter {
-  void operator()(natsMsg* p) const noexcept { natsMsg_Destroy(p); }
-};
-struct JsStreamInfoDeleter {
-  void operator()(jsStreamInfo* p) const noexcept { jsStreamInfo_Destroy(p); }
-};
-struct NatsSubscriptionDeleter {
-  void operator()(natsSubscription* p) const noexcept { natsSubscription_Destroy(p); }
-};
-using NatsOptions = std::unique_ptr<natsOptions, NatsOptionsDeleter>;
-using NatsConnection = std::unique_ptr<natsConnection, NatsConnectionDeleter>;
-using JsContext = std::unique_ptr<jsCtx, JsContextDeleter>;
-using NatsMsg = std::unique_ptr<natsMsg, NatsMsgDeleter>;
-using JsStreamInfo = std::unique_ptr<jsStreamInfo, JsStreamInfoDeleter>;
-using NatsSubscription = std::unique_ptr<natsSubscription, NatsSubscriptionDeleter>;
+// Owners of the NATS C client's handles (libnats, core/c_handle.hpp);
+// move-only.
+using NatsOptions = core::CHandle<natsOptions, natsOptions_Destroy>;
+using NatsConnection = core::CHandle<natsConnection, natsConnection_Destroy>;
+using JsContext = core::CHandle<jsCtx, jsCtx_Destroy>;
+using NatsMsg = core::CHandle<natsMsg, natsMsg_Destroy>;
+using JsStreamInfo = core::CHandle<jsStreamInfo, jsStreamInfo_Destroy>;
+using NatsSubscription = core::CHandle<natsSubscription, natsSubscription_Destroy>;
 
 // A failed libnats call: the status text and, when the library has one, its
 // last error message.

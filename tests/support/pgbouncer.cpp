@@ -8,6 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/c_handle.hpp"
 #include "db/connection.hpp"
 
 namespace chopar::testing {
@@ -29,7 +30,7 @@ std::string QueryValue(const std::string& url, const std::string& key) {
   return "";
 }
 
-using PgConnPtr = std::unique_ptr<PGconn, db::PgConnDeleter>;
+using PgConnPtr = core::CHandle<PGconn, PQfinish>;
 
 // A connection to the admin console (a plain one: the console knows no SET
 // but its own settings); null when it cannot be opened.

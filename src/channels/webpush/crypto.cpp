@@ -10,37 +10,18 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/openssl_handles.hpp"
+
 namespace chopar::channels::webpush {
 namespace {
 
-struct PkeyCtxDeleter {
-  void operator()(EVP_PKEY_CTX* ctx) const noexcept { EVP_PKEY_CTX_free(ctx); }
-};
-struct CipherCtxDeleter {
-  void operator()(EVP_CIPHER_CTX* ctx) const noexcept { EVP_CIPHER_CTX_free(ctx); }
-};
-struct KdfDeleter {
-  void operator()(EVP_KDF* kdf) const noexcept { EVP_KDF_free(kdf); }
-};
-struct KdfCtxDeleter {
-  void operator()(EVP_KDF_CTX* ctx) const noexcept { EVP_KDF_CTX_free(ctx); }
-};
-struct BignumDeleter {
-  void operator()(BIGNUM* bn) const noexcept { BN_clear_free(bn); }
-};
-struct ParamBldDeleter {
-  void operator()(OSSL_PARAM_BLD* bld) const noexcept { OSSL_PARAM_BLD_free(bld); }
-};
-struct ParamDeleter {
-  void operator()(OSSL_PARAM* params) const noexcept { OSSL_PARAM_free(params); }
-};
-using PkeyCtx = std::unique_ptr<EVP_PKEY_CTX, PkeyCtxDeleter>;
-using CipherCtx = std::unique_ptr<EVP_CIPHER_CTX, CipherCtxDeleter>;
-using Kdf = std::unique_ptr<EVP_KDF, KdfDeleter>;
-using KdfCtx = std::unique_ptr<EVP_KDF_CTX, KdfCtxDeleter>;
-using Bignum = std::unique_ptr<BIGNUM, BignumDeleter>;
-using ParamBld = std::unique_ptr<OSSL_PARAM_BLD, ParamBldDeleter>;
-using Params = std::unique_ptr<OSSL_PARAM, ParamDeleter>;
+using PkeyCtx = core::EvpPkeyCtx;
+using CipherCtx = core::EvpCipherCtx;
+using Kdf = core::EvpKdf;
+using KdfCtx = core::EvpKdfCtx;
+using Bignum = core::Bignum;
+using ParamBld = core::OsslParamBld;
+using Params = core::OsslParams;
 
 constexpr char kCurve[] = "prime256v1";
 constexpr std::size_t kTagSize = 16;

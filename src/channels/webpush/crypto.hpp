@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/openssl_handles.hpp"
+
 namespace chopar::channels::webpush {
 
 // Web Push cryptography on OpenSSL 3 EVP: P-256 keys, ECDH, HKDF-SHA256,
@@ -19,10 +21,7 @@ namespace chopar::channels::webpush {
 // malformed input is reported as std::invalid_argument or as nullopt, as
 // each function says.
 
-struct EvpPkeyDeleter {
-  void operator()(EVP_PKEY* key) const noexcept { EVP_PKEY_free(key); }
-};
-using EvpPkey = std::unique_ptr<EVP_PKEY, EvpPkeyDeleter>;
+using EvpPkey = core::EvpPkey;
 
 inline constexpr std::size_t kP256PublicKeySize = 65;   // 0x04 || x || y
 inline constexpr std::size_t kP256PrivateKeySize = 32;  // the scalar

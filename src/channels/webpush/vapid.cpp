@@ -12,26 +12,16 @@
 #include <stdexcept>
 
 #include "core/encoding.hpp"
+#include "core/openssl_handles.hpp"
+#include "net/curl_handles.hpp"
 
 namespace chopar::channels::webpush {
 namespace {
 
-struct MdCtxDeleter {
-  void operator()(EVP_MD_CTX* ctx) const noexcept { EVP_MD_CTX_free(ctx); }
-};
-struct EcdsaSigDeleter {
-  void operator()(ECDSA_SIG* sig) const noexcept { ECDSA_SIG_free(sig); }
-};
-struct CurlUrlDeleter {
-  void operator()(CURLU* url) const noexcept { curl_url_cleanup(url); }
-};
-struct CurlStringDeleter {
-  void operator()(char* s) const noexcept { curl_free(s); }
-};
-using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxDeleter>;
-using EcdsaSig = std::unique_ptr<ECDSA_SIG, EcdsaSigDeleter>;
-using CurlUrl = std::unique_ptr<CURLU, CurlUrlDeleter>;
-using CurlString = std::unique_ptr<char, CurlStringDeleter>;
+using MdCtx = core::EvpMdCtx;
+using EcdsaSig = core::EcdsaSig;
+using net::CurlString;
+using net::CurlUrl;
 
 std::string DecodeKey(std::string_view text, std::string_view setting, std::size_t size) {
   const auto bytes = core::Base64UrlDecode(text);
