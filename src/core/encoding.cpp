@@ -124,6 +124,37 @@ std::optional<std::string> PercentDecode(std::string_view text, bool plus_is_spa
   return out;
 }
 
+std::optional<std::vector<std::pair<std::string, std::string>>> DecodeFormPairs(
+    std::string_view text, MalformedEscapes malformed) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  while (!text.empty()) {
+    const auto amp = text.find('&');
+    const std::string_view piece = text.substr(0, amp);
+    text = amp == std::string_view::npos ? std::string_view() : text.substr(amp + 1);
+    if (piece.empty()) continue;
+    const auto eq = piece.find('=');
+    const std::string_view raw_name = piece.substr(0, eq);
+    const std::string_view raw_value =
+        eq == std::string_view::npos ? std::string_view() : piece.substr(eq + 1);
+    auto name = PercentDecode(raw_name, /*plus_is_space=*/true);
+    auto value = PercentDecode(raw_value, /*plus_is_space=*/true);
+    if (!name || !value) {
+      switch (malformed) {
+        case MalformedEscapes::kRefuse:
+          return std::nullopt;
+        case MalformedEscapes::kSkipPair:
+          continue;
+        case MalformedEscapes::kKeepAsSent:
+          if (!name) name = std::string(raw_name);
+          if (!value) value = std::string(raw_value);
+          break;
+      }
+    }
+    pairs.emplace_back(std::move(*name), std::move(*value));
+  }
+  return pairs;
+}
+
 std::string HexEncode(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;

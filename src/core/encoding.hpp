@@ -3,6 +3,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace chopar::core {
 
@@ -14,6 +16,21 @@ std::optional<std::string> Base64UrlDecode(std::string_view text);
 // Decodes %XX escapes; with `plus_is_space` (query strings, HTML forms) a
 // '+' becomes a space. nullopt for a '%' not followed by two hex digits.
 std::optional<std::string> PercentDecode(std::string_view text, bool plus_is_space);
+
+// What DecodeFormPairs does with a name or value whose %XX escapes do not
+// decode.
+enum class MalformedEscapes {
+  kRefuse,      // the whole text is refused (nullopt): what a client sent us
+  kSkipPair,    // that pair is left out: a browser's form, never malformed
+  kKeepAsSent,  // kept undecoded: a provider's callback, read as it comes
+};
+// The name=value pairs of application/x-www-form-urlencoded text (a query
+// string, an HTML form, a provider's callback), in order: split on '&',
+// empty pieces skipped, a piece without '=' a name with the empty value,
+// '+' a space and %XX a byte. The one decoder of such text; each caller
+// states its policy for a malformed escape.
+std::optional<std::vector<std::pair<std::string, std::string>>> DecodeFormPairs(
+    std::string_view text, MalformedEscapes malformed);
 
 // Standard base64 with padding (RFC 4648 §4).
 std::string Base64Encode(std::string_view bytes);

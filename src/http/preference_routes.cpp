@@ -214,20 +214,11 @@ struct Unsubscribe {
   }
 };
 
-// "email=on&tasks.email=on&shown=tasks" → its decoded pairs.
+// "email=on&tasks.email=on&shown=tasks" → its decoded pairs (a browser's
+// form: a pair that does not decode was not sent by the page, and is left out).
 std::vector<std::pair<std::string, std::string>> FormFields(std::string_view body) {
-  std::vector<std::pair<std::string, std::string>> fields;
-  while (!body.empty()) {
-    const auto amp = body.find('&');
-    const std::string_view piece = body.substr(0, amp);
-    body = amp == std::string_view::npos ? std::string_view() : body.substr(amp + 1);
-    const auto eq = piece.find('=');
-    const auto name = core::PercentDecode(piece.substr(0, eq), true);
-    const auto value =
-        core::PercentDecode(eq == std::string_view::npos ? "" : piece.substr(eq + 1), true);
-    if (name && value) fields.emplace_back(*name, *value);
-  }
-  return fields;
+  return core::DecodeFormPairs(body, core::MalformedEscapes::kSkipPair)
+      .value_or(std::vector<std::pair<std::string, std::string>>{});
 }
 
 // The categories the preferences page shows, and so the only ones it

@@ -8,39 +8,24 @@
 namespace chopar::http {
 namespace {
 
-std::string Decoded(std::string_view text) {
-  auto decoded = core::PercentDecode(text, /*plus_is_space=*/true);
-  if (!decoded) throw core::InvalidField("query", "malformed percent-encoding in the query string");
-  return std::move(*decoded);
-}
-
 // A value is named by its parameter; NUL could reach SQL, which cannot hold it.
-std::string DecodedValue(const std::string& name, std::string_view text) {
-  std::string value = Decoded(text);
-  if (value.find('\0') != std::string::npos) {
-    throw core::InvalidField(name, name + " must not contain %00 (NUL)");
+void RefuseNul(const std::string& field, const std::string& text) {
+  if (text.find('\0') != std::string::npos) {
+    throw core::InvalidField(field, field + " must not contain %00 (NUL)");
   }
-  return value;
 }
 
 }  // namespace
 
 QueryParams QueryParams::Parse(std::string_view query) {
-  QueryParams params;
-  while (!query.empty()) {
-    const auto amp = query.find('&');
-    const std::string_view piece = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-    if (piece.empty()) continue;
-    const auto eq = piece.find('=');
-    if (eq == std::string_view::npos) {
-      params.items_.emplace_back(DecodedValue("query", piece), std::string());
-    } else {
-      std::string name = DecodedValue("query", piece.substr(0, eq));
-      std::string value = DecodedValue(name, piece.substr(eq + 1));
-      params.items_.emplace_back(std::move(name), std::move(value));
-    }
+  auto pairs = core::DecodeFormPairs(query, core::MalformedEscapes::kRefuse);
+  if (!pairs) throw core::InvalidField("query", "malformed percent-encoding in the query string");
+  for (const auto& [name, value] : *pairs) {
+    RefuseNul("query", name);
+    RefuseNul(name, value);
   }
+  QueryParams params;
+  params.items_ = std::move(*pairs);
   return params;
 }
 

@@ -6,20 +6,12 @@ namespace chopar::channels::sms {
 namespace {
 
 // Form fields as Eskiz sends them; a malformed escape is kept as it came.
-std::string UrlDecode(std::string_view text) {
-  return core::PercentDecode(text, /*plus_is_space=*/true).value_or(std::string(text));
-}
-
+// The first of a repeated name wins.
 std::map<std::string, std::string> ParseUrlEncoded(std::string_view body) {
+  // kKeepAsSent never refuses: the optional always holds the pairs.
+  auto pairs = core::DecodeFormPairs(body, core::MalformedEscapes::kKeepAsSent);
   std::map<std::string, std::string> fields;
-  while (!body.empty()) {
-    const auto amp = body.find('&');
-    const std::string_view pair = body.substr(0, amp);
-    body = amp == std::string_view::npos ? std::string_view() : body.substr(amp + 1);
-    if (pair.empty()) continue;
-    const auto eq = pair.find('=');
-    fields.emplace(UrlDecode(pair.substr(0, eq)), eq == std::string_view::npos ? "" : UrlDecode(pair.substr(eq + 1)));
-  }
+  for (auto& [name, value] : pairs.value()) fields.emplace(std::move(name), std::move(value));
   return fields;
 }
 
