@@ -13,9 +13,9 @@
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http.hpp>
 
-#include "core/log_context.hpp"
 #include "core/text.hpp"
 #include "http/blocking_call.hpp"
+#include "http/inbox_stream.hpp"
 #include "http/request_id.hpp"
 
 // GCC 12 mishandles temporaries with destructors inside co_await
@@ -37,33 +37,9 @@ constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 // how long) so that closing does not reset the connection under the answer.
 constexpr std::size_t kLingerBytes = 8 * 1024 * 1024;
 constexpr std::chrono::seconds kLingerTime{2};
-constexpr int kStreamBatch = 100;
 const std::string kHeartbeat = ": ping\n\n";
 
 auto Redirect(error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
-
-std::string Event(std::string_view name, const std::string& data,
-                  std::optional<std::int64_t> id = std::nullopt) {
-  std::string text = "event: ";
-  text += name;
-  text += '\n';
-  if (id) text += "id: " + std::to_string(*id) + "\n";
-  text += "data: ";
-  text += data;
-  text += "\n\n";
-  return text;
-}
-
-std::string UnreadCountEvent(std::int64_t count) {
-  return Event("unread_count", DumpJson({{"count", count}}));
-}
-
-// What a woken stream reads on the handler pool.
-struct Fetched {
-  bool ok = false;
-  std::vector<nlohmann::json> items;
-  std::int64_t unread_count = 0;
-};
 
 // The method, target and headers of a request whose header is in.
 void ReadHeaderFields(const bhttp::request<bhttp::string_body>& message, Request& request) {
@@ -431,14 +407,12 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   stream_.expires_never();
   if (ec) co_return;
 
-  last_id_ = start.last_id;
-  last_count_ = start.unread_count;
+  InboxStream inbox(*context_.inbox, user_id, start.last_id, start.unread_count);
   woken_ = woken_ || start.catch_up;
   asio::co_spawn(
       executor_, [self = shared_from_this()] { return self->WatchForClose(); }, asio::detached);
 
-  const std::string first_event = UnreadCountEvent(last_count_);
-  bool healthy = co_await WriteStreamText(first_event);
+  bool healthy = co_await WriteStreamText(inbox.Opening());
   bool retry_on_tick = false;
   while (healthy && !stopping_ && !peer_closed_) {
     if (!woken_) {
@@ -453,36 +427,15 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
       if (!heartbeat_due && !woken_) continue;
     }
     woken_ = false;
-    hub::InboxService& inbox = *context_.inbox;
-    const std::int64_t after = last_id_;
     const std::string& request_id = request_id_;
-    Fetched fetched =
-        co_await RunBlocking(context_.handlers, [&inbox, user_id, after, &request_id] {
-          const core::LogScope scope("request_id", request_id);
-          Fetched result;
-          try {
-            result.items = inbox.ListSince(user_id, after, kStreamBatch);
-            result.unread_count = inbox.UnreadCount(user_id, hub::InboxService::ReadFrom::kPrimary);
-            result.ok = true;
-          } catch (const std::exception& e) {
-            spdlog::warn("inbox stream of user {}: {}", user_id, e.what());
-          }
-          return result;
-        });
+    const InboxStream::Fetched fetched = co_await RunBlocking(
+        context_.handlers, [&inbox, &request_id] { return inbox.Fetch(request_id); });
     // A failed fetch is tried again at the next heartbeat tick.
     retry_on_tick = !fetched.ok;
     if (!fetched.ok) continue;
-    std::string text;
-    for (const auto& item : fetched.items) {
-      const std::int64_t id = item.value("id", std::int64_t{0});
-      text += Event("notification", DumpJson(item), id);
-      last_id_ = std::max(last_id_, id);
-    }
-    if (fetched.unread_count != last_count_) {
-      last_count_ = fetched.unread_count;
-      text += UnreadCountEvent(last_count_);
-    }
-    if (fetched.items.size() >= static_cast<std::size_t>(kStreamBatch)) woken_ = true;
+    bool more = false;
+    const std::string text = inbox.Advance(fetched, more);
+    if (more) woken_ = true;
     if (!text.empty()) healthy = co_await WriteStreamText(text);
   }
 

@@ -67,8 +67,9 @@ struct ServerContext {
 // One client connection: a coroutine on the connection's strand that reads
 // requests (timeouts, body limit, Expect: 100-continue), has each one
 // dispatched on the handler pool, writes the responses (keep-alive), and may
-// turn into a Server-Sent Events stream. Owned by shared_ptr: by its running
-// coroutines and, weakly, by the registry and the StreamHub.
+// turn into a Server-Sent Events stream, whose events an InboxStream builds.
+// Owned by shared_ptr: by its running coroutines and, weakly, by the
+// registry and the StreamHub.
 class Session final : public Wakeable, public std::enable_shared_from_this<Session> {
  public:
   Session(const ServerContext& context, boost::asio::ip::tcp::socket socket);
@@ -114,8 +115,6 @@ class Session final : public Wakeable, public std::enable_shared_from_this<Sessi
   bool woken_ = false;
   bool peer_closed_ = false;
   std::optional<std::int64_t> stream_user_;
-  std::int64_t last_id_ = 0;
-  std::int64_t last_count_ = 0;
 };
 
 }  // namespace chopar::http
