@@ -1,8 +1,11 @@
 #include "console/directory.hpp"
 
+#include <vector>
+
 #include "console/page.hpp"
 #include "console/queries.hpp"
 #include "core/request_error.hpp"
+#include "db/params.hpp"
 #include "hub/queries.hpp"
 #include "hub/user_json.hpp"
 
@@ -13,13 +16,13 @@ nlohmann::json ListUsers(db::Pool& pool, int limit, const std::optional<std::str
   const std::int64_t after = cursor ? DecodeIdCursor(*cursor) : 0;
   auto conn = pool.Acquire();
   const auto ids = conn->Exec(queries::kListUserIds, after, limit + 1);
+  std::vector<std::int64_t> shown;
+  for (int i = 0; i < ShownRows(ids, limit); ++i) shown.push_back(ids.Int(i, "id"));
+  // The page's users through the statement of GET /v1/users/{id}, so both
+  // show one shape: two statements a page.
   nlohmann::json items = nlohmann::json::array();
-  // Each user through the same statement as GET /v1/users/{id}, so both show
-  // one shape; a page is at most 100 prepared lookups on one connection.
-  for (int i = 0; i < ShownRows(ids, limit); ++i) {
-    const auto user = conn->Exec(hub::queries::kGetUser, ids.Int(i, "id"));
-    if (!user.Empty()) items.push_back(hub::UserJson(user, 0));
-  }
+  const auto users = conn->Exec(hub::queries::kGetUsers, db::ArrayLiteral(shown));
+  for (int i = 0; i < users.Rows(); ++i) items.push_back(hub::UserJson(users, i));
   return {{"items", std::move(items)}, {"next_cursor", NextCursor(ids, limit, "id")}};
 }
 

@@ -6,7 +6,7 @@
 
 namespace chopar::hub {
 
-// The API's user object from a row of queries/get_user.sql.
+// The API's user object from a row of queries/get_users.sql.
 nlohmann::json UserJson(const db::Result& rows, int row);
 
 // A timestamptz column as RFC 3339 UTC text, or null.

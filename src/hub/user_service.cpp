@@ -1,6 +1,9 @@
 #include "hub/user_service.hpp"
 
+#include <vector>
+
 #include "core/request_error.hpp"
+#include "db/params.hpp"
 #include "hub/preferences.hpp"
 #include "hub/queries.hpp"
 #include "hub/user_json.hpp"
@@ -52,7 +55,7 @@ nlohmann::json UserService::PutUser(std::int64_t user_id, const UserUpdate& upda
         "preferences");
   }
   tx.Exec(queries::kUpsertUser, params);
-  const auto rows = tx.Exec(queries::kGetUser, user_id);
+  const auto rows = tx.Exec(queries::kGetUsers, db::ArrayLiteral(std::vector{user_id}));
   if (!before.Empty() && before.Text(0, 0) != rows.Text(0, "timezone") &&
       options_.timezone_changed) {
     options_.timezone_changed(tx, user_id);
@@ -63,7 +66,7 @@ nlohmann::json UserService::PutUser(std::int64_t user_id, const UserUpdate& upda
 
 nlohmann::json UserService::GetUser(std::int64_t user_id) {
   auto conn = pool_.Acquire();
-  const auto rows = conn->Exec(queries::kGetUser, user_id);
+  const auto rows = conn->Exec(queries::kGetUsers, db::ArrayLiteral(std::vector{user_id}));
   if (rows.Empty()) throw core::UserNotFound(user_id);
   return UserJson(rows, 0);
 }

@@ -1,3 +1,5 @@
+-- The API's user objects (hub::UserJson) of the ids in $1, in id order: one
+-- user for GET /v1/users/{id}, a page of them for the console's directory.
 SELECT u.id, u.email, u.phone, u.timezone, u.locale, u.preferences::text AS preferences,
        to_char(u.quiet_start, 'HH24:MI') AS quiet_start, to_char(u.quiet_end, 'HH24:MI') AS quiet_end,
        u.admin, u.created_at, u.updated_at,
@@ -5,4 +7,5 @@ SELECT u.id, u.email, u.phone, u.timezone, u.locale, u.preferences::text AS pref
        (SELECT count(*) FROM chopar.push_subscriptions p WHERE p.user_id = u.id) AS push_subscriptions
 FROM chopar.users u
 LEFT JOIN chopar.telegram_connections t ON t.user_id = u.id
-WHERE u.id = $1
+WHERE u.id = ANY ($1::bigint[])
+ORDER BY u.id
