@@ -21,7 +21,7 @@
 #include <set>
 #include <string>
 
-#include "app/statement_list.hpp"
+#include "statement_list.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "app/statement_list.hpp"
 #include "db/connection.hpp"
+#include "statement_list.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar {
