@@ -22,10 +22,10 @@
 namespace chopar::delivery {
 namespace {
 
-using std::chrono::milliseconds;
-using std::chrono::seconds;
 using chopar::testing::FakeHttpServer;
 using chopar::testing::SilentServer;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
 
 class PushOutcomesTest : public testing::DeliveryPgTest {
  protected:
@@ -75,8 +75,8 @@ TEST_F(PushOutcomesTest, AnsweredDeliveriesAreRecordedWhileASilentEndpointIsStil
   const std::int64_t stalled = UserPushedTo(4, silent.url() + "/push/4");
 
   channels::webpush::WebPushChannel push(PushSettings(seconds(5)), http_, clock_);
-  Worker worker(*pool_, ChannelSet(other_channels_, other_channels_, push, other_channels_),
-                clock_, metrics_, WorkerSettings{}, random_);
+  Worker worker(*pool_, ChannelSet(other_channels_, other_channels_, push, other_channels_), clock_,
+                metrics_, WorkerSettings{}, random_);
   RunStats stats;
   std::thread run([&] { stats = worker.RunOnce(); });
 
