@@ -45,10 +45,10 @@ function(chopar_write_all_queries)
   file(COPY_FILE ${CMAKE_BINARY_DIR}/generated/all_queries.hpp.tmp ${CMAKE_BINARY_DIR}/generated/all_queries.hpp ONLY_IF_DIFFERENT)
 endfunction()
 
-# chopar_test_program(<target>): what every test executable gets — no debug
-# information in RelWithDebInfo (a failing test reports its file and line
-# itself), which cuts the build's largest share, the tests' compile time.
-# (chopar_options reads the property).
+# chopar_test_program(<target>): what every test executable gets — in
+# RelWithDebInfo no debug information (a failing test reports its file and
+# line itself) and -Og, which cut the build's largest share, the tests'
+# compile time (chopar_options reads the property).
 function(chopar_test_program target)
   set_target_properties(${target} PROPERTIES CHOPAR_TEST_PROGRAM ON)
 endfunction()
