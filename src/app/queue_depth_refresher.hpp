@@ -38,6 +38,7 @@ class QueueDepthRefresher {
   QueueDepthRefresher& operator=(const QueueDepthRefresher&) = delete;
 
   void Start() { loop_.Start(); }
+  void Stop() { loop_.StopAndJoin(); }
 
  private:
   db::Next Step();

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "app/channel_providers.hpp"
+#include "app/components.hpp"
 #include "app/database_setup.hpp"
 #include "app/open_files.hpp"
 #include "app/queue_depth_refresher.hpp"
@@ -75,18 +76,18 @@ http::MetricsAccess MetricsAccessOf(const Config::Server& server) {
   return server.public_metrics ? http::MetricsAccess::kPublic : http::MetricsAccess::kApiKey;
 }
 
-// /metrics and /healthz on [server] metrics_listen, or null when it is not set.
-std::unique_ptr<http::Server> StartMetricsServer(const Config& config, db::Pool& pool,
-                                                 core::MetricsRegistry& metrics) {
-  if (config.server.metrics_listen.empty()) return nullptr;
+// /metrics and /healthz on [server] metrics_listen, when it is set.
+void AddMetricsServer(Components& parts, const Config& config, db::Pool& pool,
+                      core::MetricsRegistry& metrics) {
+  if (config.server.metrics_listen.empty()) return;
   http::Settings settings;
   http::ApplyListenAddress(config.server.metrics_listen, settings);
   settings.io_threads = 1;
   settings.handler_threads = 2;
-  auto server = std::make_unique<http::Server>(settings, pool, metrics);
-  server->Start();
-  std::cout << "  metrics:   http://" << settings.host << ":" << server->port() << "/metrics\n";
-  return server;
+  auto& server = parts.Emplace<http::Server>("metrics server", settings, pool, metrics);
+  parts.AfterStart([&server, host = settings.host] {
+    std::cout << "  metrics:   http://" << host << ":" << server.port() << "/metrics\n";
+  });
 }
 
 // Until SIGTERM or SIGINT, telling systemd's watchdog (when it watches) that
@@ -137,20 +138,13 @@ int RunService(const Config& config, const Roles& roles) {
   ChannelProviders providers(config, pool, clock, sms_callback_secret, inbox_secret);
   // Types' templates: their texts for notify, their throttles for the worker.
   templates::TemplateStore template_store(pool, pool.listen_conninfo());
-  delivery::Worker worker(pool, providers.set(), clock, metrics, config.delivery,
-                          core::ThreadLocalRandom::Instance(), &template_store);
   QueueDepthRefresher queue_depth(pool.settings(), metrics);
-  queue_depth.Start();
 
   // Load the time zone database once, before threads race to do it.
   (void)schedule::FindTimeZone("UTC");
+  // What the API's routes call; none runs on its own.
   schedule::ScheduleService schedules(pool, clock);
-  schedule::Scheduler scheduler(pool, clock, metrics, config.scheduler);
   hub::NotifyService notify(pool, clock, metrics, &template_store);
-  // Delayed notifications (send_at) are released, and digest windows
-  // closed, with the scheduler role.
-  workflow::engine::Releaser releaser(pool, clock, metrics, &template_store);
-  workflow::engine::DigestCloser digest_closer(pool, clock, metrics, &template_store);
   workflow::engine::Canceler canceler(pool, metrics);
   hub::UserService users(
       pool, {.allow_http_push_endpoints = config.push.webpush.allow_http_endpoints,
@@ -164,30 +158,16 @@ int RunService(const Config& config, const Roles& roles) {
   hub::InboxService inbox(pool, read_pool ? &*read_pool : nullptr);
   broadcast::TopicService topics(pool);
   broadcast::BroadcastService broadcasts(pool, &template_store, config.broadcast);
-  broadcast::FanOut fan_out(pool, clock, metrics, config.broadcast, &template_store);
   // [[reports]]: the jobs were checked when the configuration was loaded.
   const std::vector<reports::ReportJob> report_jobs = reports::CompileReportJobs(config.reports);
-  reports::JobSource report_source(pool, providers.http());
-  reports::Runner report_runner(pool, report_jobs, report_source, clock, metrics);
   reports::ReportStatus report_status(pool, report_jobs, clock);
-  // Partitions of the history tables ahead, and [retention]: every worker
-  // process keeps them (they serialise on an advisory lock); only they
-  // report its metrics.
-  std::optional<retention::HistoryMaintenance> history;
-  std::unique_ptr<http::Server> server;
-
+  reports::JobSource report_source(pool, providers.http());
   // The Telegram connect flow: webhook routes, or a long-polling loop.
   std::unique_ptr<channels::telegram::TelegramUpdates> telegram_updates;
-  std::unique_ptr<channels::telegram::TelegramPoller> telegram_poller;
   if (providers.telegram_bot() != nullptr) {
     telegram_updates = std::make_unique<channels::telegram::TelegramUpdates>(
         *providers.telegram_bot(), pool, clock);
-    if (config.telegram.updates == "polling" && roles.Has(ProcessRole::kApi)) {
-      telegram_poller = std::make_unique<channels::telegram::TelegramPoller>(
-          *telegram_updates, pool, providers.http(), metrics);
-    }
   }
-
   // The relays LISTEN, so they take the direct connection.
   Relays relays(config, database.direct_conninfo(), pool, providers.http(), clock, metrics);
   // A relay-only process with nothing to relay is a configuration mistake.
@@ -196,74 +176,85 @@ int RunService(const Config& config, const Roles& roles) {
         "chopar relay: no [[relay.targets]] in the configuration (docs/configuration.md)");
   }
 
-  const bool runs_workers = roles.Has(ProcessRole::kWorker);
-  const bool runs_scheduler = roles.Has(ProcessRole::kScheduler);
-  const bool runs_reports = roles.Has(ProcessRole::kReports);
-  const bool runs_relays = roles.Has(ProcessRole::kRelay) && relays.configured();
+  // The parts that run, for this process's roles, each after what it relies
+  // on: they stop in the reverse order, the API first (no new work), then
+  // what creates deliveries, then the worker's drain, then the relays that
+  // carry the drain's events, and the metrics last, so a scrape sees it all.
   std::cout << "chopar " << CHOPAR_VERSION << " running " << roles.Describe() << "\n";
+  Components parts;
+  AddMetricsServer(parts, config, pool, metrics);
+  parts.Add("queue depth", queue_depth);
   // Every role that notifies or claims reads the types' templates (texts,
   // digests, throttles, escalations).
-  if (roles.Has(ProcessRole::kApi) || runs_workers || runs_scheduler || runs_reports)
-    template_store.Start();
+  if (roles.Has(ProcessRole::kApi) || roles.Has(ProcessRole::kWorker) ||
+      roles.Has(ProcessRole::kScheduler) || roles.Has(ProcessRole::kReports)) {
+    parts.Add("templates", template_store);
+  }
+  if (roles.Has(ProcessRole::kRelay) && relays.configured()) parts.Add("relays", relays);
+  if (roles.Has(ProcessRole::kWorker)) {
+    // Partitions of the history tables ahead, and [retention]: every worker
+    // process keeps them (they serialise on an advisory lock).
+    parts.Emplace<retention::HistoryMaintenance>("history", pool, clock, metrics,
+                                                 config.retention);
+    parts.Emplace<delivery::Worker>("delivery worker", pool, providers.set(), clock, metrics,
+                                    config.delivery, core::ThreadLocalRandom::Instance(),
+                                    &template_store);
+    parts.Emplace<broadcast::FanOut>("broadcast fan-out", pool, clock, metrics,
+                                     config.broadcast, &template_store);
+  }
+  if (roles.Has(ProcessRole::kScheduler)) {
+    // Delayed notifications (send_at) are released, and digest windows
+    // closed, with the scheduler role.
+    parts.Emplace<workflow::engine::Releaser>("releaser", pool, clock, metrics, &template_store);
+    parts.Emplace<workflow::engine::DigestCloser>("digest closer", pool, clock, metrics,
+                                                  &template_store);
+    parts.Emplace<schedule::Scheduler>("scheduler", pool, clock, metrics, config.scheduler);
+  }
+  if (roles.Has(ProcessRole::kReports)) {
+    parts.Emplace<reports::Runner>("reports", pool, report_jobs, report_source, clock, metrics);
+  }
   if (roles.Has(ProcessRole::kApi)) {
+    if (telegram_updates && config.telegram.updates == "polling") {
+      parts.Emplace<channels::telegram::TelegramPoller>("telegram poller", *telegram_updates,
+                                                        pool, providers.http(), metrics);
+    }
     http::Settings settings = config.server.http;
     settings.metrics_access = MetricsAccessOf(config.server);
     settings.api_key = ApiKeyOrStored(settings.api_key, config);
     settings.inbox_secret = inbox_secret;
-    server = std::make_unique<http::Server>(
-        settings, http::Dependencies{pool, notify, users, inbox, metrics});
-    http::RegisterTemplateRoutes(server->router(), template_store, users);
-    http::RegisterWorkflowRoutes(server->router(), canceler);
-    http::RegisterPreferenceRoutes(server->router(), users, template_store, inbox_secret);
-    http::RegisterScheduleRoutes(server->router(), schedules);
-    http::RegisterBroadcastRoutes(server->router(), topics, broadcasts);
-    http::RegisterSmsRoutes(server->router(), pool, clock, sms_callback_secret);
-    http::RegisterTelegramRoutes(server->router(), telegram_updates.get());
-    http::RegisterOutboxRoutes(server->router(), relays.sources());
-    http::RegisterReportRoutes(server->router(), report_status);
-    http::RegisterConsoleRoutes(server->router(), pool, users,
+    auto& server = parts.Emplace<http::Server>(
+        "api server", settings, http::Dependencies{pool, notify, users, inbox, metrics});
+    http::RegisterTemplateRoutes(server.router(), template_store, users);
+    http::RegisterWorkflowRoutes(server.router(), canceler);
+    http::RegisterPreferenceRoutes(server.router(), users, template_store, inbox_secret);
+    http::RegisterScheduleRoutes(server.router(), schedules);
+    http::RegisterBroadcastRoutes(server.router(), topics, broadcasts);
+    http::RegisterSmsRoutes(server.router(), pool, clock, sms_callback_secret);
+    http::RegisterTelegramRoutes(server.router(), telegram_updates.get());
+    http::RegisterOutboxRoutes(server.router(), relays.sources());
+    http::RegisterReportRoutes(server.router(), report_status);
+    http::RegisterConsoleRoutes(server.router(), pool, users,
                                 config.push.webpush.vapid_public_key);
-    http::RegisterWebRoutes(server->router());
-    server->Start();
-    std::cout << "  listening: http://" << settings.host << ":" << server->port() << "\n";
+    http::RegisterWebRoutes(server.router());
+    parts.AfterStart([&server, host = settings.host] {
+      std::cout << "  listening: http://" << host << ":" << server.port() << "\n";
+    });
   }
+
   std::cout << "  database:  "
             << (database.embedded() ? "embedded PostgreSQL in " + database.location()
                                     : "configured [database] url")
             << "\n  channels:  " << providers.Describe() << "\n  relay:     " << relays.Describe()
             << std::endl;
-  const std::unique_ptr<http::Server> metrics_server = StartMetricsServer(config, pool, metrics);
-
-  if (runs_workers) worker.Start();
-  if (runs_workers) {
-    history.emplace(pool, clock, metrics, config.retention);
-    history->Start();
-    fan_out.Start();
-  }
-  if (runs_scheduler) scheduler.Start();
-  if (runs_scheduler) releaser.Start();
-  if (runs_scheduler) digest_closer.Start();
-  if (runs_reports) report_runner.Start();
-  if (telegram_poller) telegram_poller->Start();
-  if (runs_relays) relays.Start();
+  parts.StartAll();
   const ServiceManager service_manager;
   service_manager.Ready("running " + roles.Describe());
   const int signal = WaitForShutdown(service_manager);
+  // [delivery] drain_seconds counts from the signal.
+  const auto deadline = Components::Clock::now() + config.delivery.drain_deadline;
   service_manager.Stopping();
   spdlog::info("signal {} received: draining", signal);
-  if (server) server->Stop();
-  template_store.Stop();
-  if (telegram_poller) telegram_poller->Stop();
-  if (runs_reports) report_runner.Stop();
-  if (runs_scheduler) scheduler.Stop();
-  if (runs_workers) fan_out.Stop();
-  if (runs_scheduler) releaser.Stop();
-  if (runs_scheduler) digest_closer.Stop();
-  if (runs_workers) worker.Stop();
-  if (history) history->Stop();
-  if (runs_relays) relays.Stop();
-  // Last, so a scrape sees the drain.
-  if (metrics_server) metrics_server->Stop();
+  parts.StopAll(deadline);
   spdlog::info("stopped");
   return 0;
 }
