@@ -11,23 +11,12 @@
 namespace chopar::app {
 namespace {
 
-// Whether the real provider is wanted: named explicitly, or left empty with
-// its credentials present.
-bool Wants(const std::string& provider, const std::string& real_name, bool has_credentials,
-           const char* section) {
-  if (provider == "sink") return false;
+// Whether the real provider is wanted: named (the configuration's rules
+// allow only it, "sink" or nothing), or left unset with its credentials
+// present.
+bool Wants(const std::string& provider, const std::string& real_name, bool has_credentials) {
   if (provider.empty()) return has_credentials;
-  if (provider == real_name) return true;
-  throw std::runtime_error(std::string("config: [") + section + "] provider must be \"" + real_name +
-                           "\" or \"sink\", not \"" + provider + "\"");
-}
-
-std::optional<channels::email::StartTls> StartTlsFrom(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  if (text == "required") return channels::email::StartTls::kRequired;
-  if (text == "opportunistic") return channels::email::StartTls::kOpportunistic;
-  if (text == "off") return channels::email::StartTls::kOff;
-  throw std::runtime_error("config: [channels.email] starttls must be required, opportunistic or off");
+  return provider == real_name;
 }
 
 }  // namespace
@@ -36,27 +25,18 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
                                    const std::string& sms_callback_secret,
                                    const std::string& inbox_secret)
     : sink_(pool, config.server.public_url, inbox_secret) {
-  if (Wants(config.email.provider, "smtp", !config.email.smtp_url.empty(), "channels.email")) {
-    channels::email::EmailSettings settings;
-    settings.smtp_url = config.email.smtp_url;
-    settings.starttls = StartTlsFrom(config.email.starttls);
-    settings.ca_file = config.email.ca_file;
-    settings.username = config.email.username;
-    settings.password = config.email.password;
-    settings.from = config.email.from;
+  if (Wants(config.email.provider, "smtp", !config.email.smtp.smtp_url.empty())) {
+    channels::email::EmailSettings settings = config.email.smtp;
     settings.public_url = config.server.public_url;
     settings.unsubscribe_secret = inbox_secret;
     settings.one_click_unsubscribe = true;
-    settings.timeout = std::chrono::seconds(config.email.timeout_seconds);
-    settings.max_in_flight = static_cast<std::size_t>(std::max(1, config.email.max_in_flight));
     try {
       email_ = std::make_unique<channels::email::EmailChannel>(settings, clock);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("config: [channels.email] ") + e.what());
     }
   }
-  if (Wants(config.telegram.provider, "telegram", !config.telegram.bot.bot_token.empty(),
-            "channels.telegram")) {
+  if (Wants(config.telegram.provider, "telegram", !config.telegram.bot.bot_token.empty())) {
     if (config.telegram.bot.bot_token.empty()) {
       throw std::runtime_error(
           "config: [channels.telegram] provider is telegram but bot_token is empty");
@@ -68,8 +48,7 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
     telegram_ = std::move(bot);
   }
   if (Wants(config.sms.provider, "eskiz",
-            !config.sms.eskiz.email.empty() && !config.sms.eskiz.password.empty(),
-            "channels.sms")) {
+            !config.sms.eskiz.email.empty() && !config.sms.eskiz.password.empty())) {
     channels::sms::EskizSettings settings = config.sms.eskiz;
     settings.public_url = config.server.public_url;
     settings.callback_url = std::string(core::WithoutTrailingSlashes(config.server.public_url)) +
@@ -78,8 +57,7 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
   }
   if (Wants(config.push.provider, "webpush",
             !config.push.webpush.vapid_public_key.empty() &&
-                !config.push.webpush.vapid_private_key.empty(),
-            "channels.push")) {
+                !config.push.webpush.vapid_private_key.empty())) {
     channels::webpush::WebPushSettings settings = config.push.webpush;
     settings.public_url = config.server.public_url;
     try {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "app/closest_name.hpp"
@@ -31,10 +32,71 @@ constexpr std::string_view kReportsKey = "reports";
 // many days after its first notification.
 constexpr int kLongestDigestWindowDays = templates::kMaxWindowSeconds / (24 * 3600);
 
+// What a key's value must be beyond its type, checked on the value the file
+// and the environment leave: a number's bounds, or a string's choices. The
+// error reads "[section] key " + `says`.
+struct Rule {
+  std::optional<double> above{};     // a number: greater than this
+  std::optional<double> at_least{};  // a number: at least this
+  std::optional<double> at_most{};   // a number: at most this
+  std::vector<std::string> choices{};  // a string: one of these
+  std::string says{};
+  // A check of the key's own: what follows the key in the error (": …"),
+  // or nullopt when the value is good.
+  std::function<std::optional<std::string>()> check{};
+};
+
+// A check by a parser that throws std::invalid_argument: its message,
+// after `separator`, is the error.
+template <typename Parse>
+Rule ParsedBy(std::string separator, Parse parse) {
+  return {.check = [separator = std::move(separator), parse]() -> std::optional<std::string> {
+    try {
+      parse();
+    } catch (const std::invalid_argument& e) {
+      return separator + e.what();
+    }
+    return std::nullopt;
+  }};
+}
+
+Rule Positive() { return {.above = 0, .says = "must be positive"}; }
+Rule NotNegative(std::string says = "must be >= 0") {
+  return {.at_least = 0, .says = std::move(says)};
+}
+Rule Between(double lowest, double highest) {
+  auto whole = [](double v) { return std::to_string(static_cast<std::int64_t>(v)); };
+  return {.at_least = lowest,
+          .at_most = highest,
+          .says = "must be from " + whole(lowest) + " to " + whole(highest)};
+}
+// "must be a, b or c"; `unset_allowed`: the empty string too (a default
+// chosen from the other keys).
+Rule OneOf(std::vector<std::string> choices, bool unset_allowed = false) {
+  std::string says = "must be ";
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (i > 0) says += i + 1 == choices.size() ? " or " : ", ";
+    says += choices[i];
+  }
+  if (unset_allowed) choices.emplace_back();
+  return {.choices = std::move(choices), .says = std::move(says)};
+}
+// [log] level: spdlog's names, and its other name of warn.
+Rule LogLevel() {
+  Rule rule = OneOf(LogLevelNames());
+  rule.choices.emplace_back("warning");
+  return rule;
+}
+
+// [channels.<name>] provider: the real one or the sink; unset, the real one
+// when its credentials are set.
+Rule Provider(const std::string& real) { return OneOf({real, "sink"}, true); }
+
 struct Binding {
   std::string section;  // "limits.hourly" for nested tables
   std::string key;
   SettingTarget target;
+  Rule rule{};
 };
 
 // One scope of [limits.http]: its rate and burst keys.
@@ -52,100 +114,143 @@ std::array<HttpLimit, 3> HttpLimits(http::RateLimitSettings& l) {
            {"api_key_per_second", "api_key_burst", &l.api_key_per_second, &l.api_key_burst}}};
 }
 
+// [server] metrics_listen: empty, or an address [server] listen would take.
+void CheckMetricsListen(const std::string& address) {
+  if (address.empty()) return;
+  http::Settings unused;
+  http::ApplyListenAddress(address, unused);
+}
+
+// [events] emit: ": why" for the first pattern that is not one, or that
+// matches none of chopar's events.
+std::optional<std::string> EmitProblem(const std::vector<std::string>& patterns) {
+  for (const std::string& pattern : patterns) {
+    if (auto problem = outbox::TypePatterns::Problem(pattern)) return ": " + *problem;
+    if (!outbox::MatchesAnyChoparEvent(pattern)) {
+      return ": \"" + pattern + "\" matches none of chopar's events (" +
+             outbox::ChoparEventNames() + ")";
+    }
+  }
+  return std::nullopt;
+}
+
+// [channels.email] starttls: unset, the channel's default (required with a
+// username).
+ParsedText StartTlsSetting(channels::email::EmailSettings& email) {
+  return {[&email](const std::string& text) -> std::optional<std::string> {
+    if (text.empty()) {
+      email.starttls.reset();
+      return std::nullopt;
+    }
+    const auto mode = channels::email::ParseStartTls(text);
+    if (!mode) return "must be required, opportunistic or off";
+    email.starttls = mode;
+    return std::nullopt;
+  }};
+}
+
 // The one list of what the configuration knows: every key of
-// docs/configuration.md and where it goes.
+// docs/configuration.md, where it goes, and what its value must be.
 std::vector<Binding> Bindings(Config& c) {
   std::vector<Binding> b = {
       {"database", "url", &c.database.url},
-      {"database", "pool_size", &c.database.pool_size},
+      {"database", "pool_size", &c.database.pool_size, Positive()},
       {"database", "pg_bin_dir", &c.database.pg_bin_dir},
       {"database", "listen_url", &c.database.listen_url},
       {"database", "read_url", &c.database.read_url},
       {"database", "prepared_statements", &c.database.prepared_statements},
-      {"database", "connect_timeout_seconds", &c.database.session.connect_timeout},
+      {"database", "connect_timeout_seconds", &c.database.session.connect_timeout, Positive()},
       {"database", "statement_timeout_seconds", &c.database.session.statement_timeout},
       {"server", "listen", ListenAddress{&c.server.http}},
       {"server", "api_key", &c.server.http.api_key},
       {"server", "inbox_secret", &c.server.http.inbox_secret},
-      {"server", "accept_v1_tokens_until", &c.server.http.accept_v1_tokens_until},
+      {"server", "accept_v1_tokens_until", &c.server.http.accept_v1_tokens_until,
+       ParsedBy(" ", [&c] { (void)http::V1TokenCutoff(c.server.http.accept_v1_tokens_until); })},
       {"server", "data_dir", &c.server.data_dir},
       {"server", "public_url", &c.server.public_url},
-      {"server", "io_threads", &c.server.http.io_threads},
-      {"server", "handler_threads", &c.server.http.handler_threads},
-      {"server", "roles", &c.server.roles},
-      {"server", "metrics_listen", &c.server.metrics_listen},
+      {"server", "io_threads", &c.server.http.io_threads, Positive()},
+      {"server", "handler_threads", &c.server.http.handler_threads, Positive()},
+      {"server", "roles", &c.server.roles,
+       ParsedBy(": ", [&c] { (void)Roles::FromNames(c.server.roles); })},
+      {"server", "metrics_listen", &c.server.metrics_listen,
+       ParsedBy(": ", [&c] { CheckMetricsListen(c.server.metrics_listen); })},
       {"server", "public_metrics", &c.server.public_metrics},
-      {"server", "max_connections", &c.server.http.max_connections},
-      {"server", "max_streams", &c.server.http.max_streams},
-      {"server", "max_streams_per_user", &c.server.http.max_streams_per_user},
-      {"server", "idle_timeout_seconds", &c.server.http.idle_timeout},
-      {"server", "write_timeout_seconds", &c.server.http.write_timeout},
-      {"delivery", "batch", &c.delivery.batch},
-      {"delivery", "lease_seconds", &c.delivery.lease},
-      {"delivery", "max_attempts", &c.delivery.max_attempts},
+      {"server", "max_connections", &c.server.http.max_connections, Positive()},
+      {"server", "max_streams", &c.server.http.max_streams, Positive()},
+      {"server", "max_streams_per_user", &c.server.http.max_streams_per_user, Positive()},
+      {"server", "idle_timeout_seconds", &c.server.http.idle_timeout, Positive()},
+      {"server", "write_timeout_seconds", &c.server.http.write_timeout, Positive()},
+      {"delivery", "batch", &c.delivery.batch, Positive()},
+      {"delivery", "lease_seconds", &c.delivery.lease, Positive()},
+      {"delivery", "max_attempts", &c.delivery.max_attempts, Positive()},
       {"delivery", "backoff_initial_seconds", &c.delivery.backoff.initial},
       {"delivery", "backoff_max_seconds", &c.delivery.backoff.cap},
-      {"delivery", "concurrency", &c.delivery.concurrency},
+      {"delivery", "concurrency", &c.delivery.concurrency, Positive()},
       {"delivery", "poll_seconds", &c.delivery.poll_interval},
       {"delivery", "drain_seconds", &c.delivery.drain_deadline},
-      {"scheduler", "batch", &c.scheduler.batch},
-      {"scheduler", "concurrency", &c.scheduler.concurrency},
-      {"scheduler", "max_sleep_seconds", &c.scheduler.max_sleep},
-      {"broadcast", "batch", &c.broadcast.batch},
-      {"broadcast", "lease_seconds", &c.broadcast.lease},
-      {"broadcast", "deliveries_per_second", &c.broadcast.deliveries_per_second},
-      {"broadcast", "max_sleep_seconds", &c.broadcast.max_sleep},
-      {"log", "level", &c.log.level},
-      {"log", "format", &c.log.format},
-      {"channels.email", "provider", &c.email.provider},
-      {"channels.email", "smtp_url", &c.email.smtp_url},
-      {"channels.email", "from", &c.email.from},
-      {"channels.email", "username", &c.email.username},
-      {"channels.email", "password", &c.email.password},
-      {"channels.email", "starttls", &c.email.starttls},
-      {"channels.email", "ca_file", &c.email.ca_file},
-      {"channels.email", "timeout_seconds", &c.email.timeout_seconds},
-      {"channels.email", "max_in_flight", &c.email.max_in_flight},
-      {"channels.telegram", "provider", &c.telegram.provider},
+      {"scheduler", "batch", &c.scheduler.batch, Positive()},
+      {"scheduler", "concurrency", &c.scheduler.concurrency, Positive()},
+      {"scheduler", "max_sleep_seconds", &c.scheduler.max_sleep, Positive()},
+      {"broadcast", "batch", &c.broadcast.batch, Positive()},
+      {"broadcast", "lease_seconds", &c.broadcast.lease, Positive()},
+      {"broadcast", "deliveries_per_second", &c.broadcast.deliveries_per_second,
+       NotNegative("must be 0 or more")},
+      {"broadcast", "max_sleep_seconds", &c.broadcast.max_sleep, Positive()},
+      {"log", "level", &c.log.level, LogLevel()},
+      {"log", "format", &c.log.format, OneOf(LogFormatNames())},
+      {"channels.email", "provider", &c.email.provider, Provider("smtp")},
+      {"channels.email", "smtp_url", &c.email.smtp.smtp_url},
+      {"channels.email", "from", &c.email.smtp.from},
+      {"channels.email", "username", &c.email.smtp.username},
+      {"channels.email", "password", &c.email.smtp.password},
+      {"channels.email", "starttls", StartTlsSetting(c.email.smtp)},
+      {"channels.email", "ca_file", &c.email.smtp.ca_file},
+      {"channels.email", "timeout_seconds", &c.email.smtp.timeout, Positive()},
+      {"channels.email", "max_in_flight", &c.email.smtp.max_in_flight,
+       Between(1, channels::email::kMaxEmailInFlight)},
+      {"channels.telegram", "provider", &c.telegram.provider, Provider("telegram")},
       {"channels.telegram", "bot_token", &c.telegram.bot.bot_token},
       {"channels.telegram", "bot_username", &c.telegram.bot.bot_username},
       {"channels.telegram", "api_base", &c.telegram.bot.api_base},
       {"channels.telegram", "webhook_secret", &c.telegram.bot.webhook_secret},
-      {"channels.telegram", "updates", &c.telegram.updates},
-      {"channels.telegram", "max_per_second", &c.telegram.bot.max_per_second},
-      {"channels.telegram", "timeout_seconds", &c.telegram.bot.timeout},
-      {"channels.push", "provider", &c.push.provider},
+      {"channels.telegram", "updates", &c.telegram.updates, OneOf({"webhook", "polling", "off"})},
+      {"channels.telegram", "max_per_second", &c.telegram.bot.max_per_second, Positive()},
+      {"channels.telegram", "timeout_seconds", &c.telegram.bot.timeout, Positive()},
+      {"channels.push", "provider", &c.push.provider, Provider("webpush")},
       {"channels.push", "vapid_public_key", &c.push.webpush.vapid_public_key},
       {"channels.push", "vapid_private_key", &c.push.webpush.vapid_private_key},
       {"channels.push", "subject", &c.push.webpush.subject},
       {"channels.push", "allow_http_endpoints", &c.push.webpush.allow_http_endpoints},
-      {"channels.push", "max_subscriptions_per_user", &c.push.webpush.max_subscriptions_per_user},
-      {"channels.push", "timeout_seconds", &c.push.webpush.timeout},
-      {"channels.push", "max_in_flight", &c.push.webpush.max_in_flight},
-      {"channels.sms", "provider", &c.sms.provider},
+      {"channels.push", "max_subscriptions_per_user", &c.push.webpush.max_subscriptions_per_user,
+       Positive()},
+      {"channels.push", "timeout_seconds", &c.push.webpush.timeout, Positive()},
+      {"channels.push", "max_in_flight", &c.push.webpush.max_in_flight,
+       Between(1, channels::webpush::kMaxPushInFlight)},
+      {"channels.sms", "provider", &c.sms.provider, Provider("eskiz")},
       {"channels.sms", "base_url", &c.sms.eskiz.base_url},
       {"channels.sms", "email", &c.sms.eskiz.email},
       {"channels.sms", "password", &c.sms.eskiz.password},
       {"channels.sms", "from", &c.sms.eskiz.from},
       {"channels.sms", "callback_secret", &c.sms.callback_secret},
       {"relay", "source_url", &c.relay.source_url},
-      {"relay", "batch", &c.relay.batch},
-      {"relay", "concurrency", &c.relay.concurrency},
-      {"relay", "retention_days", &c.relay.retention_days},
+      {"relay", "batch", &c.relay.batch, Positive()},
+      {"relay", "concurrency", &c.relay.concurrency, Positive()},
+      {"relay", "retention_days", &c.relay.retention_days, NotNegative()},
       {"relay", "listen", &c.relay.listen},
-      {"relay", "poll_seconds", &c.relay.poll_interval},
+      {"relay", "poll_seconds", &c.relay.poll_interval, Positive()},
       {"relay", "backoff_initial_seconds", &c.relay.backoff.initial},
       {"relay", "backoff_max_seconds", &c.relay.backoff.cap},
-      {"events", "emit", &c.events.emit},
-      {"retention", "notifications_days", &c.retention.notifications_days},
-      {"retention", "deliveries_days", &c.retention.deliveries_days},
+      {"events", "emit", &c.events.emit, {.check = [&c] { return EmitProblem(c.events.emit); }}},
+      {"retention", "notifications_days", &c.retention.notifications_days, NotNegative()},
+      {"retention", "deliveries_days", &c.retention.deliveries_days, NotNegative()},
   };
   for (core::ChannelKind kind : core::kAllChannels) {
-    b.push_back(
-        {"limits.hourly", std::string(core::ChannelName(kind)), &c.delivery.hourly_limits[kind]});
+    b.push_back({"limits.hourly", std::string(core::ChannelName(kind)),
+                 &c.delivery.hourly_limits[kind], NotNegative()});
   }
   for (const HttpLimit& limit : HttpLimits(c.server.http.limits)) {
-    b.push_back({"limits.http", std::string(limit.per_second_key), limit.per_second});
+    b.push_back({"limits.http", std::string(limit.per_second_key), limit.per_second,
+                 NotNegative("must be 0 (no limit) or more")});
     b.push_back({"limits.http", std::string(limit.burst_key), limit.burst});
   }
   return b;
@@ -403,96 +508,56 @@ void ApplyEnvironment(const std::vector<Binding>& bindings, const Environment& e
 
 // ---- Values that parse but make no sense ----------------------------------
 
-template <typename T>
-void RequirePositive(const T& value, const char* what) {
-  if (!(value > T{})) Fail(std::string(what) + " must be positive");
+// The value `target` holds, as a number; nullopt for a target that is not one.
+std::optional<double> NumberIn(const SettingTarget& target) {
+  return std::visit(
+      [](const auto& value) -> std::optional<double> {
+        using Target = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<Target, int*> || std::is_same_v<Target, std::size_t*> ||
+                      std::is_same_v<Target, double*>) {
+          return static_cast<double>(*value);
+        } else if constexpr (std::is_same_v<Target, std::chrono::seconds*> ||
+                             std::is_same_v<Target, std::chrono::milliseconds*>) {
+          return std::chrono::duration<double>(*value).count();
+        } else {
+          return std::nullopt;
+        }
+      },
+      target);
 }
 
-void Validate(const Config& c) {
-  RequirePositive(c.database.pool_size, "[database] pool_size");
-  RequirePositive(c.database.session.connect_timeout, "[database] connect_timeout_seconds");
-  RequirePositive(c.server.http.io_threads, "[server] io_threads");
-  RequirePositive(c.server.http.handler_threads, "[server] handler_threads");
-  RequirePositive(c.server.http.max_connections, "[server] max_connections");
-  RequirePositive(c.server.http.max_streams, "[server] max_streams");
-  RequirePositive(c.server.http.max_streams_per_user, "[server] max_streams_per_user");
-  RequirePositive(c.server.http.idle_timeout, "[server] idle_timeout_seconds");
-  RequirePositive(c.server.http.write_timeout, "[server] write_timeout_seconds");
-  RequirePositive(c.push.webpush.max_subscriptions_per_user,
-                  "[channels.push] max_subscriptions_per_user");
-  RequirePositive(c.delivery.batch, "[delivery] batch");
-  RequirePositive(c.delivery.lease, "[delivery] lease_seconds");
-  RequirePositive(c.delivery.max_attempts, "[delivery] max_attempts");
-  RequirePositive(c.delivery.concurrency, "[delivery] concurrency");
-  RequirePositive(c.scheduler.batch, "[scheduler] batch");
-  RequirePositive(c.scheduler.concurrency, "[scheduler] concurrency");
-  RequirePositive(c.scheduler.max_sleep, "[scheduler] max_sleep_seconds");
-  RequirePositive(c.broadcast.batch, "[broadcast] batch");
-  RequirePositive(c.broadcast.lease, "[broadcast] lease_seconds");
-  RequirePositive(c.broadcast.max_sleep, "[broadcast] max_sleep_seconds");
-  if (c.broadcast.deliveries_per_second < 0)
-    Fail("[broadcast] deliveries_per_second must be 0 or more");
-  RequirePositive(c.telegram.bot.max_per_second, "[channels.telegram] max_per_second");
-  RequirePositive(c.telegram.bot.timeout, "[channels.telegram] timeout_seconds");
-  RequirePositive(c.push.webpush.timeout, "[channels.push] timeout_seconds");
-  if (c.push.webpush.max_in_flight < 1 ||
-      c.push.webpush.max_in_flight > channels::webpush::kMaxPushInFlight) {
-    Fail("[channels.push] max_in_flight must be from 1 to " +
-         std::to_string(channels::webpush::kMaxPushInFlight));
+// Whether the value the file and the environment left for `b` keeps its rule.
+bool Keeps(const Binding& b) {
+  const Rule& rule = b.rule;
+  if (const std::optional<double> number = NumberIn(b.target)) {
+    if (rule.above && !(*number > *rule.above)) return false;
+    if (rule.at_least && !(*number >= *rule.at_least)) return false;
+    if (rule.at_most && !(*number <= *rule.at_most)) return false;
   }
-  if (c.telegram.updates != "webhook" && c.telegram.updates != "polling" &&
-      c.telegram.updates != "off") {
-    Fail("[channels.telegram] updates must be webhook, polling or off");
+  if (const auto* text = std::get_if<std::string*>(&b.target); text && !rule.choices.empty()) {
+    return std::find(rule.choices.begin(), rule.choices.end(), **text) != rule.choices.end();
   }
-  try {
-    (void)http::V1TokenCutoff(c.server.http.accept_v1_tokens_until);
-  } catch (const std::invalid_argument& e) {
-    Fail(std::string("[server] accept_v1_tokens_until ") + e.what());
-  }
-  // Checked here so a bad value stops the start like any other.
-  try {
-    (void)Roles::FromNames(c.server.roles);
-  } catch (const std::invalid_argument& e) {
-    Fail(std::string("[server] roles: ") + e.what());
-  }
-  if (!c.server.metrics_listen.empty()) {
-    http::Settings unused;
-    try {
-      http::ApplyListenAddress(c.server.metrics_listen, unused);
-    } catch (const std::invalid_argument& e) {
-      Fail(std::string("[server] metrics_listen: ") + e.what());
-    }
-  }
-  try {
-    CheckLogSettings(c.log);
-  } catch (const std::invalid_argument& e) {
-    Fail(e.what());
-  }
-  for (core::ChannelKind kind : core::kAllChannels) {
-    if (c.delivery.hourly_limits[kind] < 0) {
-      Fail("[limits.hourly] " + std::string(core::ChannelName(kind)) + " must be >= 0");
+  return true;
+}
+
+// Every key's own rule, then the rules between keys.
+void Validate(const std::vector<Binding>& bindings, const Config& c) {
+  for (const Binding& b : bindings) {
+    if (!Keeps(b)) Fail(Where(b) + " " + b.rule.says);
+    if (b.rule.check) {
+      if (const std::optional<std::string> problem = b.rule.check()) Fail(Where(b) + *problem);
     }
   }
   http::RateLimitSettings limits = c.server.http.limits;
   for (const HttpLimit& limit : HttpLimits(limits)) {
-    const std::string rate_key = "[limits.http] " + std::string(limit.per_second_key);
-    if (!(*limit.per_second >= 0) || !std::isfinite(*limit.per_second)) {
-      Fail(rate_key + " must be 0 (no limit) or more");
-    }
     if (*limit.per_second > 0 && !(*limit.burst >= 1 && std::isfinite(*limit.burst))) {
       Fail("[limits.http] " + std::string(limit.burst_key) + " must be at least 1 when " +
            std::string(limit.per_second_key) + " is not 0");
     }
   }
-  RequirePositive(c.relay.batch, "[relay] batch");
-  RequirePositive(c.relay.concurrency, "[relay] concurrency");
-  RequirePositive(c.relay.poll_interval, "[relay] poll_seconds");
-  if (c.relay.retention_days < 0) Fail("[relay] retention_days must be >= 0");
   if (c.relay.backoff.cap < c.relay.backoff.initial) {
     Fail("[relay] backoff_max_seconds must be at least backoff_initial_seconds");
   }
-  if (c.retention.deliveries_days < 0) Fail("[retention] deliveries_days must be >= 0");
-  if (c.retention.notifications_days < 0) Fail("[retention] notifications_days must be >= 0");
   // A notification's deliveries are created up to the longest digest window
   // (7 days) after it and dropped a whole week at a time: they must go
   // before it, or a delivery would name a notification that is gone.
@@ -503,13 +568,6 @@ void Validate(const Config& c) {
          std::to_string(kLongestDigestWindowDays) +
          " (the longest digest window): deliveries are dropped before their notifications "
          "(docs/operations.md, \"Partitioned history\")");
-  }
-  for (const std::string& pattern : c.events.emit) {
-    if (auto problem = outbox::TypePatterns::Problem(pattern)) Fail("[events] emit: " + *problem);
-    if (!outbox::MatchesAnyChoparEvent(pattern)) {
-      Fail("[events] emit: \"" + pattern + "\" matches none of chopar's events (" +
-           outbox::ChoparEventNames() + ")");
-    }
   }
   try {
     (void)reports::CompileReportJobs(c.reports);
@@ -580,7 +638,7 @@ Config LoadConfig(const std::optional<std::filesystem::path>& path,
   }
   ApplyEnvironment(bindings, environment);
   CompletePublicUrl(config);
-  Validate(config);
+  Validate(bindings, config);
   CompleteTargets(config);
   return config;
 }
@@ -593,7 +651,7 @@ Config LoadConfigText(std::string_view toml_text, const Environment& environment
       [&] { return toml::parse(toml_text, std::string_view("<text>")); }, config.reports);
   ApplyEnvironment(bindings, environment);
   CompletePublicUrl(config);
-  Validate(config);
+  Validate(bindings, config);
   CompleteTargets(config);
   return config;
 }

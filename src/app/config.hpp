@@ -10,6 +10,7 @@
 #include "app/logging.hpp"
 #include "app/roles.hpp"
 #include "broadcast/settings.hpp"
+#include "channels/email/settings.hpp"
 #include "channels/sms/eskiz_settings.hpp"
 #include "channels/telegram/settings.hpp"
 #include "channels/webpush/settings.hpp"
@@ -74,14 +75,9 @@ struct Config {
 
   struct Email {
     std::string provider;  // "smtp" | "sink"; empty: smtp if smtp_url is set, else sink
-    std::string smtp_url;
-    std::string from = "chopar <noreply@example.com>";
-    std::string username;
-    std::string password;
-    std::string starttls;  // "required" | "opportunistic" | "off"; empty: required with AUTH
-    std::string ca_file;   // CA bundle for TLS verification; empty: the system's
-    int timeout_seconds = 30;
-    int max_in_flight = 64;  // SMTP sessions at once
+    // smtp_url (empty here: no SMTP server configured), from, username,
+    // password, starttls, ca_file, timeout_seconds, max_in_flight.
+    channels::email::EmailSettings smtp{.smtp_url = {}};
   } email;
 
   struct Telegram {

@@ -43,10 +43,11 @@ TEST_F(ConfigTest, NothingConfiguredGivesTheDocumentedDefaults) {
   EXPECT_EQ(c.scheduler.max_sleep, seconds(60));
   EXPECT_EQ(c.scheduler.busy_retry, milliseconds(500));
   EXPECT_EQ(c.email.provider, "");
-  EXPECT_EQ(c.email.smtp_url, "");
-  EXPECT_EQ(c.email.from, "chopar <noreply@example.com>");
-  EXPECT_EQ(c.email.timeout_seconds, 30);
-  EXPECT_EQ(c.email.max_in_flight, 64);
+  EXPECT_EQ(c.email.smtp.smtp_url, "");
+  EXPECT_EQ(c.email.smtp.from, "chopar <noreply@example.com>");
+  EXPECT_EQ(c.email.smtp.timeout, seconds(30));
+  EXPECT_EQ(c.email.smtp.max_in_flight, 64u);
+  EXPECT_EQ(c.email.smtp.starttls, std::nullopt);
   EXPECT_EQ(c.telegram.provider, "");
   EXPECT_EQ(c.telegram.updates, "webhook");
   EXPECT_EQ(c.telegram.bot.bot_token, "");
@@ -294,6 +295,24 @@ TEST_F(ConfigTest, ValuesThatMakeNoSense) {
             "config: [channels.push] max_in_flight must be from 1 to 1024");
   EXPECT_EQ(FileRefusal("[channels.telegram]\nupdates = \"sometimes\""),
             "config: [channels.telegram] updates must be webhook, polling or off");
+  EXPECT_EQ(FileRefusal("[channels.email]\nmax_in_flight = 0"),
+            "config: [channels.email] max_in_flight must be from 1 to 1024");
+  EXPECT_EQ(EnvRefusal({{"CHOPAR_CHANNELS_EMAIL_MAX_IN_FLIGHT", "-1"}}),
+            "config: CHOPAR_CHANNELS_EMAIL_MAX_IN_FLIGHT=-1 is not a valid value for "
+            "[channels.email] max_in_flight (out of range)");
+  EXPECT_EQ(FileRefusal("[channels.email]\ntimeout_seconds = 0"),
+            "config: [channels.email] timeout_seconds must be positive");
+  EXPECT_EQ(FileRefusal("[channels.email]\nstarttls = \"sometimes\""),
+            "config: [channels.email] starttls = 'sometimes' is not valid (must be required, "
+            "opportunistic or off)");
+  EXPECT_EQ(FileRefusal("[channels.email]\nprovider = \"smtps\""),
+            "config: [channels.email] provider must be smtp or sink");
+  EXPECT_EQ(EnvRefusal({{"CHOPAR_CHANNELS_SMS_PROVIDER", "twilio"}}),
+            "config: [channels.sms] provider must be eskiz or sink");
+  EXPECT_EQ(FileRefusal("[channels.push]\nprovider = \"fcm\""),
+            "config: [channels.push] provider must be webpush or sink");
+  EXPECT_EQ(FileRefusal("[channels.telegram]\nprovider = \"bot\""),
+            "config: [channels.telegram] provider must be telegram or sink");
   EXPECT_EQ(FileRefusal("[limits.hourly]\nsms = -1"), "config: [limits.hourly] sms must be >= 0");
   EXPECT_EQ(FileRefusal("[server]\naccept_v1_tokens_until = \"2027-02-30\""),
             "config: [server] accept_v1_tokens_until must be a date YYYY-MM-DD or \"\", not "

@@ -50,6 +50,14 @@ std::optional<Refusal> Store(const Written& value, int* out) {
   return std::nullopt;
 }
 
+std::optional<Refusal> Store(const Written& value, std::size_t* out) {
+  const auto* integer = std::get_if<std::int64_t>(&value);
+  if (integer == nullptr) return kWrongType;
+  if (*integer < 0) return Refusal{false, "out of range"};
+  *out = static_cast<std::size_t>(*integer);
+  return std::nullopt;
+}
+
 std::optional<Refusal> Store(const Written& value, double* out) {
   const auto number = AsNumber(value);
   if (!number) return kWrongType;
@@ -93,6 +101,13 @@ std::optional<Refusal> Store(const Written& value, ListenAddress out) {
   return std::nullopt;
 }
 
+std::optional<Refusal> Store(const Written& value, const ParsedText& out) {
+  const auto* text = std::get_if<std::string>(&value);
+  if (text == nullptr) return kWrongType;
+  if (std::optional<std::string> reason = out.assign(*text)) return Refusal{false, *reason};
+  return std::nullopt;
+}
+
 std::optional<Refusal> Store(const Written& value, std::vector<std::string>* out) {
   const auto* items = std::get_if<std::vector<std::string>>(&value);
   if (items == nullptr) return kWrongType;
@@ -105,11 +120,13 @@ std::string Expected(const SettingTarget& target) {
   struct {
     const char* operator()(std::string*) const { return "a string"; }
     const char* operator()(int*) const { return "an integer"; }
+    const char* operator()(std::size_t*) const { return "a whole number from 0"; }
     const char* operator()(double*) const { return "a number"; }
     const char* operator()(bool*) const { return "true or false"; }
     const char* operator()(seconds*) const { return "a whole number of seconds"; }
     const char* operator()(milliseconds*) const { return "a number of seconds"; }
     const char* operator()(ListenAddress) const { return "a string host:port"; }
+    const char* operator()(const ParsedText&) const { return "a string"; }
     const char* operator()(std::vector<std::string>*) const { return "an array of strings"; }
   } expected;
   return std::visit(expected, target);
@@ -119,7 +136,7 @@ std::string Expected(const SettingTarget& target) {
 std::optional<Refusal> AssignWritten(const std::optional<Written>& value,
                                      const SettingTarget& target) {
   std::optional<Refusal> refusal =
-      value ? std::visit([&](auto out) { return Store(*value, out); }, target)
+      value ? std::visit([&](const auto& out) { return Store(*value, out); }, target)
             : std::optional<Refusal>(kWrongType);
   if (refusal && refusal->wrong_type) refusal->reason = "expected " + Expected(target);
   return refusal;
@@ -176,7 +193,8 @@ std::optional<Number> ParseNumber(const std::string& text) {
 }
 
 std::optional<Written> FromText(const std::string& text, const SettingTarget& target) {
-  if (std::holds_alternative<int*>(target) || std::holds_alternative<seconds*>(target)) {
+  if (std::holds_alternative<int*>(target) || std::holds_alternative<std::size_t*>(target) ||
+      std::holds_alternative<seconds*>(target)) {
     return ParseNumber<std::int64_t>(text);
   }
   if (std::holds_alternative<double*>(target) || std::holds_alternative<milliseconds*>(target)) {

@@ -3,6 +3,8 @@
 #include <toml++/toml.h>
 
 #include <chrono>
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -17,15 +19,22 @@ struct ListenAddress {
   http::Settings* settings;
 };
 
+// A string its setting parses itself (an enum such as STARTTLS's modes):
+// `assign` stores the value, or returns why it cannot ("must be …").
+struct ParsedText {
+  std::function<std::optional<std::string>(const std::string& text)> assign;
+};
+
 // Where one configuration key's value goes; its type says how the value is
-// read. Durations are written as numbers of seconds: std::chrono::seconds
+// read. A std::size_t is a count from 0 up. Durations are written as
+// numbers of seconds: std::chrono::seconds
 // takes whole seconds, std::chrono::milliseconds any number of seconds
 // (rounded to the millisecond); both from 0 to kMaxSettingSeconds. A list
 // of strings is a TOML array of strings, or in the environment the items
 // separated by commas ("delivery.*,notification.read"; empty: none).
 using SettingTarget =
-    std::variant<std::string*, int*, double*, bool*, std::chrono::seconds*,
-                 std::chrono::milliseconds*, ListenAddress, std::vector<std::string>*>;
+    std::variant<std::string*, int*, std::size_t*, double*, bool*, std::chrono::seconds*,
+                 std::chrono::milliseconds*, ListenAddress, ParsedText, std::vector<std::string>*>;
 
 inline constexpr double kMaxSettingSeconds =
     1e9;  // ~31 years: beyond any sensible setting, far from overflow

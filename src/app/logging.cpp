@@ -13,16 +13,6 @@
 namespace chopar::app {
 namespace {
 
-constexpr const char* kLevels[] = {"trace",   "debug", "info",     "warn",
-                                   "warning", "error", "critical", "off"};
-
-bool IsLevelName(const std::string& name) {
-  for (const char* level : kLevels) {
-    if (name == level) return true;
-  }
-  return false;
-}
-
 // Text lines: the message with the credentials in it redacted.
 class RedactedMessageFlag final : public spdlog::custom_flag_formatter {
  public:
@@ -91,15 +81,11 @@ class JsonFormatter final : public spdlog::formatter {
 
 }  // namespace
 
-void CheckLogSettings(const LogSettings& settings) {
-  if (!IsLevelName(settings.level)) {
-    throw std::invalid_argument(
-        "[log] level must be trace, debug, info, warn, error, critical or off");
-  }
-  if (settings.format != "text" && settings.format != "json") {
-    throw std::invalid_argument("[log] format must be text or json");
-  }
+std::vector<std::string> LogLevelNames() {
+  return {"trace", "debug", "info", "warn", "error", "critical", "off"};
 }
+
+std::vector<std::string> LogFormatNames() { return {"text", "json"}; }
 
 std::unique_ptr<spdlog::formatter> MakeLogFormatter(const std::string& format) {
   if (format == "json") return std::make_unique<JsonFormatter>();

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace chopar::app {
 
@@ -13,9 +14,10 @@ struct LogSettings {
   std::string format = "text";  // "text" | "json"
 };
 
-// Throws std::invalid_argument naming the key when `settings` holds a level
-// or format that is not one of the above.
-void CheckLogSettings(const LogSettings& settings);
+// The names [log] level and [log] format take (checked by the
+// configuration's rules; spdlog also reads "warning" as warn).
+std::vector<std::string> LogLevelNames();
+std::vector<std::string> LogFormatNames();
 
 // A formatter of log lines for `format` ("text" or "json"; anything else is
 // "text"). Both end every line with the fields of the writing thread's

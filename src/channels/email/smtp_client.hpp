@@ -10,18 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "channels/email/settings.hpp"
 #include "net/http_client.hpp"
 
 namespace chopar::channels::email {
 
-// When the connection is upgraded with STARTTLS (RFC 3207) on smtp://.
-enum class StartTls {
-  kOff,            // plaintext
-  kOpportunistic,  // upgrade if the server offers it; unverified (RFC 7435)
-  kRequired,       // upgrade with certificate verification or send nothing
-};
-// "off" | "opportunistic" | "required"; nullopt otherwise.
-std::optional<StartTls> ParseStartTls(std::string_view text);
 
 // One message to submit: the envelope and the RFC 5322 data.
 struct SmtpRequest {
