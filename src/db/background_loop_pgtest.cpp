@@ -20,7 +20,6 @@
 namespace chopar::db {
 namespace {
 
-using chopar::testing::PgTest;
 using chopar::testing::WaitUntil;
 using testing::kLongSleep;
 using testing::kPatience;
@@ -29,7 +28,7 @@ using testing::StepLog;
 
 constexpr const char* kChannel = "chopar_test_wake";
 
-class LoopListenTest : public PgTest {
+class LoopListenTest : public chopar::testing::PgTest {
  protected:
   void Notify(const std::string& payload) {
     db_->Scalar("SELECT pg_notify('" + std::string(kChannel) + "', '" + payload + "')");

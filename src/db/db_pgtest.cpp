@@ -17,12 +17,10 @@
 namespace chopar::db {
 namespace {
 
-using testing::PgTest;
-
 constexpr Query kInsertUser{"test.insert_user", "INSERT INTO users (id, email) VALUES ($1, $2)"};
 constexpr Query kCountUsers{"test.count_users", "SELECT count(*) FROM users"};
 
-class DbTest : public PgTest {
+class DbTest : public testing::PgTest {
  protected:
   // Users committed, as another session sees them.
   std::int64_t CommittedUsers() { return db_->Count("SELECT count(*) FROM chopar.users"); }

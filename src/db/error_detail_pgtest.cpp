@@ -10,12 +10,10 @@
 namespace chopar::db {
 namespace {
 
-using testing::PgTest;
-
 constexpr Query kInsertUser{"test.detail_insert_user",
                             "INSERT INTO users (id, email) VALUES ($1, $2)"};
 
-class ErrorDetailTest : public PgTest {};
+class ErrorDetailTest : public testing::PgTest {};
 
 TEST_F(ErrorDetailTest, ConstraintViolationsDoNotQuoteTheRow) {
   auto conn = pool_->Acquire();

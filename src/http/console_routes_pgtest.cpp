@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* kVapidPublicKey = kP256dh;  // any key the browser would take
 
-class ConsoleRoutesTest : public HttpServerTest {
+class ConsoleRoutesTest : public HttpServerPgTest {
  protected:
   void AddRoutes(Router& router) override {
     schedules_ = std::make_unique<schedule::ScheduleService>(*pool_, clock_);

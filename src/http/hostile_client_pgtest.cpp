@@ -14,7 +14,7 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-class HostileClientTest : public HttpServerTest {
+class HostileClientTest : public HttpServerPgTest {
  protected:
   // The server's answer to `raw` within `limit`, up to the end of its headers.
   static std::string Answer(RawConnection& raw, std::chrono::milliseconds limit = 3s) {

@@ -338,10 +338,10 @@ std::vector<BadInput> Cases() {
   return cases;
 }
 
-class BadInputTest : public HttpServerTest {
+class BadInputTest : public HttpServerPgTest {
  protected:
   void SetUp() override {
-    HttpServerTest::SetUp();
+    HttpServerPgTest::SetUp();
     if (IsSkipped()) return;
     // User 1 has every kind of row a bad request could touch.
     PutUser(1, {{"email", "aziz@example.uz"}, {"timezone", "Asia/Tashkent"}});

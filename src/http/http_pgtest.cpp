@@ -10,6 +10,9 @@ namespace {
 
 using nlohmann::json;
 
+// The server's own behaviour, whatever the route.
+class HttpServerTest : public HttpServerPgTest {};
+
 TEST_F(HttpServerTest, KeepAliveReusesOneConnection) {
   const auto first = client().Get("/healthz");
   const auto second = client().Get("/healthz");

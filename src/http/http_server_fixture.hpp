@@ -31,7 +31,10 @@ inline constexpr const char* kP256dh =
     "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4";
 inline constexpr const char* kPushAuth = "BTBZMqHH6r4Tts7J_aSIgg";
 
-class HttpServerTest : public chopar::testing::PgTest {
+// A shared fixture (named, like every one, for what it provides and ending
+// in PgTest: it needs the test database); a file's own suites derive from
+// it and are named for what they test.
+class HttpServerPgTest : public chopar::testing::PgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();

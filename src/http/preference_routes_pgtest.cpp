@@ -29,7 +29,7 @@ using testing::kInboxSecret;
 using testing::kP256dh;
 using testing::kPushAuth;
 
-class PreferenceRoutesTest : public testing::HttpServerTest {
+class PreferenceRoutesTest : public testing::HttpServerPgTest {
  protected:
   void AddRoutes(Router& router) override {
     templates_ = std::make_unique<templates::TemplateStore>(*pool_, db_->url());

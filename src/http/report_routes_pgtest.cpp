@@ -13,10 +13,10 @@ using nlohmann::json;
 using reports::testing::Tashkent;
 using testing::kAuth;
 
-class ReportRoutesTest : public testing::HttpServerTest {
+class ReportRoutesTest : public testing::HttpServerPgTest {
  protected:
   void SetUp() override {
-    HttpServerTest::SetUp();
+    HttpServerPgTest::SetUp();
     if (IsSkipped()) return;
     status_.emplace(*pool_, reports::testing::DocumentJobs(), report_clock_);
     // Routes are added before the server starts: a new server with them.

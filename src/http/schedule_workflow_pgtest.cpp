@@ -26,10 +26,10 @@ namespace {
 using nlohmann::json;
 using std::chrono::seconds;
 
-class ScheduleWorkflowTest : public HttpServerTest {
+class ScheduleWorkflowTest : public HttpServerPgTest {
  protected:
   void SetUp() override {
-    HttpServerTest::SetUp();
+    HttpServerPgTest::SetUp();
     if (IsSkipped()) return;
     schedules_ = std::make_unique<schedule::ScheduleService>(*pool_, clock_at_);
     canceler_ = std::make_unique<workflow::engine::Canceler>(*pool_, metrics_);
@@ -42,7 +42,7 @@ class ScheduleWorkflowTest : public HttpServerTest {
   void TearDown() override {
     releaser_.reset();
     scheduler_.reset();
-    HttpServerTest::TearDown();
+    HttpServerPgTest::TearDown();
   }
   void AddRoutes(Router& router) override {
     if (!schedules_) return;

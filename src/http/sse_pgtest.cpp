@@ -23,7 +23,7 @@ std::vector<SseEvent> Named(const std::vector<SseEvent>& events, const std::stri
   return out;
 }
 
-class SseTest : public HttpServerTest {
+class SseTest : public HttpServerPgTest {
  protected:
   std::string StreamPath(std::int64_t user) { return "/v1/inbox/stream?token=" + Token(user); }
 };

@@ -28,7 +28,7 @@ std::int64_t ExpiryOf(const std::string& token) {
   return std::stoll(token.substr(start, end - start));
 }
 
-class SubscriberTokenTest : public HttpServerTest {
+class SubscriberTokenTest : public HttpServerPgTest {
  protected:
   std::string IssueToken(std::int64_t user, const std::string& query = "") {
     const auto response = client().Get("/v1/users/" + std::to_string(user) + "/token" + query, {kAuth});

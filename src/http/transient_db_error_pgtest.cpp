@@ -22,10 +22,10 @@ std::string RetryAfter(const HttpResult& result) {
   return headers.substr(start, headers.find('\r', start) - start);
 }
 
-class TransientDbErrorTest : public HttpServerTest {
+class TransientDbErrorTest : public HttpServerPgTest {
  protected:
   void SetUp() override {
-    HttpServerTest::SetUp();
+    HttpServerPgTest::SetUp();
     if (IsSkipped()) return;
     // A write to users raises whatever SQLSTATE public.raise_next holds.
     db_->Connect().ExecScript(

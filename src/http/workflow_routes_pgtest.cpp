@@ -19,10 +19,10 @@ namespace {
 using nlohmann::json;
 using std::chrono::milliseconds;
 
-class WorkflowRoutesTest : public HttpServerTest {
+class WorkflowRoutesTest : public HttpServerPgTest {
  protected:
   void SetUp() override {
-    HttpServerTest::SetUp();
+    HttpServerPgTest::SetUp();
     if (IsSkipped()) return;
     canceler_ = std::make_unique<workflow::engine::Canceler>(*pool_, metrics_);
     StartServer(DefaultSettings());  // again, now with the workflow routes
@@ -32,7 +32,7 @@ class WorkflowRoutesTest : public HttpServerTest {
   }
   void TearDown() override {
     releaser_.reset();
-    HttpServerTest::TearDown();
+    HttpServerPgTest::TearDown();
   }
   void AddRoutes(Router& router) override {
     if (canceler_) RegisterWorkflowRoutes(router, *canceler_);

@@ -19,12 +19,11 @@
 namespace chopar::retention {
 namespace {
 
-using chopar::testing::PgTest;
 using namespace std::chrono_literals;
 
 constexpr auto kWeek = std::chrono::hours(24 * 7);
 
-class HistoryMaintenanceTest : public PgTest {
+class HistoryMaintenanceTest : public testing::PgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();

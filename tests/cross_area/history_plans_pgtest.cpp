@@ -20,12 +20,10 @@
 namespace chopar {
 namespace {
 
-using testing::PgTest;
-
 // Rows in each of the four past weekly partitions and in the current one.
 constexpr int kRowsPerWeek = 5000;
 
-class HistoryPlansTest : public PgTest {
+class HistoryPlansTest : public testing::PgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();

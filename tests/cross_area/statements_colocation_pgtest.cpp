@@ -27,7 +27,8 @@
 namespace chopar {
 namespace {
 
-using testing::PgTest;
+// Which users' rows each statement touches.
+class StatementColocationTest : public testing::PgTest {};
 
 struct Listed {
   const char* name;  // the file's name without .sql (they are unique across areas)
@@ -145,7 +146,7 @@ std::string OneUsersRows(const std::string& sql, const std::set<std::string>& us
   return "";
 }
 
-TEST_F(PgTest, EveryStatementTouchesOneUsersRowsOrIsListedWithItsReason) {
+TEST_F(StatementColocationTest, EveryStatementTouchesOneUsersRowsOrIsListedWithItsReason) {
   // The schema's relations, and which carry user rows.
   std::map<std::string, bool> relations;
   auto conn = db_->Connect();

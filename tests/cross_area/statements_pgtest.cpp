@@ -14,9 +14,10 @@
 namespace chopar {
 namespace {
 
-using testing::PgTest;
+// Every statement chopar sends, whichever area it belongs to.
+class StatementsTest : public testing::PgTest {};
 
-TEST_F(PgTest, EveryQueryNamesItsTablesWithTheSchema) {
+TEST_F(StatementsTest, EveryQueryNamesItsTablesWithTheSchema) {
   db::Connection conn = db::Connection::Open(db_->url(), {}, db::ServerPooling::kTransaction);
   conn.ExecScript("SET search_path = ''");
   int checked = 0;
