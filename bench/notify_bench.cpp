@@ -19,12 +19,7 @@
 //                [--rate R] [--seconds S] ...   (--help lists every option)
 
 #include <curl/curl.h>
-#include <fcntl.h>
-#include <libpq-fe.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,25 +28,34 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "db/connection.hpp"
+#include "db/params.hpp"
+#include "net/curl_handles.hpp"
+#include "net/http_client.hpp"
+#include "net/in_flight_limit.hpp"
 #include "proc_cpu.hpp"
+#include "testing/child_process.hpp"
 
 namespace {
+
+namespace db = chopar::db;
+namespace net = chopar::net;
+namespace testing = chopar::testing;
 
 using SteadyClock = std::chrono::steady_clock;
 using Seconds = std::chrono::duration<double>;
@@ -218,72 +222,18 @@ Options ParseOptions(int argc, char** argv) {
 
 // ---------------------------------------------------------------- PostgreSQL
 
-struct PgConnDeleter {
-  void operator()(PGconn* conn) const { PQfinish(conn); }
-};
-struct PgResultDeleter {
-  void operator()(PGresult* result) const { PQclear(result); }
-};
-using PgResult = std::unique_ptr<PGresult, PgResultDeleter>;
+// A session of the bench's own (seeding, sampling, the ceiling, the checks),
+// with chopar's session settings (jit off, UTC; the bench's SQL names its
+// schema) but no statement timeout, as before: the exactly-once check on a
+// large --database may scan its whole history for longer than chopar's 60 s.
+db::Connection Connect(const std::string& url) {
+  return db::Connection::Open(url, {{"statement_timeout", "0"}});
+}
 
-// One libpq connection; every failure throws std::runtime_error. Not
-// thread-safe: one per thread.
-class Pg {
- public:
-  explicit Pg(const std::string& conninfo) {
-    conn_.reset(PQconnectdb(conninfo.c_str()));
-    if (!conn_ || PQstatus(conn_.get()) != CONNECTION_OK) {
-      throw std::runtime_error("cannot connect to PostgreSQL: " +
-                               std::string(conn_ ? PQerrorMessage(conn_.get()) : "out of memory"));
-    }
-    Exec("SET client_min_messages = warning");
-  }
-
-  PgResult Exec(const std::string& sql, const std::vector<std::string>& params = {}) {
-    std::vector<const char*> values;
-    for (const auto& p : params) values.push_back(p.c_str());
-    PgResult result(PQexecParams(conn_.get(), sql.c_str(), static_cast<int>(values.size()), nullptr,
-                                 values.data(), nullptr, nullptr, 0));
-    return Check(std::move(result), sql);
-  }
-
-  void Prepare(const std::string& name, const std::string& sql) {
-    Check(PgResult(PQprepare(conn_.get(), name.c_str(), sql.c_str(), 0, nullptr)), sql);
-  }
-
-  PgResult ExecPrepared(const std::string& name, const std::vector<std::string>& params) {
-    std::vector<const char*> values;
-    for (const auto& p : params) values.push_back(p.c_str());
-    PgResult result(PQexecPrepared(conn_.get(), name.c_str(), static_cast<int>(values.size()),
-                                   values.data(), nullptr, nullptr, 0));
-    return Check(std::move(result), name);
-  }
-
-  long long Scalar(const std::string& sql, const std::vector<std::string>& params = {}) {
-    auto result = Exec(sql, params);
-    if (PQntuples(result.get()) != 1 || PQgetisnull(result.get(), 0, 0)) {
-      throw std::runtime_error("expected one value from: " + sql);
-    }
-    return std::stoll(PQgetvalue(result.get(), 0, 0));
-  }
-
-  std::string Text(const std::string& sql) {
-    auto result = Exec(sql);
-    return PQntuples(result.get()) > 0 ? PQgetvalue(result.get(), 0, 0) : "";
-  }
-
- private:
-  PgResult Check(PgResult result, const std::string& what) {
-    const auto status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-      throw std::runtime_error("PostgreSQL error: " + std::string(PQerrorMessage(conn_.get())) +
-                               "  in: " + what.substr(0, 200));
-    }
-    return result;
-  }
-
-  std::unique_ptr<PGconn, PgConnDeleter> conn_;
-};
+// The one value of a single-row, single-column query.
+long long Scalar(db::Connection& pg, const std::string& sql) {
+  return pg.ExecText(sql, {}).Int(0, 0);
+}
 
 // The same server, another database: "postgresql://h/db?x" → "postgresql://h/<name>?x";
 // a key=value conninfo gets " dbname=<name>" appended (the last one wins).
@@ -294,31 +244,6 @@ std::string WithDatabase(const std::string& url, const std::string& name) {
   if (slash == std::string::npos) return url + "/" + name;
   const auto query = url.find('?', slash);
   return url.substr(0, slash + 1) + name + (query == std::string::npos ? "" : url.substr(query));
-}
-
-// A PostgreSQL array literal of text values: {"a","b \"c\""}.
-std::string TextArray(const std::vector<std::string>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ',';
-    out += '"';
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  return out + "}";
-}
-
-template <typename Int>
-std::string IntArray(const std::vector<Int>& values, size_t begin, size_t end) {
-  std::string out = "{";
-  for (size_t i = begin; i < end; ++i) {
-    if (i > begin) out += ',';
-    out += std::to_string(values[i]);
-  }
-  return out + "}";
 }
 
 // ---------------------------------------------------------------- the workload
@@ -382,150 +307,65 @@ const Json kBenchTemplate = {
         {"body", "{{n}}-bildirishnoma"},
         {"telegram", {{"text", "<b>{{task.title}}</b> {{task.due}} gacha"}}}}}}}};
 
-void SeedUsers(Pg& pg, int users) {
+void SeedUsers(db::Connection& pg, int users) {
   const std::string n = std::to_string(users);
-  pg.Exec(
+  pg.ExecScript(
       "INSERT INTO chopar.users (id, email) SELECT g, 'user' || g || '@bench.example' "
       "FROM generate_series(1, " +
       n + ") g ON CONFLICT DO NOTHING");
-  pg.Exec(
+  pg.ExecScript(
       "INSERT INTO chopar.telegram_connections (user_id, chat_id) "
       "SELECT g, 900000000 + g FROM generate_series(1, " +
       n + ") g ON CONFLICT DO NOTHING");
-  pg.Exec("ANALYZE chopar.users");
-  pg.Exec("ANALYZE chopar.telegram_connections");
+  pg.ExecScript("ANALYZE chopar.users");
+  pg.ExecScript("ANALYZE chopar.telegram_connections");
 }
 
 // ---------------------------------------------------------------- chopar child process
 
-// `chopar serve` as a child process with its output in a log file. Stopped
-// with SIGTERM (SIGKILL after 30 s) by Stop() or the destructor.
-class ChoparServer {
- public:
-  ChoparServer(const std::string& binary, const std::map<std::string, std::string>& env,
-               const std::filesystem::path& log)
-      : log_(log) {
-    // Everything the child needs is prepared here: between fork and exec it
-    // only calls async-signal-safe functions.
-    std::vector<std::string> entries;
-    for (char** e = environ; *e != nullptr; ++e) {
-      const std::string entry = *e;
-      if (!env.contains(entry.substr(0, entry.find('=')))) entries.push_back(entry);
-    }
-    for (const auto& [key, value] : env) entries.push_back(key + "=" + value);
-    std::vector<char*> envp;
-    for (auto& entry : entries) envp.push_back(entry.data());
-    envp.push_back(nullptr);
-    std::string arg0 = binary, arg1 = "serve";
-    char* argv[] = {arg0.data(), arg1.data(), nullptr};
-    const std::string log_path = log.string();
+// How a child that has ended did (ChildProcess reports a kill as 128 + signal).
+std::string ExitDescription(testing::ChildProcess& child) {
+  const int code = child.Wait(std::chrono::milliseconds(0));
+  if (code > 128) return "killed by signal " + std::to_string(code - 128);
+  if (code == 127) return "could not be run (exit status 127)";  // ChildProcess's exec failed
+  if (code >= 0) return "exited with status " + std::to_string(code);
+  return "is still running";
+}
 
-    pid_ = fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed: " + std::string(std::strerror(errno)));
-    if (pid_ == 0) {
-      const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (fd >= 0) {
-        dup2(fd, STDOUT_FILENO);
-        dup2(fd, STDERR_FILENO);
-        close(fd);
-      }
-      execve(binary.c_str(), argv, envp.data());
-      static const char kFailed[] = "notify_bench: cannot run the chopar binary\n";
-      [[maybe_unused]] const auto written = write(STDERR_FILENO, kFailed, sizeof kFailed - 1);
-      _exit(127);
-    }
+// SIGTERM, SIGKILL after 30 s; returns the seconds the shutdown took. Polled
+// every 20 ms rather than with ChildProcess::Wait (every 50 ms): the time is
+// a printed figure.
+double Stop(testing::ChildProcess& child) {
+  if (!child.Running()) return 0;
+  const auto start = SteadyClock::now();
+  child.Signal(SIGTERM);
+  while (child.Running() && SecondsSince(start) < 30) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  ChoparServer(const ChoparServer&) = delete;
-  ChoparServer& operator=(const ChoparServer&) = delete;
-  ~ChoparServer() { Stop(); }
-
-  // Whether the child is still running; records its exit status otherwise.
-  bool Running() {
-    if (pid_ <= 0) return false;
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = 0;
-      exit_status_ = status;
-      return false;
-    }
-    return true;
+  if (child.Running()) {
+    child.Signal(SIGKILL);
+    child.Wait(std::chrono::seconds(10));
   }
+  return SecondsSince(start);
+}
 
-  // SIGTERM and wait; returns seconds the shutdown took.
-  double Stop() {
-    if (!Running()) return 0;
-    const auto start = SteadyClock::now();
-    kill(pid_, SIGTERM);
-    while (SecondsSince(start) < 30) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = 0;
-        exit_status_ = status;
-        return SecondsSince(start);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    pid_ = 0;
-    return SecondsSince(start);
+// chopar's log for an error message: its first errors and warnings (20),
+// then its last lines (40), each quoted with "  | ".
+std::string LogExcerpt(const std::string& log) {
+  std::istringstream in(log);
+  std::vector<std::string> lines;
+  std::string errors;
+  int errors_quoted = 0;
+  for (std::string line; std::getline(in, line); lines.push_back(line)) {
+    const bool error =
+        line.find("[error]") != std::string::npos || line.find("[warning]") != std::string::npos;
+    if (error && errors_quoted++ < 20) errors += "  | " + line + "\n";
   }
-
-  pid_t pid() const { return pid_; }
-
-  std::string ExitDescription() const {
-    if (WIFEXITED(exit_status_))
-      return "exited with status " + std::to_string(WEXITSTATUS(exit_status_));
-    if (WIFSIGNALED(exit_status_))
-      return "killed by signal " + std::to_string(WTERMSIG(exit_status_));
-    return "stopped";
+  std::string tail;
+  for (size_t i = lines.size() > 40 ? lines.size() - 40 : 0; i < lines.size(); ++i) {
+    tail += "  | " + lines[i] + "\n";
   }
-
-  // The first `lines` lines at level error or warning.
-  std::string LogErrors(size_t lines) const {
-    std::ifstream in(log_);
-    std::string out;
-    for (std::string line; lines > 0 && std::getline(in, line);) {
-      if (line.find("[error]") == std::string::npos && line.find("[warning]") == std::string::npos)
-        continue;
-      out += "  | " + line + "\n";
-      --lines;
-    }
-    return out;
-  }
-
-  std::string LogTail(size_t lines) const {
-    std::ifstream in(log_);
-    std::vector<std::string> all;
-    for (std::string line; std::getline(in, line);) all.push_back(line);
-    std::string out;
-    for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
-      out += "  | " + all[i] + "\n";
-    }
-    return out;
-  }
-
- private:
-  std::filesystem::path log_;
-  pid_t pid_ = -1;
-  int exit_status_ = 0;
-};
-
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw std::runtime_error("socket failed");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    close(fd);
-    throw std::runtime_error("cannot find a free port");
-  }
-  close(fd);
-  return ntohs(addr.sin_port);
+  return "chopar log (first errors and warnings):\n" + errors + "chopar log (last lines):\n" + tail;
 }
 
 // ---------------------------------------------------------------- CPU accounting
@@ -549,8 +389,8 @@ class CpuMeter {
   CpuMeter(pid_t postmaster, pid_t chopar) : postmaster_(postmaster), chopar_(chopar) {}
 
   // The postmaster of the server `pg` is connected to: its backend's parent.
-  static pid_t Postmaster(Pg& pg) {
-    return chopar::bench::ParentOf(static_cast<pid_t>(pg.Scalar("SELECT pg_backend_pid()")));
+  static pid_t Postmaster(db::Connection& pg) {
+    return chopar::bench::ParentOf(static_cast<pid_t>(Scalar(pg, "SELECT pg_backend_pid()")));
   }
 
   CpuSeconds Now() const {
@@ -566,156 +406,143 @@ class CpuMeter {
   pid_t chopar_;
 };
 
-// ---------------------------------------------------------------- HTTP (libcurl)
+// ---------------------------------------------------------------- HTTP
 
-struct CurlEasyDeleter {
-  void operator()(CURL* easy) const { curl_easy_cleanup(easy); }
+// chopar serve's API: its address, the headers every request carries, and
+// one HttpClient, whose keep-alive connections serve every phase.
+struct Api {
+  std::string base_url;
+  std::vector<std::string> headers;
+  net::HttpClient client;
+
+  Api(int port, const std::string& api_key)
+      : base_url("http://127.0.0.1:" + std::to_string(port)),
+        // "Expect:": no 100-continue round trip for large bodies.
+        headers{"Content-Type: application/json", "Authorization: Bearer " + api_key, "Expect:"} {}
+
+  net::HttpRequest Request(std::string method, const std::string& path, std::string body,
+                           std::chrono::seconds timeout) const {
+    net::HttpRequest request;
+    request.method = std::move(method);
+    request.url = base_url + path;
+    request.headers = headers;
+    request.body = std::move(body);
+    request.timeout = timeout;
+    return request;
+  }
+
+  // One request, waiting for its answer (10 s at most); status 0 when none came.
+  net::HttpResponse Call(std::string method, const std::string& path, std::string body = {}) {
+    return client.Perform(
+        Request(std::move(method), path, std::move(body), std::chrono::seconds(10)));
+  }
 };
-struct CurlMultiDeleter {
-  void operator()(CURLM* multi) const { curl_multi_cleanup(multi); }
-};
-struct CurlListDeleter {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
-};
-using CurlEasy = std::unique_ptr<CURL, CurlEasyDeleter>;
-using CurlMulti = std::unique_ptr<CURLM, CurlMultiDeleter>;
-using CurlList = std::unique_ptr<curl_slist, CurlListDeleter>;
+
+// Why a request failed: the transfer's error or the status, then the start of the body.
+std::string Failure(CURLcode error, const std::string& error_message, long status,
+                    const std::string& body) {
+  return (error != CURLE_OK ? error_message : "HTTP " + std::to_string(status)) + " " +
+         body.substr(0, 300);
+}
 
 size_t AppendToString(char* data, size_t size, size_t count, void* target) {
   static_cast<std::string*>(target)->append(data, size * count);
   return size * count;
 }
 
-class Http {
+// The latency phase's open loop, on a libcurl multi handle of its own.
+// HttpClient::PerformAll cannot drive it: it starts each request itself (at
+// its not_before) and tells neither when it did nor when the answer came,
+// and those two moments are this phase's figures (latency from send; how
+// late the client started a request). So the caller starts request i at
+// its due time here and reads both instants back.
+class OpenLoop {
  public:
-  Http(std::string base_url, const std::string& api_key) : base_url_(std::move(base_url)) {
-    curl_slist* list = curl_slist_append(nullptr, "Content-Type: application/json");
-    list = curl_slist_append(list, ("Authorization: Bearer " + api_key).c_str());
-    list = curl_slist_append(list, "Expect:");  // no 100-continue round trip for large bodies
-    headers_.reset(list);
-  }
-
-  // One request on a new handle; `body` must outlive it. POST when body is set.
-  CurlEasy NewRequest(const std::string& path, const std::string* body,
-                      std::string* response) const {
-    CurlEasy easy(curl_easy_init());
-    if (!easy) throw std::runtime_error("curl_easy_init failed");
-    curl_easy_setopt(easy.get(), CURLOPT_URL, (base_url_ + path).c_str());
-    curl_easy_setopt(easy.get(), CURLOPT_HTTPHEADER, headers_.get());
-    curl_easy_setopt(easy.get(), CURLOPT_WRITEFUNCTION, AppendToString);
-    curl_easy_setopt(easy.get(), CURLOPT_WRITEDATA, response);
-    curl_easy_setopt(easy.get(), CURLOPT_TIMEOUT, 120L);
-    curl_easy_setopt(easy.get(), CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy.get(), CURLOPT_TCP_NODELAY, 1L);
-    if (body != nullptr) {
-      curl_easy_setopt(easy.get(), CURLOPT_POSTFIELDS, body->data());
-      curl_easy_setopt(easy.get(), CURLOPT_POSTFIELDSIZE_LARGE,
-                       static_cast<curl_off_t>(body->size()));
-    }
-    return easy;
-  }
-
-  // A blocking request; returns the status (0 when it did not connect).
-  // POST when body is set, or `method` when given.
-  long Call(const std::string& path, const std::string* body, std::string* response,
-            const char* method = nullptr) const {
-    std::string ignored;
-    auto easy = NewRequest(path, body, response ? response : &ignored);
-    if (method != nullptr) curl_easy_setopt(easy.get(), CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(easy.get(), CURLOPT_TIMEOUT, 10L);
-    if (curl_easy_perform(easy.get()) != CURLE_OK) return 0;
+  struct Request {
+    net::CurlEasy easy;  // while in flight
+    std::string response;
     long status = 0;
-    curl_easy_getinfo(easy.get(), CURLINFO_RESPONSE_CODE, &status);
-    return status;
+    CURLcode error = CURLE_OK;
+    SteadyClock::time_point due, started, done;
+  };
+
+  OpenLoop(const std::vector<std::string>& headers, size_t requests)
+      : multi_(curl_multi_init()), requests_(requests) {
+    if (!multi_) throw std::runtime_error("curl_multi_init failed");
+    curl_multi_setopt(multi_.get(), CURLMOPT_MAXCONNECTS, 256L);
+    for (const auto& header : headers) {
+      curl_slist* list = curl_slist_append(headers_.get(), header.c_str());
+      if (list == nullptr) throw std::runtime_error("curl_slist_append failed");
+      (void)headers_.release();  // the same list, one entry longer
+      headers_.reset(list);
+    }
+  }
+  OpenLoop(const OpenLoop&) = delete;
+  OpenLoop& operator=(const OpenLoop&) = delete;
+  // An easy handle leaves its multi handle before either is freed.
+  ~OpenLoop() {
+    for (auto& request : requests_) {
+      if (request.easy) curl_multi_remove_handle(multi_.get(), request.easy.get());
+    }
   }
 
- private:
-  std::string base_url_;
-  CurlList headers_;
-};
-
-// A multi handle that keeps its connections alive between requests.
-CurlMulti NewMulti(long max_connections) {
-  CurlMulti multi(curl_multi_init());
-  if (!multi) throw std::runtime_error("curl_multi_init failed");
-  curl_multi_setopt(multi.get(), CURLMOPT_MAXCONNECTS, max_connections);
-  return multi;
-}
-
-struct InFlight {
-  size_t index = 0;
-  CurlEasy easy;
-  std::string response;
-  SteadyClock::time_point scheduled;
-  SteadyClock::time_point started;
-};
-
-struct Finished {
-  size_t index;
-  long status;
-  CURLcode code;
-  std::string response;
-  SteadyClock::time_point scheduled;
-  SteadyClock::time_point started;
-  SteadyClock::time_point done;
-};
-
-// Drives a curl multi handle: Add() starts a request, Pump() waits up to
-// `wait` for progress and returns the requests that finished.
-class MultiDriver {
- public:
-  MultiDriver(const Http& http, long max_connections)
-      : http_(http), multi_(NewMulti(max_connections)) {}
-  MultiDriver(const MultiDriver&) = delete;
-  MultiDriver& operator=(const MultiDriver&) = delete;
-  ~MultiDriver() {
-    for (auto& [easy, request] : active_) curl_multi_remove_handle(multi_.get(), easy);
-  }
-
-  void Add(size_t index, const std::string& path, const std::string* body,
-           SteadyClock::time_point scheduled) {
-    auto request = std::make_unique<InFlight>();
-    request->index = index;
-    request->scheduled = scheduled;
-    request->easy = http_.NewRequest(path, body, &request->response);
-    request->started = SteadyClock::now();
-    CURL* easy = request->easy.get();
+  // Starts request `index` now: POST `body` to `url`, or a GET without one.
+  void Start(size_t index, const std::string& url, const std::string* body,
+             SteadyClock::time_point due) {
+    Request& request = requests_[index];
+    request.easy.reset(curl_easy_init());
+    if (!request.easy) throw std::runtime_error("curl_easy_init failed");
+    CURL* easy = request.easy.get();
+    curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers_.get());
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, AppendToString);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &request.response);
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, &request);
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT, 120L);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
+    if (body != nullptr) {
+      curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body->data());
+      curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
+    }
+    request.due = due;
+    request.started = SteadyClock::now();
     curl_multi_add_handle(multi_.get(), easy);
-    active_.emplace(easy, std::move(request));
   }
 
-  size_t Active() const { return active_.size(); }
-
-  std::vector<Finished> Pump(std::chrono::milliseconds wait) {
+  // Waits up to `wait` for progress; returns the indices of the requests
+  // that ended (their Request is then final).
+  std::vector<size_t> Pump(std::chrono::milliseconds wait) {
     int running = 0;
     curl_multi_perform(multi_.get(), &running);
     if (wait.count() > 0) {
       curl_multi_poll(multi_.get(), nullptr, 0, static_cast<int>(wait.count()), nullptr);
       curl_multi_perform(multi_.get(), &running);
     }
-    std::vector<Finished> finished;
+    std::vector<size_t> finished;
     int left = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi_.get(), &left)) {
-      if (msg->msg != CURLMSG_DONE) continue;
-      const auto now = SteadyClock::now();
-      auto it = active_.find(msg->easy_handle);
-      if (it == active_.end()) continue;
-      long status = 0;
-      curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &status);
-      auto& request = *it->second;
-      finished.push_back(Finished{request.index, status, msg->data.result,
-                                  std::move(request.response), request.scheduled, request.started,
-                                  now});
-      curl_multi_remove_handle(multi_.get(), msg->easy_handle);
-      active_.erase(it);
+    while (CURLMsg* message = curl_multi_info_read(multi_.get(), &left)) {
+      if (message->msg != CURLMSG_DONE) continue;
+      Request* request = nullptr;
+      curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&request));
+      request->done = SteadyClock::now();
+      request->error = message->data.result;
+      curl_easy_getinfo(message->easy_handle, CURLINFO_RESPONSE_CODE, &request->status);
+      curl_multi_remove_handle(multi_.get(), message->easy_handle);
+      request->easy.reset();
+      finished.push_back(static_cast<size_t>(request - requests_.data()));
     }
     return finished;
   }
 
+  const Request& operator[](size_t index) const { return requests_[index]; }
+
  private:
-  const Http& http_;
-  CurlMulti multi_;
-  std::map<CURL*, std::unique_ptr<InFlight>> active_;
+  // Declared in this order so that the easy handles go first, then the
+  // multi handle, then the header list they point to.
+  net::CurlSlist headers_;
+  net::CurlMulti multi_;
+  std::vector<Request> requests_;
 };
 
 // ---------------------------------------------------------------- progress sampling
@@ -732,7 +559,7 @@ class PendingSampler {
 
   PendingSampler(const std::string& url, SteadyClock::time_point start,
                  std::chrono::milliseconds interval)
-      : pg_(url), start_(start), interval_(interval) {
+      : pg_(Connect(url)), start_(start), interval_(interval) {
     thread_ = std::thread([this] { Loop(); });
   }
   PendingSampler(const PendingSampler&) = delete;
@@ -774,10 +601,10 @@ class PendingSampler {
         const bool requests_done = requests_done_;
         const long long accepted = accepted_;
         const bool any_pending =
-            pg_.Scalar(
-                "SELECT (EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'queued') "
-                "     OR EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = "
-                "'sending'))::int") != 0;
+            Scalar(pg_,
+                   "SELECT (EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'queued') "
+                   "     OR EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = "
+                   "'sending'))::int") != 0;
         const double t = SecondsSince(start_);
         if (requests_done && !any_pending) {
           drained_at_ = t;
@@ -786,9 +613,10 @@ class PendingSampler {
           break;
         }
         if (t >= next_count) {
-          const long long pending = pg_.Scalar(
-              "SELECT (SELECT count(*) FROM chopar.deliveries WHERE status = 'queued') "
-              "     + (SELECT count(*) FROM chopar.deliveries WHERE status = 'sending')");
+          const long long pending =
+              Scalar(pg_,
+                     "SELECT (SELECT count(*) FROM chopar.deliveries WHERE status = 'queued') "
+                     "     + (SELECT count(*) FROM chopar.deliveries WHERE status = 'sending')");
           std::lock_guard lock(mutex_);
           samples_.push_back({t, accepted, pending});
           next_count = std::floor(t) + 1.0;
@@ -800,7 +628,7 @@ class PendingSampler {
     }
   }
 
-  Pg pg_;
+  db::Connection pg_;
   SteadyClock::time_point start_;
   std::chrono::milliseconds interval_;
   std::atomic<bool> stop_{false};
@@ -825,48 +653,61 @@ struct ThroughputResult {
   double drain_rate = 0;  // deliveries/s sent once every batch had been accepted
 };
 
-ThroughputResult RunThroughput(const Options& options, const Http& http,
-                               const std::string& chopar_db_url, const Workload& workload,
-                               long long first_k, const CpuMeter& cpu) {
-  std::vector<std::string> bodies;
+// Every batch answer must hold one created result per notification; the
+// notifications and deliveries created are counted into `result`.
+void CheckBatchAnswers(std::span<const net::HttpResponse> responses,
+                       const std::vector<long long>& batch_counts, ThroughputResult& result) {
+  for (size_t i = 0; i < responses.size(); ++i) {
+    const Json json = Json::parse(responses[i].body);
+    const auto& results = json.at("results");
+    if (static_cast<long long>(results.size()) != batch_counts[i]) {
+      throw std::runtime_error("batch " + std::to_string(i) + " returned " +
+                               std::to_string(results.size()) + " results for " +
+                               std::to_string(batch_counts[i]) + " notifications");
+    }
+    for (const auto& item : results) {
+      if (item.contains("error") || !item.value("created", false)) {
+        throw std::runtime_error("batch item not created: " + item.dump());
+      }
+      ++result.notifications;
+      result.deliveries += static_cast<long long>(item.at("channels").size());
+    }
+  }
+}
+
+ThroughputResult RunThroughput(const Options& options, Api& api, const std::string& chopar_db_url,
+                               const Workload& workload, long long first_k, const CpuMeter& cpu) {
+  std::vector<net::HttpRequest> requests;
+  std::vector<long long> batch_counts;
   for (long long begin = 0; begin < options.notifications; begin += options.batch_size) {
     const long long end = std::min<long long>(begin + options.batch_size, options.notifications);
     Json items = Json::array();
     for (long long k = begin; k < end; ++k) items.push_back(workload.Item(first_k + k));
-    bodies.push_back(Json{{"notifications", std::move(items)}}.dump());
-  }
-  std::vector<long long> batch_counts;
-  for (long long begin = 0; begin < options.notifications; begin += options.batch_size) {
-    batch_counts.push_back(std::min<long long>(options.batch_size, options.notifications - begin));
+    requests.push_back(api.Request("POST", "/v1/notifications/batch",
+                                   Json{{"notifications", std::move(items)}}.dump(),
+                                   std::chrono::seconds(120)));
+    requests.back().max_response_bytes = 16 << 20;  // the whole answer: it is checked below
+    batch_counts.push_back(end - begin);
   }
 
-  MultiDriver driver(http, options.inflight + 4);
-  std::vector<std::string> responses(bodies.size());
+  net::InFlightLimit inflight(static_cast<size_t>(options.inflight));
   const CpuSeconds cpu_start = cpu.Now();
   const auto start = SteadyClock::now();
   PendingSampler sampler(chopar_db_url, start, std::chrono::milliseconds(50));
-  size_t next = 0;
   long long accepted = 0;
-  size_t done = 0;
-  while (done < bodies.size()) {
-    while (next < bodies.size() && driver.Active() < static_cast<size_t>(options.inflight)) {
-      driver.Add(next, "/v1/notifications/batch", &bodies[next], SteadyClock::now());
-      ++next;
-    }
-    for (auto& finished : driver.Pump(std::chrono::milliseconds(50))) {
-      if (finished.code != CURLE_OK || finished.status != 200) {
-        throw std::runtime_error("batch request " + std::to_string(finished.index) + " failed: " +
-                                 (finished.code != CURLE_OK
-                                      ? curl_easy_strerror(finished.code)
-                                      : "HTTP " + std::to_string(finished.status)) +
-                                 " " + finished.response.substr(0, 300));
+  const auto on_answers = [&](std::span<const size_t> indices,
+                              std::span<const net::HttpResponse> responses) {
+    for (const size_t i : indices) {
+      const auto& r = responses[i];
+      if (r.error != CURLE_OK || r.status != 200) {
+        throw std::runtime_error("batch request " + std::to_string(i) +
+                                 " failed: " + Failure(r.error, r.error_message, r.status, r.body));
       }
-      responses[finished.index] = std::move(finished.response);
-      accepted += batch_counts[finished.index];
-      sampler.SetAccepted(accepted);
-      ++done;
+      accepted += batch_counts[i];
     }
-  }
+    sampler.SetAccepted(accepted);
+  };
+  const auto responses = api.client.PerformAll(requests, &inflight, on_answers);
   ThroughputResult result;
   result.api_seconds = SecondsSince(start);
   sampler.SetRequestsDone();
@@ -888,24 +729,8 @@ ThroughputResult RunThroughput(const Options& options, const Http& http,
       break;
     }
   }
-
   // Parsed only now so that parsing does not compete with chopar for the CPU.
-  for (size_t i = 0; i < responses.size(); ++i) {
-    const Json json = Json::parse(responses[i]);
-    const auto& results = json.at("results");
-    if (static_cast<long long>(results.size()) != batch_counts[i]) {
-      throw std::runtime_error("batch " + std::to_string(i) + " returned " +
-                               std::to_string(results.size()) + " results for " +
-                               std::to_string(batch_counts[i]) + " notifications");
-    }
-    for (const auto& item : results) {
-      if (item.contains("error") || !item.value("created", false)) {
-        throw std::runtime_error("batch item not created: " + item.dump());
-      }
-      ++result.notifications;
-      result.deliveries += static_cast<long long>(item.at("channels").size());
-    }
-  }
+  CheckBatchAnswers(responses, batch_counts, result);
   return result;
 }
 
@@ -927,12 +752,16 @@ double Percentile(std::vector<double> values, double p) {
   return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
 }
 
+double Milliseconds(SteadyClock::duration duration) {
+  return std::chrono::duration<double, std::milli>(duration).count();
+}
+
 // Open loop: request i is due at start + i / rate whatever happened to the
 // earlier ones; latency counts from that due time, so a stall of the server
 // shows in every request that should have been sent during it.
 // With `workload`, each request is a POST /v1/notifications expecting 201;
 // without, a GET /healthz expecting 200 (the floor: HTTP, one trivial query).
-LatencyResult RunLatency(const Options& options, const Http& http, const Workload* workload,
+LatencyResult RunLatency(const Options& options, const Api& api, const Workload* workload,
                          long long first_k, double seconds, bool measure, const CpuMeter& cpu) {
   const long long total = std::llround(options.rate * seconds);
   std::vector<std::string> bodies;
@@ -941,9 +770,10 @@ LatencyResult RunLatency(const Options& options, const Http& http, const Workloa
     for (long long i = 0; i < total; ++i) bodies.push_back(workload->Item(first_k + i).dump());
   }
   const std::string path = workload != nullptr ? "/v1/notifications" : "/healthz";
+  const std::string url = api.base_url + path;
   const long expected = workload != nullptr ? 201 : 200;
 
-  MultiDriver driver(http, 256);
+  OpenLoop loop(api.headers, static_cast<size_t>(total));
   const auto interval =
       std::chrono::duration_cast<SteadyClock::duration>(Seconds(1.0 / options.rate));
   const CpuSeconds cpu_start = cpu.Now();
@@ -956,10 +786,9 @@ LatencyResult RunLatency(const Options& options, const Http& http, const Workloa
     const auto now = SteadyClock::now();
     while (next < total && start + interval * next <= now) {
       const auto due = start + interval * next;
-      result.max_late_start_ms = std::max(
-          result.max_late_start_ms, std::chrono::duration<double, std::milli>(now - due).count());
-      driver.Add(static_cast<size_t>(next), path,
-                 workload != nullptr ? &bodies[static_cast<size_t>(next)] : nullptr, due);
+      const auto i = static_cast<size_t>(next);
+      result.max_late_start_ms = std::max(result.max_late_start_ms, Milliseconds(now - due));
+      loop.Start(i, url, workload != nullptr ? &bodies[i] : nullptr, due);
       ++next;
     }
     auto wait = std::chrono::milliseconds(10);
@@ -968,21 +797,18 @@ LatencyResult RunLatency(const Options& options, const Http& http, const Workloa
       wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(until),
                         std::chrono::milliseconds(0), std::chrono::milliseconds(10));
     }
-    for (auto& finished : driver.Pump(wait)) {
-      if (finished.code != CURLE_OK || finished.status != expected) {
-        throw std::runtime_error(path + " request failed: " +
-                                 (finished.code != CURLE_OK
-                                      ? std::string(curl_easy_strerror(finished.code))
-                                      : "HTTP " + std::to_string(finished.status)) +
-                                 " " + finished.response.substr(0, 300));
+    for (const size_t i : loop.Pump(wait)) {
+      const auto& r = loop[i];
+      if (r.error != CURLE_OK || r.status != expected) {
+        throw std::runtime_error(
+            path + " request failed: " +
+            Failure(r.error, curl_easy_strerror(r.error), r.status, r.response));
       }
       ++done;
-      last_done = finished.done;
+      last_done = r.done;
       if (measure) {
-        result.from_schedule_ms.push_back(
-            std::chrono::duration<double, std::milli>(finished.done - finished.scheduled).count());
-        result.from_send_ms.push_back(
-            std::chrono::duration<double, std::milli>(finished.done - finished.started).count());
+        result.from_schedule_ms.push_back(Milliseconds(r.done - r.due));
+        result.from_send_ms.push_back(Milliseconds(r.done - r.started));
       }
     }
   }
@@ -1003,13 +829,8 @@ struct RawResult {
   CpuSeconds cpu;  // insert and update together
 };
 
-// The same rows with plain batched SQL: one statement inserts a batch of
-// notifications and their two deliveries each; then every delivery goes to
-// `sent` in batches of 500 by id, as a queue completing its jobs would.
-// `connections` threads share the work in both steps.
-RawResult RunRawCeiling(const Options& options, const std::string& url, const Workload& workload,
-                        const CpuMeter& cpu) {
-  const std::string insert_sql = R"(
+// One batch of notifications and their two deliveries each.
+constexpr db::Query kRawInsert{"raw_insert", R"(
     WITH n AS (
       INSERT INTO chopar.notifications (user_id, type, title, body)
       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[])
@@ -1018,22 +839,16 @@ RawResult RunRawCeiling(const Options& options, const std::string& url, const Wo
     INSERT INTO chopar.deliveries (notification_id, user_id, channel)
     SELECT n.id, n.user_id, c.channel
     FROM n CROSS JOIN unnest('{email,telegram}'::text[]) AS c(channel)
-    RETURNING id)";
-  const std::string update_sql = R"(
+    RETURNING id)"};
+constexpr db::Query kRawUpdate{"raw_update", R"(
     UPDATE chopar.deliveries
     SET status = 'sent', attempts = attempts + 1, claimed_at = now(), sent_at = now(), updated_at = now()
-    WHERE id = ANY($1::bigint[]))";
-  constexpr size_t kUpdateBatch = 500;
+    WHERE id = ANY($1::bigint[]))"};
 
-  const int threads = options.raw_connections;
-  std::vector<std::unique_ptr<Pg>> conns;
-  for (int t = 0; t < threads; ++t) {
-    conns.push_back(std::make_unique<Pg>(url));
-    conns.back()->Prepare("raw_insert", insert_sql);
-    conns.back()->Prepare("raw_update", update_sql);
-  }
-  // Statement parameters built up front: the ceiling measures the database.
-  std::vector<std::vector<std::vector<std::string>>> params(static_cast<size_t>(threads));
+// kRawInsert's parameters for every batch, dealt out round robin to `threads`.
+std::vector<std::vector<db::Params>> InsertParams(const Options& options, const Workload& workload,
+                                                  size_t threads) {
+  std::vector<std::vector<db::Params>> params(threads);
   for (long long begin = 0, batch = 0; begin < options.notifications;
        begin += options.batch_size, ++batch) {
     const long long end = std::min<long long>(begin + options.batch_size, options.notifications);
@@ -1045,62 +860,92 @@ RawResult RunRawCeiling(const Options& options, const std::string& url, const Wo
       titles.push_back(Workload::Title(k));
       bodies.push_back(Workload::Body(k));
     }
-    params[static_cast<size_t>(batch % threads)].push_back(
-        {IntArray(users, 0, users.size()), TextArray(types), TextArray(titles), TextArray(bodies)});
+    params[static_cast<size_t>(batch) % threads].emplace_back(
+        db::ArrayLiteral(users), db::ArrayLiteral(types), db::ArrayLiteral(titles),
+        db::ArrayLiteral(bodies));
   }
+  return params;
+}
 
-  std::vector<std::vector<long long>> ids(static_cast<size_t>(threads));
-  std::vector<std::string> errors(static_cast<size_t>(threads));
-  auto run_all = [&](const std::function<void(size_t)>& work) {
-    std::vector<std::thread> workers;
-    for (size_t t = 0; t < static_cast<size_t>(threads); ++t) {
-      workers.emplace_back([&, t] {
-        try {
-          work(t);
-        } catch (const std::exception& e) {
-          errors[t] = e.what();
-        }
-      });
+// kRawUpdate's parameters: each thread's delivery ids in batches of 500.
+std::vector<std::vector<db::Params>> UpdateParams(const std::vector<std::vector<long long>>& ids) {
+  constexpr size_t kUpdateBatch = 500;
+  std::vector<std::vector<db::Params>> params(ids.size());
+  for (size_t t = 0; t < ids.size(); ++t) {
+    for (size_t begin = 0; begin < ids[t].size(); begin += kUpdateBatch) {
+      const auto first = ids[t].begin() + static_cast<std::ptrdiff_t>(begin);
+      const auto last =
+          first + static_cast<std::ptrdiff_t>(std::min(kUpdateBatch, ids[t].size() - begin));
+      params[t].emplace_back(db::ArrayLiteral(std::vector<long long>(first, last)));
     }
-    for (auto& w : workers) w.join();
-    for (const auto& e : errors) {
-      if (!e.empty()) throw std::runtime_error("raw SQL: " + e);
-    }
-  };
+  }
+  return params;
+}
+
+// Runs work(t) on one thread per t < threads; the first failure is rethrown.
+void OnThreads(size_t threads, const std::function<void(size_t)>& work) {
+  std::vector<std::string> errors(threads);
+  std::vector<std::thread> workers;
+  for (size_t t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      try {
+        work(t);
+      } catch (const std::exception& e) {
+        errors[t] = e.what();
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  for (const auto& e : errors) {
+    if (!e.empty()) throw std::runtime_error("raw SQL: " + e);
+  }
+}
+
+// The same rows with plain batched SQL: one statement inserts a batch of
+// notifications and their two deliveries each; then every delivery goes to
+// `sent` in batches of 500 by id, as a queue completing its jobs would.
+// `connections` threads share the work in both steps.
+RawResult RunRawCeiling(const Options& options, const std::string& url, const Workload& workload,
+                        const CpuMeter& cpu) {
+  const auto threads = static_cast<size_t>(options.raw_connections);
+  std::vector<db::Connection> conns;
+  for (size_t t = 0; t < threads; ++t) {
+    conns.push_back(Connect(url));
+    // Exec prepares a statement on its first run: one on empty arrays, which
+    // touches no row, does that before the clock starts.
+    conns.back().Exec(kRawInsert, "{}", "{}", "{}", "{}");
+    conns.back().Exec(kRawUpdate, "{}");
+  }
+  // Statement parameters built up front: the ceiling measures the database.
+  const auto insert_params = InsertParams(options, workload, threads);
 
   RawResult result;
+  std::vector<std::vector<long long>> ids(threads);
   CpuSeconds cpu_spent = cpu.Now();
   auto start = SteadyClock::now();
-  run_all([&](size_t t) {
-    for (const auto& p : params[t]) {
-      auto r = conns[t]->ExecPrepared("raw_insert", p);
-      for (int row = 0; row < PQntuples(r.get()); ++row)
-        ids[t].push_back(std::stoll(PQgetvalue(r.get(), row, 0)));
+  OnThreads(threads, [&](size_t t) {
+    for (const auto& p : insert_params[t]) {
+      const auto r = conns[t].Exec(kRawInsert, p);
+      for (int row = 0; row < r.Rows(); ++row) ids[t].push_back(r.Int(row, 0));
     }
   });
   result.insert_seconds = SecondsSince(start);
   cpu_spent = cpu.Now() - cpu_spent;
 
-  std::vector<std::vector<std::string>> update_params(static_cast<size_t>(threads));
-  for (size_t t = 0; t < ids.size(); ++t) {
-    for (size_t begin = 0; begin < ids[t].size(); begin += kUpdateBatch) {
-      update_params[t].push_back(
-          IntArray(ids[t], begin, std::min(begin + kUpdateBatch, ids[t].size())));
-    }
-    result.deliveries += static_cast<long long>(ids[t].size());
-  }
+  const auto update_params = UpdateParams(ids);
+  for (const auto& thread_ids : ids) result.deliveries += static_cast<long long>(thread_ids.size());
   const CpuSeconds cpu_before_update = cpu.Now();
   start = SteadyClock::now();
-  run_all([&](size_t t) {
-    for (const auto& p : update_params[t]) conns[t]->ExecPrepared("raw_update", {p});
+  OnThreads(threads, [&](size_t t) {
+    for (const auto& p : update_params[t]) conns[t].Exec(kRawUpdate, p);
   });
   result.update_seconds = SecondsSince(start);
   const CpuSeconds cpu_update = cpu.Now() - cpu_before_update;
   result.cpu = {0, cpu_spent.postgres + cpu_update.postgres, cpu_spent.client + cpu_update.client};
 
-  result.notifications = conns[0]->Scalar("SELECT count(*) FROM chopar.notifications");
+  result.notifications = Scalar(conns[0], "SELECT count(*) FROM chopar.notifications");
   const long long sent =
-      conns[0]->Scalar("SELECT count(*) FROM chopar.deliveries WHERE status = 'sent'");
+      Scalar(conns[0], "SELECT count(*) FROM chopar.deliveries WHERE status = 'sent'");
   if (sent != result.deliveries || result.deliveries != 2 * result.notifications) {
     throw std::runtime_error("raw SQL: " + std::to_string(sent) + " sent of " +
                              std::to_string(result.deliveries) + " deliveries for " +
@@ -1113,8 +958,8 @@ RawResult RunRawCeiling(const Options& options, const std::string& url, const Wo
 
 // Every delivery of this run (id above `before_id`, the largest id before
 // it) sent, each exactly once: one sink message per delivery.
-void CheckExactlyOnce(Pg& pg, long long expected_deliveries, long long before_id) {
-  auto r = pg.Exec(R"(
+void CheckExactlyOnce(db::Connection& pg, long long expected_deliveries, long long before_id) {
+  const auto r = pg.ExecText(R"(
     SELECT (SELECT count(*) FROM chopar.deliveries WHERE id > $1),
            (SELECT count(*) FROM chopar.deliveries WHERE id > $1 AND status = 'sent'),
            (SELECT count(*) FROM chopar.sink_messages WHERE delivery_id > $1),
@@ -1122,8 +967,8 @@ void CheckExactlyOnce(Pg& pg, long long expected_deliveries, long long before_id
            (SELECT count(*) FROM chopar.sink_messages s WHERE s.delivery_id > $1
               AND NOT EXISTS (SELECT 1 FROM chopar.deliveries d WHERE d.id = s.delivery_id)),
            (SELECT count(*) FROM chopar.deliveries WHERE id > $1 AND attempts <> 1))",
-                   {std::to_string(before_id)});
-  auto value = [&](int column) { return std::stoll(PQgetvalue(r.get(), 0, column)); };
+                             db::Params(before_id));
+  auto value = [&](int column) { return r.Int(0, column); };
   const long long deliveries = value(0), sent = value(1), sink = value(2), distinct = value(3),
                   orphans = value(4), retried = value(5);
   std::cout << "  deliveries " << Thousands(deliveries) << ", sent " << Thousands(sent)
@@ -1183,9 +1028,9 @@ struct Scratch {
     if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
     if (keep) return;
     try {
-      Pg admin(server_url);
+      auto admin = Connect(server_url);
       for (const auto& name : databases)
-        admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        admin.ExecScript("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
     } catch (const std::exception& e) {
       std::cerr << "notify_bench: could not drop the bench databases: " << e.what() << "\n";
     }
@@ -1202,7 +1047,7 @@ struct ChoparResult {
 // exactly-once check and a SIGTERM.
 ChoparResult RunChopar(const Options& options, const std::string& url,
                        const std::filesystem::path& dir) {
-  const int port = options.port > 0 ? options.port : FreePort();
+  const int port = options.port > 0 ? options.port : testing::FreeLoopbackPort();
   const std::string api_key = "bench-key-" + std::to_string(getpid());
   const std::string huge = "1000000000";
   const std::map<std::string, std::string> env = {
@@ -1216,22 +1061,23 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
       {"CHOPAR_LIMITS_HOURLY_SMS", huge},
   };
   std::filesystem::create_directories(dir / "data");
-  ChoparServer server(options.chopar, env, dir / "chopar.log");
-  const Http http("http://127.0.0.1:" + std::to_string(port), api_key);
+  testing::ChildProcess server({options.chopar, "serve"}, env, dir / "chopar.log");
+  Api api(port, api_key);
   auto fail_with_log = [&](const std::string& what) {
-    server.Stop();
-    throw std::runtime_error(what + "\nchopar log (first errors and warnings):\n" +
-                             server.LogErrors(20) + "chopar log (last lines):\n" +
-                             server.LogTail(40));
+    Stop(server);
+    throw std::runtime_error(what + "\n" + LogExcerpt(server.Output()));
   };
 
   const auto boot = SteadyClock::now();
-  while (http.Call("/healthz", nullptr, nullptr) != 200) {
-    if (!server.Running())
-      fail_with_log("chopar serve " + server.ExitDescription() + " before it was ready");
-    if (SecondsSince(boot) > 60) fail_with_log("chopar serve not ready after 60 s");
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const bool ready = testing::WaitUntil(
+      [&] {
+        if (api.Call("GET", "/healthz").status == 200) return true;
+        if (!server.Running())
+          fail_with_log("chopar serve " + ExitDescription(server) + " before it was ready");
+        return false;
+      },
+      std::chrono::seconds(60));
+  if (!ready) fail_with_log("chopar serve not ready after 60 s");
   std::cout << "  chopar serve ready in " << Fixed(SecondsSince(boot), 2) << " s on port " << port
             << "\n";
 
@@ -1239,16 +1085,15 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
   ChoparResult result;
   long long expected_deliveries = 0;
   try {
-    Pg pg(url);
+    auto pg = Connect(url);
     SeedUsers(pg, options.users);
     // With --database the history already there is not this run's.
-    const long long before_id = pg.Scalar("SELECT coalesce(max(id), 0) FROM chopar.deliveries");
+    const long long before_id = Scalar(pg, "SELECT coalesce(max(id), 0) FROM chopar.deliveries");
     if (options.templates) {
-      const std::string body = kBenchTemplate.dump();
-      std::string answer;
-      const long status = http.Call("/v1/templates/bench.ping", &body, &answer, "PUT");
-      if (status != 200)
-        fail_with_log("PUT /v1/templates/bench.ping: " + std::to_string(status) + " " + answer);
+      const auto answer = api.Call("PUT", "/v1/templates/bench.ping", kBenchTemplate.dump());
+      if (answer.status != 200)
+        fail_with_log("PUT /v1/templates/bench.ping: " + std::to_string(answer.status) + " " +
+                      answer.body);
       std::cout << "  every notification is rendered from the template of bench.ping\n";
     }
     const CpuMeter cpu(CpuMeter::Postmaster(pg), server.pid());
@@ -1259,12 +1104,12 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
       warm.notifications = std::min(options.notifications, 2 * options.batch_size);
       warm.inflight = 1;
       expected_deliveries +=
-          RunThroughput(warm, http, url, workload, 10'000'000'000LL, cpu).deliveries;
+          RunThroughput(warm, api, url, workload, 10'000'000'000LL, cpu).deliveries;
     }
 
     std::cout << "\n[2/4] throughput: POST /v1/notifications/batch until every delivery is sent\n";
     auto& throughput = result.throughput;
-    throughput = RunThroughput(options, http, url, workload, 0, cpu);
+    throughput = RunThroughput(options, api, url, workload, 0, cpu);
     expected_deliveries += throughput.deliveries;
     for (const auto& s : throughput.samples) {
       std::printf("  t=%6.2fs  accepted %9s notifications   pending %9s deliveries\n", s.t,
@@ -1275,13 +1120,13 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
     std::cout << "\n[3/4] latency: single POST /v1/notifications, open loop at "
               << Fixed(options.rate, 0) << " req/s\n";
     if (options.warmup_seconds > 0) {
-      const auto warm = RunLatency(options, http, &workload, 20'000'000'000LL,
-                                   options.warmup_seconds, false, cpu);
+      const auto warm =
+          RunLatency(options, api, &workload, 20'000'000'000LL, options.warmup_seconds, false, cpu);
       expected_deliveries += 2 * warm.requests;
     }
     auto& latency = result.latency;
-    latency = RunLatency(options, http, &workload, 30'000'000'000LL, options.seconds, true, cpu);
-    result.floor = RunLatency(options, http, nullptr, 0, std::min(options.seconds, 3.0), true, cpu);
+    latency = RunLatency(options, api, &workload, 30'000'000'000LL, options.seconds, true, cpu);
+    result.floor = RunLatency(options, api, nullptr, 0, std::min(options.seconds, 3.0), true, cpu);
     expected_deliveries += 2 * latency.requests;
     std::cout << "  " << Thousands(static_cast<double>(latency.requests)) << " requests, achieved "
               << Fixed(latency.achieved_rate, 1) << " req/s, client started a request at most "
@@ -1299,9 +1144,9 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
     // The server's log goes with the scratch folder: its tail is the only
     // trace of why a request failed (an HTTP 500 says nothing more).
     fail_with_log(std::string(e.what()) +
-                  (server.Running() ? "" : " (chopar serve " + server.ExitDescription() + ")"));
+                  (server.Running() ? "" : " (chopar serve " + ExitDescription(server) + ")"));
   }
-  const double stop_seconds = server.Stop();
+  const double stop_seconds = Stop(server);
   std::cout << "  chopar serve stopped in " << Fixed(stop_seconds, 2) << " s after SIGTERM\n";
   return result;
 }
@@ -1393,17 +1238,20 @@ int Run(const Options& options) {
   if (mkdtemp(dir_template) == nullptr) throw std::runtime_error("mkdtemp failed");
   scratch.dir = dir_template;
 
-  Pg admin(options.database_url);
-  const std::string pg_version = admin.Text("SHOW server_version");
-  const std::string settings = "fsync=" + admin.Text("SHOW fsync") +
-                               ", synchronous_commit=" + admin.Text("SHOW synchronous_commit") +
-                               ", shared_buffers=" + admin.Text("SHOW shared_buffers");
+  auto admin = Connect(options.database_url);
+  auto show = [&](const std::string& name) {
+    return admin.ExecText("SHOW " + name, {}).String(0, 0);
+  };
+  const std::string pg_version = show("server_version");
+  const std::string settings = "fsync=" + show("fsync") +
+                               ", synchronous_commit=" + show("synchronous_commit") +
+                               ", shared_buffers=" + show("shared_buffers");
   const std::string prefix = "notify_bench_" + std::to_string(getpid());
   const std::string chopar_db = options.database.empty() ? prefix : options.database;
   const std::string raw_db = prefix + "_raw";
   for (const auto& name : {chopar_db, raw_db}) {
     if (name == options.database) continue;
-    admin.Exec("CREATE DATABASE " + name);
+    admin.ExecScript("CREATE DATABASE " + name);
     scratch.databases.push_back(name);
   }
   const std::string chopar_url = WithDatabase(options.database_url, chopar_db);
@@ -1419,19 +1267,17 @@ int Run(const Options& options) {
             << Fixed(options.rate, 0) << " req/s for " << Fixed(options.seconds, 0) << " s\n";
 
   // The raw-SQL database gets chopar's own schema.
-  const auto migrate_log = scratch.dir / "migrate.log";
-  const std::string command = "CHOPAR_DATABASE_URL='" + raw_url + "' '" + options.chopar +
-                              "' migrate >'" + migrate_log.string() + "' 2>&1";
-  if (std::system(command.c_str()) != 0) {
-    std::ifstream in(migrate_log);
-    const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    throw std::runtime_error("`" + options.chopar + " migrate` failed:\n" + log);
+  testing::ChildProcess migrate({options.chopar, "migrate"}, {{"CHOPAR_DATABASE_URL", raw_url}},
+                                scratch.dir / "migrate.log");
+  if (migrate.Wait(std::chrono::minutes(10)) != 0) {
+    throw std::runtime_error("`" + options.chopar + " migrate` " + ExitDescription(migrate) +
+                             ":\n" + migrate.Output());
   }
 
   // The ceiling is measured twice, before and after chopar, and the two
   // rounds are added up: load from elsewhere that drifts during the run then
   // weighs on both sides of the ratio alike.
-  Pg raw_pg(raw_url);
+  auto raw_pg = Connect(raw_url);
   SeedUsers(raw_pg, options.users);
   const CpuMeter raw_cpu(CpuMeter::Postmaster(raw_pg), 0);
   RawResult raw;
@@ -1440,7 +1286,7 @@ int Run(const Options& options) {
               << title << ": the same rows with plain batched SQL, " << options.raw_connections
               << " connections\n";
     // CASCADE: the tables that reference these (digest_items) are empty here.
-    raw_pg.Exec("TRUNCATE chopar.notifications, chopar.deliveries CASCADE");
+    raw_pg.ExecScript("TRUNCATE chopar.notifications, chopar.deliveries CASCADE");
     const RawResult round = RunRawCeiling(options, raw_url, Workload{options.users}, raw_cpu);
     const double inserted = static_cast<double>(round.notifications + round.deliveries);
     std::cout << "  insert " << Thousands(inserted) << " rows in " << Fixed(round.insert_seconds, 2)
@@ -1470,14 +1316,10 @@ int Run(const Options& options) {
 
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
-  curl_global_init(CURL_GLOBAL_DEFAULT);
-  int status = 1;
   try {
-    status = Run(ParseOptions(argc, argv));
+    return Run(ParseOptions(argc, argv));
   } catch (const std::exception& e) {
     std::cerr << "notify_bench: error: " << e.what() << "\n";
-    status = 1;
+    return 1;
   }
-  curl_global_cleanup();
-  return status;
 }
