@@ -4,6 +4,7 @@
 #include "broadcast/stop_walk.hpp"
 #include "broadcast/topic_service.hpp"
 #include "core/request_error.hpp"
+#include "hub/stored_request.hpp"
 #include "hub/validation.hpp"
 
 namespace chopar::broadcast {
@@ -17,13 +18,21 @@ core::RequestError BroadcastNotFound(std::int64_t id) {
 // checks a body, whose user_id is required.
 constexpr std::int64_t kPlaceholderUser = 1;
 
-}  // namespace
-
-hub::NotificationRequest ParseBroadcastNotification(const nlohmann::json& notification,
-                                                    std::int64_t broadcast_id) {
+// The notification of a POST /v1/broadcasts, checked as POST
+// /v1/notifications checks its body (fields named as there).
+hub::NotificationRequest ParseEachNotification(const nlohmann::json& notification) {
   nlohmann::json body = notification;
   body["user_id"] = kPlaceholderUser;
   hub::NotificationRequest request = hub::ParseNotificationRequest(body);
+  request.user_id = 0;
+  return request;
+}
+
+}  // namespace
+
+hub::NotificationRequest RecipientRequest(int version, const nlohmann::json& stored,
+                                          std::int64_t broadcast_id) {
+  hub::NotificationRequest request = hub::DecodeStoredRequest(version, stored);
   request.user_id = 0;
   request.dedup_key = BroadcastDedupKey(broadcast_id);
   return request;
@@ -63,16 +72,15 @@ BroadcastRequest ParseBroadcastRequest(const nlohmann::json& body) {
     }
   }
   try {
-    (void)ParseBroadcastNotification(*it, 0);
+    request.notification = ParseEachNotification(*it);
   } catch (const core::RequestError& e) {
     throw core::PrefixError(e, "notification.", "notification");
   }
-  request.notification = *it;
   return request;
 }
 
 CreatedBroadcast BroadcastService::Create(const BroadcastRequest& request) {
-  const hub::NotificationRequest each = ParseBroadcastNotification(request.notification, 0);
+  const hub::NotificationRequest& each = request.notification;
   // Refused here rather than once per recipient by the fan-out.
   if (each.title.empty() &&
       (templates_ == nullptr || templates_->FindFresh(each.type) == nullptr)) {
@@ -80,7 +88,8 @@ CreatedBroadcast BroadcastService::Create(const BroadcastRequest& request) {
                                                        each.type + " has no template");
   }
   const auto row = pool_.Acquire()->Exec(queries::kInsertBroadcast, request.topic,
-                                         request.notification.dump(), request.dedup_key);
+                                         hub::EncodeStoredRequest(each).dump(),
+                                         hub::kStoredRequestVersion, request.dedup_key);
   if (!row.Bool(0, "topic_exists")) throw core::NotFound("topic " + *request.topic + " not found");
   CreatedBroadcast result;
   result.created = row.Bool(0, "created");

@@ -15,10 +15,11 @@ namespace chopar::broadcast {
 // A validated POST /v1/broadcasts (docs/api.md "Topics and broadcasts").
 struct BroadcastRequest {
   std::optional<std::string> topic;  // nullopt: "audience": "all"
-  // The notification each recipient gets, as given (the fields of POST
-  // /v1/notifications without user_id and dedup_key): stored, and parsed
-  // again by each fan-out batch with ParseBroadcastNotification.
-  nlohmann::json notification;
+  // The notification each recipient gets (the fields of POST
+  // /v1/notifications; user_id 0 and no dedup_key: the fan-out sets them):
+  // stored in hub's stored-request form, which each fan-out batch decodes
+  // with RecipientRequest.
+  hub::NotificationRequest notification;
   std::optional<std::string> dedup_key;  // the request's own, 1..200 characters
 };
 
@@ -31,12 +32,12 @@ BroadcastRequest ParseBroadcastRequest(const nlohmann::json& body);
 // "broadcast:<broadcast_id>": the dedup key of each recipient's notification.
 std::string BroadcastDedupKey(std::int64_t broadcast_id);
 
-// The stored notification of a broadcast as the request of one recipient
+// The stored notification of broadcast `broadcast_id` (its form of
+// `version`, hub/stored_request.hpp) as the request of one recipient
 // (user_id 0, to be set) with dedup_key "broadcast:<broadcast_id>". Throws
-// core::RequestError when `notification` is not valid (never for one that
-// ParseBroadcastRequest accepted).
-hub::NotificationRequest ParseBroadcastNotification(const nlohmann::json& notification,
-                                                    std::int64_t broadcast_id);
+// hub::StoredRequestError for a form it cannot decode.
+hub::NotificationRequest RecipientRequest(int version, const nlohmann::json& stored,
+                                          std::int64_t broadcast_id);
 
 struct CreatedBroadcast {
   bool created = false;      // false: the request's dedup_key named an existing broadcast

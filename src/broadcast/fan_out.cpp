@@ -76,8 +76,9 @@ std::optional<FanOutBatch> FanOut::RunBatch() {
     batch.finished = stopped.finished;
     return batch;
   }
-  const hub::NotificationRequest each = ParseBroadcastNotification(
-      nlohmann::json::parse(claim.Text(0, "notification")), batch.broadcast_id);
+  const hub::NotificationRequest each =
+      RecipientRequest(static_cast<int>(claim.Int(0, "notification_version")),
+                       nlohmann::json::parse(claim.Text(0, "notification")), batch.broadcast_id);
   const auto topic = claim.OptString(0, "topic");
   const auto cursor = claim.OptInt(0, "cursor");
   // The database's clock decides when this batch's deliveries are due (never

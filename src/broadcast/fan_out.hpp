@@ -72,7 +72,8 @@ class FanOut {
 
   // One batch of one claimable broadcast; nullopt when none is claimable.
   // Throws db::DbError / db::PoolTimeout (the batch is rolled back) and
-  // core::RequestError for a stored notification that no longer parses.
+  // hub::StoredRequestError for a stored notification it cannot decode
+  // (written by a newer chopar, or edited by hand).
   // Thread-safe.
   std::optional<FanOutBatch> RunBatch();
   // Batches until none is claimable or Stop() is called; returns how many

@@ -74,21 +74,6 @@ NotificationRequest ParseNotificationRequest(const nlohmann::json& body) {
   return r;
 }
 
-nlohmann::json NotificationRequestJson(const NotificationRequest& r) {
-  nlohmann::json body = {
-      {"user_id", r.user_id}, {"type", r.type}, {"data", r.data}, {"critical", r.critical}};
-  if (!r.title.empty()) body["title"] = r.title;
-  if (!r.body.empty()) body["body"] = r.body;
-  if (r.category) body["category"] = *r.category;
-  if (r.link) body["link"] = *r.link;
-  if (r.dedup_key) body["dedup_key"] = *r.dedup_key;
-  if (r.cancellation_key) body["cancellation_key"] = *r.cancellation_key;
-  nlohmann::json channels = nlohmann::json::array();
-  for (core::ChannelKind kind : r.channels) channels.push_back(core::ChannelName(kind));
-  body["channels"] = std::move(channels);
-  return body;
-}
-
 nlohmann::json NotifyResult::ToJson() const {
   nlohmann::json names = nlohmann::json::array();
   for (core::ChannelKind kind : channels) names.push_back(core::ChannelName(kind));

@@ -16,6 +16,7 @@
 #include "hub/digest_join.hpp"
 #include "hub/notification_content.hpp"
 #include "hub/queries.hpp"
+#include "hub/stored_request.hpp"
 #include "workflow/settings.hpp"
 
 namespace chopar::hub {
@@ -123,7 +124,11 @@ struct DelayedColumns {
     id.push_back(drawn);
     user_id.push_back(r.user_id);
     due_at.push_back(core::FormatRfc3339Micros(due));
-    request.push_back(NotificationRequestJson(r).dump());
+    // Released as it is when due: its not-before is due_at now.
+    NotificationRequest released = r;
+    released.send_at.reset();
+    released.delay_seconds.reset();
+    request.push_back(EncodeStoredRequest(released).dump());
     dedup_key.push_back(r.dedup_key);
     cancellation_key.push_back(r.cancellation_key);
   }
@@ -289,11 +294,11 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
   }
   if (!delayed.idx.empty()) {
     using db::ArrayLiteral;
-    const auto inserted =
-        session.Exec(queries::kInsertDelayed, ArrayLiteral(delayed.idx), ArrayLiteral(delayed.id),
-                     ArrayLiteral(delayed.user_id), ArrayLiteral(delayed.due_at),
-                     ArrayLiteral(delayed.request), ArrayLiteral(delayed.dedup_key),
-                     ArrayLiteral(delayed.cancellation_key), core::FormatRfc3339Micros(now));
+    const auto inserted = session.Exec(
+        queries::kInsertDelayed, ArrayLiteral(delayed.idx), ArrayLiteral(delayed.id),
+        ArrayLiteral(delayed.user_id), ArrayLiteral(delayed.due_at), ArrayLiteral(delayed.request),
+        ArrayLiteral(delayed.dedup_key), ArrayLiteral(delayed.cancellation_key),
+        core::FormatRfc3339Micros(now), kStoredRequestVersion);
     ReadInserted(inserted, requests, chosen, results, find_existing);
     for (std::size_t row = 0; row < delayed.idx.size(); ++row) {
       auto& result = std::get<NotifyResult>(*results[static_cast<std::size_t>(delayed.idx[row])]);

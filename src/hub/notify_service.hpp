@@ -58,11 +58,6 @@ inline constexpr int kMaxDelaySeconds = 366 * 24 * 3600;
 // A missing title is refused when the notification is created, if its type has no template.
 NotificationRequest ParseNotificationRequest(const nlohmann::json& body);
 
-// `request` as a body ParseNotificationRequest reads back to the same
-// request, less send_at / delay_seconds and id: how a delayed notification
-// is stored until it is due. Pure.
-nlohmann::json NotificationRequestJson(const NotificationRequest& request);
-
 struct NotifyResult {
   std::int64_t id = 0;
   bool created = false;

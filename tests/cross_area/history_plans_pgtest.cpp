@@ -167,7 +167,7 @@ TEST_F(HistoryPlansTest, NotifyInboxAndDedupStatementsUseIndexes) {
   ExpectIndexDriven(hub::queries::kInsertDelayed,
                     "'{0}', '{" + id +
                         "}', '{7}', '{2030-01-01T00:00:00Z}', '{\"{}\"}', "
-                        "'{k0-7}', '{NULL}', now()");
+                        "'{k0-7}', '{NULL}', now(), 1");
   // A notification with its deliveries, found by notification_id.
   ExpectIndexDriven(hub::queries::kGetNotification, id);
 }

@@ -5,8 +5,8 @@
 -- `deliveries_due_at` comes back as the due time of this batch's deliveries
 -- (never in the past); `due_now` whether that is now (the previous batch's
 -- deliveries are due already).
-SELECT b.id, b.topic, b.notification::text AS notification, b.cursor, b.status,
-       b.cancel_cursor, greatest(b.deliveries_due_at, now())::text AS deliveries_due_at,
+SELECT b.id, b.topic, b.notification::text AS notification, b.notification_version,
+       b.cursor, b.status, b.cancel_cursor, greatest(b.deliveries_due_at, now())::text AS deliveries_due_at,
        coalesce(b.deliveries_due_at <= now(), true) AS due_now
 FROM chopar.broadcasts b
 WHERE ((b.status = 'running' AND b.due_at <= now()) OR b.cancel_cursor IS NOT NULL)

@@ -3,7 +3,8 @@
 -- COMMIT): nothing is in the inbox yet. Parallel arrays, one element per
 -- row: $1 idx int[], $2 notification id drawn for it bigint[], $3 user_id
 -- bigint[], $4 due_at timestamptz[], $5 request (jsonb[]), $6 dedup_key
--- text[], $7 cancellation_key text[]; $8: now. A dedup key is reserved in
+-- text[], $7 cancellation_key text[]; $8: now; $9 the version of the
+-- requests' stored form (hub/stored_request.hpp). A dedup key is reserved in
 -- notification_dedup with the drawn id (dated when it falls due), the one
 -- arbiter of keys for immediate and delayed notifications alike: a key
 -- already held is not stored again.
@@ -23,9 +24,11 @@ WITH input AS MATERIALIZED (
   ON CONFLICT (user_id, dedup_key) DO NOTHING
   RETURNING notification_id
 ), inserted AS (
-  INSERT INTO chopar.delayed_notifications (notification_id, user_id, due_at, request, dedup_key,
-                                            cancellation_key, created_at)
-  SELECT i.id, i.user_id, i.due_at, i.request, i.dedup_key, i.cancellation_key, $8::timestamptz
+  INSERT INTO chopar.delayed_notifications (notification_id, user_id, due_at, request,
+                                            request_version, dedup_key, cancellation_key,
+                                            created_at)
+  SELECT i.id, i.user_id, i.due_at, i.request, $9::smallint, i.dedup_key, i.cancellation_key,
+         $8::timestamptz
   FROM input i
   WHERE i.dedup_key IS NULL OR i.id IN (SELECT k.notification_id FROM keyed k)
   ORDER BY i.idx

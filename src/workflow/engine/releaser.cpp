@@ -11,6 +11,7 @@
 #include "core/time_format.hpp"
 #include "db/notify_channels.hpp"
 #include "db/statement_time.hpp"
+#include "hub/stored_request.hpp"
 #include "workflow/engine/queries.hpp"
 
 namespace chopar::workflow::engine {
@@ -62,13 +63,14 @@ int Releaser::ReleaseBatch(bool& full) {
     const std::int64_t id = rows.Int(i, "id");
     try {
       hub::NotificationRequest request =
-          hub::ParseNotificationRequest(nlohmann::json::parse(rows.Text(i, "request")));
+          hub::DecodeStoredRequest(static_cast<int>(rows.Int(i, "request_version")),
+                                   nlohmann::json::parse(rows.Text(i, "request")));
       request.id = rows.Int(i, "notification_id");
       requests.push_back(std::move(request));
       request_rows.push_back(id);
     } catch (const std::exception& e) {
-      // Stored by this code from a parsed request: only a row edited by
-      // hand, or a rule tightened since, gets here.
+      // Decoded by its version's own reader, not the API's rules: only a
+      // row edited by hand, or written by a newer chopar, gets here.
       failed.push_back(id);
       reasons.push_back(Printable(e.what()));
     }
