@@ -25,6 +25,7 @@
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
 #include "http/broadcast_routes.hpp"
+#include "http/channel_routes.hpp"
 #include "http/console_routes.hpp"
 #include "http/outbox_routes.hpp"
 #include "http/preference_routes.hpp"
@@ -34,8 +35,8 @@
 #include "http/sms_routes.hpp"
 #include "http/telegram_routes.hpp"
 #include "http/template_routes.hpp"
-#include "http/workflow_routes.hpp"
 #include "http/web_routes.hpp"
+#include "http/workflow_routes.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
@@ -47,10 +48,10 @@
 #include "schedule/schedule_service.hpp"
 #include "schedule/scheduler.hpp"
 #include "schedule/time_zone.hpp"
+#include "templates/template_store.hpp"
 #include "workflow/engine/cancel.hpp"
 #include "workflow/engine/digest_closer.hpp"
 #include "workflow/engine/releaser.hpp"
-#include "templates/template_store.hpp"
 
 namespace chopar::app {
 namespace {
@@ -235,6 +236,7 @@ int RunService(const Config& config, const Roles& roles) {
     http::RegisterReportRoutes(server.router(), report_status);
     http::RegisterConsoleRoutes(server.router(), pool, users,
                                 config.push.webpush.vapid_public_key);
+    http::RegisterChannelRoutes(server.router());
     http::RegisterWebRoutes(server.router());
     parts.AfterStart([&server, host = settings.host] {
       std::cout << "  listening: http://" << host << ":" << server.port() << "\n";

@@ -12,7 +12,7 @@ namespace chopar::console {
 nlohmann::json ListSinkMessages(db::Pool& pool, const SinkFilter& filter) {
   const int limit = CheckLimit(filter.limit, 200);
   if (filter.channel && !core::ParseChannel(*filter.channel)) {
-    throw core::InvalidField("channel", "channel must be email, telegram, push or sms");
+    throw core::InvalidField("channel", "channel must be " + core::ChannelNamesText());
   }
   const std::int64_t before =
       filter.cursor ? DecodeIdCursor(*filter.cursor) : std::numeric_limits<std::int64_t>::max();

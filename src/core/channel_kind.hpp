@@ -2,6 +2,7 @@
 
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -14,16 +15,34 @@ enum class ChannelKind { kEmail, kTelegram, kPush, kSms };
 inline constexpr std::array<ChannelKind, 4> kAllChannels = {
     ChannelKind::kEmail, ChannelKind::kTelegram, ChannelKind::kPush, ChannelKind::kSms};
 
+constexpr std::size_t ChannelIndex(ChannelKind kind) { return static_cast<std::size_t>(kind); }
+
+// What a channel is beyond its name, said once: the kind of address it
+// delivers to, whether it is on for a user whose preferences do not say,
+// and its provider's section of the configuration. GET /v1/channels serves
+// them (with the fields a template may give each, templates/target.hpp), so
+// the console and the bell read the channels from the server.
+struct ChannelInfo {
+  std::string_view name;              // ChannelName
+  std::string_view address;           // "email", "telegram_chat", "push_subscription", "phone"
+  bool on_by_default;                 // without a preference saying otherwise
+  std::string_view settings_section;  // "channels.email"
+};
+
+inline constexpr std::array<ChannelInfo, 4> kChannelInfo = {{
+    {"email", "email", true, "channels.email"},
+    {"telegram", "telegram_chat", true, "channels.telegram"},
+    {"push", "push_subscription", true, "channels.push"},
+    // Texts cost money and reach a phone at any hour: only when asked for.
+    {"sms", "phone", false, "channels.sms"},
+}};
+
+static_assert(kChannelInfo.size() == kAllChannels.size());
+
+constexpr const ChannelInfo& InfoOf(ChannelKind kind) { return kChannelInfo[ChannelIndex(kind)]; }
+
 // "email", "telegram", "push", "sms" — the names used in the API and the database.
-constexpr std::string_view ChannelName(ChannelKind kind) {
-  switch (kind) {
-    case ChannelKind::kEmail: return "email";
-    case ChannelKind::kTelegram: return "telegram";
-    case ChannelKind::kPush: return "push";
-    case ChannelKind::kSms: return "sms";
-  }
-  return "";
-}
+constexpr std::string_view ChannelName(ChannelKind kind) { return InfoOf(kind).name; }
 
 // nullopt for a name that is not one of the four.
 constexpr std::optional<ChannelKind> ParseChannel(std::string_view name) {
@@ -33,7 +52,15 @@ constexpr std::optional<ChannelKind> ParseChannel(std::string_view name) {
   return std::nullopt;
 }
 
-constexpr std::size_t ChannelIndex(ChannelKind kind) { return static_cast<std::size_t>(kind); }
+// "email, telegram, push or sms": the names as a message lists them.
+inline std::string ChannelNamesText() {
+  std::string text;
+  for (std::size_t i = 0; i < kChannelInfo.size(); ++i) {
+    if (i > 0) text += i + 1 == kChannelInfo.size() ? " or " : ", ";
+    text += kChannelInfo[i].name;
+  }
+  return text;
+}
 
 inline constexpr std::size_t kChannelCount = kAllChannels.size();
 

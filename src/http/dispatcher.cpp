@@ -20,6 +20,13 @@ constexpr std::string_view kInboxPrefix = "/v1/inbox/";
 
 bool IsInboxPath(std::string_view path) { return path.starts_with(kInboxPrefix); }
 
+// Read by pages on other origins (the bell): the inbox, and the channels
+// the bell builds its switches from (fetched without credentials, so no
+// preflight).
+bool IsReadFromOtherOrigins(std::string_view path) {
+  return IsInboxPath(path) || path == "/v1/channels";
+}
+
 void AddCorsHeaders(Response& response) {
   response.headers.emplace_back("Access-Control-Allow-Origin", "*");
   // So that a page on another origin may read it: it is not a CORS-safelisted header.
@@ -145,7 +152,7 @@ Response Dispatcher::Dispatch(Request& request) const noexcept {
     response =
         MapException(std::current_exception(), request.method + " " + route_label).ToResponse();
   }
-  if (IsInboxPath(request.path)) AddCorsHeaders(response);
+  if (IsReadFromOtherOrigins(request.path)) AddCorsHeaders(response);
   try {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - request.received_at)

@@ -24,7 +24,7 @@ std::optional<bool> ScopeSetting(const nlohmann::json& preferences, const char* 
 
 }  // namespace
 
-bool DefaultEnabled(core::ChannelKind kind) { return kind != core::ChannelKind::kSms; }
+bool DefaultEnabled(core::ChannelKind kind) { return core::InfoOf(kind).on_by_default; }
 
 bool ChannelEnabled(const nlohmann::json& preferences, core::ChannelKind kind) {
   if (preferences.is_object()) {

@@ -87,7 +87,7 @@ nlohmann::json InboxService::ListDeliveries(const DeliveryFilter& filter) {
     throw core::InvalidField("status", "status must be queued, sending, sent, failed, skipped or canceled");
   }
   if (filter.channel && !core::ParseChannel(*filter.channel)) {
-    throw core::InvalidField("channel", "channel must be email, telegram, push or sms");
+    throw core::InvalidField("channel", "channel must be " + core::ChannelNamesText());
   }
   std::int64_t before = kMaxId;
   if (filter.cursor) before = DecodeIdCursor(*filter.cursor);

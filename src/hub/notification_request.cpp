@@ -41,8 +41,8 @@ NotificationRequest ParseNotificationRequest(const nlohmann::json& body) {
       const auto kind =
           name.is_string() ? core::ParseChannel(name.get<std::string>()) : std::nullopt;
       if (!kind) {
-        throw core::InvalidField("channels", "unknown channel " + name.dump() +
-                                                 "; expected email, telegram, push or sms");
+        throw core::InvalidField("channels", "unknown channel " + name.dump() + "; expected " +
+                                                 core::ChannelNamesText());
       }
       if (std::find(r.channels.begin(), r.channels.end(), *kind) == r.channels.end()) {
         r.channels.push_back(*kind);

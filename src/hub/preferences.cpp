@@ -77,7 +77,7 @@ void ValidatePreferences(const nlohmann::json& preferences, const std::string& f
         if (!core::ParseChannel(channel)) {
           throw core::InvalidField(
               name_field + "." + channel,
-              "unknown channel " + channel + "; expected email, telegram, push or sms");
+              "unknown channel " + channel + "; expected " + core::ChannelNamesText());
         }
         if (!value.is_boolean() && !value.is_null()) {
           throw core::InvalidField(name_field + "." + channel,

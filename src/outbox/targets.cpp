@@ -59,7 +59,7 @@ void ValidateOne(const TargetSettings& t, const std::string& where) {
     Check(!t.title.empty(), where, "title is required");
     for (const std::string& channel : t.channels) {
       Check(core::ParseChannel(channel).has_value(), where,
-            "unknown channel \"" + channel + "\"; expected email, telegram, push or sms");
+            "unknown channel \"" + channel + "\"; expected " + core::ChannelNamesText());
     }
   } else {
     Check(false, where, "kind must be webhook, nats or notify");

@@ -90,10 +90,9 @@ EscalateSettings ParseEscalate(const nlohmann::json& object) {
   for (const auto& name : *channels) {
     const auto kind = name.is_string() ? core::ParseChannel(name.get<std::string>()) : std::nullopt;
     if (!kind || s.Holds(*kind))
-      throw core::InvalidField(
-          "escalate.channels",
-          "escalate.channels: " + name.dump() +
-              " is unknown or repeated; expected email, telegram, push or sms");
+      throw core::InvalidField("escalate.channels", "escalate.channels: " + name.dump() +
+                                                        " is unknown or repeated; expected " +
+                                                        core::ChannelNamesText());
     s.channels.push_back(*kind);
   }
   return s;

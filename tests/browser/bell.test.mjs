@@ -266,4 +266,28 @@ main{padding:24px;max-width:640px} .task{background:#fff;border:1px solid #e5e7e
     await page.getByRole("button", { name: "Back to notifications" }).click();
     await page.locator("chopar-bell li[data-id]").first().waitFor();
   });
+
+  it("builds its switches from the server's channels (GET /v1/channels), a channel it has no word for included", async () => {
+    const served = await (await fetch(`${chopar.url}/v1/channels`)).json();
+    assert.deepEqual(served.channels.map((c) => c.name), ["email", "telegram", "push", "sms"]);
+    // A server with one more channel: the bell needs no change to show it.
+    const pager = { name: "pager", address: "pager_id", default: true, template_fields: ["text"], settings: "channels.pager" };
+    await page.route("**/v1/channels", (route) =>
+      route.fulfill({ status: 200, contentType: "application/json", headers: { "Access-Control-Allow-Origin": "*" }, body: JSON.stringify({ channels: [...served.channels, pager] }) }),
+    );
+    try {
+      await openHost(tokenB);
+      await button().click();
+      await page.getByRole("button", { name: "Notification settings" }).click();
+      const switchOf = (name) => page.getByRole("switch", { name });
+      await switchOf("All notifications: pager").waitFor();
+      assert.equal(await switchOf("All notifications: pager").isChecked(), true, "on by its default");
+      assert.equal(await switchOf("tasks: pager").isChecked(), true);
+      assert.equal(await switchOf("All notifications: SMS").isChecked(), false);
+      const columns = await page.locator("chopar-bell thead th").allTextContents();
+      assert.deepEqual(columns, ["Email", "Telegram", "Push", "SMS", "pager"]);
+    } finally {
+      await page.unroute("**/v1/channels");
+    }
+  });
 });

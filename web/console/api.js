@@ -68,3 +68,21 @@ export function query(params) {
   const text = search.toString();
   return text ? `?${text}` : "";
 }
+
+// The names of the delivery channels the server knows (GET /v1/channels,
+// which needs no key), in the API's order; fetched once per page load.
+// Every channel list of the console is built from it.
+let channelNamesPromise = null;
+export function channelNames() {
+  channelNamesPromise ??=
+      fetch('/v1/channels')
+          .then(async (response) => {
+            if (!response.ok) throw new ApiError(response.status, null);
+            return (await response.json()).channels.map((channel) => channel.name);
+          })
+          .catch((error) => {
+            channelNamesPromise = null;  // the next page asks again
+            throw error;
+          });
+  return channelNamesPromise;
+}

@@ -1,7 +1,8 @@
 // <chopar-bell>: chopar's in-app inbox as a framework-free custom element.
 //
 //   <script type="module" src="https://chopar.example/widget/chopar-bell.js"></script>
-//   <chopar-bell server="https://chopar.example" token="v2.42.0.1801234567.mX…" locale="uz" push></chopar-bell>
+//   <chopar-bell server="https://chopar.example" token="v2.42.0.1801234567.mX…" locale="uz"
+//   push></chopar-bell>
 //
 // `token` is a subscriber token the host application's backend got from
 // GET /v1/users/{id}/token. Everything lives in a shadow root (no global CSS
@@ -20,7 +21,8 @@
 //
 // The settings view (the button at the panel's foot) shows the user's own
 // preferences (GET/PUT /v1/inbox/preferences) as switches: all
-// notifications, then each category, by channel.
+// notifications, then each category, by channel — the server's channels
+// (GET /v1/channels), each on by its own default until the user says.
 
 const TEXTS = {
   en: {
@@ -79,10 +81,6 @@ const TEXTS = {
 };
 
 const PAGE_SIZE = 20;
-const CHANNELS = ["email", "telegram", "push", "sms"];
-// The server's defaults when nothing is set (docs/api.md "Preferences by
-// category and type"): SMS costs money, so it is off.
-const CHANNEL_DEFAULTS = { email: true, telegram: true, push: true, sms: false };
 const BACKOFF_INITIAL_MS = 1000;
 const BACKOFF_MAX_MS = 30000;
 
@@ -200,24 +198,28 @@ const isObject = (value) => typeof value === "object" && value !== null && !Arra
 
 // Whether `channel` is on for notifications of `category` (null: the
 // channel's own switch) under `preferences`, by the server's order: the
-// category's channel, the category as a whole, the channel, the default.
-export function channelEnabled(preferences, channel, category = null) {
+// category's channel, the category as a whole, the channel, the channel's
+// default. `channels` is GET /v1/channels's list ({name, default, …}).
+export function channelEnabled(preferences, channel, category, channels) {
   const entry = category && isObject(preferences.categories) ? preferences.categories[category] : undefined;
   if (isObject(entry) && typeof entry[channel] === "boolean") return entry[channel];
   if (typeof entry === "boolean") return entry;
   if (typeof preferences[channel] === "boolean") return preferences[channel];
-  return CHANNEL_DEFAULTS[channel];
+  return channels.find((c) => c.name === channel)?.default === true;
 }
 
 // The PUT /v1/inbox/preferences body that sets one switch. `categories` is
 // replaced whole by the server, so the body carries all of it; a category
-// stored as one boolean is first spelled out per channel, so the others keep
-// their value.
-export function preferenceChange(preferences, channel, category, on) {
+// stored as one boolean is first spelled out per channel (`channels` as for
+// channelEnabled), so the others keep their value.
+export function preferenceChange(preferences, channel, category, on, channels) {
   if (!category) return { [channel]: on };
   const categories = isObject(preferences.categories) ? structuredClone(preferences.categories) : {};
   const entry = categories[category];
-  const spelled = typeof entry === "boolean" ? Object.fromEntries(CHANNELS.map((c) => [c, entry])) : isObject(entry) ? entry : {};
+  const spelled = typeof entry === 'boolean' ?
+      Object.fromEntries(channels.map((c) => [c.name, entry])) :
+      isObject(entry) ? entry :
+                        {};
   categories[category] = { ...spelled, [channel]: on };
   return { categories };
 }
@@ -245,6 +247,7 @@ export class ChoparBell extends HTMLElement {
     this._attempt = 0;
     this._connected = false;
     this._preferences = null; // the user's stored preferences once loaded
+    this._channels = null;    // the server's channels (GET /v1/channels) once loaded
     this._saving = Promise.resolve(); // switches are saved one after another
     this._onDocumentPointer = (event) => {
       if (this.open && !event.composedPath().includes(this)) this.close({ returnFocus: false });
@@ -318,6 +321,7 @@ export class ChoparBell extends HTMLElement {
     // A new server or user: start over.
     this._stop();
     this._preferences = null;
+    this._channels = null;
     this._showList();
     this._items.clear();
     this._cursor = undefined;
@@ -492,6 +496,18 @@ export class ChoparBell extends HTMLElement {
 
   // ---- data ----------------------------------------------------------------
 
+  // The server's channels (GET /v1/channels: no token, so no preflight),
+  // fetched once.
+  async _channelList() {
+    if (!this._channels) {
+      const response =
+          await fetch(`${this._server}/v1/channels`, {mode: 'cors', credentials: 'omit'});
+      if (!response.ok) throw new Error(`${response.status} /v1/channels`);
+      this._channels = (await response.json()).channels;
+    }
+    return this._channels;
+  }
+
   async _api(path, options = {}) {
     const response = await fetch(`${this._server}${path}`, {
       ...options,
@@ -641,7 +657,8 @@ export class ChoparBell extends HTMLElement {
     this._applyTexts();
     this._renderPreferences();
     try {
-      this._preferences = await this._api("/v1/inbox/preferences");
+      [this._channels, this._preferences] =
+          await Promise.all([this._channelList(), this._api('/v1/inbox/preferences')]);
       this._preferencesStatus.textContent = "";
     } catch {
       this._preferencesStatus.textContent = this._t.settingsLoadFailed;
@@ -662,24 +679,27 @@ export class ChoparBell extends HTMLElement {
   _renderPreferences() {
     if (this._preferencesView.hidden) return;
     const t = this._t;
-    if (!this._preferences) {
+    if (!this._preferences || !this._channels) {
       this._preferencesTable.replaceChildren();
       return;
     }
+    const channels = this._channels.map((c) => c.name);
+    // A channel this version has no word for is shown by its name.
+    const channelName = (channel) => t.channelNames[channel] ?? channel;
     const head = el("tr", {}, el("td"));
-    for (const channel of CHANNELS) head.append(el("th", { scope: "col" }, t.channelNames[channel]));
+    for (const channel of channels) head.append(el('th', {scope: 'col'}, channelName(channel)));
     const rows = [[null, t.allNotifications], ...this._categories.map((category) => [category, category])];
     const body = rows.map(([category, label]) => {
       const row = el("tr", {}, el("th", { scope: "row" }, label));
-      for (const channel of CHANNELS) {
-        const input = el("input", {
-          type: "checkbox",
-          role: "switch",
-          "aria-label": t.switchLabel(label, t.channelNames[channel]),
-          "data-channel": channel,
-          "data-category": category ?? "",
+      for (const channel of channels) {
+        const input = el('input', {
+          type: 'checkbox',
+          role: 'switch',
+          'aria-label': t.switchLabel(label, channelName(channel)),
+          'data-channel': channel,
+          'data-category': category ?? '',
         });
-        input.checked = channelEnabled(this._preferences, channel, category);
+        input.checked = channelEnabled(this._preferences, channel, category, this._channels);
         row.append(el("td", {}, input));
       }
       return row;
@@ -701,7 +721,8 @@ export class ChoparBell extends HTMLElement {
     // `categories` is sent whole, so two at once could undo each other.
     this._saving = this._saving.then(async () => {
       try {
-        const change = preferenceChange(this._preferences, channel, category || null, on);
+        const change =
+            preferenceChange(this._preferences, channel, category || null, on, this._channels);
         this._preferences = await this._api("/v1/inbox/preferences", { method: "PUT", body: JSON.stringify(change) });
         this._preferencesStatus.textContent = this._t.saved;
         this.dispatchEvent(new CustomEvent("chopar-bell-preferences", { bubbles: true, composed: true, detail: this._preferences }));

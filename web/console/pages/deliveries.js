@@ -1,9 +1,8 @@
 // Deliveries: filter by status, channel and user; retry what failed.
-import { api, query } from "../api.js";
-import { h, table, statusBadge, formatTime, relativeTime, errorBox } from "../dom.js";
+import {api, channelNames, query} from '../api.js';
+import {errorBox, formatTime, h, relativeTime, statusBadge, table} from '../dom.js';
 
-const STATUSES = ["", "queued", "sending", "sent", "failed", "skipped", "canceled"];
-const CHANNELS = ["", "email", "telegram", "push", "sms"];
+const STATUSES = ['', 'queued', 'sending', 'sent', 'failed', 'skipped', 'canceled'];
 const PAGE = 50;
 const REFRESH_MS = 2000;
 
@@ -12,8 +11,9 @@ function select(id, label, options) {
 }
 
 export async function deliveriesPage(main, _params, signal) {
+  const channelOptions = ['', ...(await channelNames())];
   const [statusLabel, status] = select("filter-status", "Status", STATUSES);
-  const [channelLabel, channel] = select("filter-channel", "Channel", CHANNELS);
+  const [channelLabel, channel] = select('filter-channel', 'Channel', channelOptions);
   const user = h("input", { id: "filter-user", name: "filter-user", type: "number", min: 1, inputmode: "numeric" });
   const form = h("form", { class: "filters", role: "search" }, statusLabel, status, channelLabel, channel, h("label", { for: "filter-user" }, "User id"), user, h("button", { type: "submit" }, "Filter"));
   const list = h("div");

@@ -1,11 +1,9 @@
 // Overview: the last hour at a glance, refreshed every few seconds.
-import { api, optionalApi } from "../api.js";
-import { h } from "../dom.js";
-import { deliveriesChart } from "../chart.js";
+import {api, channelNames, optionalApi} from '../api.js';
+import {deliveriesChart} from '../chart.js';
+import {h} from '../dom.js';
 
 const REFRESH_MS = 5000;
-const CHANNELS = ["", "email", "telegram", "push", "sms"];
-
 function card(label, value, detail, name) {
   return h("div", { class: "card stat", "data-stat": name }, h("span", { class: "stat-label" }, label), h("strong", { class: "stat-value" }, value), detail ? h("span", { class: "muted" }, detail) : null);
 }
@@ -18,8 +16,11 @@ function seconds(value) {
 }
 
 export async function overviewPage(main, _params, signal) {
+  const channelOptions = ['', ...(await channelNames())];
   let channel = "";
-  const select = h("select", { id: "chart-channel", "aria-label": "Channel" }, CHANNELS.map((c) => h("option", { value: c }, c || "all channels")));
+  const select =
+      h('select', {id: 'chart-channel', 'aria-label': 'Channel'},
+        channelOptions.map((c) => h('option', {value: c}, c || 'all channels')));
   const cards = h("div", { class: "cards" });
   const chartBox = h("div", { class: "chart-box" });
   const byChannel = h("div");

@@ -1,10 +1,9 @@
 // The sink inbox: every message a sink channel "sent", shown as its user
 // would have seen it. Emails render in a sandboxed frame (no scripts, no
 // same-origin access); Telegram's HTML keeps only the tags Telegram knows.
-import { api, query } from "../api.js";
-import { h, formatTime, relativeTime, errorBox } from "../dom.js";
+import {api, channelNames, query} from '../api.js';
+import {errorBox, formatTime, h, relativeTime} from '../dom.js';
 
-const CHANNELS = ["", "email", "telegram", "push", "sms"];
 const REFRESH_MS = 3000;
 const TELEGRAM_TAGS = new Set(["B", "STRONG", "I", "EM", "U", "INS", "S", "STRIKE", "DEL", "CODE", "PRE", "A", "BLOCKQUOTE"]);
 
@@ -75,7 +74,10 @@ function messageCard(m) {
 }
 
 export async function sinkPage(main, _params, signal) {
-  const channel = h("select", { id: "sink-channel" }, CHANNELS.map((c) => h("option", { value: c }, c || "all channels")));
+  const channelOptions = ['', ...(await channelNames())];
+  const channel =
+      h('select', {id: 'sink-channel'},
+        channelOptions.map((c) => h('option', {value: c}, c || 'all channels')));
   const user = h("input", { id: "sink-user", type: "number", min: 1 });
   const form = h("form", { class: "filters", role: "search" }, h("label", { for: "sink-channel" }, "Channel"), channel, h("label", { for: "sink-user" }, "User id"), user, h("button", { type: "submit" }, "Filter"));
   const list = h("div", { class: "messages" });

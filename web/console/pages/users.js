@@ -1,10 +1,9 @@
 // Users: browse, and edit one user's addresses, preferences and quiet hours.
-import { api, query } from "../api.js";
-import { h, table, errorBox, formatTime, pagedList } from "../dom.js";
-
-const CHANNELS = ["email", "telegram", "push", "sms"];
+import {api, channelNames, query} from '../api.js';
+import {errorBox, formatTime, h, pagedList, table} from '../dom.js';
 
 export async function usersPage(main, _params, signal) {
+  const channels = await channelNames();
   const lookup = h("input", { id: "user-id", type: "number", min: 1, required: true });
   const form = h("form", { class: "filters", role: "search" }, h("label", { for: "user-id" }, "Open or create user id"), lookup, h("button", { type: "submit" }, "Open"));
   form.addEventListener("submit", (event) => {
@@ -13,23 +12,25 @@ export async function usersPage(main, _params, signal) {
   });
   const users = pagedList({
     fetchJson: api,
-    path: (cursor) => `/v1/users${query({ limit: 50, cursor })}`,
+    path: (cursor) => `/v1/users${query({limit: 50, cursor})}`,
     signal,
-    render: (items) =>
-      items.length === 0
-        ? h("p", { class: "muted" }, "No users yet. Create one with PUT /v1/users/{id} or above.")
-        : table(
+    render: (items) => items.length === 0 ?
+        h('p', {class: 'muted'}, 'No users yet. Create one with PUT /v1/users/{id} or above.') :
+        table(
             [
-              { title: "id", cell: (u) => h("a", { href: `#/users/${u.id}` }, String(u.id)) },
-              { title: "email", cell: (u) => u.email || "—" },
-              { title: "phone", cell: (u) => u.phone || "—" },
-              { title: "time zone", cell: (u) => u.timezone },
-              { title: "locale", cell: (u) => u.locale },
-              { title: "reachable on", cell: (u) => CHANNELS.filter((c) => u.channels[c]).join(", ") || "in-app only" },
-              { title: "admin", cell: (u) => (u.admin ? "yes" : "") },
+              {title: 'id', cell: (u) => h('a', {href: `#/users/${u.id}`}, String(u.id))},
+              {title: 'email', cell: (u) => u.email || '—'},
+              {title: 'phone', cell: (u) => u.phone || '—'},
+              {title: 'time zone', cell: (u) => u.timezone},
+              {title: 'locale', cell: (u) => u.locale},
+              {
+                title: 'reachable on',
+                cell: (u) => channels.filter((c) => u.channels[c]).join(', ') || 'in-app only'
+              },
+              {title: 'admin', cell: (u) => (u.admin ? 'yes' : '')},
             ],
             items,
-          ),
+            ),
   });
   main.replaceChildren(h("h1", {}, "Users"), form, ...users.nodes);
   await users.load();
@@ -55,6 +56,7 @@ function preferenceSelect(channel, preferences) {
 }
 
 export async function userPage(main, [id], signal) {
+  const channels = await channelNames();
   let user;
   try {
     user = await api(`/v1/users/${id}`);
@@ -71,38 +73,49 @@ export async function userPage(main, [id], signal) {
   const admin = h("input", { type: "checkbox" });
   admin.checked = Boolean(user?.admin);
   const preferences = user?.preferences || {};
-  const prefSelects = Object.fromEntries(CHANNELS.map((c) => [c, preferenceSelect(c, preferences)]));
+  const prefSelects =
+      Object.fromEntries(channels.map((c) => [c, preferenceSelect(c, preferences)]));
   const quietOn = h("input", { type: "checkbox" });
   quietOn.checked = Boolean(user?.quiet_hours);
   const quietStart = h("input", { type: "time", value: user?.quiet_hours?.start || "22:00" });
   const quietEnd = h("input", { type: "time", value: user?.quiet_hours?.end || "08:00" });
 
   const form = h(
-    "form",
-    { class: "card form", "aria-labelledby": "user-title" },
-    h("h2", { id: "user-title" }, user ? "Profile" : "New user"),
-    field("user-email", "Email", email),
-    field("user-phone", "Phone (E.164)", phone),
-    field("user-timezone", "Time zone (IANA)", timezone),
-    field("user-locale", "Locale", locale),
-    h("div", { class: "field inline" }, admin, h("label", { for: "user-admin" }, "Admin (receives reports)")),
-    h("fieldset", {}, h("legend", {}, "Channel preferences"), CHANNELS.map((c) => field(`pref-${c}`, c, prefSelects[c]))),
-    h(
-      "fieldset",
-      {},
-      h("legend", {}, "Quiet hours"),
-      h("div", { class: "field inline" }, quietOn, h("label", { for: "quiet-on" }, "Hold non-critical deliveries")),
-      field("quiet-start", "From", quietStart),
-      field("quiet-end", "Until", quietEnd),
-    ),
-    h("button", { type: "submit" }, "Save"),
+      'form',
+      {class: 'card form', 'aria-labelledby': 'user-title'},
+      h('h2', {id: 'user-title'}, user ? 'Profile' : 'New user'),
+      field('user-email', 'Email', email),
+      field('user-phone', 'Phone (E.164)', phone),
+      field('user-timezone', 'Time zone (IANA)', timezone),
+      field('user-locale', 'Locale', locale),
+      h('div', {class: 'field inline'}, admin,
+        h('label',
+          { for: "user-admin"
+          },
+          'Admin (receives reports)')),
+      h('fieldset', {}, h('legend', {}, 'Channel preferences'),
+        channels.map((c) => field(`pref-${c}`, c, prefSelects[c]))),
+      h(
+          'fieldset',
+          {},
+          h('legend', {}, 'Quiet hours'),
+          h('div', {class: 'field inline'}, quietOn,
+            h('label',
+              { for: "quiet-on"
+              },
+              'Hold non-critical deliveries')),
+          field('quiet-start', 'From', quietStart),
+          field('quiet-end', 'Until', quietEnd),
+          ),
+      h('button', {type: 'submit'}, 'Save'),
   );
   admin.id = "user-admin";
   quietOn.id = "quiet-on";
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const prefs = {};
-    for (const c of CHANNELS) prefs[c] = prefSelects[c].value === "" ? null : prefSelects[c].value === "true";
+    for (const c of channels)
+      prefs[c] = prefSelects[c].value === '' ? null : prefSelects[c].value === 'true';
     const body = {
       email: email.value.trim() || null,
       phone: phone.value.trim() || null,
