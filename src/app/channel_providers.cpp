@@ -31,7 +31,8 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
     settings.unsubscribe_secret = inbox_secret;
     settings.one_click_unsubscribe = true;
     try {
-      email_ = std::make_unique<channels::email::EmailChannel>(settings, clock);
+      providers_[core::ChannelKind::kEmail] =
+          std::make_unique<channels::email::EmailChannel>(settings, clock);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("config: [channels.email] ") + e.what());
     }
@@ -45,7 +46,7 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
     settings.public_url = config.server.public_url;
     auto bot = std::make_unique<channels::telegram::TelegramChannel>(settings, http_, clock);
     telegram_bot_ = bot.get();
-    telegram_ = std::move(bot);
+    providers_[core::ChannelKind::kTelegram] = std::move(bot);
   }
   if (Wants(config.sms.provider, "eskiz",
             !config.sms.eskiz.email.empty() && !config.sms.eskiz.password.empty())) {
@@ -53,7 +54,8 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
     settings.public_url = config.server.public_url;
     settings.callback_url = std::string(core::WithoutTrailingSlashes(config.server.public_url)) +
                             "/v1/sms/eskiz/callback/" + sms_callback_secret;
-    sms_ = std::make_unique<channels::sms::EskizChannel>(settings, http_, pool, clock);
+    providers_[core::ChannelKind::kSms] =
+        std::make_unique<channels::sms::EskizChannel>(settings, http_, pool, clock);
   }
   if (Wants(config.push.provider, "webpush",
             !config.push.webpush.vapid_public_key.empty() &&
@@ -61,7 +63,8 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
     channels::webpush::WebPushSettings settings = config.push.webpush;
     settings.public_url = config.server.public_url;
     try {
-      push_ = std::make_unique<channels::webpush::WebPushChannel>(settings, http_, clock);
+      providers_[core::ChannelKind::kPush] =
+          std::make_unique<channels::webpush::WebPushChannel>(settings, http_, clock);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("config: [channels.push] ") + e.what());
     }
@@ -71,18 +74,21 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
 ChannelProviders::~ChannelProviders() = default;
 
 delivery::ChannelSet ChannelProviders::set() {
-  auto pick = [&](const std::unique_ptr<channels::Channel>& provider) -> channels::Channel& {
-    return provider ? *provider : sink_;
-  };
-  return delivery::ChannelSet(pick(email_), pick(telegram_), pick(push_), pick(sms_));
+  delivery::ChannelSet set = delivery::ChannelSet::AllTo(sink_);
+  for (const core::ChannelKind kind : core::AllChannels()) {
+    if (providers_[kind]) set = set.With(kind, *providers_[kind]);
+  }
+  return set;
 }
 
 std::string ChannelProviders::Describe() const {
-  auto name = [](const std::unique_ptr<channels::Channel>& provider) {
-    return provider ? std::string(provider->ProviderName()) : std::string("sink");
-  };
-  return "email=" + name(email_) + " telegram=" + name(telegram_) + " push=" + name(push_) +
-         " sms=" + name(sms_);
+  std::string text;
+  for (const core::ChannelKind kind : core::AllChannels()) {
+    if (!text.empty()) text += ' ';
+    text += std::string(core::ChannelName(kind)) + "=" +
+            std::string(providers_[kind] ? providers_[kind]->ProviderName() : "sink");
+  }
+  return text;
 }
 
 }  // namespace chopar::app

@@ -15,7 +15,8 @@
 namespace chopar::app {
 
 // The provider of each channel, built from the configuration: the real one
-// when its credentials are set (or its provider is named), else the sink.
+// when its credentials are set (or its provider is named), else the sink —
+// as for any channel registered without a provider here.
 // Owns the providers and the shared HTTP client; lives as long as the workers
 // that use set(). Throws std::runtime_error for a provider that is named but
 // cannot be configured (bad keys, missing URL), naming the config key.
@@ -34,17 +35,15 @@ class ChannelProviders {
   // it), else null.
   [[nodiscard]] channels::telegram::TelegramChannel* telegram_bot() const { return telegram_bot_; }
   [[nodiscard]] net::HttpClient& http() { return http_; }
-  // "sink", "smtp", … for each channel, for the start-up banner.
+  // "email=smtp telegram=sink …" for each channel, for the start-up banner.
   [[nodiscard]] std::string Describe() const;
 
  private:
   net::HttpClient http_;
   channels::SinkChannel sink_;
-  std::unique_ptr<channels::Channel> email_;
-  std::unique_ptr<channels::Channel> telegram_;
-  std::unique_ptr<channels::Channel> push_;
-  std::unique_ptr<channels::Channel> sms_;
-  channels::telegram::TelegramChannel* telegram_bot_ = nullptr;  // telegram_, when it is the bot
+  // The real provider of each channel that has one; the others go to sink_.
+  core::PerChannel<std::unique_ptr<channels::Channel>> providers_;
+  channels::telegram::TelegramChannel* telegram_bot_ = nullptr;  // Telegram's, when it is the bot
 };
 
 }  // namespace chopar::app

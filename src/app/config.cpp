@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cctype>
+#include <cmath>
 #include <functional>
 #include <sstream>
 #include <stdexcept>
@@ -16,6 +16,7 @@
 #include "app/closest_name.hpp"
 #include "app/config_value.hpp"
 #include "app/report_config.hpp"
+#include "core/text.hpp"
 #include "http/subscriber_token.hpp"
 #include "outbox/chopar_events.hpp"
 #include "outbox/targets.hpp"
@@ -73,11 +74,7 @@ Rule Between(double lowest, double highest) {
 // "must be a, b or c"; `unset_allowed`: the empty string too (a default
 // chosen from the other keys).
 Rule OneOf(std::vector<std::string> choices, bool unset_allowed = false) {
-  std::string says = "must be ";
-  for (std::size_t i = 0; i < choices.size(); ++i) {
-    if (i > 0) says += i + 1 == choices.size() ? " or " : ", ";
-    says += choices[i];
-  }
+  std::string says = "must be " + core::ChoiceText(choices);
   if (unset_allowed) choices.emplace_back();
   return {.choices = std::move(choices), .says = std::move(says)};
 }
@@ -244,7 +241,7 @@ std::vector<Binding> Bindings(Config& c) {
       {"retention", "notifications_days", &c.retention.notifications_days, NotNegative()},
       {"retention", "deliveries_days", &c.retention.deliveries_days, NotNegative()},
   };
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     b.push_back({"limits.hourly", std::string(core::ChannelName(kind)),
                  &c.delivery.hourly_limits[kind], NotNegative()});
   }

@@ -1,5 +1,6 @@
 #include "app/database_setup.hpp"
 
+#include "db/channel_kinds.hpp"
 #include "db/connection.hpp"
 #include "db/migrate.hpp"
 #include "db/session_settings.hpp"
@@ -55,7 +56,9 @@ std::string DatabaseSetup::location() const { return cluster_ ? cluster_->folder
 
 int DatabaseSetup::MigrateNow() {
   auto conn = db::Connection::Open(direct_conninfo());
-  return db::Migrate(conn);
+  const int applied = db::Migrate(conn);
+  db::RegisterChannelKinds(conn);
+  return applied;
 }
 
 }  // namespace chopar::app

@@ -250,7 +250,7 @@ TEST_F(BroadcastPgTest, TheDatabasesChannelChoiceIsHubChooseChannels) {
       std::string expected;
       for (core::ChannelKind kind :
            hub::ChooseChannels(json::parse(shape), addressable,
-                               {core::kAllChannels.begin(), core::kAllChannels.end()}, critical,
+                               {core::AllChannels().begin(), core::AllChannels().end()}, critical,
                                {"release.note", std::string_view("ops")})) {
         expected += std::string(core::ChannelName(kind)) + ",";
       }

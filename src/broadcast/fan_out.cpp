@@ -39,6 +39,15 @@ std::string OwnerName() {
          std::to_string(core::ThreadLocalRandom::Instance().Uniform(UINT32_MAX));
 }
 
+// The channels on for a user whose preferences do not say.
+std::vector<std::string> OnByDefault() {
+  std::vector<std::string> names;
+  for (core::ChannelKind kind : core::AllChannels()) {
+    if (core::InfoOf(kind).on_by_default) names.emplace_back(core::ChannelName(kind));
+  }
+  return names;
+}
+
 }  // namespace
 
 FanOut::FanOut(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics,
@@ -132,16 +141,21 @@ FanOut::Walked FanOut::FanOutSetBased(db::Transaction& tx, const hub::Notificati
   // Composed once: without a template the content is the same for everyone.
   const hub::NotificationContent said = hub::ComposeContent(each, nullptr, "", {}, {});
   std::vector<std::string> requested;
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     if (std::ranges::find(each.channels, kind) != each.channels.end())
       requested.emplace_back(core::ChannelName(kind));
   }
   const std::string at = core::FormatRfc3339Micros(now);
-  const auto row = tx.Exec(queries::kFanOutBatch, topic, cursor, settings_.batch, each.type,
-                           said.title, said.body, each.link, each.data.dump(), each.category,
-                           each.critical, each.cancellation_key, *each.dedup_key, at,
-                           deliveries_due ? core::FormatRfc3339Micros(*deliveries_due) : at,
-                           db::ArrayLiteral(requested), wake_workers);
+  const auto row = tx.Exec(
+      queries::kFanOutBatch, topic, cursor, settings_.batch, each.type, said.title, said.body,
+      each.link, each.data.dump(), each.category, each.critical, each.cancellation_key,
+      *each.dedup_key, at, deliveries_due ? core::FormatRfc3339Micros(*deliveries_due) : at,
+      db::ArrayLiteral(requested), wake_workers,
+      db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kEmail)),
+      db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kPhone)),
+      db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kTelegramChat)),
+      db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kPushSubscription)),
+      db::ArrayLiteral(OnByDefault()));
   return Walked{static_cast<int>(row.Int(0, "recipients")), row.OptInt(0, "last_user_id"),
                 static_cast<int>(row.Int(0, "created")), row.Int(0, "deliveries")};
 }

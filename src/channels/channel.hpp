@@ -57,12 +57,17 @@ struct Message {
   std::optional<std::string> phone;  // E.164
   std::optional<std::int64_t> telegram_chat_id;
   std::vector<PushTarget> push_targets;
+  // A registered channel's address kept in chopar.user_addresses
+  // (core::AddressStore::kUser).
+  std::optional<std::string> address;
 };
 
 // Puts a template's rendered texts for the message's channel into it:
-// `block` is what notifications.content holds for that channel ({"subject",
-// "html", "text"} for email, {"text"} for Telegram and SMS, {"title",
-// "body"} for push); null, or members it does not know, change nothing.
+// `block` is what notifications.content holds for that channel, its
+// registered fields (core::ChannelInfo::fields: {"subject", "html", "text"}
+// for email, {"text"} for Telegram and SMS, {"title", "body"} for push), each
+// into the message's member of that name; null, or members the channel does
+// not have, change nothing.
 void ApplyChannelTexts(Message& message, const nlohmann::json& block);
 
 // Why `message` cannot be handed to a provider (no address for its

@@ -6,40 +6,41 @@ namespace chopar::channels {
 
 void ApplyChannelTexts(Message& message, const nlohmann::json& block) {
   if (!block.is_object()) return;
-  auto take = [&](const char* key, auto& into) {
-    const auto it = block.find(key);
-    if (it != block.end() && it->is_string()) into = it->template get<std::string>();
-  };
-  switch (message.channel) {
-    case core::ChannelKind::kEmail:
-      take("subject", message.subject);
-      take("html", message.html);
-      take("text", message.text);
-      break;
-    case core::ChannelKind::kPush:
-      take("title", message.title);
-      take("body", message.body);
-      break;
-    case core::ChannelKind::kTelegram:
-    case core::ChannelKind::kSms:
-      take("text", message.text);
-      break;
+  for (const core::MessageField& field : core::InfoOf(message.channel).fields) {
+    const auto it = block.find(field.key);
+    if (it == block.end() || !it->is_string()) continue;
+    std::string text = it->get<std::string>();
+    if (field.key == "subject") {
+      message.subject = std::move(text);
+    } else if (field.key == "html") {
+      message.html = std::move(text);
+    } else if (field.key == "text") {
+      message.text = std::move(text);
+    } else if (field.key == "title") {
+      message.title = std::move(text);
+    } else if (field.key == "body") {
+      message.body = std::move(text);
+    }
   }
 }
 
 std::optional<std::string> MissingAddress(const Message& message) {
-  switch (message.channel) {
-    case core::ChannelKind::kEmail:
+  const core::ChannelInfo& info = core::InfoOf(message.channel);
+  switch (core::StoreOf(info)) {
+    case core::AddressStore::kEmail:
       if (!message.email) return "no email address";
       break;
-    case core::ChannelKind::kSms:
+    case core::AddressStore::kPhone:
       if (!message.phone) return "no phone number";
       break;
-    case core::ChannelKind::kTelegram:
+    case core::AddressStore::kTelegramChat:
       if (!message.telegram_chat_id) return "no active Telegram connection";
       break;
-    case core::ChannelKind::kPush:
+    case core::AddressStore::kPushSubscription:
       if (message.push_targets.empty()) return "no push subscription";
+      break;
+    case core::AddressStore::kUser:
+      if (!message.address) return "no " + std::string(info.address) + " address";
       break;
   }
   return std::nullopt;

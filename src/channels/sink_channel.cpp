@@ -12,6 +12,7 @@ std::optional<std::string> AddressOf(const Message& m) {
   if (m.phone) return m.phone;
   if (m.telegram_chat_id) return std::to_string(*m.telegram_chat_id);
   if (!m.push_targets.empty()) return m.push_targets.front().endpoint;
+  if (m.address) return m.address;
   return std::nullopt;
 }
 
@@ -24,23 +25,24 @@ struct Rendered {
 
 Rendered Render(const Message& m, std::string_view public_url,
                 std::string_view unsubscribe_secret) {
-  switch (m.channel) {
-    case core::ChannelKind::kEmail: {
-      auto email = RenderEmail(m, public_url,
-                               UnsubscribeUrl(public_url, unsubscribe_secret, m.user_id,
-                                              UnsubscribeScope::Of(m), m.channel));
-      return {std::move(email.subject), std::move(email.text), std::move(email.html)};
-    }
-    case core::ChannelKind::kTelegram:
-      return {m.title, RenderTelegramHtml(m, public_url), std::nullopt};
-    case core::ChannelKind::kPush: {
-      const auto payload = RenderPushPayload(m, public_url);
-      return {payload.value("title", m.title), payload.value("body", m.body), std::nullopt};
-    }
-    case core::ChannelKind::kSms:
-      return {m.title, RenderSmsText(m, public_url), std::nullopt};
+  const core::ChannelKind channel = m.channel;
+  if (channel == core::ChannelKind::kEmail) {
+    auto email = RenderEmail(m, public_url,
+                             UnsubscribeUrl(public_url, unsubscribe_secret, m.user_id,
+                                            UnsubscribeScope::Of(m), m.channel));
+    return {std::move(email.subject), std::move(email.text), std::move(email.html)};
   }
-  return {m.title, m.body, std::nullopt};
+  if (channel == core::ChannelKind::kTelegram) {
+    return {m.title, RenderTelegramHtml(m, public_url), std::nullopt};
+  }
+  if (channel == core::ChannelKind::kPush) {
+    const auto payload = RenderPushPayload(m, public_url);
+    return {payload.value("title", m.title), payload.value("body", m.body), std::nullopt};
+  }
+  if (channel == core::ChannelKind::kSms)
+    return {m.title, RenderSmsText(m, public_url), std::nullopt};
+  // A registered channel: its template's text if it has one, else the body.
+  return {m.subject.value_or(m.title), m.text.value_or(m.body), m.html};
 }
 
 }  // namespace

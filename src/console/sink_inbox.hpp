@@ -11,7 +11,7 @@ namespace chopar::console {
 
 // Which sink messages GET /v1/sink/messages lists.
 struct SinkFilter {
-  std::optional<std::string> channel{};  // email | telegram | push | sms
+  std::optional<std::string> channel{};  // a registered channel's name
   std::optional<std::int64_t> user_id{};
   int limit = 50;                       // 1..200
   std::optional<std::string> cursor{};  // next_cursor of the previous page

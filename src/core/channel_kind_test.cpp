@@ -8,7 +8,7 @@ namespace chopar::core {
 namespace {
 
 TEST(ChannelKindTest, NamesRoundTrip) {
-  for (ChannelKind kind : kAllChannels) EXPECT_EQ(ParseChannel(ChannelName(kind)), kind);
+  for (ChannelKind kind : AllChannels()) EXPECT_EQ(ParseChannel(ChannelName(kind)), kind);
   EXPECT_EQ(ParseChannel("fax"), std::nullopt);
   EXPECT_EQ(ParseChannel("Email"), std::nullopt);
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -54,6 +55,19 @@ constexpr std::string_view TrimWhitespace(std::string_view text) {
 constexpr std::string_view WithoutTrailingSlashes(std::string_view url) {
   while (!url.empty() && url.back() == '/') url.remove_suffix(1);
   return url;
+}
+
+// "a, b or c": choices as a sentence lists them ("a" alone, "" for none).
+template <typename Choices>
+std::string ChoiceText(const Choices& choices) {
+  std::string text;
+  std::size_t i = 0;
+  for (const auto& choice : choices) {
+    if (i > 0) text += i + 1 == std::size(choices) ? " or " : ", ";
+    text += std::string_view(choice);
+    ++i;
+  }
+  return text;
 }
 
 }  // namespace chopar::core

@@ -62,21 +62,24 @@ Row ReadRow(const db::Result& r, int i) {
   m.critical = c.critical;
   m.category = r.OptString(i, "category");
   channels::ApplyChannelTexts(m, ParseJsonOr(r.OptString(i, "channel_texts"), nullptr));
-  switch (c.channel) {
-    case core::ChannelKind::kEmail:
+  switch (core::StoreOf(core::InfoOf(c.channel))) {
+    case core::AddressStore::kEmail:
       m.email = r.OptString(i, "email");
       break;
-    case core::ChannelKind::kSms:
+    case core::AddressStore::kPhone:
       m.phone = r.OptString(i, "phone");
       break;
-    case core::ChannelKind::kTelegram:
+    case core::AddressStore::kTelegramChat:
       m.telegram_chat_id = r.OptInt(i, "telegram_chat_id");
       break;
-    case core::ChannelKind::kPush:
+    case core::AddressStore::kPushSubscription:
       for (const auto& t : ParseJsonOr(r.OptString(i, "push_targets"), nlohmann::json::array())) {
         m.push_targets.push_back({t.value("id", std::int64_t{0}), t.value("endpoint", ""),
                                   t.value("p256dh", ""), t.value("auth", "")});
       }
+      break;
+    case core::AddressStore::kUser:
+      m.address = r.OptString(i, "address");
       break;
   }
   row.created_at = core::ParsePgTimestamp(r.Text(i, "created_at"));
@@ -188,7 +191,7 @@ RateCounts CountWindow(db::Transaction& tx, const std::vector<Row>& rows,
 std::vector<bool> SendInClaim(db::Transaction& tx, const ChannelSet& channels,
                               std::vector<Row>& rows, const std::vector<ClaimDecision>& decisions) {
   std::vector<bool> sent_here(rows.size(), false);
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     channels::Channel& channel = channels.For(kind);
     if (!channel.SendsInClaim()) continue;
     std::vector<channels::Message> batch;
@@ -222,7 +225,10 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
   auto tx = pool.Begin("claim_deliveries");
   const auto locked =
       tx.Exec(queries::kClaimCandidates, db::SqlNowParam(sql_now), settings.batch,
-              std::chrono::duration_cast<std::chrono::milliseconds>(settings.lease).count());
+              std::chrono::duration_cast<std::chrono::milliseconds>(settings.lease).count(),
+              db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kTelegramChat)),
+              db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kPushSubscription)),
+              db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kUser)));
   if (locked.Empty()) {
     tx.Commit();
     return result;

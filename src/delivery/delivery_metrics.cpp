@@ -7,7 +7,7 @@ namespace chopar::delivery {
 
 DeliveryMetrics::DeliveryMetrics(core::MetricsRegistry& registry) {
   constexpr std::array<const char*, 4> kStatuses = {"sent", "failed", "skipped", "canceled"};
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     const std::string channel(core::ChannelName(kind));
     for (std::size_t s = 0; s < kStatuses.size(); ++s) {
       totals_[kind][s] = &registry.GetCounter("chopar_deliveries_total",

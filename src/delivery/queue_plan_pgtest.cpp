@@ -132,8 +132,8 @@ TEST_F(QueuePlanTest, ClaimPlannedBeforeABroadcastFindsOrdinaryRowsInTheirOwnInd
   conn.ExecText("SET plan_cache_mode = force_generic_plan", {});
   conn.ExecText(std::string("PREPARE claim AS ") + queries::kClaimCandidates.sql, {});
 
-  const std::string plan =
-      chopar::testing::PlanText(conn.ExecText("EXPLAIN EXECUTE claim(NULL, 500, 0)", {}));
+  const std::string plan = chopar::testing::PlanText(
+      conn.ExecText("EXPLAIN EXECUTE claim(NULL, 500, 0, '{telegram}', '{push}', '{}')", {}));
   const auto due = plan.find("CTE due\n");
   const auto due_bulk = plan.find("CTE due_bulk");
   ASSERT_NE(due, std::string::npos) << plan;

@@ -57,8 +57,13 @@ OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcom
     case channels::OutcomeKind::kAddressGone:
       update.status = "failed";
       update.reason = DetailOr(outcome, "address gone");
-      if (m.channel == core::ChannelKind::kTelegram) update.telegram_chat_gone = m.telegram_chat_id;
-      if (m.channel == core::ChannelKind::kPush && update.gone_push.empty()) {
+      // What is gone is the address the message was sent to: a Telegram
+      // chat, or every push subscription it went to unless the outcome
+      // names the gone ones.
+      if (const auto store = core::StoreOf(core::InfoOf(m.channel));
+          store == core::AddressStore::kTelegramChat) {
+        update.telegram_chat_gone = m.telegram_chat_id;
+      } else if (store == core::AddressStore::kPushSubscription && update.gone_push.empty()) {
         for (const auto& target : m.push_targets) update.gone_push.push_back(target.subscription_id);
       }
       break;

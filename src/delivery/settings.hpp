@@ -26,7 +26,7 @@ struct WorkerSettings {
   // [delivery] drain_seconds: Stop(): how long in-flight sends may finish.
   std::chrono::milliseconds drain_deadline{std::chrono::seconds(10)};
   // [limits.hourly]: per user and channel in any sliding hour.
-  core::PerChannel<int> hourly_limits{20, 30, 30, 3};
+  core::PerChannel<int> hourly_limits = core::RegisteredHourlyLimits();
 };
 
 }  // namespace chopar::delivery

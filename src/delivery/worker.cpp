@@ -93,7 +93,7 @@ RunStats Worker::RunOnce() {
   ClaimResult claim = ClaimBatch(pool_, db::SqlNow(clock_), settings_, channels_, templates_);
   stats.claimed = claim.locked;
   stats.deferred = claim.deferred;
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     stats.sent += claim.sent[kind];
     stats.skipped += claim.skipped[kind];
     stats.failed += claim.failed[kind];
@@ -114,7 +114,7 @@ RunStats Worker::RunOnce() {
   } unregister{*this, batch};
 
   // One channel after another; each part's lease is stamped as it starts.
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     std::vector<ClaimedDelivery> part;
     for (ClaimedDelivery& claimed : claim.to_send) {
       if (claimed.message.channel == kind) part.push_back(std::move(claimed));
@@ -276,7 +276,7 @@ RecordResult Worker::RecordUntil(std::span<const ClaimedDelivery> rows,
 void Worker::Count(const RecordResult& recorded, RunStats& stats) {
   stats.retried += recorded.retried;
   stats.ignored += recorded.ignored;
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     stats.sent += recorded.sent[kind];
     stats.failed += recorded.failed[kind];
     metrics_.Count(kind, DeliveryMetrics::Final::kSent, recorded.sent[kind]);

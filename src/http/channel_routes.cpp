@@ -11,7 +11,7 @@ namespace {
 // The fields a template's block for `kind` may give ("subject", "html", …).
 nlohmann::json TemplateFields(core::ChannelKind kind) {
   nlohmann::json fields = nlohmann::json::array();
-  for (templates::Target target : templates::kAllTargets) {
+  for (templates::Target target : templates::AllTargets()) {
     const templates::TargetInfo& info = templates::InfoOf(target);
     if (info.channel == kind) fields.push_back(info.key);
   }
@@ -28,7 +28,7 @@ struct GetChannels {
 
 nlohmann::json ChannelsDocument() {
   nlohmann::json channels = nlohmann::json::array();
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     const core::ChannelInfo& info = core::InfoOf(kind);
     channels.push_back({{"name", info.name},
                         {"address", info.address},

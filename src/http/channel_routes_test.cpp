@@ -12,9 +12,9 @@ namespace {
 
 TEST(ChannelRoutesTest, TheDocumentListsEveryChannelInTheApisOrderWithWhatItIs) {
   const nlohmann::json doc = ChannelsDocument();
-  ASSERT_EQ(doc.at("channels").size(), core::kChannelCount);
+  ASSERT_EQ(doc.at("channels").size(), core::ChannelCount());
   std::size_t i = 0;
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     const nlohmann::json& channel = doc["channels"][i++];
     EXPECT_EQ(channel.at("name"), core::ChannelName(kind));
     EXPECT_EQ(channel.size(), 5u) << channel.dump();
@@ -34,12 +34,11 @@ TEST(ChannelRoutesTest, EveryChannelTemplateFieldIsListedOnceUnderItsChannel) {
   std::size_t listed = 0;
   for (const nlohmann::json& channel : doc["channels"]) listed += channel["template_fields"].size();
   std::size_t targets = 0;
-  for (templates::Target target : templates::kAllTargets) {
+  for (templates::Target target : templates::AllTargets()) {
     const templates::TargetInfo& info = templates::InfoOf(target);
     if (!info.channel) continue;
     ++targets;
-    const nlohmann::json& fields =
-        doc["channels"][core::ChannelIndex(*info.channel)]["template_fields"];
+    const nlohmann::json& fields = doc["channels"][info.channel->index()]["template_fields"];
     EXPECT_EQ(std::count(fields.begin(), fields.end(), std::string(info.key)), 1)
         << templates::TargetPath(target);
   }

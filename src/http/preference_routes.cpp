@@ -257,7 +257,7 @@ struct PreferencesPage {
         for (const std::string& category : shown) {
           if (!known.contains(category) || !templates::IsValidCategory(category)) continue;
           core::PerChannel<bool> wanted;
-          for (core::ChannelKind kind : core::kAllChannels) {
+          for (core::ChannelKind kind : core::AllChannels()) {
             wanted[kind] = checked.contains(category + "." + std::string(core::ChannelName(kind)));
           }
           preferences = hub::WithCategoryChannels(std::move(preferences), category, wanted);
@@ -279,7 +279,7 @@ struct PreferencesPage {
              "\">\n<table style=\"border-collapse:collapse;width:100%;\">\n<tr><th "
              "style=\"text-align:left;\">" +
              words.category + "</th>";
-    for (core::ChannelKind kind : core::kAllChannels) {
+    for (core::ChannelKind kind : core::AllChannels()) {
       inner += "<th>" + std::string(core::ChannelName(kind)) + "</th>";
     }
     inner += "</tr>\n";
@@ -287,7 +287,7 @@ struct PreferencesPage {
       const std::string name = channels::HtmlEscape(category);
       inner += "<tr><td style=\"padding:6px 0;\">" + name +
                "<input type=\"hidden\" name=\"shown\" value=\"" + name + "\"></td>";
-      for (core::ChannelKind kind : core::kAllChannels) {
+      for (core::ChannelKind kind : core::AllChannels()) {
         const bool on =
             hub::ChannelEnabled(current.preferences, kind, hub::PreferenceScope{"", category});
         inner += "<td style=\"text-align:center;\"><input type=\"checkbox\" name=\"" + name + "." +

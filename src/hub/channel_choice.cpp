@@ -56,7 +56,7 @@ std::vector<core::ChannelKind> ChooseChannels(const nlohmann::json& preferences,
                                               const std::vector<core::ChannelKind>& requested,
                                               bool critical, const PreferenceScope& scope) {
   std::vector<core::ChannelKind> chosen;
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     const bool is_requested =
         std::find(requested.begin(), requested.end(), kind) != requested.end();
     if (is_requested && addressable[kind] &&

@@ -10,7 +10,9 @@
 namespace chopar::hub {
 
 // Which channels a user can be reached on right now: email present; an
-// active Telegram connection; at least one push subscription; a phone number.
+// active Telegram connection; at least one push subscription; a phone
+// number; for a registered channel, its address in user_addresses
+// (core::AddressStore says which applies to each).
 using Addressable = core::PerChannel<bool>;
 
 // What a notification is, for the preferences that name it: its type and
@@ -22,7 +24,8 @@ struct PreferenceScope {
 };
 
 // The default when the user's preference for a channel is not a JSON
-// boolean: email, Telegram and push on; SMS off (it costs money).
+// boolean: the channel's registered default (email, Telegram and push on;
+// SMS off, it costs money).
 bool DefaultEnabled(core::ChannelKind kind);
 
 // The user's preference if it is a JSON boolean, else the default. A string
@@ -38,7 +41,7 @@ bool ChannelEnabled(const nlohmann::json& preferences, core::ChannelKind kind,
                     const PreferenceScope& scope);
 
 // The channels a notification goes to: requested ∩ enabled ∩ addressable,
-// in the order email, telegram, push, sms, where enabled is
+// in the order of core::AllChannels(), where enabled is
 // ChannelEnabled for `scope` (the channel's own preference when the scope is
 // empty). A critical notification ignores preferences, never
 // addressability. Pure; thread-safe.

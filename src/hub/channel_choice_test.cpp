@@ -7,7 +7,7 @@ namespace {
 
 using core::ChannelKind;
 using Kinds = std::vector<ChannelKind>;
-const Kinds kAll(core::kAllChannels.begin(), core::kAllChannels.end());
+const Kinds kAll(core::AllChannels().begin(), core::AllChannels().end());
 constexpr Addressable kEverywhere = {true, true, true, true};
 
 TEST(ChannelChoice, PreferencesAndDefaultsOverAllAddresses) {
@@ -233,7 +233,7 @@ const ChoiceCase kCases[] = {
 };
 
 TEST(ChannelChoice, ResolutionTable) {
-  const Kinds all(core::kAllChannels.begin(), core::kAllChannels.end());
+  const Kinds all(core::AllChannels().begin(), core::AllChannels().end());
   for (const ChoiceCase& c : kCases) {
     const PreferenceScope scope{c.type, c.category};
     EXPECT_EQ(

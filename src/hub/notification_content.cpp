@@ -9,18 +9,12 @@ using templates::Target;
 
 // The targets a request's own title or body replaces.
 bool ReplacedByRequest(Target target, bool has_title, bool has_body) {
-  switch (target) {
-    case Target::kTitle:
-    case Target::kEmailSubject:
-    case Target::kPushTitle:
+  switch (templates::InfoOf(target).stands_for) {
+    case core::StandsFor::kTitle:
       return has_title;
-    case Target::kBody:
-    case Target::kEmailHtml:
-    case Target::kEmailText:
-    case Target::kPushBody:
+    case core::StandsFor::kBody:
       return has_body;
-    case Target::kTelegramText:
-    case Target::kSmsText:
+    case core::StandsFor::kTitleAndBody:
       return has_title || has_body;
   }
   return false;
@@ -80,7 +74,7 @@ NotificationContent ComposeContent(const NotificationRequest& request,
   for (core::ChannelKind channel : chosen) {
     if (!texts.HasChannelBlock(channel)) continue;
     nlohmann::json block = nlohmann::json::object();
-    for (Target target : templates::kAllTargets) {
+    for (Target target : templates::AllTargets()) {
       const auto& info = templates::InfoOf(target);
       if (info.channel != channel || ReplacedByRequest(target, has_title, has_body)) continue;
       try {

@@ -29,7 +29,7 @@ const templates::Template& TaskTemplate() {
   return parsed;
 }
 
-const std::vector<ChannelKind> kAll(core::kAllChannels.begin(), core::kAllChannels.end());
+const std::vector<ChannelKind> kAll(core::AllChannels().begin(), core::AllChannels().end());
 
 NotificationRequest Request() {
   NotificationRequest r;

@@ -34,6 +34,44 @@ struct Recipients {
   std::vector<std::int64_t> drawn_ids;  // ascending; one per request, or none
 };
 
+// Whether `name` is one of the items of "a,b,c" (channel names have no comma).
+bool InCommaList(std::string_view list, std::string_view name) {
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    if (list.substr(0, comma) == name) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+// Which channels the user of row `i` of users_for_notify.sql has an address for.
+Addressable ReadAddressable(const db::Result& rows, int i) {
+  const std::string addressed = rows.OptString(i, "addressed").value_or("");
+  Addressable addressable;
+  for (const core::ChannelKind kind : core::AllChannels()) {
+    const core::ChannelInfo& info = core::InfoOf(kind);
+    switch (core::StoreOf(info)) {
+      case core::AddressStore::kEmail:
+        addressable[kind] = rows.Bool(i, "has_email");
+        break;
+      case core::AddressStore::kPhone:
+        addressable[kind] = rows.Bool(i, "has_phone");
+        break;
+      case core::AddressStore::kTelegramChat:
+        addressable[kind] = rows.Bool(i, "has_telegram");
+        break;
+      case core::AddressStore::kPushSubscription:
+        addressable[kind] = rows.Bool(i, "has_push");
+        break;
+      case core::AddressStore::kUser:
+        addressable[kind] = InCommaList(addressed, info.name);
+        break;
+    }
+  }
+  return addressable;
+}
+
 // The users `requests` are for, and with `draw_ids` one notification id per
 // request drawn in the same round trip. `Session` is a db::Connection or a
 // db::Transaction: both run a query with Exec (a transaction after the
@@ -54,8 +92,7 @@ Recipients LoadRecipients(Session& session, const std::vector<NotificationReques
     }
     Recipient& r = recipients.users[rows.Int(i, "id")];
     r.preferences = nlohmann::json::parse(rows.Text(i, "preferences"));
-    r.addressable = {rows.Bool(i, "has_email"), rows.Bool(i, "has_telegram"),
-                     rows.Bool(i, "has_push"), rows.Bool(i, "has_sms")};
+    r.addressable = ReadAddressable(rows, i);
     r.locale = rows.String(i, "locale");
     r.timezone = rows.String(i, "timezone");
   }

@@ -29,7 +29,7 @@ struct NotificationRequest {
   std::optional<std::string> link;
   nlohmann::json data = nlohmann::json::object();
   std::optional<std::string> dedup_key;
-  std::vector<core::ChannelKind> channels{core::kAllChannels.begin(), core::kAllChannels.end()};
+  std::vector<core::ChannelKind> channels{core::AllChannels().begin(), core::AllChannels().end()};
   bool critical = false;
   // Not before (docs/api.md "Workflows"): `send_at`, or `delay_seconds` after
   // the notify call. Later than now: a delayed notification, nothing visible

@@ -1,12 +1,27 @@
 #include "hub/preferences.hpp"
 
+#include <string_view>
+#include <vector>
+
+#include "core/channel_kind.hpp"
 #include "core/request_error.hpp"
+#include "core/text.hpp"
 #include "hub/channel_choice.hpp"
 #include "hub/validation.hpp"
 
 namespace chopar::hub {
 
 namespace {
+
+// "email, telegram, push, sms, categories or types": the members a
+// preferences object may have, for its errors.
+std::string MemberNamesText() {
+  std::vector<std::string_view> names;
+  for (const core::ChannelKind kind : core::AllChannels()) names.push_back(core::ChannelName(kind));
+  names.push_back("categories");
+  names.push_back("types");
+  return core::ChoiceText(names);
+}
 
 void CheckNameCount(const nlohmann::json& group, const std::string& group_field) {
   if (group.size() > kMaxPreferenceNames) {
@@ -44,10 +59,9 @@ void ValidatePreferences(const nlohmann::json& preferences, const std::string& f
     if (value.is_null() || key == "categories" || key == "types") continue;
     const std::string member_field = field_prefix + key;
     if (!core::ParseChannel(key)) {
-      throw core::InvalidField(member_field,
-                               "unknown member " + member_field +
-                                   "; expected email, telegram, push, sms, categories or types "
-                                   "(any other member may only be null, which removes it)");
+      throw core::InvalidField(
+          member_field, "unknown member " + member_field + "; expected " + MemberNamesText() +
+                            " (any other member may only be null, which removes it)");
     }
     if (!value.is_boolean()) {
       throw core::InvalidField(member_field, member_field + " must be true, false or null");
@@ -112,7 +126,7 @@ nlohmann::json WithChannelOff(nlohmann::json preferences, std::string_view group
   if (setting.is_boolean()) {
     const bool all = setting.get<bool>();
     setting = nlohmann::json::object();
-    for (core::ChannelKind kind : core::kAllChannels)
+    for (core::ChannelKind kind : core::AllChannels())
       setting[std::string(core::ChannelName(kind))] = all;
   } else if (!setting.is_object()) {
     setting = nlohmann::json::object();
@@ -128,7 +142,7 @@ nlohmann::json WithCategoryChannels(nlohmann::json preferences, const std::strin
   if (!groups.is_object()) groups = nlohmann::json::object();
   groups.erase(name);
   nlohmann::json setting = nlohmann::json::object();
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     if (ChannelEnabled(preferences, kind) != wanted[kind]) {
       setting[std::string(core::ChannelName(kind))] = wanted[kind];
     }

@@ -21,7 +21,7 @@ inline constexpr std::size_t kMaxPreferenceNames = 100;
 inline constexpr std::size_t kMaxPreferencesBytes = 16 * 1024;
 
 // Checks what a client sends as preferences: an object whose members are
-// the channels (`email`, `telegram`, `push`, `sms`) with a boolean or null
+// the registered channels (`email`, `telegram`, `push`, `sms`, …) with a boolean or null
 // (removed), and `categories` and `types`, each null or an object of at most
 // kMaxPreferenceNames names that follow the type grammar, whose values are a
 // boolean, null (removed) or an object of channel names to a boolean or

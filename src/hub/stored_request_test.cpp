@@ -53,7 +53,7 @@ TEST(StoredRequestTest, VersionOneDelayedRequestsDecodeToWhatWasAskedFor) {
   EXPECT_FALSE(plain.link);
   EXPECT_FALSE(plain.category);
   EXPECT_FALSE(plain.critical);
-  EXPECT_EQ(plain.channels.size(), core::kChannelCount);
+  EXPECT_EQ(plain.channels.size(), core::ChannelCount());
 }
 
 TEST(StoredRequestTest, VersionOneBroadcastBodiesDecodeWithTheApisDefaults) {
@@ -63,7 +63,7 @@ TEST(StoredRequestTest, VersionOneBroadcastBodiesDecodeWithTheApisDefaults) {
   EXPECT_EQ(digest.type, "news.digest");
   EXPECT_EQ(digest.delay_seconds, 60);
   EXPECT_EQ(digest.data, nlohmann::json::object());
-  EXPECT_EQ(digest.channels.size(), core::kChannelCount) << "no channels given: every channel";
+  EXPECT_EQ(digest.channels.size(), core::ChannelCount()) << "no channels given: every channel";
   EXPECT_FALSE(digest.critical);
 
   const NotificationRequest post =

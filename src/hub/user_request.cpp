@@ -1,9 +1,14 @@
 #include "hub/user_request.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
+#include <string_view>
+#include <vector>
 
+#include "core/channel_kind.hpp"
 #include "core/request_error.hpp"
+#include "core/text.hpp"
 #include "core/time_format.hpp"
 #include "hub/preferences.hpp"
 #include "hub/push_keys.hpp"
@@ -45,12 +50,55 @@ const nlohmann::json* Given(const nlohmann::json& body, const char* field) {
   return it == body.end() || it->is_null() ? nullptr : &*it;
 }
 
+// "addresses": {"<channel>": "<address>" or null}, for the registered
+// channels whose address is a text of their own (core::AddressStore::kUser).
+UserAddresses ParseAddresses(const nlohmann::json& given) {
+  if (!given.is_object()) {
+    throw core::InvalidField("addresses",
+                             "addresses must be an object {\"<channel>\": \"<address>\"} or null");
+  }
+  std::vector<std::string_view> allowed;
+  for (const core::ChannelKind kind : core::AllChannels()) {
+    if (core::StoreOf(core::InfoOf(kind)) == core::AddressStore::kUser) {
+      allowed.push_back(core::ChannelName(kind));
+    }
+  }
+  UserAddresses addresses;
+  for (const auto& [channel, value] : given.items()) {
+    const std::string field = "addresses." + channel;
+    if (std::find(allowed.begin(), allowed.end(), channel) == allowed.end()) {
+      throw core::InvalidField(
+          field, allowed.empty()
+                     ? field +
+                           ": no channel takes its address here (email and phone are "
+                           "members of the user; Telegram and push have their own routes)"
+                     : field + ": the channel must be " + core::ChoiceText(allowed));
+    }
+    if (value.is_null()) {
+      addresses[channel] = std::nullopt;
+      continue;
+    }
+    if (!value.is_string()) throw core::InvalidField(field, field + " must be a string or null");
+    const auto& address = value.get_ref<const std::string&>();
+    if (address.empty() || address.size() > kMaxUserAddressBytes) {
+      throw core::InvalidField(
+          field, field + " must be 1 to " + std::to_string(kMaxUserAddressBytes) + " bytes");
+    }
+    if (std::any_of(address.begin(), address.end(),
+                    [](char c) { return std::iscntrl(static_cast<unsigned char>(c)) != 0; })) {
+      throw core::InvalidField(field, field + " must not hold control characters");
+    }
+    addresses[channel] = address;
+  }
+  return addresses;
+}
+
 }  // namespace
 
 UserUpdate ParseUserUpdate(const nlohmann::json& body) {
   RequireObject(body);
-  static const std::set<std::string> kKnown = {"email",       "phone",       "timezone", "locale",
-                                               "preferences", "quiet_hours", "admin"};
+  static const std::set<std::string> kKnown = {
+      "email", "phone", "timezone", "locale", "preferences", "quiet_hours", "admin", "addresses"};
   for (const auto& [key, value] : body.items()) {
     if (!kKnown.contains(key)) throw core::InvalidField(key, "unknown field " + key);
   }
@@ -113,6 +161,10 @@ UserUpdate ParseUserUpdate(const nlohmann::json& body) {
     admin = given->get<bool>();
   }
   update.admin = UpdateOf(body, "admin", admin);
+
+  std::optional<UserAddresses> addresses;
+  if (const nlohmann::json* given = Given(body, "addresses")) addresses = ParseAddresses(*given);
+  update.addresses = UpdateOf(body, "addresses", std::move(addresses));
   return update;
 }
 

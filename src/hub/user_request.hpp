@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -26,6 +27,12 @@ struct QuietHours {
   std::string end;
 };
 
+// A user's addresses on registered channels whose address is kept in
+// chopar.user_addresses (core::AddressStore::kUser), by channel name: an
+// address, or nullopt to remove that channel's.
+inline constexpr std::size_t kMaxUserAddressBytes = 2048;
+using UserAddresses = std::map<std::string, std::optional<std::string>, std::less<>>;
+
 // A validated create-or-merge of one user (PUT /v1/users/{id}, docs/api.md
 // "Users and addresses"). A new user gets the values given and the defaults
 // for the rest. Clearing restores the default: email, phone and quiet_hours
@@ -40,6 +47,8 @@ struct UserUpdate {
   FieldUpdate<nlohmann::json> preferences;
   FieldUpdate<QuietHours> quiet_hours;
   FieldUpdate<bool> admin;
+  // Merged channel by channel; cleared, every one is removed first.
+  FieldUpdate<UserAddresses> addresses;
 };
 
 // The chat a user's Telegram notifications go to (PUT /v1/users/{id}/telegram).
@@ -61,7 +70,7 @@ struct PushSubscription {
 // JSON object, kInvalidField otherwise. Pure; thread-safe.
 
 // {"email", "phone", "timezone", "locale", "preferences", "quiet_hours",
-// "admin"}: a member left out is kept, null clears it. The phone is
+// "admin", "addresses"}: a member left out is kept, null clears it. The phone is
 // normalised ("+998 90 123-45-67" → "+998901234567").
 UserUpdate ParseUserUpdate(const nlohmann::json& body);
 // {"chat_id": integer}.

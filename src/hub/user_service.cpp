@@ -38,6 +38,24 @@ db::Params UpsertParams(std::int64_t user_id, const UserUpdate& update) {
   return params;
 }
 
+// The "addresses" of a PUT: merged channel by channel, or (nullopt) all removed.
+void WriteAddresses(db::Transaction& tx, std::int64_t user_id,
+                    const std::optional<UserAddresses>& addresses) {
+  std::vector<std::string> set_channels, set_addresses, removed;
+  if (addresses) {
+    for (const auto& [channel, address] : *addresses) {
+      if (address) {
+        set_channels.push_back(channel);
+        set_addresses.push_back(*address);
+      } else {
+        removed.push_back(channel);
+      }
+    }
+  }
+  tx.Exec(queries::kPutUserAddresses, user_id, !addresses, db::ArrayLiteral(set_channels),
+          db::ArrayLiteral(set_addresses), db::ArrayLiteral(removed));
+}
+
 }  // namespace
 
 nlohmann::json UserService::PutUser(std::int64_t user_id, const UserUpdate& update) {
@@ -55,6 +73,7 @@ nlohmann::json UserService::PutUser(std::int64_t user_id, const UserUpdate& upda
         "preferences");
   }
   tx.Exec(queries::kUpsertUser, params);
+  if (update.addresses.changes) WriteAddresses(tx, user_id, update.addresses.value);
   const auto rows = tx.Exec(queries::kGetUsers, db::ArrayLiteral(std::vector{user_id}));
   if (!before.Empty() && before.Text(0, 0) != rows.Text(0, "timezone") &&
       options_.timezone_changed) {

@@ -130,7 +130,7 @@ ReportMessage RenderSummary(const SummaryStats& stats, const ReportJob& job,
   std::string body = fmt::format("{}: {} ({})\n{}: {}\n", words.period, PeriodDates(job, period),
                                  job.timezone, words.notifications, stats.notifications);
   std::string channels;
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     const DeliveryCounts& counts = stats.deliveries[kind];
     if (counts.Total() == 0) continue;
     channels += fmt::format("— {}: {}\n", core::ChannelName(kind), CountsLine(counts, words));

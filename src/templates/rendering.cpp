@@ -24,7 +24,7 @@ nlohmann::json MakeContext(nlohmann::json data, const std::optional<ContextUser>
 
 nlohmann::json RenderAll(const LocaleTexts& texts, const RenderContext& context) {
   nlohmann::json out = nlohmann::json::object();
-  for (Target target : kAllTargets) {
+  for (Target target : AllTargets()) {
     auto text = texts.Render(target, context);
     if (!text) continue;
     const TargetInfo& info = InfoOf(target);

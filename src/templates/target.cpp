@@ -1,27 +1,55 @@
 #include "templates/target.hpp"
 
+#include <stdexcept>
+#include <vector>
+
 namespace chopar::templates {
 namespace {
 
-using core::ChannelKind;
+struct Targets {
+  std::vector<Target> targets;
+  std::vector<TargetInfo> infos;
+};
 
-// The in-app title and body are cut to the database's limits instead (see
-// RenderNotification), so their output limit only bounds the work.
-constexpr std::array<TargetInfo, kTargetCount> kInfo = {{
-    {std::nullopt, "title", Escaping::kNone, 2000, 64 * 1024},
-    {std::nullopt, "body", Escaping::kNone, 20000, 256 * 1024},
-    {ChannelKind::kEmail, "subject", Escaping::kNone, 2000, 2000},
-    {ChannelKind::kEmail, "html", Escaping::kHtml, 100000, 512 * 1024},
-    {ChannelKind::kEmail, "text", Escaping::kNone, 50000, 256 * 1024},
-    {ChannelKind::kTelegram, "text", Escaping::kHtml, 8000, 4096 * 4},
-    {ChannelKind::kPush, "title", Escaping::kNone, 2000, 2000},
-    {ChannelKind::kPush, "body", Escaping::kNone, 8000, 4000},
-    {ChannelKind::kSms, "text", Escaping::kNone, 2000, 2000},
-}};
+Targets BuildTargets() {
+  Targets all;
+  auto add = [&](const TargetInfo& info) {
+    all.targets.emplace_back(static_cast<std::uint8_t>(all.infos.size()));
+    all.infos.push_back(info);
+  };
+  // The in-app title and body are cut to the database's limits instead (see
+  // RenderNotification), so their output limit only bounds the work.
+  add({std::nullopt, "title", Escaping::kNone, 2000, 64 * 1024, core::StandsFor::kTitle});
+  add({std::nullopt, "body", Escaping::kNone, 20000, 256 * 1024, core::StandsFor::kBody});
+  for (const core::ChannelKind kind : core::AllChannels()) {
+    for (const core::MessageField& field : core::InfoOf(kind).fields) {
+      add({kind, field.key, field.html_escaped ? Escaping::kHtml : Escaping::kNone,
+           field.max_source, field.max_output, field.stands_for});
+    }
+  }
+  const auto at = [&](Target target) {
+    const TargetInfo& info = all.infos.at(target.index());
+    return std::pair(info.channel, info.key);
+  };
+  if (at(Target::kEmailHtml) !=
+          std::pair(std::optional(core::ChannelKind::kEmail), std::string_view("html")) ||
+      at(Target::kSmsText) !=
+          std::pair(std::optional(core::ChannelKind::kSms), std::string_view("text"))) {
+    throw std::logic_error("the built-in channels' template fields are out of order");
+  }
+  return all;
+}
+
+const Targets& Registered() {
+  static const Targets targets = BuildTargets();
+  return targets;
+}
 
 }  // namespace
 
-const TargetInfo& InfoOf(Target target) { return kInfo[static_cast<std::size_t>(target)]; }
+std::span<const Target> AllTargets() { return Registered().targets; }
+
+const TargetInfo& InfoOf(Target target) { return Registered().infos[target.index()]; }
 
 std::string TargetPath(Target target) {
   const TargetInfo& info = InfoOf(target);

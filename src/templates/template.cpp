@@ -8,8 +8,6 @@
 namespace chopar::templates {
 namespace {
 
-std::size_t Index(Target target) { return static_cast<std::size_t>(target); }
-
 void RejectUnknown(const nlohmann::json& object, const std::set<std::string, std::less<>>& known,
                    const std::string& prefix) {
   for (const auto& [key, value] : object.items()) {
@@ -69,12 +67,12 @@ bool IsValidLocale(std::string_view locale) {
 }
 
 const MustacheText* LocaleTexts::Find(Target target) const {
-  const auto& text = texts_[Index(target)];
+  const auto& text = texts_[target.index()];
   return text ? &*text : nullptr;
 }
 
 bool LocaleTexts::HasChannelBlock(core::ChannelKind channel) const {
-  for (Target target : kAllTargets) {
+  for (Target target : AllTargets()) {
     if (InfoOf(target).channel == channel && Has(target)) return true;
   }
   return false;
@@ -92,7 +90,7 @@ std::optional<std::string> LocaleTexts::Render(Target target, const RenderContex
 
 nlohmann::json LocaleTexts::ToJson() const {
   nlohmann::json block = nlohmann::json::object();
-  for (Target target : kAllTargets) {
+  for (Target target : AllTargets()) {
     const MustacheText* text = Find(target);
     if (text == nullptr) continue;
     const TargetInfo& info = InfoOf(target);
@@ -112,22 +110,24 @@ LocaleTexts LocaleTexts::Parse(const nlohmann::json& block, const std::string& f
     throw core::InvalidField(
         block_field, block_field + " must be an object {\"title\", \"body\", \"email\", …}");
   }
-  RejectUnknown(block, {"title", "body", "email", "telegram", "push", "sms"}, field_prefix);
-  for (core::ChannelKind channel : core::kAllChannels) {
+  std::set<std::string, std::less<>> members = {"title", "body"};
+  for (core::ChannelKind channel : core::AllChannels()) members.emplace(core::ChannelName(channel));
+  RejectUnknown(block, members, field_prefix);
+  for (core::ChannelKind channel : core::AllChannels()) {
     const auto it = block.find(core::ChannelName(channel));
     if (it == block.end() || it->is_null()) continue;
     const std::string channel_field = field_prefix + std::string(core::ChannelName(channel));
     if (!it->is_object())
       throw core::InvalidField(channel_field, channel_field + " must be an object");
     std::set<std::string, std::less<>> keys;
-    for (Target target : kAllTargets) {
+    for (Target target : AllTargets()) {
       if (InfoOf(target).channel == channel) keys.emplace(InfoOf(target).key);
     }
     RejectUnknown(*it, keys, channel_field + ".");
   }
 
   LocaleTexts texts;
-  for (Target target : kAllTargets) {
+  for (Target target : AllTargets()) {
     const TargetInfo& info = InfoOf(target);
     const nlohmann::json* holder = &block;
     if (info.channel) {
@@ -137,7 +137,7 @@ LocaleTexts LocaleTexts::Parse(const nlohmann::json& block, const std::string& f
     }
     const auto it = holder->find(info.key);
     if (it == holder->end() || it->is_null()) continue;
-    texts.texts_[Index(target)] = ParseText(*it, target, field_prefix + TargetPath(target));
+    texts.texts_[target.index()] = ParseText(*it, target, field_prefix + TargetPath(target));
   }
   if (!texts.Has(Target::kTitle)) {
     throw core::InvalidField(field_prefix + "title", field_prefix + "title is required");

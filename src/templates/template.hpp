@@ -1,12 +1,12 @@
 #pragma once
 
-#include <array>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "templates/mustache_text.hpp"
 #include "templates/target.hpp"
@@ -41,7 +41,8 @@ class LocaleTexts {
   static LocaleTexts Parse(const nlohmann::json& block, const std::string& field_prefix);
 
  private:
-  std::array<std::optional<MustacheText>, kTargetCount> texts_;
+  std::vector<std::optional<MustacheText>> texts_ =
+      std::vector<std::optional<MustacheText>>(AllTargets().size());
 };
 
 // A rendering that cannot be sent: its output is over the target's limit,

@@ -163,6 +163,40 @@ describe("console", { skip }, () => {
     assert.deepEqual(user.quiet_hours, { start: "23:00", end: "06:30" });
   });
 
+  it("sets the address of a channel the server registered beyond the four, from GET /v1/channels", async () => {
+    const served = await (await fetch(`${chopar.url}/v1/channels`)).json();
+    const pager = { name: "pager", address: "pager_number", default: true, template_fields: ["text"], settings: "channels.pager" };
+    const user = await chopar.call("GET", `/v1/users/${GULNORA}`);
+    assert.deepEqual(user.addresses, {}, "the built-in channels keep their addresses in fields of their own");
+    // A tab of its own (signed in as the console's tab is), so that the
+    // channels it fetched stay out of the other tests.
+    const tab = await browser.context.newPage();
+    await tab.addInitScript((key) => sessionStorage.setItem("chopar.apiKey", key), API_KEY);
+    let sent = null;
+    await tab.route("**/v1/channels", (route) =>
+      route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ channels: [...served.channels, pager] }) }),
+    );
+    // This server registers no pager: its PUT is answered as one that does answers it.
+    await tab.route(`**/v1/users/${GULNORA}`, (route) => {
+      if (route.request().method() !== "PUT") return route.continue();
+      sent = route.request().postDataJSON();
+      return route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ ...user, addresses: sent.addresses }) });
+    });
+    try {
+      await tab.goto(`${chopar.url}/#/users/${GULNORA}`);
+      const address = tab.getByLabel("pager (pager_number)");
+      await address.waitFor();
+      assert.equal(await address.inputValue(), "");
+      await address.fill("PGR-0042");
+      await tab.getByRole("button", { name: "Save" }).click();
+      await tab.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+      assert.deepEqual(sent.addresses, { pager: "PGR-0042" });
+      assert.equal(sent.email, "gulnora@example.uz", "the rest of the form as before");
+    } finally {
+      await tab.close();
+    }
+  });
+
   it("lists schedules with their next firing and previews a cron pattern", async () => {
     await page.goto(`${chopar.url}/#/schedules`);
     const row = page.locator('tr[data-schedule="pill-17"]');

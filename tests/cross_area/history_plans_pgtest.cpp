@@ -133,7 +133,8 @@ TEST_F(HistoryPlansTest, DeliveryWorkerStatementsUseIndexes) {
   const std::string token = Scalar("SELECT claim_token FROM chopar.deliveries WHERE id = " + id);
   const std::string ids = "'{" + id + "}'";
   const std::string tokens = "'{" + token + "}'";
-  ExpectIndexDriven(delivery::queries::kClaimCandidates, "NULL, 100, 60000");
+  ExpectIndexDriven(delivery::queries::kClaimCandidates,
+                    "NULL, 100, 60000, '{telegram}', '{push}', '{}'");
   ExpectIndexDriven(delivery::queries::kNextWakeup, "NULL");
   ExpectIndexDriven(delivery::queries::kApplyClaim,
                     ids + ", '{send}', '{NULL}', '{NULL}', now(), now() + interval '1 minute'");

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "db/channel_kinds.hpp"
 #include "db/migrate.hpp"
 
 namespace chopar::testing {
@@ -62,6 +63,12 @@ TestDatabase::TestDatabase(Contents contents) {
                      " STRATEGY FILE_COPY");
   }
   url_ = WithDatabase(ServerUrl(), name_);
+  if (contents != Contents::kEmpty) {
+    // As every process does after migrating: the kinds this binary
+    // registered (a test's own channel) become kinds the CHECKs accept.
+    auto conn = Connect();
+    db::RegisterChannelKinds(conn);
+  }
 }
 
 TestDatabase::~TestDatabase() {

@@ -69,20 +69,35 @@ export function query(params) {
   return text ? `?${text}` : "";
 }
 
-// The names of the delivery channels the server knows (GET /v1/channels,
-// which needs no key), in the API's order; fetched once per page load.
-// Every channel list of the console is built from it.
-let channelNamesPromise = null;
-export function channelNames() {
-  channelNamesPromise ??=
+// The delivery channels the server knows (GET /v1/channels, which needs no
+// key), in the API's order: {name, address, default, template_fields,
+// settings} each; fetched once per page load. Every channel list of the
+// console is built from it.
+let channelsPromise = null;
+export function channels() {
+  channelsPromise ??=
       fetch('/v1/channels')
           .then(async (response) => {
             if (!response.ok) throw new ApiError(response.status, null);
-            return (await response.json()).channels.map((channel) => channel.name);
+            return (await response.json()).channels;
           })
           .catch((error) => {
-            channelNamesPromise = null;  // the next page asks again
+            channelsPromise = null;  // the next page asks again
             throw error;
           });
-  return channelNamesPromise;
+  return channelsPromise;
+}
+
+// The channels' names, in the API's order.
+export async function channelNames() {
+  return (await channels()).map((channel) => channel.name);
+}
+
+// The address types a user's own fields and routes hold; any other is kept
+// in the user's `addresses` under the channel's name.
+const ADDRESSES_OF_THEIR_OWN = ['email', 'phone', 'telegram_chat', 'push_subscription'];
+
+// The channels whose address is set through a user's `addresses`.
+export async function channelsAddressedByUser() {
+  return (await channels()).filter((channel) => !ADDRESSES_OF_THEIR_OWN.includes(channel.address));
 }

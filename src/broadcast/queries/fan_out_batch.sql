@@ -7,11 +7,13 @@
 -- at $14 (the batch's due time) as a broadcast's (bulk: claimed after the
 -- ordinary deliveries that are due); created_at $13. The channels are chosen
 -- here as hub::ChooseChannels chooses them (hub/channel_choice.hpp): of the
--- requested $15 (text[] in the order email, telegram, push, sms), those the
--- user can be reached on and, unless critical, wants for this type and
--- category — the most specific boolean among types[T][C], types[T],
--- categories[K][C], categories[K], the channel's own preference, else on
--- (SMS off). A recipient that already has the dedup key (a repeated batch)
+-- requested $15 (text[] in the order of core::AllChannels()), those the
+-- user can be reached on (an email address for the channels of $17, a phone
+-- number for $18, an active Telegram chat for $19, a push subscription for
+-- $20, else the channel's own row in user_addresses) and, unless critical,
+-- wants for this type and category — the most specific boolean among
+-- types[T][C], types[T], categories[K][C], categories[K], the channel's own
+-- preference, else the channel's default (on for the channels of $21). A recipient that already has the dedup key (a repeated batch)
 -- gets nothing new. Queues one NOTIFY for the inbox streams of the batch's
 -- range of users and, when $16 is true (the deliveries are due at once), one
 -- for the delivery workers (sent at COMMIT).
@@ -66,13 +68,15 @@ WITH walked AS MATERIALIZED (
   CROSS JOIN LATERAL (SELECT u.id, u.email, u.phone, u.preferences
                       FROM chopar.users u WHERE u.id = n.user_id OFFSET 0) u
   CROSS JOIN LATERAL unnest($15::text[]) WITH ORDINALITY AS c(channel, rank)
-  WHERE CASE c.channel
-          WHEN 'email' THEN u.email IS NOT NULL
-          WHEN 'sms' THEN u.phone IS NOT NULL
-          WHEN 'telegram' THEN EXISTS (SELECT 1 FROM chopar.telegram_connections t
-                                       WHERE t.user_id = u.id AND t.active)
-          WHEN 'push' THEN EXISTS (SELECT 1 FROM chopar.push_subscriptions p
-                                   WHERE p.user_id = u.id)
+  WHERE CASE
+          WHEN c.channel = ANY($17::text[]) THEN u.email IS NOT NULL
+          WHEN c.channel = ANY($18::text[]) THEN u.phone IS NOT NULL
+          WHEN c.channel = ANY($19::text[]) THEN EXISTS (SELECT 1 FROM chopar.telegram_connections t
+                                                         WHERE t.user_id = u.id AND t.active)
+          WHEN c.channel = ANY($20::text[]) THEN EXISTS (SELECT 1 FROM chopar.push_subscriptions p
+                                                         WHERE p.user_id = u.id)
+          ELSE EXISTS (SELECT 1 FROM chopar.user_addresses a
+                       WHERE a.user_id = u.id AND a.channel = c.channel)
         END
     AND ($10::boolean OR CASE
           WHEN jsonb_typeof(u.preferences -> 'types' -> $4::text -> c.channel) = 'boolean'
@@ -85,7 +89,7 @@ WITH walked AS MATERIALIZED (
             THEN (u.preferences -> 'categories' -> $9::text)::boolean
           WHEN jsonb_typeof(u.preferences -> c.channel) = 'boolean'
             THEN (u.preferences -> c.channel)::boolean
-          ELSE c.channel <> 'sms'
+          ELSE c.channel = ANY($21::text[])
         END)
   ORDER BY n.id, c.rank
   RETURNING 1

@@ -7,7 +7,9 @@
 -- broadcast. Rows another claim holds are skipped, never waited for. Each row
 -- comes with what the claim decides on (quiet hours, critical, attempts) and
 -- what its message needs (content and the address for its channel); an
--- escalated row (unless_read) its notification's read_at.
+-- escalated row (unless_read) its notification's read_at. $4, $5 and $6
+-- name the channels whose address is a Telegram chat, the push
+-- subscriptions, or a text in user_addresses (core::AddressStore).
 -- The delivery columns come from the locking CTEs, so they are the locked
 -- (newest) row versions.
 WITH expired AS MATERIALIZED (
@@ -59,14 +61,18 @@ SELECT c.id, c.notification_id, c.user_id, c.channel, c.attempts, c.reclaimed, c
        coalesce(x.digest -> c.channel, x.channel_texts)::text AS channel_texts,
        x.email, x.phone, x.locale, x.timezone,
        x.quiet_start::text AS quiet_start, x.quiet_end::text AS quiet_end,
-       CASE WHEN c.channel = 'telegram' THEN
+       CASE WHEN c.channel = ANY($4::text[]) THEN
          (SELECT t.chat_id FROM chopar.telegram_connections t WHERE t.user_id = c.user_id AND t.active)
        END AS telegram_chat_id,
-       CASE WHEN c.channel = 'push' THEN
+       CASE WHEN c.channel = ANY($5::text[]) THEN
          (SELECT json_agg(json_build_object('id', p.id, 'endpoint', p.endpoint,
                                             'p256dh', p.p256dh, 'auth', p.auth) ORDER BY p.id)
           FROM chopar.push_subscriptions p WHERE p.user_id = c.user_id)::text
-       END AS push_targets
+       END AS push_targets,
+       CASE WHEN c.channel = ANY($6::text[]) THEN
+         (SELECT a.address FROM chopar.user_addresses a
+          WHERE a.user_id = c.user_id AND a.channel = c.channel)
+       END AS address
 FROM claimed c
 -- Two primary-key lookups per claimed row. OFFSET 0 keeps the planner from
 -- flattening the subquery into joins: a generic plan, guessing a few dozen

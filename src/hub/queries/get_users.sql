@@ -4,7 +4,9 @@ SELECT u.id, u.email, u.phone, u.timezone, u.locale, u.preferences::text AS pref
        to_char(u.quiet_start, 'HH24:MI') AS quiet_start, to_char(u.quiet_end, 'HH24:MI') AS quiet_end,
        u.admin, u.created_at, u.updated_at,
        t.chat_id AS telegram_chat_id, t.active AS telegram_active,
-       (SELECT count(*) FROM chopar.push_subscriptions p WHERE p.user_id = u.id) AS push_subscriptions
+       (SELECT count(*) FROM chopar.push_subscriptions p WHERE p.user_id = u.id) AS push_subscriptions,
+       (SELECT json_object_agg(a.channel, a.address ORDER BY a.channel)
+        FROM chopar.user_addresses a WHERE a.user_id = u.id)::text AS addresses
 FROM chopar.users u
 LEFT JOIN chopar.telegram_connections t ON t.user_id = u.id
 WHERE u.id = ANY ($1::bigint[])

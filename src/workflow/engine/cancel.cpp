@@ -18,7 +18,7 @@ CancelRequest ParseCancelRequest(const nlohmann::json& body) {
 
 Canceler::Canceler(db::Pool& pool, core::MetricsRegistry& metrics) : pool_(pool) {
   // The delivery worker's counter of final statuses, this status's series.
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     canceled_[kind] = &metrics.GetCounter(
         "chopar_deliveries_total", "Deliveries that reached a final status.",
         {{"channel", std::string(core::ChannelName(kind))}, {"status", "canceled"}});

@@ -41,7 +41,7 @@ DigestMessage RenderDigest(const std::string& type, std::int64_t user_id, const 
                            const std::string& timezone, const std::vector<DigestEntry>& entries,
                            const templates::Template* tmpl) {
   DigestMessage message;
-  for (core::ChannelKind kind : core::kAllChannels) {
+  for (core::ChannelKind kind : core::AllChannels()) {
     const bool used = std::ranges::any_of(entries, [&](const DigestEntry& e) {
       return std::ranges::find(e.channels, kind) != e.channels.end();
     });

@@ -32,7 +32,7 @@ struct DigestEntry {
 // {"error": reason}).
 struct DigestMessage {
   nlohmann::json content;
-  std::vector<core::ChannelKind> channels;  // the union of the items', in kAllChannels order
+  std::vector<core::ChannelKind> channels;  // the union of the items', in AllChannels() order
 };
 
 // Renders a window of `type` for a user (`user_id`, `locale`, `timezone`)

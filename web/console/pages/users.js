@@ -1,5 +1,5 @@
 // Users: browse, and edit one user's addresses, preferences and quiet hours.
-import {api, channelNames, query} from '../api.js';
+import {api, channelNames, channelsAddressedByUser, query} from '../api.js';
 import {errorBox, formatTime, h, pagedList, table} from '../dom.js';
 
 export async function usersPage(main, _params, signal) {
@@ -57,6 +57,7 @@ function preferenceSelect(channel, preferences) {
 
 export async function userPage(main, [id], signal) {
   const channels = await channelNames();
+  const addressed = await channelsAddressedByUser();
   let user;
   try {
     user = await api(`/v1/users/${id}`);
@@ -68,6 +69,8 @@ export async function userPage(main, [id], signal) {
   const message = h("div", { "aria-live": "polite" });
   const email = h("input", { type: "email", value: user?.email || "" });
   const phone = h("input", { type: "tel", value: user?.phone || "", placeholder: "+998901234567" });
+  const addressInputs = Object.fromEntries(addressed.map(
+      (c) => [c.name, h('input', {type: 'text', value: user?.addresses?.[c.name] || ''})]));
   const timezone = h("input", { type: "text", value: user?.timezone || "UTC" });
   const locale = h("input", { type: "text", value: user?.locale || "en" });
   const admin = h("input", { type: "checkbox" });
@@ -86,6 +89,8 @@ export async function userPage(main, [id], signal) {
       h('h2', {id: 'user-title'}, user ? 'Profile' : 'New user'),
       field('user-email', 'Email', email),
       field('user-phone', 'Phone (E.164)', phone),
+      addressed.map((c) => field(`user-address-${c.name}`, `${c.name} (${c.address})`,
+                                 addressInputs[c.name])),
       field('user-timezone', 'Time zone (IANA)', timezone),
       field('user-locale', 'Locale', locale),
       h('div', {class: 'field inline'}, admin,
@@ -125,6 +130,10 @@ export async function userPage(main, [id], signal) {
       preferences: prefs,
       quiet_hours: quietOn.checked ? { start: quietStart.value, end: quietEnd.value } : null,
     };
+    if (addressed.length > 0) {
+      body.addresses = Object.fromEntries(
+          addressed.map((c) => [c.name, addressInputs[c.name].value.trim() || null]));
+    }
     try {
       await api(`/v1/users/${id}`, { method: "PUT", body });
       message.replaceChildren(h("p", { class: "notice", role: "status" }, "Saved."));

@@ -1,0 +1,212 @@
+// A channel that only this test binary knows, registered the way a new
+// channel is (core::RegisterChannel plus its Channel implementation), sent
+// through the real server, notify, templates, preferences, the delivery
+// worker and the console's API on a real PostgreSQL, with no other change
+// to the code: the proof that the set of channels is open.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "channels/channel.hpp"
+#include "core/channel_kind.hpp"
+#include "db/errors.hpp"
+#include "delivery/channel_set.hpp"
+#include "delivery/worker.hpp"
+#include "http/channel_routes.hpp"
+#include "http/http_server_fixture.hpp"
+#include "http/preference_routes.hpp"
+#include "http/template_routes.hpp"
+#include "templates/template_store.hpp"
+
+namespace chopar {
+namespace {
+
+using http::testing::kAuth;
+
+// The registration: a pager, addressed by a pager number kept as the
+// user's address of its own, on unless the user says otherwise, with one
+// template field of its own.
+constexpr core::MessageField kPagerFields[] = {
+    {"text", false, 1000, 1000, core::StandsFor::kTitleAndBody}};
+const core::ChannelKind kPager =
+    core::RegisterChannel({"pager", "pager_number", true, 5, "channels.pager", kPagerFields});
+
+// The channel's implementation: answers every message sent and keeps it.
+class PagerChannel final : public channels::Channel {
+ public:
+  std::vector<channels::Outcome> Send(std::span<const channels::Message> messages) override {
+    std::lock_guard lock(mutex_);
+    std::vector<channels::Outcome> outcomes;
+    for (const channels::Message& m : messages) {
+      sent_.push_back(m);
+      outcomes.push_back(channels::Outcome::Sent("page-" + std::to_string(m.delivery_id)));
+    }
+    return outcomes;
+  }
+  [[nodiscard]] std::string_view ProviderName() const override { return "pager"; }
+
+  std::vector<channels::Message> sent() const {
+    std::lock_guard lock(mutex_);
+    return sent_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<channels::Message> sent_;
+};
+
+class RegisteredChannelTest : public http::testing::HttpServerPgTest {
+ protected:
+  void SetUp() override {
+    chopar::testing::PgTest::SetUp();
+    if (IsSkipped()) return;
+    templates_ = std::make_unique<templates::TemplateStore>(*pool_, db_->url());
+    templates_->Start();
+    users_ = std::make_unique<hub::UserService>(*pool_, hub::UserService::Options{});
+    notify_ = std::make_unique<hub::NotifyService>(*pool_, clock_, metrics_, templates_.get());
+    inbox_ = std::make_unique<hub::InboxService>(*pool_);
+    StartServer(DefaultSettings());
+    // Every other channel goes to `elsewhere_`: nothing should.
+    worker_ = std::make_unique<delivery::Worker>(
+        *pool_, delivery::ChannelSet::AllTo(elsewhere_).With(kPager, pager_), clock_, metrics_,
+        delivery::WorkerSettings{}, core::ThreadLocalRandom::Instance(), templates_.get());
+  }
+
+  void TearDown() override {
+    worker_.reset();
+    HttpServerPgTest::TearDown();
+    templates_.reset();
+  }
+
+  void AddRoutes(http::Router& router) override {
+    http::RegisterTemplateRoutes(router, *templates_, *users_);
+    http::RegisterPreferenceRoutes(router, *users_, *templates_, http::testing::kInboxSecret);
+    http::RegisterChannelRoutes(router);
+  }
+
+  nlohmann::json GetJson(const std::string& path, const std::string& header = kAuth) {
+    const auto response = client().Get(path, {header});
+    EXPECT_EQ(response.status, 200) << path << ": " << response.body;
+    return nlohmann::json::parse(response.body);
+  }
+
+  std::unique_ptr<templates::TemplateStore> templates_;
+  PagerChannel pager_;
+  PagerChannel elsewhere_;
+  std::unique_ptr<delivery::Worker> worker_;
+};
+
+TEST_F(RegisteredChannelTest, IsServedAmongTheChannelsWithItsAddressDefaultAndTemplateFields) {
+  const nlohmann::json channels = GetJson("/v1/channels", "Accept: application/json");
+  ASSERT_EQ(channels["channels"].size(), 5u) << channels;
+  EXPECT_EQ(channels["channels"][4], (nlohmann::json{{"name", "pager"},
+                                                     {"address", "pager_number"},
+                                                     {"default", true},
+                                                     {"template_fields", {"text"}},
+                                                     {"settings", "channels.pager"}}));
+}
+
+TEST_F(RegisteredChannelTest, ItsAddressIsSetOnTheUserAndBadOnesAreRefusedUnchanged) {
+  PutUser(1, {{"addresses", {{"pager", "PGR-0042"}}}});
+  nlohmann::json user = GetJson("/v1/users/1");
+  EXPECT_EQ(user["addresses"], (nlohmann::json{{"pager", "PGR-0042"}}));
+  EXPECT_EQ(user["channels"]["pager"], true);
+  EXPECT_EQ(user["channels"]["email"], false);
+
+  for (const nlohmann::json& bad :
+       {nlohmann::json{{"addresses", {{"email", "a@example.com"}}}},
+        nlohmann::json{{"addresses", {{"fax", "1"}}}},
+        nlohmann::json{{"addresses", {{"pager", ""}}}},
+        nlohmann::json{{"addresses", {{"pager", "line\nbreak"}}}},
+        nlohmann::json{{"addresses", {{"pager", 42}}}}, nlohmann::json{{"addresses", "PGR-1"}}}) {
+    const auto response = client().Put("/v1/users/1", bad.dump(), {kAuth});
+    EXPECT_EQ(response.status, 400) << bad << " → " << response.body;
+  }
+  EXPECT_EQ(GetJson("/v1/users/1")["addresses"], (nlohmann::json{{"pager", "PGR-0042"}}));
+
+  PutUser(1, {{"addresses", {{"pager", nullptr}}}});
+  user = GetJson("/v1/users/1");
+  EXPECT_EQ(user["addresses"], nlohmann::json::object());
+  EXPECT_EQ(user["channels"]["pager"], false);
+}
+
+TEST_F(RegisteredChannelTest, ANotificationIsRenderedByItsTemplateFieldAndSentThroughItsChannel) {
+  PutUser(1, {{"addresses", {{"pager", "PGR-0042"}}}});
+  const auto put = client().Put("/v1/templates/shift.start", R"({"default_locale": "en",
+      "locales": {"en": {"title": "Shift {{shift}} starts",
+                         "pager": {"text": "SHIFT {{shift}} NOW"}}}})",
+                                {kAuth});
+  ASSERT_EQ(put.status, 200) << put.body;
+  const auto refused = client().Put("/v1/templates/shift.end",
+                                    R"({"default_locale": "en",
+          "locales": {"en": {"title": "t", "pager": {"html": "<b>no</b>"}}}})",
+                                    {kAuth});
+  EXPECT_EQ(refused.status, 400) << "pager has no html field: " << refused.body;
+
+  const auto notified =
+      client().Post("/v1/notifications",
+                    R"({"user_id": 1, "type": "shift.start", "data": {"shift": "B"}})", {kAuth});
+  ASSERT_EQ(notified.status, 201) << notified.body;
+  EXPECT_EQ(nlohmann::json::parse(notified.body)["channels"], nlohmann::json({"pager"}))
+      << notified.body;
+
+  EXPECT_EQ(worker_->RunOnce().sent, 1);
+  const std::vector<channels::Message> sent = pager_.sent();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].channel, kPager);
+  EXPECT_EQ(sent[0].address, "PGR-0042");
+  EXPECT_EQ(sent[0].text, "SHIFT B NOW");
+  EXPECT_EQ(sent[0].title, "Shift B starts");
+  EXPECT_TRUE(elsewhere_.sent().empty());
+
+  // The console's delivery list, filtered by the channel's name.
+  const nlohmann::json deliveries = GetJson("/v1/deliveries?channel=pager&user_id=1");
+  ASSERT_EQ(deliveries["items"].size(), 1u) << deliveries;
+  EXPECT_EQ(deliveries["items"][0]["channel"], "pager");
+  EXPECT_EQ(deliveries["items"][0]["status"], "sent");
+}
+
+TEST_F(RegisteredChannelTest, TheUsersPreferenceTurnsItOffAsTheBellsSettingsDo) {
+  PutUser(1, {{"addresses", {{"pager", "PGR-0042"}}}});
+  const std::string bell = "Authorization: Bearer " + Token(1);
+  EXPECT_FALSE(GetJson("/v1/inbox/preferences", bell).contains("pager"));
+
+  const auto off = client().Put("/v1/inbox/preferences", R"({"pager": false})", {bell});
+  ASSERT_EQ(off.status, 200) << off.body;
+  EXPECT_EQ(GetJson("/v1/inbox/preferences", bell)["pager"], false);
+  const auto unknown = client().Put("/v1/inbox/preferences", R"({"fax": false})", {bell});
+  EXPECT_EQ(unknown.status, 400) << unknown.body;
+  EXPECT_NE(unknown.body.find("pager"), std::string::npos)
+      << "the error lists the registered channels: " << unknown.body;
+
+  const auto notified = Notify(1);
+  ASSERT_EQ(notified.status, 201) << notified.body;
+  EXPECT_EQ(nlohmann::json::parse(notified.body)["channels"], nlohmann::json::array());
+  worker_->RunOnce();
+  EXPECT_TRUE(pager_.sent().empty());
+
+  // Critical ignores the preference, as for every channel.
+  ASSERT_EQ(Notify(1, {{"critical", true}}).status, 201);
+  EXPECT_EQ(worker_->RunOnce().sent, 1);
+  EXPECT_EQ(pager_.sent().size(), 1u);
+}
+
+TEST_F(RegisteredChannelTest, TheDatabaseAcceptsTheRegisteredKindsAndNoOther) {
+  PutUser(1, nlohmann::json::object());
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.channel_kinds WHERE name = 'pager'"), 1);
+  EXPECT_EQ(db_->Scalar("SELECT chopar.known_channel('pager')"), "t");
+  EXPECT_EQ(db_->Scalar("SELECT chopar.known_channel('fax')"), "f");
+  auto conn = db_->Connect();
+  EXPECT_THROW(conn.ExecText("INSERT INTO chopar.user_addresses (user_id, channel, address) "
+                             "VALUES (1, 'fax', '1')",
+                             {}),
+               db::DbError);
+  conn.ExecText(
+      "INSERT INTO chopar.user_addresses (user_id, channel, address) VALUES (1, 'pager', '1')", {});
+}
+
+}  // namespace
+}  // namespace chopar
