@@ -86,10 +86,10 @@ TEST_F(ReadUrl, InboxReadsGoToTheReadPoolAndEverythingElseToThePrimary) {
     std::string statement;  // a piece of the query the read pool must have run
   } reads[] = {
       {&api, "/v1/users/1/notifications/unread-count", "read_at IS NULL"},
-      {&api, "/v1/users/1/notifications?limit=2", "FROM chopar.notifications_api"},
-      {&api, "/v1/deliveries?user_id=1", "FROM chopar.deliveries_api"},
+      {&api, "/v1/users/1/notifications?limit=2", "FROM chopar.notifications n"},
+      {&api, "/v1/deliveries?user_id=1", "FROM chopar.deliveries d"},
       {&subscriber, "/v1/inbox/unread-count", "read_at IS NULL"},
-      {&subscriber, "/v1/inbox/notifications", "FROM chopar.notifications_api"},
+      {&subscriber, "/v1/inbox/notifications", "FROM chopar.notifications n"},
   };
   for (const auto& read : reads) {
     const std::string before = db_->Scalar("SELECT clock_timestamp()");

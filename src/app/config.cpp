@@ -21,7 +21,7 @@
 #include "outbox/chopar_events.hpp"
 #include "outbox/targets.hpp"
 #include "outbox/type_patterns.hpp"
-#include "templates/workflow_settings.hpp"
+#include "workflow/settings.hpp"
 
 namespace chopar::app {
 namespace {
@@ -31,7 +31,7 @@ constexpr std::string_view kReportsKey = "reports";
 
 // A digest's deliveries are created when its window closes, at most this
 // many days after its first notification.
-constexpr int kLongestDigestWindowDays = templates::kMaxWindowSeconds / (24 * 3600);
+constexpr int kLongestDigestWindowDays = workflow::kMaxWindowSeconds / (24 * 3600);
 
 // What a key's value must be beyond its type, checked on the value the file
 // and the environment leave: a number's bounds, or a string's choices. The

@@ -7,23 +7,21 @@
 #include "core/request_error.hpp"
 #include "db/params.hpp"
 #include "hub/queries.hpp"
-#include "hub/user_json.hpp"
 
 namespace chopar::console {
 
-nlohmann::json ListUsers(db::Pool& pool, int limit, const std::optional<std::string>& cursor) {
+UserPage ListUsers(db::Pool& pool, hub::UserService& users, int limit,
+                   const std::optional<std::string>& cursor) {
   CheckLimit(limit, 100);
   const std::int64_t after = cursor ? DecodeIdCursor(*cursor) : 0;
-  auto conn = pool.Acquire();
-  const auto ids = conn->Exec(queries::kListUserIds, after, limit + 1);
+  const auto ids = pool.Acquire()->Exec(queries::kListUserIds, after, limit + 1);
   std::vector<std::int64_t> shown;
   for (int i = 0; i < ShownRows(ids, limit); ++i) shown.push_back(ids.Int(i, "id"));
-  // The page's users through the statement of GET /v1/users/{id}, so both
-  // show one shape: two statements a page.
-  nlohmann::json items = nlohmann::json::array();
-  const auto users = conn->Exec(hub::queries::kGetUsers, db::ArrayLiteral(shown));
-  for (int i = 0; i < users.Rows(); ++i) items.push_back(hub::UserJson(users, i));
-  return {{"items", std::move(items)}, {"next_cursor", NextCursor(ids, limit, "id")}};
+  UserPage page{users.GetUsers(shown), std::nullopt};
+  if (const nlohmann::json next = NextCursor(ids, limit, "id"); !next.is_null()) {
+    page.next_cursor = next.get<std::string>();
+  }
+  return page;
 }
 
 nlohmann::json ListPushSubscriptions(db::Pool& pool, std::int64_t user_id) {

@@ -4,18 +4,27 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "db/pool.hpp"
+#include "hub/user.hpp"
+#include "hub/user_service.hpp"
 
 namespace chopar::console {
 
-// The lists the console browses. Each returns {"items": [...],
-// "next_cursor"}, keyset-paginated; throws core::RequestError 400 invalid_field
+// The lists the console browses, keyset-paginated ({"items": [...],
+// "next_cursor"} each, or a UserPage); throws core::RequestError 400 invalid_field
 // for a bad limit or cursor. Thread-safe.
 
-// GET /v1/users?limit=&cursor=: users in id order, each as GET
-// /v1/users/{id} shows it. limit 1..100.
-nlohmann::json ListUsers(db::Pool& pool, int limit, const std::optional<std::string>& cursor);
+// One page of users in id order, read as GET /v1/users/{id} reads one
+// (hub::UserService::GetUsers): two statements a page.
+struct UserPage {
+  std::vector<hub::User> items;
+  std::optional<std::string> next_cursor;  // none: the last page
+};
+// GET /v1/users?limit=&cursor=. limit 1..100.
+UserPage ListUsers(db::Pool& pool, hub::UserService& users, int limit,
+                   const std::optional<std::string>& cursor);
 
 // GET /v1/users/{id}/push-subscriptions: {"items": [{"id", "endpoint",
 // "created_at"}]}, all of them (a user has few); 404 user_not_found for an

@@ -42,7 +42,7 @@ inline constexpr const char* kBroadcastsChannel = "chopar_broadcasts";
 inline constexpr const char* kDelayedChannel = "chopar_delayed";
 
 // Wakes the digest closers: a digest window opened, or closes earlier.
-// Payload: empty. Sent by src/hub/queries/write_digests.sql.
+// Payload: empty. Sent by src/workflow/queries/write_digests.sql.
 inline constexpr const char* kDigestsChannel = "chopar_digests";
 
 }  // namespace chopar::db

@@ -10,7 +10,6 @@
 #include "delivery/claim_plan.hpp"
 #include "delivery/plan_by_index.hpp"
 #include "delivery/queries.hpp"
-#include "workflow/settings.hpp"
 
 namespace chopar::delivery {
 namespace {
@@ -123,8 +122,7 @@ std::map<std::string, workflow::ThrottleSettings, std::less<>> ThrottlesOf(
     const auto tmpl = templates->Find(row.candidate.type);
     if (tmpl == nullptr || !tmpl->throttle.is_object()) continue;
     try {
-      if (auto throttle = workflow::ParseWorkflowSettings(*tmpl).throttle)
-        by_type.emplace(row.candidate.type, *throttle);
+      if (auto throttle = tmpl->workflows.throttle) by_type.emplace(row.candidate.type, *throttle);
     } catch (const core::RequestError&) {
     }
   }

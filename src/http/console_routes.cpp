@@ -8,6 +8,7 @@
 #include "console/sink_inbox.hpp"
 #include "core/request_error.hpp"
 #include "http/message.hpp"
+#include "http/user_view.hpp"
 #include "hub/user_request.hpp"
 
 namespace chopar::http {
@@ -60,9 +61,15 @@ struct Overview {
 
 struct ListUsers {
   db::Pool& pool;
+  hub::UserService& users;
   Response operator()(const Request& request) const {
-    return JsonResponse(
-        200, console::ListUsers(pool, LimitParam(request, 50, 100), request.query.Get("cursor")));
+    const console::UserPage page =
+        console::ListUsers(pool, users, LimitParam(request, 50, 100), request.query.Get("cursor"));
+    nlohmann::json items = nlohmann::json::array();
+    for (const hub::User& user : page.items) items.push_back(UserView(user));
+    return JsonResponse(200, {{"items", std::move(items)},
+                              {"next_cursor", page.next_cursor ? nlohmann::json(*page.next_cursor)
+                                                               : nlohmann::json(nullptr)}});
   }
 };
 
@@ -103,7 +110,7 @@ void RegisterConsoleRoutes(Router& router, db::Pool& pool, hub::UserService& use
   router.Add("GET", "/v1/schedules", Auth::kServerKey, ListSchedules{pool});
   router.Add("GET", "/v1/stats/deliveries", Auth::kServerKey, DeliveryStats{pool});
   router.Add("GET", "/v1/stats/overview", Auth::kServerKey, Overview{pool});
-  router.Add("GET", "/v1/users", Auth::kServerKey, ListUsers{pool});
+  router.Add("GET", "/v1/users", Auth::kServerKey, ListUsers{pool, users});
   router.Add("GET", "/v1/users/{id}/push-subscriptions", Auth::kServerKey,
              ListPushSubscriptions{pool});
   router.Add("GET", "/v1/inbox/vapid-public-key", Auth::kSubscriber,

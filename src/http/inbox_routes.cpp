@@ -3,6 +3,8 @@
 #include <charconv>
 
 #include "http/api.hpp"
+#include "http/json_view.hpp"
+#include "http/notification_view.hpp"
 
 namespace chopar::http {
 namespace {
@@ -10,7 +12,9 @@ namespace {
 struct ListInbox {
   hub::InboxService& inbox;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, inbox.List(*request.subscriber, InboxListOptions(request.query)));
+    return JsonResponse(200,
+                        PageView(inbox.List(*request.subscriber, InboxListOptions(request.query)),
+                                 NotificationView));
   }
 };
 

@@ -6,6 +6,7 @@
 
 #include "core/log_context.hpp"
 #include "http/message.hpp"
+#include "http/notification_view.hpp"
 
 namespace chopar::http {
 namespace {
@@ -46,9 +47,8 @@ InboxStream::Fetched InboxStream::Fetch(const std::string& request_id) const {
 std::string InboxStream::Advance(const Fetched& fetched, bool& more) {
   std::string text;
   for (const auto& item : fetched.items) {
-    const std::int64_t id = item.value("id", std::int64_t{0});
-    text += FormatSseEvent("notification", DumpJson(item), id);
-    last_id_ = std::max(last_id_, id);
+    text += FormatSseEvent("notification", DumpJson(NotificationView(item)), item.id);
+    last_id_ = std::max(last_id_, item.id);
   }
   if (fetched.unread_count != last_count_) {
     last_count_ = fetched.unread_count;

@@ -26,7 +26,7 @@ class InboxStream {
   // the stream tries again at its next heartbeat tick.
   struct Fetched {
     bool ok = false;
-    std::vector<nlohmann::json> items;
+    std::vector<hub::Notification> items;
     std::int64_t unread_count = 0;
   };
 

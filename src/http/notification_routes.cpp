@@ -5,6 +5,8 @@
 #include "core/request_error.hpp"
 #include "http/api.hpp"
 #include "http/error_response.hpp"
+#include "http/json_view.hpp"
+#include "http/notification_view.hpp"
 
 namespace chopar::http {
 namespace {
@@ -61,7 +63,8 @@ struct CreateNotificationBatch {
 struct GetNotification {
   hub::InboxService& inbox;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, inbox.GetNotification(request.Id("id")));
+    return JsonResponse(200,
+                        NotificationWithDeliveriesView(inbox.GetNotification(request.Id("id"))));
   }
 };
 
@@ -75,7 +78,7 @@ struct ListUserNotifications {
     const std::int64_t user_id = request.Id("id");
     const auto options = InboxListOptions(request.query);
     RequireUser(inbox, user_id);
-    return JsonResponse(200, inbox.List(user_id, options));
+    return JsonResponse(200, PageView(inbox.List(user_id, options), NotificationView));
   }
 };
 
@@ -110,7 +113,7 @@ struct ListDeliveries {
       filter.limit = static_cast<int>(*limit);
     }
     filter.cursor = request.query.Get("cursor");
-    return JsonResponse(200, inbox.ListDeliveries(filter));
+    return JsonResponse(200, PageView(inbox.ListDeliveries(filter), DeliveryView));
   }
 };
 

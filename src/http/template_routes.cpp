@@ -68,8 +68,8 @@ struct PreviewTemplate {
     std::optional<templates::ContextUser> user;
     if (const auto it = body.find("user_id"); it != body.end() && !it->is_null()) {
       const std::int64_t user_id = hub::RequireId(body, "user_id");
-      const auto json = users.GetUser(user_id);
-      user = templates::ContextUser{user_id, json.at("locale"), json.at("timezone")};
+      const hub::User found = users.GetUser(user_id);
+      user = templates::ContextUser{user_id, found.locale, found.timezone};
     }
     nlohmann::json data = body.value("data", nlohmann::json::object());
     if (data.is_null()) data = nlohmann::json::object();
@@ -93,7 +93,7 @@ struct PreviewTemplate {
       texts = &*given;
     }
     if (user && locale) user->locale = *locale;
-    const templates::RenderContext context(
+    const mustache::RenderContext context(
         templates::MakeContext(std::move(data), user, notification));
     try {
       return JsonResponse(200, templates::RenderAll(*texts, context));

@@ -5,6 +5,7 @@
 #include "core/time_format.hpp"
 #include "http/api.hpp"
 #include "http/subscriber_token.hpp"
+#include "http/user_view.hpp"
 
 namespace chopar::http {
 namespace {
@@ -13,15 +14,15 @@ struct PutUser {
   hub::UserService& users;
   Response operator()(const Request& request) const {
     const std::int64_t user_id = request.Id("id");
-    return JsonResponse(200,
-                        users.PutUser(user_id, hub::ParseUserUpdate(ParseJsonObject(request))));
+    return JsonResponse(
+        200, UserView(users.PutUser(user_id, hub::ParseUserUpdate(ParseJsonObject(request)))));
   }
 };
 
 struct GetUser {
   hub::UserService& users;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, users.GetUser(request.Id("id")));
+    return JsonResponse(200, UserView(users.GetUser(request.Id("id"))));
   }
 };
 
@@ -30,7 +31,8 @@ struct PutTelegram {
   Response operator()(const Request& request) const {
     const std::int64_t user_id = request.Id("id");
     return JsonResponse(
-        200, users.PutTelegram(user_id, hub::ParseTelegramChat(ParseJsonObject(request))));
+        200, TelegramView(user_id, users.PutTelegram(
+                                       user_id, hub::ParseTelegramChat(ParseJsonObject(request)))));
   }
 };
 

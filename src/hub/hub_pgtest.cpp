@@ -34,7 +34,7 @@ class HubTest : public testing::PgTest {
   }
 
   // PUT /v1/users/{id} with `body`, as the route parses it.
-  nlohmann::json PutUser(std::int64_t id, const nlohmann::json& body) {
+  User PutUser(std::int64_t id, const nlohmann::json& body) {
     return users_->PutUser(id, ParseUserUpdate(body));
   }
 
@@ -249,15 +249,16 @@ TEST_F(HubTest, InboxCountsListsAndMarksRead) {
   EXPECT_EQ(inbox_->UnreadCount(1), 5);
 
   auto page1 = inbox_->List(1, {.limit = 2});
-  ASSERT_EQ(page1["items"].size(), 2u);
-  EXPECT_EQ(page1["items"][0]["id"], ids[4]);  // newest first
-  EXPECT_EQ(page1["items"][1]["id"], ids[3]);
-  auto page2 = inbox_->List(1, {.limit = 2, .cursor = page1["next_cursor"].get<std::string>()});
-  EXPECT_EQ(page2["items"][0]["id"], ids[2]);
-  auto page3 = inbox_->List(1, {.limit = 2, .cursor = page2["next_cursor"].get<std::string>()});
-  ASSERT_EQ(page3["items"].size(), 1u);
-  EXPECT_EQ(page3["items"][0]["id"], ids[0]);
-  EXPECT_TRUE(page3["next_cursor"].is_null());
+  ASSERT_EQ(page1.items.size(), 2u);
+  EXPECT_EQ(page1.items[0].id, ids[4]);  // newest first
+  EXPECT_EQ(page1.items[1].id, ids[3]);
+  ASSERT_TRUE(page1.next_cursor);
+  auto page2 = inbox_->List(1, {.limit = 2, .cursor = page1.next_cursor});
+  EXPECT_EQ(page2.items[0].id, ids[2]);
+  auto page3 = inbox_->List(1, {.limit = 2, .cursor = page2.next_cursor});
+  ASSERT_EQ(page3.items.size(), 1u);
+  EXPECT_EQ(page3.items[0].id, ids[0]);
+  EXPECT_EQ(page3.next_cursor, std::nullopt);
 
   // Another user's id is ignored; a repeat reports 0.
   EXPECT_EQ(inbox_->MarkRead(1, {.ids = {ids[0], ids[1], other}}), 2);
@@ -265,7 +266,7 @@ TEST_F(HubTest, InboxCountsListsAndMarksRead) {
   EXPECT_EQ(inbox_->UnreadCount(1), 3);
   EXPECT_EQ(inbox_->UnreadCount(2), 1);
   auto unread = inbox_->List(1, {.limit = 10, .unread_only = true});
-  EXPECT_EQ(unread["items"].size(), 3u);
+  EXPECT_EQ(unread.items.size(), 3u);
   EXPECT_EQ(inbox_->MarkRead(1, {.all = true}), 3);
   EXPECT_EQ(inbox_->MarkRead(1, {.all = true}), 0);
   EXPECT_EQ(inbox_->UnreadCount(1), 0);
@@ -281,22 +282,23 @@ TEST_F(HubTest, UserPutMergesAndNullClears) {
   UserUpdate update;
   update.phone = FieldUpdate<std::string>::Clear();
   update.preferences = FieldUpdate<nlohmann::json>::Set({{"sms", nullptr}, {"push", false}});
-  auto user = users_->PutUser(7, update);
-  EXPECT_EQ(user["email"], "a@example.uz");
-  EXPECT_TRUE(user["phone"].is_null());
-  EXPECT_EQ(user["timezone"], "Asia/Tashkent");
-  EXPECT_EQ(user["preferences"], (nlohmann::json{{"email", true}, {"push", false}}));
-  EXPECT_EQ(user["quiet_hours"]["start"], "22:00");
-  EXPECT_EQ(user["channels"]["sms"], false);
-  EXPECT_EQ(user["channels"]["email"], true);
-  EXPECT_EQ(PutUser(7, {{"preferences", nullptr}})["preferences"], nlohmann::json::object());
+  User user = users_->PutUser(7, update);
+  EXPECT_EQ(user.email, "a@example.uz");
+  EXPECT_EQ(user.phone, std::nullopt);
+  EXPECT_EQ(user.timezone, "Asia/Tashkent");
+  EXPECT_EQ(user.preferences, (nlohmann::json{{"email", true}, {"push", false}}));
+  ASSERT_TRUE(user.quiet_hours);
+  EXPECT_EQ(user.quiet_hours->start, "22:00");
+  EXPECT_FALSE(user.reachable[core::ChannelKind::kSms]);
+  EXPECT_TRUE(user.reachable[core::ChannelKind::kEmail]);
+  EXPECT_EQ(PutUser(7, {{"preferences", nullptr}}).preferences, nlohmann::json::object());
   EXPECT_THROW(PutUser(7, {{"timezone", "Mars/Olympus"}}), core::RequestError);
-  EXPECT_EQ(users_->GetUser(7)["timezone"], "Asia/Tashkent");
+  EXPECT_EQ(users_->GetUser(7).timezone, "Asia/Tashkent");
   // Cleared members go back to their defaults.
   user = PutUser(7, {{"timezone", nullptr}, {"quiet_hours", nullptr}, {"email", nullptr}});
-  EXPECT_EQ(user["timezone"], "UTC");
-  EXPECT_TRUE(user["quiet_hours"].is_null());
-  EXPECT_TRUE(user["email"].is_null());
+  EXPECT_EQ(user.timezone, "UTC");
+  EXPECT_FALSE(user.quiet_hours);
+  EXPECT_EQ(user.email, std::nullopt);
 }
 
 TEST_F(HubTest, PushSubscriptionSameEndpointKeepsItsId) {
@@ -345,14 +347,14 @@ TEST_F(HubTest, NotificationShowsItsDeliveries) {
   PutUser(
       1, {{"email", "a@example.uz"}, {"phone", "+998901234567"}, {"preferences", {{"sms", true}}}});
   const auto id = notify_->Notify(Request(1)).id;
-  const auto doc = inbox_->GetNotification(id);
-  EXPECT_EQ(doc["title"], "Muddat yaqin");
-  ASSERT_EQ(doc["deliveries"].size(), 2u);
-  EXPECT_EQ(doc["deliveries"][0]["channel"], "email");
-  EXPECT_EQ(doc["deliveries"][0]["status"], "queued");
+  const NotificationWithDeliveries found = inbox_->GetNotification(id);
+  EXPECT_EQ(found.notification.title, "Muddat yaqin");
+  ASSERT_EQ(found.deliveries.size(), 2u);
+  EXPECT_EQ(found.deliveries[0].channel, "email");
+  EXPECT_EQ(found.deliveries[0].status, "queued");
   const auto listed = inbox_->ListDeliveries({.channel = "sms", .limit = 10});
-  ASSERT_EQ(listed["items"].size(), 1u);
-  EXPECT_EQ(listed["items"][0]["notification_id"], id);
+  ASSERT_EQ(listed.items.size(), 1u);
+  EXPECT_EQ(listed.items[0].notification_id, id);
 }
 
 // A template stored through another process a moment ago, its NOTIFY not
@@ -369,7 +371,7 @@ TEST_F(HubTest, AnUntitledRequestFindsATemplateAnotherProcessJustStored) {
   untitled.title.clear();
   PutUser(1, {{"email", "a@example.uz"}});
   const auto id = notify.Notify(untitled).id;
-  EXPECT_EQ(inbox_->GetNotification(id)["title"], "From template");
+  EXPECT_EQ(inbox_->GetNotification(id).notification.title, "From template");
 }
 
 }  // namespace

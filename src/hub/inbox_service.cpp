@@ -19,15 +19,17 @@ int CheckLimit(int limit, int max) {
   return limit;
 }
 
-nlohmann::json ParseDocs(const db::Result& rows, int count) {
-  nlohmann::json items = nlohmann::json::array();
-  for (int i = 0; i < count; ++i) items.push_back(nlohmann::json::parse(rows.Text(i, "doc")));
+template <typename T>
+std::vector<T> ReadRows(const db::Result& rows, int count, T (*read)(const db::Result&, int)) {
+  std::vector<T> items;
+  items.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) items.push_back(read(rows, i));
   return items;
 }
 
 }  // namespace
 
-nlohmann::json InboxService::List(std::int64_t user_id, const ListOptions& options) {
+Page<Notification> InboxService::List(std::int64_t user_id, const ListOptions& options) {
   const int limit = CheckLimit(options.limit, 100);
   // "No cursor" is a cursor past every row: the far future and the largest id.
   InboxCursor after{std::numeric_limits<std::int64_t>::max() / 2, kMaxId};
@@ -37,11 +39,12 @@ nlohmann::json InboxService::List(std::int64_t user_id, const ListOptions& optio
   const auto rows = conn->Exec(query, user_id, after.created_micros, after.id, limit + 1);
   const bool more = rows.Rows() > limit;
   const int shown = more ? limit : rows.Rows();
-  nlohmann::json next = nullptr;
+  Page<Notification> page{ReadRows(rows, shown, &ReadNotification), std::nullopt};
   if (more) {
-    next = EncodeInboxCursor({rows.Int(shown - 1, "created_micros"), rows.Int(shown - 1, "id")});
+    page.next_cursor =
+        EncodeInboxCursor({rows.Int(shown - 1, "created_micros"), rows.Int(shown - 1, "id")});
   }
-  return {{"items", ParseDocs(rows, shown)}, {"next_cursor", next}};
+  return page;
 }
 
 std::int64_t InboxService::UnreadCount(std::int64_t user_id, ReadFrom from) {
@@ -60,12 +63,11 @@ std::int64_t InboxService::MarkRead(std::int64_t user_id, const MarkReadRequest&
   return updated;
 }
 
-std::vector<nlohmann::json> InboxService::ListSince(std::int64_t user_id, std::int64_t after_id, int limit) {
+std::vector<Notification> InboxService::ListSince(std::int64_t user_id, std::int64_t after_id,
+                                                  int limit) {
   auto conn = pool_.Acquire();
   const auto rows = conn->Exec(queries::kListNotificationsSince, user_id, after_id, limit);
-  std::vector<nlohmann::json> out;
-  for (int i = 0; i < rows.Rows(); ++i) out.push_back(nlohmann::json::parse(rows.Text(i, "doc")));
-  return out;
+  return ReadRows(rows, rows.Rows(), &ReadNotification);
 }
 
 std::int64_t InboxService::LatestId(std::int64_t user_id) {
@@ -73,14 +75,15 @@ std::int64_t InboxService::LatestId(std::int64_t user_id) {
   return conn->Exec(queries::kLatestNotificationId, user_id).Int(0, 0);
 }
 
-nlohmann::json InboxService::GetNotification(std::int64_t notification_id) {
+NotificationWithDeliveries InboxService::GetNotification(std::int64_t notification_id) {
   auto conn = pool_.Acquire();
   const auto rows = conn->Exec(queries::kGetNotification, notification_id);
   if (rows.Empty()) throw core::NotFound("notification " + std::to_string(notification_id) + " does not exist");
-  return nlohmann::json::parse(rows.Text(0, "doc"));
+  const auto deliveries = conn->Exec(queries::kNotificationDeliveries, notification_id);
+  return {ReadNotification(rows, 0), ReadRows(deliveries, deliveries.Rows(), &ReadDelivery)};
 }
 
-nlohmann::json InboxService::ListDeliveries(const DeliveryFilter& filter) {
+Page<Delivery> InboxService::ListDeliveries(const DeliveryFilter& filter) {
   const int limit = CheckLimit(filter.limit, 500);
   if (filter.status && *filter.status != "queued" && *filter.status != "sending" && *filter.status != "sent" &&
       *filter.status != "failed" && *filter.status != "skipped" && *filter.status != "canceled") {
@@ -95,9 +98,9 @@ nlohmann::json InboxService::ListDeliveries(const DeliveryFilter& filter) {
   const auto rows = conn->Exec(queries::kListDeliveries, filter.status, filter.channel, filter.user_id, limit + 1, before);
   const bool more = rows.Rows() > limit;
   const int shown = more ? limit : rows.Rows();
-  nlohmann::json next = nullptr;
-  if (more) next = EncodeIdCursor(rows.Int(shown - 1, "id"));
-  return {{"items", ParseDocs(rows, shown)}, {"next_cursor", next}};
+  Page<Delivery> page{ReadRows(rows, shown, &ReadDelivery), std::nullopt};
+  if (more) page.next_cursor = EncodeIdCursor(rows.Int(shown - 1, "id"));
+  return page;
 }
 
 bool InboxService::UserExists(std::int64_t user_id) {

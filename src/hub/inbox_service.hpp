@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "db/pool.hpp"
+#include "hub/notification.hpp"
 
 namespace chopar::hub {
 
@@ -39,9 +40,9 @@ class InboxService {
     std::optional<std::string> cursor{};  // opaque, from next_cursor
     bool unread_only = false;
   };
-  // {"items": [...], "next_cursor": "..."|null}, newest first, keyset-paginated.
+  // A page of the user's notifications, newest first, keyset-paginated.
   // Throws core::RequestError kInvalidField for a malformed cursor or limit.
-  nlohmann::json List(std::int64_t user_id, const ListOptions& options);
+  Page<Notification> List(std::int64_t user_id, const ListOptions& options);
 
   // Where a read goes: the read pool (which may lag the primary) or the
   // primary (which has every commit: what an SSE stream needs, since it
@@ -56,13 +57,13 @@ class InboxService {
 
   // Notifications of the user with id > after_id, oldest first, at most
   // `limit`: what an SSE stream has not sent yet.
-  std::vector<nlohmann::json> ListSince(std::int64_t user_id, std::int64_t after_id,
-                                        int limit = 100);
+  std::vector<Notification> ListSince(std::int64_t user_id, std::int64_t after_id, int limit = 100);
   // The user's newest notification id (0 if none): where a new stream starts.
   std::int64_t LatestId(std::int64_t user_id);
 
   // GET /v1/notifications/{id}: the notification with its deliveries.
-  nlohmann::json GetNotification(std::int64_t notification_id);
+  // Throws core::RequestError kNotFound.
+  NotificationWithDeliveries GetNotification(std::int64_t notification_id);
 
   // GET /v1/deliveries with optional filters status/channel/user_id, limit,
   // cursor; newest first.
@@ -73,7 +74,7 @@ class InboxService {
     int limit = 50;
     std::optional<std::string> cursor{};
   };
-  nlohmann::json ListDeliveries(const DeliveryFilter& filter);
+  Page<Delivery> ListDeliveries(const DeliveryFilter& filter);
 
   // Whether the user exists (for 404 user_not_found on user-scoped routes).
   bool UserExists(std::int64_t user_id);
@@ -90,9 +91,5 @@ class InboxService {
   db::Pool& pool_;
   db::Pool& reads_;  // pool_ unless a read pool was given
 };
-
-// The notification JSON of the API: {id, user_id, type, title, body, link, data,
-// created_at, read_at}.
-// (Rows are rendered by the queries; this name documents the shape.)
 
 }  // namespace chopar::hub

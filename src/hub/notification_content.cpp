@@ -57,7 +57,7 @@ NotificationContent ComposeContent(const NotificationRequest& request,
   const bool has_body = !request.body.empty();
   const std::string& locale = tmpl->ResolveLocale(user_locale);
   const templates::LocaleTexts& texts = tmpl->locales.find(locale)->second;
-  const templates::RenderContext values(context);
+  const mustache::RenderContext values(context);
   try {
     if (!has_title) content.title = CutToCodePoints(*texts.Render(Target::kTitle, values), 500);
     if (!has_body)

@@ -13,11 +13,10 @@
 #include "core/time_format.hpp"
 #include "db/statement_time.hpp"
 #include "hub/channel_choice.hpp"
-#include "hub/digest_join.hpp"
 #include "hub/notification_content.hpp"
 #include "hub/queries.hpp"
 #include "hub/stored_request.hpp"
-#include "workflow/settings.hpp"
+#include "workflow/digest_join.hpp"
 
 namespace chopar::hub {
 namespace {
@@ -247,7 +246,7 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
 
   InsertColumns columns;
   DelayedColumns delayed;
-  std::map<std::size_t, DigestItem> digest_items;  // by request
+  std::map<std::size_t, workflow::DigestItem> digest_items;  // by request
   std::vector<std::vector<core::ChannelKind>> chosen(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const NotificationRequest& r = requests[i];
@@ -280,13 +279,12 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         continue;
       }
       static const workflow::WorkflowSettings kNone;
-      const workflow::WorkflowSettings& workflows =
-          tmpl != nullptr ? workflow::ParseWorkflowSettings(*tmpl) : kNone;
+      const workflow::WorkflowSettings& workflows = tmpl != nullptr ? tmpl->workflows : kNone;
       if (workflows.digest && !chosen[i].empty()) {
         // In-app now; the channels wait for the digest window.
-        digest_items[i] =
-            DigestItem{0,         r.user_id,        r.type, workflows.digest->key.Render(r.data),
-                       chosen[i], *workflows.digest};
+        digest_items[i] = workflow::DigestItem{0,         r.user_id,
+                                               r.type,    workflows.digest->key.Render(r.data),
+                                               chosen[i], *workflows.digest};
         columns.Add(i, r, {}, std::move(said), category, id, std::nullopt, now);
         continue;
       }
@@ -314,7 +312,7 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         ArrayLiteral(columns.held_until), ArrayLiteral(columns.cancellation_key),
         broadcast_due ? std::optional(core::FormatRfc3339Micros(*broadcast_due)) : std::nullopt);
     ReadInserted(inserted, requests, chosen, results, find_existing);
-    std::vector<DigestItem> joining;
+    std::vector<workflow::DigestItem> joining;
     for (auto& [index, item] : digest_items) {
       const auto& result = std::get<NotifyResult>(*results[index]);
       if (!result.created) continue;  // a repeated dedup key: joined the first time
@@ -323,7 +321,7 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
     }
     if (!joining.empty()) {
       if constexpr (std::is_same_v<Session, db::Transaction>) {
-        JoinDigests(session, joining, simulated_windows_now);
+        workflow::JoinDigests(session, joining, simulated_windows_now);
       } else {
         throw std::logic_error("digest notifications need a transaction (NeedsTransaction)");
       }

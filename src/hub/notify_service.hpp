@@ -119,7 +119,7 @@ class NotifyService {
   // (a broadcast spreads its deliveries out in time) and are bulk, claimed
   // after the ordinary deliveries that are due. Digest windows are
   // decided at `simulated_windows_now` when set (a simulated clock),
-  // otherwise at the database's clock under the windows' locks (JoinDigests).
+  // otherwise at the database's clock under the windows' locks (workflow::JoinDigests).
   static std::vector<BatchItemResult> NotifyIn(
       db::Transaction& tx, const std::vector<NotificationRequest>& requests, core::TimePoint now,
       const templates::TemplateLookup* templates = nullptr,

@@ -6,7 +6,6 @@
 #include "db/params.hpp"
 #include "hub/preferences.hpp"
 #include "hub/queries.hpp"
-#include "hub/user_json.hpp"
 
 namespace chopar::hub {
 namespace {
@@ -58,7 +57,7 @@ void WriteAddresses(db::Transaction& tx, std::int64_t user_id,
 
 }  // namespace
 
-nlohmann::json UserService::PutUser(std::int64_t user_id, const UserUpdate& update) {
+User UserService::PutUser(std::int64_t user_id, const UserUpdate& update) {
   const db::Params params = UpsertParams(user_id, update);
   auto tx = pool_.Begin("put_user");
   const auto before = tx.Exec(queries::kLockUserTimezone, user_id);
@@ -80,22 +79,31 @@ nlohmann::json UserService::PutUser(std::int64_t user_id, const UserUpdate& upda
     options_.timezone_changed(tx, user_id);
   }
   tx.Commit();
-  return UserJson(rows, 0);
+  return ReadUser(rows, 0);
 }
 
-nlohmann::json UserService::GetUser(std::int64_t user_id) {
+User UserService::GetUser(std::int64_t user_id) {
+  std::vector<User> users = GetUsers(std::span(&user_id, 1));
+  if (users.empty()) throw core::UserNotFound(user_id);
+  return std::move(users.front());
+}
+
+std::vector<User> UserService::GetUsers(std::span<const std::int64_t> ids) {
   auto conn = pool_.Acquire();
-  const auto rows = conn->Exec(queries::kGetUsers, db::ArrayLiteral(std::vector{user_id}));
-  if (rows.Empty()) throw core::UserNotFound(user_id);
-  return UserJson(rows, 0);
+  const auto rows = conn->Exec(queries::kGetUsers,
+                               db::ArrayLiteral(std::vector<std::int64_t>(ids.begin(), ids.end())));
+  std::vector<User> users;
+  users.reserve(static_cast<std::size_t>(rows.Rows()));
+  for (int i = 0; i < rows.Rows(); ++i) users.push_back(ReadUser(rows, i));
+  return users;
 }
 
-nlohmann::json UserService::PutTelegram(std::int64_t user_id, const TelegramChat& chat) {
+TelegramConnection UserService::PutTelegram(std::int64_t user_id, const TelegramChat& chat) {
   auto conn = pool_.Acquire();
   if (conn->Exec(queries::kUpsertTelegram, user_id, chat.chat_id).Empty()) {
     throw core::UserNotFound(user_id);
   }
-  return {{"user_id", user_id}, {"chat_id", chat.chat_id}, {"active", true}};
+  return {chat.chat_id, true};
 }
 
 void UserService::DeleteTelegram(std::int64_t user_id) {

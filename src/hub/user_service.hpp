@@ -3,9 +3,12 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <span>
+#include <vector>
 
 #include "core/channel_kind.hpp"
 #include "db/pool.hpp"
+#include "hub/user.hpp"
 #include "hub/user_request.hpp"
 
 namespace chopar::hub {
@@ -37,13 +40,14 @@ class UserService {
   // UserUpdate). Returns the user as GetUser does. Throws kInvalidField
   // "preferences" when the merged preferences would be over the bounds
   // (CheckStoredPreferences); nothing changes then.
-  nlohmann::json PutUser(std::int64_t user_id, const UserUpdate& update);
-  // GET /v1/users/{id}: the user plus "channels" addressability.
-  nlohmann::json GetUser(std::int64_t user_id);
+  User PutUser(std::int64_t user_id, const UserUpdate& update);
+  // GET /v1/users/{id}: the user and what reaches them now.
+  User GetUser(std::int64_t user_id);
+  // The users of `ids` that exist, by id (the console's pages).
+  std::vector<User> GetUsers(std::span<const std::int64_t> ids);
 
-  // PUT /v1/users/{id}/telegram: connect (active). Returns {"user_id",
-  // "chat_id", "active": true}.
-  nlohmann::json PutTelegram(std::int64_t user_id, const TelegramChat& chat);
+  // PUT /v1/users/{id}/telegram: connect (active).
+  TelegramConnection PutTelegram(std::int64_t user_id, const TelegramChat& chat);
   // DELETE /v1/users/{id}/telegram; idempotent.
   void DeleteTelegram(std::int64_t user_id);
 

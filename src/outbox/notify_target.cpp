@@ -11,14 +11,15 @@
 namespace chopar::outbox {
 namespace {
 
-using templates::MustacheText;
-using templates::RenderBudget;
+using mustache::MustacheText;
+using mustache::RenderBudget;
 
-MustacheText Parse(const std::string& source, const char* key, const std::string& target) {
+mustache::MustacheText Parse(const std::string& source, const char* key,
+                             const std::string& target) {
   try {
     // Plain text: titles and bodies are text, and each channel escapes for itself.
-    return MustacheText(source, templates::Escaping::kNone);
-  } catch (const templates::SyntaxError& e) {
+    return mustache::MustacheText(source, mustache::Escaping::kNone);
+  } catch (const mustache::SyntaxError& e) {
     throw std::invalid_argument("notify target " + target + ": " + key +
                                 " is not a valid template: " + e.what());
   }
@@ -26,11 +27,11 @@ MustacheText Parse(const std::string& source, const char* key, const std::string
 
 // `text` rendered within the budget of an in-app `target`; a render over
 // it fails the event (core::RequestError).
-std::string Render(const MustacheText& text, const char* key, templates::Target target,
-                   const templates::RenderContext& context) {
+std::string Render(const mustache::MustacheText& text, const char* key, templates::Target target,
+                   const mustache::RenderContext& context) {
   try {
-    return text.Render(context, RenderBudget{templates::InfoOf(target).max_output});
-  } catch (const templates::RenderLimitError& e) {
+    return text.Render(context, mustache::RenderBudget{templates::InfoOf(target).max_output});
+  } catch (const mustache::RenderLimitError& e) {
     throw core::InvalidField(key, std::string("notify target ") + key + " " + e.what());
   }
 }
@@ -62,7 +63,7 @@ hub::NotificationRequest NotifyTarget::RequestFor(const Event& event) const {
                             {"user_id", *user_id},
                             {"created_at", core::FormatRfc3339(event.created_at)},
                             {"payload", payload}};
-  const templates::RenderContext view(context);
+  const mustache::RenderContext view(context);
   nlohmann::json request = {{"user_id", *user_id},
                             {"type", event.type},
                             {"title", Render(title_, "title", templates::Target::kTitle, view)},

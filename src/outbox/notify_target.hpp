@@ -3,9 +3,9 @@
 #include "core/clock.hpp"
 #include "db/pool.hpp"
 #include "hub/notify_service.hpp"
+#include "mustache/text.hpp"
 #include "outbox/settings.hpp"
 #include "outbox/target.hpp"
-#include "templates/mustache_text.hpp"
 
 namespace chopar::outbox {
 
@@ -22,7 +22,7 @@ namespace chopar::outbox {
 // title, an external link or an unknown user fails that event alone, with
 // the reason, as does a template whose render passes the in-app title's
 // (title, link) or body's output limit or the steps a render may take
-// (templates::RenderBudget).
+// (mustache::RenderBudget).
 //
 // A batch is one transaction on `pool` (chopar's own database); the
 // notifications it created are counted in `metrics`
@@ -43,7 +43,7 @@ class NotifyTarget final : public Target {
 
  private:
   const TargetSettings settings_;
-  const templates::MustacheText title_, body_, link_;
+  const mustache::MustacheText title_, body_, link_;
   db::Pool& pool_;
   const core::Clock& clock_;
   hub::NotifyMetrics metrics_;

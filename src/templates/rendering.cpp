@@ -22,7 +22,7 @@ nlohmann::json MakeContext(nlohmann::json data, const std::optional<ContextUser>
   return data;
 }
 
-nlohmann::json RenderAll(const LocaleTexts& texts, const RenderContext& context) {
+nlohmann::json RenderAll(const LocaleTexts& texts, const mustache::RenderContext& context) {
   nlohmann::json out = nlohmann::json::object();
   for (Target target : AllTargets()) {
     auto text = texts.Render(target, context);

@@ -38,6 +38,6 @@ nlohmann::json MakeContext(nlohmann::json data, const std::optional<ContextUser>
 // {"title", "body", "email": {"subject", "html", "text"}, "telegram":
 // {"text"}, "push": {"title", "body"}, "sms": {"text"}}, absent texts left
 // out. Throws RenderError.
-nlohmann::json RenderAll(const LocaleTexts& texts, const RenderContext& context);
+nlohmann::json RenderAll(const LocaleTexts& texts, const mustache::RenderContext& context);
 
 }  // namespace chopar::templates

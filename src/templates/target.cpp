@@ -19,11 +19,12 @@ Targets BuildTargets() {
   };
   // The in-app title and body are cut to the database's limits instead (see
   // RenderNotification), so their output limit only bounds the work.
-  add({std::nullopt, "title", Escaping::kNone, 2000, 64 * 1024, core::StandsFor::kTitle});
-  add({std::nullopt, "body", Escaping::kNone, 20000, 256 * 1024, core::StandsFor::kBody});
+  add({std::nullopt, "title", mustache::Escaping::kNone, 2000, 64 * 1024, core::StandsFor::kTitle});
+  add({std::nullopt, "body", mustache::Escaping::kNone, 20000, 256 * 1024, core::StandsFor::kBody});
   for (const core::ChannelKind kind : core::AllChannels()) {
     for (const core::MessageField& field : core::InfoOf(kind).fields) {
-      add({kind, field.key, field.html_escaped ? Escaping::kHtml : Escaping::kNone,
+      add({kind, field.key,
+           field.html_escaped ? mustache::Escaping::kHtml : mustache::Escaping::kNone,
            field.max_source, field.max_output, field.stands_for});
     }
   }

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "core/channel_kind.hpp"
-#include "templates/mustache_text.hpp"
+#include "mustache/text.hpp"
 
 namespace chopar::templates {
 
@@ -52,7 +52,7 @@ struct TargetInfo {
   // The channel block it sits in ("email"), or none for title and body.
   std::optional<core::ChannelKind> channel;
   std::string_view key;    // the member name inside its block ("html")
-  Escaping escaping;       // HTML for email.html and telegram.text, else none
+  mustache::Escaping escaping;  // HTML for email.html and telegram.text, else none
   std::size_t max_source;  // longest template accepted, in bytes
   std::size_t max_output;  // longest rendering sent, in bytes (see RenderError)
   // Which of the in-app texts it stands for (for title and body, itself).

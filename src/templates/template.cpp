@@ -16,7 +16,8 @@ void RejectUnknown(const nlohmann::json& object, const std::set<std::string, std
   }
 }
 
-MustacheText ParseText(const nlohmann::json& value, Target target, const std::string& field) {
+mustache::MustacheText ParseText(const nlohmann::json& value, Target target,
+                                 const std::string& field) {
   if (!value.is_string())
     throw core::InvalidField(field, field + " must be a string (a Mustache template)");
   const auto& source = value.get_ref<const std::string&>();
@@ -25,8 +26,8 @@ MustacheText ParseText(const nlohmann::json& value, Target target, const std::st
         field, field + " is longer than " + std::to_string(InfoOf(target).max_source) + " bytes");
   }
   try {
-    return MustacheText(source, InfoOf(target).escaping);
-  } catch (const SyntaxError& e) {
+    return mustache::MustacheText(source, InfoOf(target).escaping);
+  } catch (const mustache::SyntaxError& e) {
     throw core::InvalidField(field, field + ": " + e.what());
   }
 }
@@ -66,7 +67,7 @@ bool IsValidLocale(std::string_view locale) {
   return true;
 }
 
-const MustacheText* LocaleTexts::Find(Target target) const {
+const mustache::MustacheText* LocaleTexts::Find(Target target) const {
   const auto& text = texts_[target.index()];
   return text ? &*text : nullptr;
 }
@@ -78,12 +79,13 @@ bool LocaleTexts::HasChannelBlock(core::ChannelKind channel) const {
   return false;
 }
 
-std::optional<std::string> LocaleTexts::Render(Target target, const RenderContext& context) const {
-  const MustacheText* text = Find(target);
+std::optional<std::string> LocaleTexts::Render(Target target,
+                                               const mustache::RenderContext& context) const {
+  const mustache::MustacheText* text = Find(target);
   if (text == nullptr) return std::nullopt;
   try {
-    return text->Render(context, RenderBudget{InfoOf(target).max_output});
-  } catch (const RenderLimitError& e) {
+    return text->Render(context, mustache::RenderBudget{InfoOf(target).max_output});
+  } catch (const mustache::RenderLimitError& e) {
     throw RenderError(target, "template " + TargetPath(target) + " " + e.what());
   }
 }
@@ -91,7 +93,7 @@ std::optional<std::string> LocaleTexts::Render(Target target, const RenderContex
 nlohmann::json LocaleTexts::ToJson() const {
   nlohmann::json block = nlohmann::json::object();
   for (Target target : AllTargets()) {
-    const MustacheText* text = Find(target);
+    const mustache::MustacheText* text = Find(target);
     if (text == nullptr) continue;
     const TargetInfo& info = InfoOf(target);
     if (info.channel) {
@@ -218,7 +220,7 @@ Template ParseTemplate(const std::string& type, const nlohmann::json& body) {
       throw core::InvalidField(name, std::string(name) + " must be an object or null");
     *member = *it;
   }
-  t.workflows = ParseWorkflowSettings(t.digest, t.throttle, t.escalate);
+  t.workflows = workflow::ParseWorkflowSettings(t.digest, t.throttle, t.escalate);
   return t;
 }
 

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "templates/mustache_text.hpp"
+#include "mustache/text.hpp"
 #include "templates/target.hpp"
-#include "templates/workflow_settings.hpp"
+#include "workflow/settings.hpp"
 
 namespace chopar::templates {
 
@@ -21,17 +21,17 @@ class LocaleTexts {
  public:
   // The block as a template's JSON shows it (only the texts present).
   [[nodiscard]] nlohmann::json ToJson() const;
-  [[nodiscard]] const MustacheText* Find(Target target) const;
+  [[nodiscard]] const mustache::MustacheText* Find(Target target) const;
   [[nodiscard]] bool Has(Target target) const { return Find(target) != nullptr; }
   // Whether the block has any text of `channel`'s own block.
   [[nodiscard]] bool HasChannelBlock(core::ChannelKind channel) const;
 
   // Renders `target`, or nullopt when the block has no such text. Throws
   // RenderError when the output grows longer than the target's max_output
-  // or the render takes more than kMaxRenderSteps (the render is stopped
-  // there: see RenderBudget).
+  // or the render takes more than mustache::kMaxRenderSteps (the render is stopped
+  // there: see mustache::RenderBudget).
   [[nodiscard]] std::optional<std::string> Render(Target target,
-                                                  const RenderContext& context) const;
+                                                  const mustache::RenderContext& context) const;
 
   // Parses `block`. Field names in errors are `field_prefix` + the path
   // inside the block ("locales.uz." + "email.html"). Throws
@@ -41,8 +41,8 @@ class LocaleTexts {
   static LocaleTexts Parse(const nlohmann::json& block, const std::string& field_prefix);
 
  private:
-  std::vector<std::optional<MustacheText>> texts_ =
-      std::vector<std::optional<MustacheText>>(AllTargets().size());
+  std::vector<std::optional<mustache::MustacheText>> texts_ =
+      std::vector<std::optional<mustache::MustacheText>>(AllTargets().size());
 };
 
 // A rendering that cannot be sent: its output is over the target's limit,
@@ -68,8 +68,9 @@ struct Template {
   nlohmann::json digest = nullptr;
   nlohmann::json throttle = nullptr;
   nlohmann::json escalate = nullptr;
-  // The same, parsed (ParseWorkflowSettings): what notify and the claim read.
-  WorkflowSettings workflows;
+  // The same, parsed (workflow::ParseWorkflowSettings): what notify and the
+  // claim read.
+  workflow::WorkflowSettings workflows;
 
   // The locale a user with `user_locale` gets: that locale when the
   // template has it, else its language part ("uz-Cyrl" → "uz"), else
@@ -89,7 +90,7 @@ struct Template {
 // field: unknown members, a bad category or locale name, default_locale not
 // among the locales, digest/throttle/escalate not an object or null, the
 // text errors of LocaleTexts::Parse, and last the settings' own errors of
-// ParseWorkflowSettings).
+// workflow::ParseWorkflowSettings).
 Template ParseTemplate(const std::string& type, const nlohmann::json& body);
 
 // ^[a-z]+(\.[a-z_]+)*$, at most 100 characters: a category name (the

@@ -95,7 +95,7 @@ TEST(Template, LocaleFallsBackToItsLanguageThenTheDefault) {
 
 TEST(Template, EachTargetEscapesAsItsFormatNeeds) {
   const Template t = ParseTemplate("task.due", kValid);
-  const RenderContext context(
+  const mustache::RenderContext context(
       MakeContext({{"task", {{"title", "<b>&\"'"}}}}, std::nullopt, std::nullopt));
   const json rendered = RenderAll(t.TextsFor("en"), context);
   EXPECT_EQ(rendered["title"], "Task due: <b>&\"'");
@@ -123,7 +123,7 @@ TEST(Template, ContextHasUserAndNotificationOverData) {
 
 TEST(Template, RenderingOverItsLimitIsAnError) {
   const Template t = ParseTemplate("task.due", kValid);
-  const RenderContext context(
+  const mustache::RenderContext context(
       MakeContext({{"task", {{"title", std::string(2001, 'x')}}}}, std::nullopt, std::nullopt));
   try {
     (void)t.TextsFor("en").Render(Target::kSmsText, context);
@@ -132,6 +132,37 @@ TEST(Template, RenderingOverItsLimitIsAnError) {
     EXPECT_EQ(e.target(), Target::kSmsText);
     EXPECT_EQ(std::string(e.what()),
               "template sms.text rendered 2001 bytes, more than the 2000 allowed");
+  }
+}
+
+// Every text of a template goes through the budget of its target: a body
+// whose sections nest three deep over 300 items (270 MB) is stopped at the
+// body's limit (256 KiB), a title that loops without output at the step
+// budget.
+TEST(TemplateRenderBudgetTest, TextsAreStoppedAtTheirTargetsLimits) {
+  const Template t = ParseTemplate(
+      "task.due", {{"default_locale", "en"},
+                   {"locales",
+                    {{"en",
+                      {{"title", "x{{#a}}{{#a}}{{#a}}{{#a}}{{/a}}{{/a}}{{/a}}{{/a}}"},
+                       {"body", "{{#a}}{{#a}}{{#a}}0123456789{{/a}}{{/a}}{{/a}}"}}}}}});
+  json items = json::array();
+  for (int i = 0; i < 300; ++i) items.push_back(i);
+  const mustache::RenderContext context(json{{"a", items}});
+  try {
+    (void)t.TextsFor("en").Render(Target::kBody, context);
+    FAIL() << "rendered";
+  } catch (const RenderError& e) {
+    EXPECT_EQ(e.target(), Target::kBody);
+    EXPECT_EQ(std::string(e.what()).rfind("template body stopped at ", 0), 0u) << e.what();
+  }
+  try {
+    (void)t.TextsFor("en").Render(Target::kTitle, context);
+    FAIL() << "rendered";
+  } catch (const RenderError& e) {
+    EXPECT_EQ(e.target(), Target::kTitle);
+    EXPECT_EQ(std::string(e.what()).rfind("template title stopped after 100001 steps", 0), 0u)
+        << e.what();
   }
 }
 

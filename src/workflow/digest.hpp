@@ -4,14 +4,9 @@
 #include <optional>
 
 #include "core/clock.hpp"
-#include "templates/workflow_settings.hpp"
+#include "workflow/settings.hpp"
 
 namespace chopar::workflow {
-
-// A type's digest and its key (parsed with the template).
-using templates::DigestKey;
-using templates::DigestSettings;
-using templates::kMaxDigestKeyBytes;
 
 // The window open for one (user, type, key), as the database holds it.
 struct OpenWindow {

@@ -117,7 +117,7 @@ TEST(DigestKeyTest, LongKeysAreHashedAndStayDistinct) {
 }
 
 TEST(DigestKeyTest, BadSyntaxThrows) {
-  EXPECT_THROW(DigestKey("{{#open}}"), templates::SyntaxError);
+  EXPECT_THROW(DigestKey("{{#open}}"), mustache::SyntaxError);
 }
 
 }  // namespace

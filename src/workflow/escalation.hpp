@@ -5,12 +5,9 @@
 #include <string_view>
 
 #include "core/clock.hpp"
-#include "templates/workflow_settings.hpp"
+#include "workflow/settings.hpp"
 
 namespace chopar::workflow {
-
-// A type's escalate-if-unread (parsed with the template).
-using templates::EscalateSettings;
 
 // The last_error of an escalated delivery canceled because the notification
 // was read.

@@ -10,17 +10,20 @@
 namespace chopar::workflow {
 namespace {
 
-templates::Template WithSettings(const nlohmann::json& settings) {
-  nlohmann::json body = {{"locales", {{"en", {{"title", "Hi"}}}}}, {"default_locale", "en"}};
-  body.update(settings);
-  return templates::ParseTemplate("task.due", body);
+// The settings of a template's members {"digest", "throttle", "escalate"}
+// as `settings` gives them (absent: null).
+WorkflowSettings WithSettings(const nlohmann::json& settings) {
+  auto member = [&](const char* name) {
+    return settings.contains(name) ? settings[name] : nlohmann::json(nullptr);
+  };
+  return ParseWorkflowSettings(member("digest"), member("throttle"), member("escalate"));
 }
 
 TEST(WorkflowSettingsTest, ParsesEachSetting) {
-  const auto s = ParseWorkflowSettings(WithSettings(
+  const auto s = WithSettings(
       {{"digest", {{"window_seconds", 600}, {"key", "{{project.id}}"}, {"max_items", 10}}},
        {"throttle", {{"limit", 3}, {"window_seconds", 3600}}},
-       {"escalate", {{"after_seconds", 900}, {"channels", {"email", "sms"}}}}}));
+       {"escalate", {{"after_seconds", 900}, {"channels", {"email", "sms"}}}}});
   ASSERT_TRUE(s.digest && s.throttle && s.escalate);
   EXPECT_EQ(s.digest->window, std::chrono::seconds(600));
   EXPECT_EQ(s.digest->key.source(), "{{project.id}}");
@@ -33,12 +36,12 @@ TEST(WorkflowSettingsTest, ParsesEachSetting) {
 }
 
 TEST(WorkflowSettingsTest, AbsentOrNullIsNone) {
-  const auto s = ParseWorkflowSettings(WithSettings({{"digest", nullptr}}));
+  const auto s = WithSettings({{"digest", nullptr}});
   EXPECT_FALSE(s.digest || s.throttle || s.escalate);
 }
 
 TEST(WorkflowSettingsTest, DigestDefaults) {
-  const auto s = ParseWorkflowSettings(WithSettings({{"digest", {{"window_seconds", 60}}}}));
+  const auto s = WithSettings({{"digest", {{"window_seconds", 60}}}});
   ASSERT_TRUE(s.digest);
   EXPECT_EQ(s.digest->key.source(), "");
   EXPECT_EQ(s.digest->max_items, 50);
@@ -68,7 +71,7 @@ TEST(WorkflowSettingsTest, RefusalsNameTheField) {
   };
   for (const Case& c : cases) {
     try {
-      ParseWorkflowSettings(WithSettings(c.settings));
+      WithSettings(c.settings);
       ADD_FAILURE() << c.settings.dump() << " was accepted";
     } catch (const core::RequestError& e) {
       EXPECT_EQ(e.code(), core::ErrorCode::kInvalidField) << c.settings.dump();

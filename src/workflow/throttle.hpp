@@ -6,12 +6,9 @@
 
 #include "core/clock.hpp"
 #include "core/rate_limit.hpp"
-#include "templates/workflow_settings.hpp"
+#include "workflow/settings.hpp"
 
 namespace chopar::workflow {
-
-// A type's throttle (parsed with the template).
-using templates::ThrottleSettings;
 
 // The last_error of a delivery skipped by its type's throttle.
 inline constexpr std::string_view kThrottledReason = "throttled";

@@ -1,9 +1,5 @@
--- A notification with its deliveries.
-SELECT (v.doc::jsonb || jsonb_build_object('deliveries', coalesce(
-          (SELECT jsonb_agg(jsonb_build_object('id', d.id, 'channel', d.channel, 'status', d.status,
-                                               'attempts', d.attempts, 'last_error', d.last_error,
-                                               'updated_at', chopar.api_time(d.updated_at))
-                            ORDER BY d.id)
-           FROM chopar.deliveries d WHERE d.notification_id = v.id), '[]'::jsonb)))::text AS doc
-FROM chopar.notifications_api v
-WHERE v.id = $1
+-- A notification by id: the columns hub::ReadNotification reads.
+SELECT n.id, n.user_id, n.type, n.title, n.body, n.link, n.data::text AS data, n.critical,
+       n.dedup_key, n.created_at::text AS created_at, n.read_at::text AS read_at
+FROM chopar.notifications n
+WHERE n.id = $1

@@ -1,9 +1,13 @@
--- Deliveries newest first with optional filters; $5 is the keyset cursor (an id).
-SELECT v.doc::text AS doc, v.id
-FROM chopar.deliveries_api v
-WHERE ($1::text IS NULL OR v.status = $1)
-  AND ($2::text IS NULL OR v.channel = $2)
-  AND ($3::bigint IS NULL OR v.user_id = $3)
-  AND v.id < $5
-ORDER BY v.id DESC
+-- Deliveries newest first with optional filters; $5 is the keyset cursor (an
+-- id). The columns hub::ReadDelivery reads.
+SELECT d.id, d.notification_id, d.user_id, d.channel, d.status, d.attempts, d.last_error,
+       d.provider_message_id, d.provider_status, d.next_attempt_at::text AS next_attempt_at,
+       d.created_at::text AS created_at, d.updated_at::text AS updated_at,
+       d.sent_at::text AS sent_at
+FROM chopar.deliveries d
+WHERE ($1::text IS NULL OR d.status = $1)
+  AND ($2::text IS NULL OR d.channel = $2)
+  AND ($3::bigint IS NULL OR d.user_id = $3)
+  AND d.id < $5
+ORDER BY d.id DESC
 LIMIT $4

@@ -1,4 +1,4 @@
-#include "templates/mustache_text.hpp"
+#include "mustache/text.hpp"
 
 #include <charconv>
 #include <kainjow/mustache.hpp>
@@ -9,37 +9,37 @@
 
 #include "core/encoding.hpp"
 
-namespace chopar::templates {
+namespace chopar::mustache {
 namespace {
 
-namespace mustache = kainjow::mustache;
+namespace engine = kainjow::mustache;
 
-mustache::data ToData(const nlohmann::json& value) {
+engine::data ToData(const nlohmann::json& value) {
   switch (value.type()) {
     case nlohmann::json::value_t::object: {
-      mustache::data object(mustache::data::type::object);
+      engine::data object(engine::data::type::object);
       for (const auto& [key, member] : value.items()) object.set(key, ToData(member));
       return object;
     }
     case nlohmann::json::value_t::array: {
-      mustache::data list(mustache::data::type::list);
+      engine::data list(engine::data::type::list);
       for (const auto& item : value) list.push_back(ToData(item));
       return list;
     }
     case nlohmann::json::value_t::string:
-      return mustache::data(value.get_ref<const std::string&>());
+      return engine::data(value.get_ref<const std::string&>());
     case nlohmann::json::value_t::boolean:
-      return mustache::data(value.get<bool>());
+      return engine::data(value.get<bool>());
     case nlohmann::json::value_t::null:
     case nlohmann::json::value_t::discarded:
       // Falsey in a section, nothing when interpolated.
-      return mustache::data(false);
+      return engine::data(false);
     default:
-      return mustache::data(value.dump());
+      return engine::data(value.dump());
   }
 }
 
-using Engine = mustache::basic_mustache<std::string>;
+using Engine = engine::basic_mustache<std::string>;
 
 // What one render has done and holds, checked at every step against its
 // budget. `held` is the engine's line buffer: kainjow collects a line
@@ -77,7 +77,7 @@ class Meter {
 // ([temp.spec.general]/6): this names that render once, here, so that the
 // Meter can read the buffer.
 using PrivateRender = void (Engine::*)(const Engine::render_handler&,
-                                       mustache::context_internal<std::string>&, bool);
+                                       engine::context_internal<std::string>&, bool);
 PrivateRender RenderWithLineBuffer();
 template <PrivateRender kMember>
 struct PrivateRenderAccess {
@@ -89,24 +89,24 @@ template struct PrivateRenderAccess<&Engine::render>;
 // a dotted name's first part, falls back to outer sections when a later part
 // is missing; the spec ("Dotted Names - Context Precedence") says the name
 // then resolves to nothing.
-class SpecContext final : public mustache::basic_context<std::string> {
+class SpecContext final : public engine::basic_context<std::string> {
  public:
   // Every tag looked up and every section item entered is a step of
   // `meter`.
-  SpecContext(const mustache::data* root, Meter& meter) : meter_(meter) { stack_.push_back(root); }
+  SpecContext(const engine::data* root, Meter& meter) : meter_(meter) { stack_.push_back(root); }
 
-  void push(const mustache::data* data) override {
+  void push(const engine::data* data) override {
     meter_.Step();
     stack_.push_back(data);
   }
   void pop() override { stack_.pop_back(); }
 
-  const mustache::data* get(const std::string& name) const override {
+  const engine::data* get(const std::string& name) const override {
     meter_.Step();
     if (name == ".") return stack_.back();
     const auto dot = name.find('.');
     const std::string first = name.substr(0, dot);
-    const mustache::data* found = nullptr;
+    const engine::data* found = nullptr;
     for (auto it = stack_.rbegin(); it != stack_.rend() && found == nullptr; ++it) {
       found = (*it)->get(first);
     }
@@ -120,11 +120,11 @@ class SpecContext final : public mustache::basic_context<std::string> {
   }
 
   // Partials are not offered: a {{>name}} tag renders nothing.
-  const mustache::data* get_partial(const std::string& /*name*/) const override { return nullptr; }
+  const engine::data* get_partial(const std::string& /*name*/) const override { return nullptr; }
 
  private:
   Meter& meter_;
-  std::vector<const mustache::data*> stack_;
+  std::vector<const engine::data*> stack_;
 };
 
 // kainjow reports "… at <offset>"; the offset is the last number.
@@ -246,15 +246,13 @@ RenderLimitError::RenderLimitError(Limit limit, std::size_t allowed, std::size_t
       finished_(finished) {}
 
 RenderContext::RenderContext(const nlohmann::json& value)
-    : data_(std::make_unique<mustache::data>(ToData(value))) {}
+    : data_(std::make_unique<engine::data>(ToData(value))) {}
 RenderContext::~RenderContext() = default;
 RenderContext::RenderContext(RenderContext&&) noexcept = default;
 RenderContext& RenderContext::operator=(RenderContext&&) noexcept = default;
 
 MustacheText::MustacheText(std::string_view source, Escaping escaping)
-    : source_(source),
-      escaping_(escaping),
-      compiled_(std::make_unique<mustache::mustache>(source_)) {
+    : source_(source), escaping_(escaping), compiled_(std::make_unique<engine::mustache>(source_)) {
   if (!compiled_->is_valid()) {
     const std::string& message = compiled_->error_message();
     const std::size_t offset = std::min(OffsetIn(message), source_.size());
@@ -275,7 +273,7 @@ MustacheText::MustacheText(std::string_view source, Escaping escaping)
   // Errors were reported against the source as written; what is rendered
   // is the same template with its standalone lines taken out.
   if (auto stripped = WithoutStandaloneLines(source_); stripped != source_) {
-    auto rendered = std::make_unique<mustache::mustache>(stripped);
+    auto rendered = std::make_unique<engine::mustache>(stripped);
     if (rendered->is_valid()) compiled_ = std::move(rendered);
   }
   if (escaping_ == Escaping::kHtml) {
@@ -296,7 +294,7 @@ std::string MustacheText::Render(const RenderContext& context, const RenderBudge
   std::string out;
   Meter meter(budget, out);
   SpecContext scope(&context.data(), meter);
-  mustache::context_internal<std::string> engine_context{scope};
+  engine::context_internal<std::string> engine_context{scope};
   meter.Hold(&engine_context.line_buffer.data);
   // A piece handed to the sink leaves the line buffer: the total is checked
   // at the next step and at the end.
@@ -307,4 +305,4 @@ std::string MustacheText::Render(const RenderContext& context, const RenderBudge
   return out;
 }
 
-}  // namespace chopar::templates
+}  // namespace chopar::mustache

@@ -1,4 +1,4 @@
-#include "hub/digest_join.hpp"
+#include "workflow/digest_join.hpp"
 
 #include <algorithm>
 #include <map>
@@ -9,9 +9,9 @@
 
 #include "core/time_format.hpp"
 #include "db/errors.hpp"
-#include "hub/queries.hpp"
+#include "workflow/queries.hpp"
 
-namespace chopar::hub {
+namespace chopar::workflow {
 namespace {
 
 using WindowKey = std::tuple<std::int64_t, std::string, std::string>;  // user, type, key
@@ -20,7 +20,7 @@ using WindowKey = std::tuple<std::int64_t, std::string, std::string>;  // user, 
 struct Window {
   std::optional<std::int64_t> id;  // nullopt: opened by this call
   int slot = -1;                   // this call's new windows, numbered
-  workflow::OpenWindow state;
+  OpenWindow state;
   WindowKey key;
 };
 
@@ -62,9 +62,9 @@ void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items,
     const WindowKey key{open.Int(i, "user_id"), open.String(i, "type"), open.String(i, "key")};
     // Rows come by closes_at: the last one of a key is its latest-closing.
     current[key] = Window{open.Int(i, "id"), -1,
-                          workflow::OpenWindow{core::ParsePgTimestamp(open.Text(i, "opened_at")),
-                                               core::ParsePgTimestamp(open.Text(i, "closes_at")),
-                                               static_cast<int>(open.Int(i, "item_count"))},
+                          OpenWindow{core::ParsePgTimestamp(open.Text(i, "opened_at")),
+                                     core::ParsePgTimestamp(open.Text(i, "closes_at")),
+                                     static_cast<int>(open.Int(i, "item_count"))},
                           key};
   }
 
@@ -77,13 +77,12 @@ void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items,
   for (const DigestItem& item : items) {
     const WindowKey key{item.user_id, item.type, item.key};
     const auto found = current.find(key);
-    const std::optional<workflow::OpenWindow> state =
+    const std::optional<OpenWindow> state =
         found == current.end() ? std::nullopt : std::optional(found->second.state);
-    const workflow::WindowDecision decision =
-        workflow::DecideDigestWindow(state, now, item.settings);
-    if (decision.kind == workflow::WindowDecision::Kind::kOpen) {
+    const WindowDecision decision = DecideDigestWindow(state, now, item.settings);
+    if (decision.kind == WindowDecision::Kind::kOpen) {
       Window window{std::nullopt, static_cast<int>(fresh.size()),
-                    workflow::OpenWindow{now, decision.closes_at, 0}, key};
+                    OpenWindow{now, decision.closes_at, 0}, key};
       fresh.push_back(window);
       current[key] = window;
     }
@@ -134,4 +133,4 @@ void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items,
   }
 }
 
-}  // namespace chopar::hub
+}  // namespace chopar::workflow

@@ -3,15 +3,13 @@
 // Such a render is stopped as soon as its output passes the limit, or, when
 // it writes nothing, once it has taken its steps; not after it has run.
 
-#include "templates/mustache_text.hpp"
+#include "mustache/text.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "templates/template.hpp"
-
-namespace chopar::templates {
+namespace chopar::mustache {
 namespace {
 
 using nlohmann::json;
@@ -83,38 +81,11 @@ TEST(MustacheTextBudget, RenderWithinTheBudgetIsWhole) {
   const MustacheText text("{{#a}}{{.}},{{/a}}", Escaping::kNone);
   json list = json::array();
   for (int i = 0; i < 10; ++i) list.push_back(i);
-  EXPECT_EQ(text.Render(RenderContext(json{{"a", list}}), RenderBudget{20}), "0,1,2,3,4,5,6,7,8,9,");
+  EXPECT_EQ(text.Render(RenderContext(json{{"a", list}}), RenderBudget{20}),
+            "0,1,2,3,4,5,6,7,8,9,");
   EXPECT_THROW((void)text.Render(RenderContext(json{{"a", list}}), RenderBudget{19}),
                RenderLimitError);
 }
 
-// Every text of a template goes through the budget of its target: a body
-// that is a bomb is stopped at the body's limit (256 KiB), a title that
-// loops without output at the step budget.
-TEST(MustacheTextBudget, TemplateTextsAreStoppedAtTheirTargetsLimits) {
-  const Template t = ParseTemplate(
-      "task.due", {{"default_locale", "en"},
-                   {"locales",
-                    {{"en",
-                      {{"title", "x" + NestedSections(4, "")},
-                       {"body", NestedSections(3, "0123456789")}}}}}});
-  const RenderContext context(ThreeHundredItems());
-  try {
-    (void)t.TextsFor("en").Render(Target::kBody, context);
-    FAIL() << "rendered";
-  } catch (const RenderError& e) {
-    EXPECT_EQ(e.target(), Target::kBody);
-    EXPECT_EQ(std::string(e.what()).rfind("template body stopped at ", 0), 0u) << e.what();
-  }
-  try {
-    (void)t.TextsFor("en").Render(Target::kTitle, context);
-    FAIL() << "rendered";
-  } catch (const RenderError& e) {
-    EXPECT_EQ(e.target(), Target::kTitle);
-    EXPECT_EQ(std::string(e.what()).rfind("template title stopped after 100001 steps", 0), 0u)
-        << e.what();
-  }
-}
-
 }  // namespace
-}  // namespace chopar::templates
+}  // namespace chopar::mustache

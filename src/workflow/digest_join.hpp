@@ -10,7 +10,7 @@
 #include "db/pool.hpp"
 #include "workflow/digest.hpp"
 
-namespace chopar::hub {
+namespace chopar::workflow {
 
 // A notification of a digest type whose channel deliveries wait for its
 // window (docs/workflows-design.md "Digest"): created in-app already.
@@ -18,15 +18,15 @@ struct DigestItem {
   std::int64_t notification_id = 0;
   std::int64_t user_id = 0;
   std::string type;
-  std::string key;                          // rendered (workflow::DigestKey)
+  std::string key;                          // rendered (DigestKey)
   std::vector<core::ChannelKind> channels;  // not empty
-  workflow::DigestSettings settings;
+  DigestSettings settings;
 };
 
 // Puts `items` into their windows inside `tx` (the caller commits): takes
 // the advisory locks of their (user, type, key) in sorted order, locks the
 // open windows of those keys, decides per item in order with
-// workflow::DecideDigestWindow, and writes windows and items in one
+// DecideDigestWindow, and writes windows and items in one
 // statement, waking the closers. The closer takes a window's row lock, so an
 // item is either in a window before it closes or in the next one.
 //
@@ -42,4 +42,4 @@ struct DigestItem {
 void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items,
                  std::optional<core::TimePoint> simulated_now);
 
-}  // namespace chopar::hub
+}  // namespace chopar::workflow

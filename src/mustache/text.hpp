@@ -14,7 +14,7 @@ template <typename StringType>
 class basic_data;
 }  // namespace kainjow::mustache
 
-namespace chopar::templates {
+namespace chopar::mustache {
 
 // How `{{x}}` is written into a target: HTML-escaped (core::HtmlEscape;
 // email HTML and Telegram's HTML parse mode) or as it is (plain text).
@@ -120,4 +120,4 @@ class MustacheText {
   std::unique_ptr<kainjow::mustache::basic_mustache<std::string>> compiled_;
 };
 
-}  // namespace chopar::templates
+}  // namespace chopar::mustache

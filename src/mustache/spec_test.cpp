@@ -9,9 +9,9 @@
 #include <set>
 #include <string>
 
-#include "templates/mustache_text.hpp"
+#include "mustache/text.hpp"
 
-namespace chopar::templates {
+namespace chopar::mustache {
 namespace {
 
 const std::set<std::string> kNeedPartials = {"Partial Inheritence", "Post-Partial Behavior"};
@@ -44,4 +44,4 @@ INSTANTIATE_TEST_SUITE_P(Files, MustacheSpec,
                                          "delimiters"));
 
 }  // namespace
-}  // namespace chopar::templates
+}  // namespace chopar::mustache

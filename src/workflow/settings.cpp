@@ -1,4 +1,4 @@
-#include "templates/workflow_settings.hpp"
+#include "workflow/settings.hpp"
 
 #include <algorithm>
 #include <initializer_list>
@@ -8,7 +8,7 @@
 #include "core/encoding.hpp"
 #include "core/request_error.hpp"
 
-namespace chopar::templates {
+namespace chopar::workflow {
 namespace {
 
 // One settings object under its name ("digest"): field names in errors are
@@ -66,7 +66,7 @@ DigestSettings ParseDigest(const nlohmann::json& object) {
                                "digest.key must be a text of at most 1000 characters");
     try {
       s.key = DigestKey(key->get<std::string>());
-    } catch (const SyntaxError& e) {
+    } catch (const mustache::SyntaxError& e) {
       throw core::InvalidField("digest.key", std::string("digest.key: ") + e.what());
     }
   }
@@ -101,15 +101,17 @@ EscalateSettings ParseEscalate(const nlohmann::json& object) {
 }  // namespace
 
 DigestKey::DigestKey(std::string_view source) {
-  if (!source.empty()) text_ = std::make_shared<const MustacheText>(source, Escaping::kNone);
+  if (!source.empty())
+    text_ = std::make_shared<const mustache::MustacheText>(source, mustache::Escaping::kNone);
 }
 
 std::string DigestKey::Render(const nlohmann::json& data) const {
   if (!text_) return {};
   std::string key;
   try {
-    key = text_->Render(RenderContext(data), RenderBudget{kMaxDigestKeyRenderBytes});
-  } catch (const RenderLimitError& e) {
+    key = text_->Render(mustache::RenderContext(data),
+                        mustache::RenderBudget{kMaxDigestKeyRenderBytes});
+  } catch (const mustache::RenderLimitError& e) {
     throw core::InvalidField("data", std::string("digest.key ") + e.what());
   }
   if (key.size() <= kMaxDigestKeyBytes) return key;
@@ -135,4 +137,4 @@ WorkflowSettings ParseWorkflowSettings(const nlohmann::json& digest, const nlohm
   return settings;
 }
 
-}  // namespace chopar::templates
+}  // namespace chopar::workflow

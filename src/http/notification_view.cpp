@@ -1,0 +1,52 @@
+#include "http/notification_view.hpp"
+
+#include "http/json_view.hpp"
+
+namespace chopar::http {
+
+nlohmann::json NotificationView(const hub::Notification& n) {
+  return {{"id", n.id},
+          {"user_id", n.user_id},
+          {"type", n.type},
+          {"title", n.title},
+          {"body", n.body},
+          {"link", OrNull(n.link)},
+          {"data", n.data},
+          {"critical", n.critical},
+          {"dedup_key", OrNull(n.dedup_key)},
+          {"created_at", TimeView(n.created_at)},
+          {"read_at", TimeView(n.read_at)}};
+}
+
+nlohmann::json DeliveryView(const hub::Delivery& d) {
+  return {{"id", d.id},
+          {"notification_id", d.notification_id},
+          {"user_id", d.user_id},
+          {"channel", d.channel},
+          {"status", d.status},
+          {"attempts", d.attempts},
+          {"last_error", OrNull(d.last_error)},
+          {"provider_message_id", OrNull(d.provider_message_id)},
+          {"provider_status", OrNull(d.provider_status)},
+          {"next_attempt_at", TimeView(d.next_attempt_at)},
+          {"created_at", TimeView(d.created_at)},
+          {"updated_at", TimeView(d.updated_at)},
+          {"sent_at", TimeView(d.sent_at)}};
+}
+
+nlohmann::json NotificationWithDeliveriesView(const hub::NotificationWithDeliveries& found) {
+  nlohmann::json doc = NotificationView(found.notification);
+  nlohmann::json deliveries = nlohmann::json::array();
+  for (const hub::Delivery& d : found.deliveries) {
+    deliveries.push_back({{"id", d.id},
+                          {"channel", d.channel},
+                          {"status", d.status},
+                          {"attempts", d.attempts},
+                          {"last_error", OrNull(d.last_error)},
+                          {"updated_at", TimeView(d.updated_at)}});
+  }
+  doc["deliveries"] = std::move(deliveries);
+  return doc;
+}
+
+}  // namespace chopar::http

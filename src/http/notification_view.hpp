@@ -1,0 +1,24 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "hub/notification.hpp"
+
+namespace chopar::http {
+
+// The API's JSON of the hub's notifications and deliveries (docs/api.md
+// "The notification object", "Deliveries").
+
+// {"id", "user_id", "type", "title", "body", "link", "data", "critical",
+// "dedup_key", "created_at", "read_at"}: the inbox's items, the SSE stream's
+// "notification" events.
+nlohmann::json NotificationView(const hub::Notification& notification);
+
+// GET /v1/deliveries' items.
+nlohmann::json DeliveryView(const hub::Delivery& delivery);
+
+// GET /v1/notifications/{id}: the notification and "deliveries", each
+// {"id", "channel", "status", "attempts", "last_error", "updated_at"}.
+nlohmann::json NotificationWithDeliveriesView(const hub::NotificationWithDeliveries& found);
+
+}  // namespace chopar::http

@@ -1,0 +1,48 @@
+#include "core/time_format.hpp"
+#include "hub/notification.hpp"
+
+namespace chopar::hub {
+namespace {
+
+std::optional<core::TimePoint> OptTime(const db::Result& rows, int row, const char* column) {
+  if (rows.IsNull(row, column)) return std::nullopt;
+  return core::ParsePgTimestamp(rows.Text(row, column));
+}
+
+}  // namespace
+
+Notification ReadNotification(const db::Result& rows, int row) {
+  Notification n;
+  n.id = rows.Int(row, "id");
+  n.user_id = rows.Int(row, "user_id");
+  n.type = rows.String(row, "type");
+  n.title = rows.String(row, "title");
+  n.body = rows.String(row, "body");
+  n.link = rows.OptString(row, "link");
+  n.data = nlohmann::json::parse(rows.Text(row, "data"));
+  n.critical = rows.Bool(row, "critical");
+  n.dedup_key = rows.OptString(row, "dedup_key");
+  n.created_at = core::ParsePgTimestamp(rows.Text(row, "created_at"));
+  n.read_at = OptTime(rows, row, "read_at");
+  return n;
+}
+
+Delivery ReadDelivery(const db::Result& rows, int row) {
+  Delivery d;
+  d.id = rows.Int(row, "id");
+  d.notification_id = rows.Int(row, "notification_id");
+  d.user_id = rows.Int(row, "user_id");
+  d.channel = rows.String(row, "channel");
+  d.status = rows.String(row, "status");
+  d.attempts = static_cast<int>(rows.Int(row, "attempts"));
+  d.last_error = rows.OptString(row, "last_error");
+  d.provider_message_id = rows.OptString(row, "provider_message_id");
+  d.provider_status = rows.OptString(row, "provider_status");
+  d.next_attempt_at = OptTime(rows, row, "next_attempt_at");
+  d.created_at = core::ParsePgTimestamp(rows.Text(row, "created_at"));
+  d.updated_at = core::ParsePgTimestamp(rows.Text(row, "updated_at"));
+  d.sent_at = OptTime(rows, row, "sent_at");
+  return d;
+}
+
+}  // namespace chopar::hub
