@@ -87,7 +87,7 @@ class BroadcastPgTest : public testing::PgTest {
   std::int64_t Broadcast(json body) {
     const auto created = broadcasts_->Create(ParseBroadcastRequest(body));
     EXPECT_TRUE(created.created);
-    return created.broadcast["id"].get<std::int64_t>();
+    return created.broadcast.id;
   }
 
   std::int64_t Count(const std::string& sql) const { return db_->Count(sql); }
@@ -153,7 +153,7 @@ TEST_F(BroadcastPgTest, ReachesEachOf25000SubscribersExactlyOnceWithTheirPrefere
   Subscribe("everyone-but-some", 1001, 26000);
   const std::int64_t id =
       Broadcast({{"topic", "everyone-but-some"}, {"notification", Notification()}});
-  EXPECT_EQ(broadcasts_->Get(id)["status"], "running");
+  EXPECT_EQ(broadcasts_->Get(id).status, "running");
 
   FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 2000});
   EXPECT_EQ(fan_out.RunOnce(), 13);  // 12 full batches and the one that finds the end
@@ -180,11 +180,11 @@ TEST_F(BroadcastPgTest, ReachesEachOf25000SubscribersExactlyOnceWithTheirPrefere
                   "GROUP BY 1, 2 HAVING count(*) > 1) x"),
             0);
 
-  const json done = broadcasts_->Get(id);
-  EXPECT_EQ(done["status"], "done");
-  EXPECT_EQ(done["recipients"], 25000);
-  EXPECT_EQ(done["created"], 25000);
-  EXPECT_TRUE(done["finished_at"].is_string());
+  const broadcast::Broadcast done = broadcasts_->Get(id);
+  EXPECT_EQ(done.status, "done");
+  EXPECT_EQ(done.recipients, 25000);
+  EXPECT_EQ(done.created, 25000);
+  EXPECT_TRUE(done.finished_at.has_value());
   EXPECT_EQ(metrics_.GetCounter("chopar_broadcast_recipients_total", "").Value(), 25000);
 }
 
@@ -291,7 +291,7 @@ TEST_F(BroadcastPgTest, ATemplatedTypeIsRenderedForEachRecipient) {
           .Create(ParseBroadcastRequest(
               {{"topic", "t"},
                {"notification", {{"type", "release.note"}, {"channels", {"email"}}}}}));
-  const std::int64_t id = created.broadcast["id"].get<std::int64_t>();
+  const std::int64_t id = created.broadcast.id;
   FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 20}, &lookup);
   EXPECT_EQ(fan_out.RunOnce(), 2);
   for (std::int64_t user = 1; user <= 30; ++user) {
@@ -302,7 +302,7 @@ TEST_F(BroadcastPgTest, ATemplatedTypeIsRenderedForEachRecipient) {
               user % 3 == 0 || user % 5 == 0 ? 0 : 1)
         << "user " << u;
   }
-  EXPECT_EQ(broadcasts_->Get(id)["created"], 30);
+  EXPECT_EQ(broadcasts_->Get(id).created, 30);
 }
 
 // A broadcast's deliveries are bulk — claimed after the ordinary ones that
@@ -339,7 +339,7 @@ TEST_F(BroadcastPgTest, AudienceAllReachesEveryUser) {
                   "'broadcast:" +
                   std::to_string(id) + "'"),
             1234);
-  EXPECT_EQ(broadcasts_->Get(id)["status"], "done");
+  EXPECT_EQ(broadcasts_->Get(id).status, "done");
 }
 
 TEST_F(BroadcastPgTest, TheSameDedupKeyIsTheSameBroadcast) {
@@ -350,7 +350,7 @@ TEST_F(BroadcastPgTest, TheSameDedupKeyIsTheSameBroadcast) {
   const auto again = broadcasts_->Create(ParseBroadcastRequest(body));
   EXPECT_TRUE(first.created);
   EXPECT_FALSE(again.created);
-  EXPECT_EQ(again.broadcast["id"], first.broadcast["id"]);
+  EXPECT_EQ(again.broadcast.id, first.broadcast.id);
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.broadcasts"), 1);
 
   ExpectRefused(
@@ -411,11 +411,12 @@ TEST_F(BroadcastPgTest, CancelStopsTheFanOutAndEndsItsQueuedDeliveriesInBatches)
   const std::int64_t in_first_batch = Count(deliveries + " WHERE user_id > 200");
 
   // The cancel runs the walk's first batch itself (users 300 down to 201).
-  const json canceled = BroadcastService(*pool_, nullptr, FanOutSettings{.batch = 100}).Cancel(id);
-  EXPECT_EQ(canceled["status"], "canceled");
-  EXPECT_EQ(canceled["recipients"], 300);
-  EXPECT_EQ(canceled["stopped"]["deliveries"], in_first_batch) << canceled.dump();
-  EXPECT_EQ(canceled["stopping"], true);
+  const broadcast::Broadcast canceled =
+      BroadcastService(*pool_, nullptr, FanOutSettings{.batch = 100}).Cancel(id);
+  EXPECT_EQ(canceled.status, "canceled");
+  EXPECT_EQ(canceled.recipients, 300);
+  EXPECT_EQ(canceled.stopped.deliveries, in_first_batch);
+  EXPECT_EQ(canceled.stopping, true);
 
   // The fan-out loops walk the rest, 100 a batch from user 200 down: two
   // full batches and the one that finds none left. No notification is
@@ -441,9 +442,9 @@ TEST_F(BroadcastPgTest, CancelStopsTheFanOutAndEndsItsQueuedDeliveriesInBatches)
                   "lease_until IS NOT NULL"),
             0);
   EXPECT_EQ(fan_out.RunOnce(), 0);
-  const json after = broadcasts_->Get(id);
-  EXPECT_EQ(after["stopped"], (json{{"deliveries", created - left}, {"delayed", 0}, {"digest_items", 0}}));
-  EXPECT_EQ(after["stopping"], false);
+  const broadcast::Broadcast after = broadcasts_->Get(id);
+  EXPECT_EQ(after.stopped, (StoppedCounts{created - left, 0, 0}));
+  EXPECT_EQ(after.stopping, false);
 
   // Canceling a canceled broadcast changes nothing.
   EXPECT_EQ(broadcasts_->Cancel(id), after);
@@ -454,10 +455,10 @@ TEST_F(BroadcastPgTest, CancelStopsTheFanOutAndEndsItsQueuedDeliveriesInBatches)
 TEST_F(BroadcastPgTest, CancelBeforeAnyBatchLeavesNothingToCancel) {
   TopicOfUsers(50);
   const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", Notification()}});
-  const json canceled = broadcasts_->Cancel(id);
-  EXPECT_EQ(canceled["status"], "canceled");
-  EXPECT_EQ(canceled["stopped"], (json{{"deliveries", 0}, {"delayed", 0}, {"digest_items", 0}}));
-  EXPECT_EQ(canceled["stopping"], false);
+  const broadcast::Broadcast canceled = broadcasts_->Cancel(id);
+  EXPECT_EQ(canceled.status, "canceled");
+  EXPECT_EQ(canceled.stopped, (StoppedCounts{0, 0, 0}));
+  EXPECT_EQ(canceled.stopping, false);
   FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100});
   EXPECT_EQ(fan_out.RunOnce(), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 0);
@@ -473,15 +474,15 @@ TEST_F(BroadcastPgTest, CancelOfADoneBroadcastDeletesItsDelayedNotifications) {
   const std::int64_t id = Broadcast({{"topic", "t"}, {"notification", notification}});
   FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100});
   EXPECT_EQ(fan_out.RunOnce(), 1);
-  ASSERT_EQ(broadcasts_->Get(id)["status"], "done");
+  ASSERT_EQ(broadcasts_->Get(id).status, "done");
   const std::string key = "'broadcast:" + std::to_string(id) + "'";
   ASSERT_EQ(Count("SELECT count(*) FROM chopar.delayed_notifications WHERE dedup_key = " + key), 3);
 
-  const json canceled = broadcasts_->Cancel(id);
-  EXPECT_EQ(canceled["status"], "canceled");
-  EXPECT_EQ(canceled["stopped"], (json{{"deliveries", 0}, {"delayed", 3}, {"digest_items", 0}}));
-  EXPECT_EQ(canceled["stopping"], false);
-  EXPECT_FALSE(canceled["finished_at"].is_null());
+  const broadcast::Broadcast canceled = broadcasts_->Cancel(id);
+  EXPECT_EQ(canceled.status, "canceled");
+  EXPECT_EQ(canceled.stopped, (StoppedCounts{0, 3, 0}));
+  EXPECT_EQ(canceled.stopping, false);
+  EXPECT_TRUE(canceled.finished_at.has_value());
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.delayed_notifications"), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.notification_dedup WHERE dedup_key = " + key), 0);
   EXPECT_EQ(fan_out.RunOnce(), 0);
@@ -496,7 +497,7 @@ TEST_F(BroadcastPgTest, CancelOfADoneBroadcastCancelsItsPacedQueuedDeliveries) {
   FanOut fan_out(*pool_, clock_, metrics_,
                  FanOutSettings{.batch = 100, .deliveries_per_second = 1});
   EXPECT_EQ(fan_out.RunOnce(), 4);
-  ASSERT_EQ(broadcasts_->Get(id)["status"], "done");
+  ASSERT_EQ(broadcasts_->Get(id).status, "done");
   const std::string deliveries = "SELECT count(*) FROM chopar.deliveries";
   const std::int64_t created = Count(deliveries);
   ASSERT_GT(Count(deliveries + " WHERE next_attempt_at > now() + interval '1 minute'"), 0)
@@ -506,9 +507,9 @@ TEST_F(BroadcastPgTest, CancelOfADoneBroadcastCancelsItsPacedQueuedDeliveries) {
       "WHERE user_id = 1 RETURNING 1");
   const std::int64_t sent = Count(deliveries + " WHERE status = 'sent'");
 
-  const json canceled = broadcasts_->Cancel(id);
-  EXPECT_EQ(canceled["status"], "canceled");
-  EXPECT_EQ(canceled["stopped"]["deliveries"], created - sent) << canceled.dump();
+  const broadcast::Broadcast canceled = broadcasts_->Cancel(id);
+  EXPECT_EQ(canceled.status, "canceled");
+  EXPECT_EQ(canceled.stopped.deliveries, created - sent);
   EXPECT_EQ(Count(deliveries + " WHERE status = 'queued'"), 0);
   EXPECT_EQ(Count(deliveries + " WHERE status = 'canceled'"), created - sent);
   EXPECT_EQ(Count(deliveries + " WHERE status = 'sent'"), sent);
@@ -528,13 +529,13 @@ TEST_F(BroadcastPgTest, CancelTakesItsNotificationsOutOfOpenDigestWindows) {
           .Create(ParseBroadcastRequest(
               {{"topic", "t"},
                {"notification", {{"type", "release.digest"}, {"channels", {"email"}}}}}));
-  const std::int64_t id = created.broadcast["id"].get<std::int64_t>();
+  const std::int64_t id = created.broadcast.id;
   FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 100}, &lookup);
   EXPECT_EQ(fan_out.RunOnce(), 1);
   ASSERT_EQ(Count("SELECT count(*) FROM chopar.digest_items"), 4);
 
-  const json canceled = BroadcastService(*pool_, &lookup).Cancel(id);
-  EXPECT_EQ(canceled["stopped"], (json{{"deliveries", 0}, {"delayed", 0}, {"digest_items", 4}}));
+  const broadcast::Broadcast canceled = BroadcastService(*pool_, &lookup).Cancel(id);
+  EXPECT_EQ(canceled.stopped, (StoppedCounts{0, 0, 4}));
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.digest_items"), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.digests WHERE item_count <> 0"), 0);
 }
@@ -551,7 +552,7 @@ TEST_F(BroadcastPgTest, ALeasedBroadcastIsLeftToItsHolderUntilTheLeaseRunsOut) {
   // from the cursor.
   db_->Scalar("UPDATE chopar.broadcasts SET lease_until = now() - interval '1 second'");
   EXPECT_EQ(second.RunOnce(), 3);
-  EXPECT_EQ(broadcasts_->Get(id)["status"], "done");
+  EXPECT_EQ(broadcasts_->Get(id).status, "done");
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 1000);
   EXPECT_EQ(Count("SELECT count(DISTINCT user_id) FROM chopar.notifications"), 1000);
 }
@@ -569,7 +570,7 @@ TEST_F(BroadcastPgTest, ARepeatedBatchIsAbsorbedByTheDedupKey) {
   EXPECT_EQ(repeated->created, 0);
   EXPECT_EQ(fan_out.RunOnce(), 2);
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications"), 1000);
-  EXPECT_EQ(broadcasts_->Get(id)["created"], 1000);
+  EXPECT_EQ(broadcasts_->Get(id).created, 1000);
 }
 
 TEST_F(BroadcastPgTest, TwoProcessesFanOutOneBroadcastOnce) {

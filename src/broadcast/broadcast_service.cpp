@@ -97,13 +97,13 @@ CreatedBroadcast BroadcastService::Create(const BroadcastRequest& request) {
   return result;
 }
 
-nlohmann::json BroadcastService::Get(std::int64_t id) {
+Broadcast BroadcastService::Get(std::int64_t id) {
   const auto row = pool_.Acquire()->Exec(queries::kGetBroadcast, id);
   if (row.Empty()) throw BroadcastNotFound(id);
-  return nlohmann::json::parse(row.Text(0, "doc"));
+  return ReadBroadcast(row, 0);
 }
 
-nlohmann::json BroadcastService::Cancel(std::int64_t id) {
+Broadcast BroadcastService::Cancel(std::int64_t id) {
   auto tx = pool_.Begin("cancel_broadcast");
   const auto canceled = tx.Exec(queries::kCancelBroadcast, id);
   const auto cursor = canceled.Empty() ? std::nullopt : canceled.OptInt(0, "cancel_cursor");

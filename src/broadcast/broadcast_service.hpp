@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "broadcast/broadcast.hpp"
 #include "broadcast/settings.hpp"
 #include "db/pool.hpp"
 #include "hub/notify_service.hpp"
@@ -41,7 +42,7 @@ hub::NotificationRequest RecipientRequest(int version, const nlohmann::json& sto
 
 struct CreatedBroadcast {
   bool created = false;      // false: the request's dedup_key named an existing broadcast
-  nlohmann::json broadcast;  // as GET /v1/broadcasts/{id} shows it
+  Broadcast broadcast;
 };
 
 // Creates, reads and cancels broadcasts; the FanOut does the work. Each call
@@ -60,10 +61,8 @@ class BroadcastService {
   // unknown topic, kInvalidField "notification.title" when neither the
   // request nor the type's template gives a title.
   CreatedBroadcast Create(const BroadcastRequest& request);
-  // {"id", "topic", "audience", "status", "recipients", "created",
-  // "dedup_key", "created_at", "finished_at", "stopped": {"deliveries",
-  // "delayed", "digest_items"}, "stopping"}. kNotFound when unknown.
-  nlohmann::json Get(std::int64_t id);
+  // kNotFound when unknown.
+  Broadcast Get(std::int64_t id);
   // Cancels a running or done broadcast (a fan-out batch in progress commits
   // first) and, in the same transaction, runs the first batch of the walk
   // that stops what it has not sent yet (StopNextBatch: up to settings.batch
@@ -71,7 +70,7 @@ class BroadcastService {
   // woken at COMMIT, walk the rest. A canceled broadcast is left as it is.
   // Returns the broadcast, with what the walk has stopped so far. kNotFound
   // when unknown; throws db::DbError / db::PoolTimeout (nothing changed).
-  nlohmann::json Cancel(std::int64_t id);
+  Broadcast Cancel(std::int64_t id);
 
  private:
   db::Pool& pool_;

@@ -1,6 +1,7 @@
 // Topics and broadcasts (docs/api.md "Topics and broadcasts").
 #include "http/broadcast_routes.hpp"
 
+#include "http/broadcast_view.hpp"
 #include "http/message.hpp"
 
 namespace chopar::http {
@@ -55,21 +56,21 @@ struct CreateBroadcast {
     const auto created =
         broadcasts.Create(broadcast::ParseBroadcastRequest(ParseJsonObject(request)));
     // 202: the fan-out runs in the background; 200 for a repeated dedup_key.
-    return JsonResponse(created.created ? 202 : 200, created.broadcast);
+    return JsonResponse(created.created ? 202 : 200, BroadcastView(created.broadcast));
   }
 };
 
 struct GetBroadcast {
   broadcast::BroadcastService& broadcasts;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, broadcasts.Get(request.Id("id")));
+    return JsonResponse(200, BroadcastView(broadcasts.Get(request.Id("id"))));
   }
 };
 
 struct CancelBroadcast {
   broadcast::BroadcastService& broadcasts;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, broadcasts.Cancel(request.Id("id")));
+    return JsonResponse(200, BroadcastView(broadcasts.Cancel(request.Id("id"))));
   }
 };
 

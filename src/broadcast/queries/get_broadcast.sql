@@ -1,13 +1,9 @@
--- Broadcast $1 as the API shows it (no row: unknown). `stopped`: what the
--- walk after a cancel has stopped so far; `stopping`: the walk goes on.
-SELECT json_build_object('id', b.id, 'topic', b.topic, 'audience', b.audience,
-                         'status', b.status, 'recipients', b.recipients, 'created', b.created,
-                         'dedup_key', b.dedup_key,
-                         'created_at', chopar.api_time(b.created_at),
-                         'finished_at', chopar.api_time(b.finished_at),
-                         'stopped', json_build_object('deliveries', b.stopped_deliveries,
-                                                      'delayed', b.stopped_delayed,
-                                                      'digest_items', b.stopped_digest_items),
-                         'stopping', b.cancel_cursor IS NOT NULL)::text AS doc
+-- Broadcast $1 (no row: unknown): the columns broadcast::ReadBroadcast
+-- reads. `stopped_*`: what the walk after a cancel has stopped so far;
+-- `stopping`: the walk goes on.
+SELECT b.id, b.topic, b.audience, b.status, b.recipients, b.created, b.dedup_key,
+       b.created_at::text AS created_at, b.finished_at::text AS finished_at,
+       b.stopped_deliveries, b.stopped_delayed, b.stopped_digest_items,
+       b.cancel_cursor IS NOT NULL AS stopping
 FROM chopar.broadcasts b
 WHERE b.id = $1
