@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace chopar::core {
 namespace {
@@ -33,6 +36,37 @@ TEST(PerChannelTest, DefaultsToValueInitialisedAndCompares) {
   EXPECT_EQ(a, b);
   b[ChannelKind::kSms] = 1;
   EXPECT_NE(a, b);
+}
+
+// Registering a channel that works is tests/registered_channel's (it
+// changes the process's registry); here only what is refused, which leaves
+// the registry as it was.
+TEST(ChannelRegistryTest, RefusesBadNamesRepeatsAndFieldsTheMessageCannotCarry) {
+  constexpr MessageField kText[] = {{"text", false, 100, 100, StandsFor::kTitleAndBody}};
+  constexpr MessageField kUnknownField[] = {{"markdown", false, 100, 100, StandsFor::kBody}};
+  const std::size_t before = ChannelCount();
+  for (const std::string_view name : {"", "Pager", "9pager", "pa-ger", "pager pager",
+                                      "a_name_that_is_longer_than_thirty_two"}) {
+    EXPECT_THROW(RegisterChannel({name, "pager_number", true, 5, "channels.pager", kText}),
+                 std::invalid_argument)
+        << "'" << name << "'";
+  }
+  EXPECT_THROW(RegisterChannel({"email", "email", true, 5, "channels.email", kText}),
+               std::invalid_argument);
+  EXPECT_THROW(RegisterChannel({"pager", "pager_number", true, 5, "channels.pager", kUnknownField}),
+               std::invalid_argument);
+  EXPECT_EQ(ChannelCount(), before);
+  EXPECT_EQ(ParseChannel("pager"), std::nullopt);
+}
+
+TEST(ChannelRegistryTest, AddressStoresOfTheBuiltInChannels) {
+  EXPECT_EQ(StoreOf(InfoOf(ChannelKind::kEmail)), AddressStore::kEmail);
+  EXPECT_EQ(StoreOf(InfoOf(ChannelKind::kTelegram)), AddressStore::kTelegramChat);
+  EXPECT_EQ(StoreOf(InfoOf(ChannelKind::kPush)), AddressStore::kPushSubscription);
+  EXPECT_EQ(StoreOf(InfoOf(ChannelKind::kSms)), AddressStore::kPhone);
+  EXPECT_EQ(ChannelsKeptIn(AddressStore::kPhone), std::vector<std::string>{"sms"});
+  EXPECT_TRUE(ChannelsKeptIn(AddressStore::kUser).empty());
+  EXPECT_EQ(RegisteredHourlyLimits(), (PerChannel<int>{20, 30, 30, 3}));
 }
 
 }  // namespace
