@@ -100,10 +100,10 @@ class BroadcastPgTest : public testing::PgTest {
 
 TEST_F(BroadcastPgTest, TopicCrudAndCursorListing) {
   AddUsers(1, 250);
-  const json topic = topics_->Put("project-7", "Project 7 watchers");
-  EXPECT_EQ(topic["key"], "project-7");
-  EXPECT_EQ(topic["name"], "Project 7 watchers");
-  EXPECT_EQ(topics_->Put("project-7", "Watchers")["name"], "Watchers");
+  const Topic topic = topics_->Put("project-7", "Project 7 watchers");
+  EXPECT_EQ(topic.key, "project-7");
+  EXPECT_EQ(topic.name, "Project 7 watchers");
+  EXPECT_EQ(topics_->Put("project-7", "Watchers").name, "Watchers");
 
   std::vector<std::int64_t> ids;
   for (std::int64_t id = 250; id >= 1; --id) ids.push_back(id);
@@ -118,7 +118,7 @@ TEST_F(BroadcastPgTest, TopicCrudAndCursorListing) {
   int pages = 0;
   do {
     const SubscriberPage page = topics_->ListSubscribers("project-7", 100, cursor);
-    for (const auto& item : page.items) listed.push_back(item["user_id"].get<std::int64_t>());
+    for (const Subscriber& item : page.items) listed.push_back(item.user_id);
     cursor = page.next_cursor;
     ++pages;
   } while (cursor);

@@ -1,5 +1,5 @@
 #include "broadcast/broadcast.hpp"
-#include "core/time_format.hpp"
+#include "db/time_column.hpp"
 
 namespace chopar::broadcast {
 
@@ -12,10 +12,8 @@ Broadcast ReadBroadcast(const db::Result& rows, int row) {
   b.recipients = rows.Int(row, "recipients");
   b.created = rows.Int(row, "created");
   b.dedup_key = rows.OptString(row, "dedup_key");
-  b.created_at = core::ParsePgTimestamp(rows.Text(row, "created_at"));
-  if (!rows.IsNull(row, "finished_at")) {
-    b.finished_at = core::ParsePgTimestamp(rows.Text(row, "finished_at"));
-  }
+  b.created_at = db::TimeColumn(rows, row, "created_at");
+  b.finished_at = db::OptTimeColumn(rows, row, "finished_at");
   b.stopped = {rows.Int(row, "stopped_deliveries"), rows.Int(row, "stopped_delayed"),
                rows.Int(row, "stopped_digest_items")};
   b.stopping = rows.Bool(row, "stopping");

@@ -4,6 +4,7 @@
 
 #include "broadcast/queries.hpp"
 #include "core/request_error.hpp"
+#include "db/time_column.hpp"
 #include "hub/cursor.hpp"
 #include "hub/validation.hpp"
 
@@ -58,14 +59,11 @@ std::vector<std::int64_t> ParseUserIds(const nlohmann::json& body) {
   return ids;
 }
 
-nlohmann::json SubscriberPage::ToJson() const {
-  return {{"items", items},
-          {"next_cursor", next_cursor ? nlohmann::json(*next_cursor) : nlohmann::json(nullptr)}};
-}
-
-nlohmann::json TopicService::Put(const std::string& key, const std::string& name) {
+Topic TopicService::Put(const std::string& key, const std::string& name) {
   RequireTopicKey(key);
-  return nlohmann::json::parse(pool_.Acquire()->Exec(queries::kPutTopic, key, name).Text(0, "doc"));
+  const auto row = pool_.Acquire()->Exec(queries::kPutTopic, key, name);
+  return {row.String(0, "key"), row.String(0, "name"), db::TimeColumn(row, 0, "created_at"),
+          db::TimeColumn(row, 0, "updated_at")};
 }
 
 std::int64_t TopicService::AddSubscribers(const std::string& key,
@@ -102,11 +100,10 @@ SubscriberPage TopicService::ListSubscribers(const std::string& key, int limit,
       continue;
     }
     if (listed == limit) {
-      page.next_cursor = hub::EncodeIdCursor(page.items.back()["user_id"].get<std::int64_t>());
+      page.next_cursor = hub::EncodeIdCursor(page.items.back().user_id);
       continue;
     }
-    page.items.push_back(
-        {{"user_id", rows.Int(i, "user_id")}, {"created_at", rows.String(i, "created_at")}});
+    page.items.push_back({rows.Int(i, "user_id"), db::TimeColumn(rows, i, "created_at")});
     ++listed;
   }
   if (!topic_exists) throw TopicNotFound(key);

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/clock.hpp"
+#include "core/page.hpp"
 #include "db/pool.hpp"
 
 namespace chopar::broadcast {
@@ -29,12 +31,22 @@ std::string ParseTopicName(const nlohmann::json& body);
 // kInvalidJson / kInvalidField ("user_ids").
 std::vector<std::int64_t> ParseUserIds(const nlohmann::json& body);
 
-// One page of GET /v1/topics/{key}/subscribers.
-struct SubscriberPage {
-  nlohmann::json items = nlohmann::json::array();  // {"user_id", "created_at"}
-  std::optional<std::string> next_cursor;
-  [[nodiscard]] nlohmann::json ToJson() const;
+// A topic (http::TopicView is its JSON).
+struct Topic {
+  std::string key;
+  std::string name;
+  core::TimePoint created_at;
+  core::TimePoint updated_at;
 };
+
+// A user subscribed to a topic, and since when.
+struct Subscriber {
+  std::int64_t user_id = 0;
+  core::TimePoint created_at;
+};
+
+// One page of GET /v1/topics/{key}/subscribers.
+using SubscriberPage = core::Page<Subscriber>;
 
 // Topics and their subscribers (docs/api.md "Topics and broadcasts"). Each
 // call is one statement. Thread-safe; the pool must outlive the service.
@@ -42,9 +54,8 @@ class TopicService {
  public:
   explicit TopicService(db::Pool& pool) : pool_(pool) {}
 
-  // Creates or renames topic `key`; returns {"key", "name", "created_at",
-  // "updated_at"}.
-  nlohmann::json Put(const std::string& key, const std::string& name);
+  // Creates or renames topic `key`; returns it.
+  Topic Put(const std::string& key, const std::string& name);
   // Subscribes the users (idempotent); returns how many were not subscribed
   // before. Throws core::RequestError kNotFound for an unknown topic,
   // kUserNotFound for an unknown user (then nobody is added).

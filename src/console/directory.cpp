@@ -10,18 +10,14 @@
 
 namespace chopar::console {
 
-UserPage ListUsers(db::Pool& pool, hub::UserService& users, int limit,
-                   const std::optional<std::string>& cursor) {
+core::Page<hub::User> ListUsers(db::Pool& pool, hub::UserService& users, int limit,
+                                const std::optional<std::string>& cursor) {
   CheckLimit(limit, 100);
   const std::int64_t after = cursor ? DecodeIdCursor(*cursor) : 0;
   const auto ids = pool.Acquire()->Exec(queries::kListUserIds, after, limit + 1);
   std::vector<std::int64_t> shown;
   for (int i = 0; i < ShownRows(ids, limit); ++i) shown.push_back(ids.Int(i, "id"));
-  UserPage page{users.GetUsers(shown), std::nullopt};
-  if (const nlohmann::json next = NextCursor(ids, limit, "id"); !next.is_null()) {
-    page.next_cursor = next.get<std::string>();
-  }
-  return page;
+  return {users.GetUsers(shown), NextCursor(ids, limit, "id")};
 }
 
 nlohmann::json ListPushSubscriptions(db::Pool& pool, std::int64_t user_id) {
@@ -33,13 +29,16 @@ nlohmann::json ListPushSubscriptions(db::Pool& pool, std::int64_t user_id) {
   return {{"items", std::move(items)}};
 }
 
-nlohmann::json ListSchedules(db::Pool& pool, std::optional<std::int64_t> user_id, int limit,
-                             const std::optional<std::string>& cursor) {
+core::Page<schedule::Schedule> ListSchedules(db::Pool& pool, std::optional<std::int64_t> user_id,
+                                             int limit, const std::optional<std::string>& cursor) {
   CheckLimit(limit, 200);
   const std::string after = cursor ? DecodeKeyCursor(*cursor) : std::string();
-  auto conn = pool.Acquire();
-  const auto rows = conn->Exec(queries::kListSchedules, user_id, limit + 1, after);
-  return PageOf(rows, limit, "key");
+  const auto rows = pool.Acquire()->Exec(queries::kListSchedules, user_id, limit + 1, after);
+  core::Page<schedule::Schedule> page;
+  for (int i = 0; i < ShownRows(rows, limit); ++i)
+    page.items.push_back(schedule::ReadSchedule(rows, i));
+  page.next_cursor = NextCursor(rows, limit, "key");
+  return page;
 }
 
 }  // namespace chopar::console

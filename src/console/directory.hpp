@@ -6,34 +6,32 @@
 #include <string>
 #include <vector>
 
+#include "core/page.hpp"
 #include "db/pool.hpp"
 #include "hub/user.hpp"
 #include "hub/user_service.hpp"
+#include "schedule/schedule.hpp"
 
 namespace chopar::console {
 
 // The lists the console browses, keyset-paginated ({"items": [...],
-// "next_cursor"} each, or a UserPage); throws core::RequestError 400 invalid_field
+// "next_cursor"} each, or a core::Page); throws core::RequestError 400 invalid_field
 // for a bad limit or cursor. Thread-safe.
 
-// One page of users in id order, read as GET /v1/users/{id} reads one
-// (hub::UserService::GetUsers): two statements a page.
-struct UserPage {
-  std::vector<hub::User> items;
-  std::optional<std::string> next_cursor;  // none: the last page
-};
-// GET /v1/users?limit=&cursor=. limit 1..100.
-UserPage ListUsers(db::Pool& pool, hub::UserService& users, int limit,
-                   const std::optional<std::string>& cursor);
+// GET /v1/users?limit=&cursor=: users in id order, each read as GET
+// /v1/users/{id} reads one (hub::UserService::GetUsers): two statements a
+// page. limit 1..100.
+core::Page<hub::User> ListUsers(db::Pool& pool, hub::UserService& users, int limit,
+                                const std::optional<std::string>& cursor);
 
 // GET /v1/users/{id}/push-subscriptions: {"items": [{"id", "endpoint",
 // "created_at"}]}, all of them (a user has few); 404 user_not_found for an
 // unknown user.
 nlohmann::json ListPushSubscriptions(db::Pool& pool, std::int64_t user_id);
 
-// GET /v1/schedules?user_id=&limit=&cursor=: schedules in key order, each as
-// GET /v1/schedules/{key} shows it. limit 1..200.
-nlohmann::json ListSchedules(db::Pool& pool, std::optional<std::int64_t> user_id, int limit,
-                             const std::optional<std::string>& cursor);
+// GET /v1/schedules?user_id=&limit=&cursor=: schedules in key order, each
+// as GET /v1/schedules/{key} reads it. limit 1..200.
+core::Page<schedule::Schedule> ListSchedules(db::Pool& pool, std::optional<std::int64_t> user_id,
+                                             int limit, const std::optional<std::string>& cursor);
 
 }  // namespace chopar::console

@@ -39,8 +39,8 @@ int ShownRows(const db::Result& rows, int limit) {
   return rows.Rows() > limit ? limit : rows.Rows();
 }
 
-nlohmann::json NextCursor(const db::Result& rows, int limit, const char* key_column) {
-  if (rows.Rows() <= limit) return nullptr;
+std::optional<std::string> NextCursor(const db::Result& rows, int limit, const char* key_column) {
+  if (rows.Rows() <= limit) return std::nullopt;
   return core::Base64UrlEncode(rows.Text(limit - 1, key_column));
 }
 
@@ -49,7 +49,9 @@ nlohmann::json PageOf(const db::Result& rows, int limit, const char* key_column)
   for (int i = 0; i < ShownRows(rows, limit); ++i) {
     items.push_back(nlohmann::json::parse(rows.Text(i, "doc")));
   }
-  return {{"items", std::move(items)}, {"next_cursor", NextCursor(rows, limit, key_column)}};
+  const std::optional<std::string> next = NextCursor(rows, limit, key_column);
+  return {{"items", std::move(items)},
+          {"next_cursor", next ? nlohmann::json(*next) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace chopar::console

@@ -25,7 +25,7 @@ std::int64_t DecodeIdCursor(const std::string& cursor);
 // and the next cursor, holding column `key_column` of the last shown row
 // when there was one more row (else null).
 int ShownRows(const db::Result& rows, int limit);
-nlohmann::json NextCursor(const db::Result& rows, int limit, const char* key_column);
+std::optional<std::string> NextCursor(const db::Result& rows, int limit, const char* key_column);
 
 // The page of such rows whose items are the JSON of their column "doc".
 nlohmann::json PageOf(const db::Result& rows, int limit, const char* key_column);

@@ -2,6 +2,7 @@
 #include "http/broadcast_routes.hpp"
 
 #include "http/broadcast_view.hpp"
+#include "http/json_view.hpp"
 #include "http/message.hpp"
 
 namespace chopar::http {
@@ -11,7 +12,7 @@ struct PutTopic {
   broadcast::TopicService& topics;
   Response operator()(const Request& request) const {
     const std::string name = broadcast::ParseTopicName(ParseJsonObject(request));
-    return JsonResponse(200, topics.Put(request.String("key"), name));
+    return JsonResponse(200, TopicView(topics.Put(request.String("key"), name)));
   }
 };
 
@@ -43,10 +44,10 @@ struct ListSubscribers {
   broadcast::TopicService& topics;
   Response operator()(const Request& request) const {
     const auto limit = request.query.GetInt("limit", 1, 1000).value_or(100);
-    return JsonResponse(200, topics
-                                 .ListSubscribers(request.String("key"), static_cast<int>(limit),
-                                                  request.query.Get("cursor"))
-                                 .ToJson());
+    return JsonResponse(
+        200, PageView(topics.ListSubscribers(request.String("key"), static_cast<int>(limit),
+                                             request.query.Get("cursor")),
+                      SubscriberView));
   }
 };
 

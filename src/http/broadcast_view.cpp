@@ -21,4 +21,15 @@ nlohmann::json BroadcastView(const broadcast::Broadcast& b) {
           {"stopping", b.stopping}};
 }
 
+nlohmann::json TopicView(const broadcast::Topic& topic) {
+  return {{"key", topic.key},
+          {"name", topic.name},
+          {"created_at", TimeView(topic.created_at)},
+          {"updated_at", TimeView(topic.updated_at)}};
+}
+
+nlohmann::json SubscriberView(const broadcast::Subscriber& subscriber) {
+  return {{"user_id", subscriber.user_id}, {"created_at", TimeView(subscriber.created_at)}};
+}
+
 }  // namespace chopar::http

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "broadcast/broadcast.hpp"
+#include "broadcast/topic_service.hpp"
 
 namespace chopar::http {
 
@@ -10,5 +11,11 @@ namespace chopar::http {
 // "recipients", "created", "dedup_key", "created_at", "finished_at",
 // "stopped": {"deliveries", "delayed", "digest_items"}, "stopping"}.
 nlohmann::json BroadcastView(const broadcast::Broadcast& broadcast);
+
+// PUT /v1/topics/{key}: {"key", "name", "created_at", "updated_at"}.
+nlohmann::json TopicView(const broadcast::Topic& topic);
+
+// An item of GET /v1/topics/{key}/subscribers: {"user_id", "created_at"}.
+nlohmann::json SubscriberView(const broadcast::Subscriber& subscriber);
 
 }  // namespace chopar::http

@@ -7,7 +7,9 @@
 #include "console/directory.hpp"
 #include "console/sink_inbox.hpp"
 #include "core/request_error.hpp"
+#include "http/json_view.hpp"
 #include "http/message.hpp"
+#include "http/schedule_view.hpp"
 #include "http/user_view.hpp"
 #include "hub/user_request.hpp"
 
@@ -41,8 +43,10 @@ struct ListSchedules {
   db::Pool& pool;
   Response operator()(const Request& request) const {
     return JsonResponse(
-        200, console::ListSchedules(pool, request.query.GetInt("user_id", 1, INT64_MAX),
-                                    LimitParam(request, 50, 200), request.query.Get("cursor")));
+        200,
+        PageView(console::ListSchedules(pool, request.query.GetInt("user_id", 1, INT64_MAX),
+                                        LimitParam(request, 50, 200), request.query.Get("cursor")),
+                 ScheduleView));
   }
 };
 
@@ -63,13 +67,9 @@ struct ListUsers {
   db::Pool& pool;
   hub::UserService& users;
   Response operator()(const Request& request) const {
-    const console::UserPage page =
-        console::ListUsers(pool, users, LimitParam(request, 50, 100), request.query.Get("cursor"));
-    nlohmann::json items = nlohmann::json::array();
-    for (const hub::User& user : page.items) items.push_back(UserView(user));
-    return JsonResponse(200, {{"items", std::move(items)},
-                              {"next_cursor", page.next_cursor ? nlohmann::json(*page.next_cursor)
-                                                               : nlohmann::json(nullptr)}});
+    return JsonResponse(200, PageView(console::ListUsers(pool, users, LimitParam(request, 50, 100),
+                                                         request.query.Get("cursor")),
+                                      UserView));
   }
 };
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "core/clock.hpp"
+#include "core/page.hpp"
 #include "core/time_format.hpp"
-#include "hub/notification.hpp"
 
 namespace chopar::http {
 
@@ -25,7 +25,7 @@ inline nlohmann::json TimeView(const std::optional<core::TimePoint>& time) {
 
 // {"items": [view(item)…], "next_cursor": "…" | null}.
 template <typename T, typename View>
-nlohmann::json PageView(const hub::Page<T>& page, View view) {
+nlohmann::json PageView(const core::Page<T>& page, View view) {
   nlohmann::json items = nlohmann::json::array();
   for (const T& item : page.items) items.push_back(view(item));
   return {{"items", std::move(items)}, {"next_cursor", OrNull(page.next_cursor)}};

@@ -3,6 +3,7 @@
 
 #include "core/time_format.hpp"
 #include "http/message.hpp"
+#include "http/schedule_view.hpp"
 
 namespace chopar::http {
 namespace {
@@ -18,7 +19,7 @@ struct PutSchedule {
 struct GetSchedule {
   schedule::ScheduleService& schedules;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, schedules.Get(request.String("key")));
+    return JsonResponse(200, ScheduleView(schedules.Get(request.String("key"))));
   }
 };
 

@@ -29,7 +29,7 @@ std::vector<T> ReadRows(const db::Result& rows, int count, T (*read)(const db::R
 
 }  // namespace
 
-Page<Notification> InboxService::List(std::int64_t user_id, const ListOptions& options) {
+core::Page<Notification> InboxService::List(std::int64_t user_id, const ListOptions& options) {
   const int limit = CheckLimit(options.limit, 100);
   // "No cursor" is a cursor past every row: the far future and the largest id.
   InboxCursor after{std::numeric_limits<std::int64_t>::max() / 2, kMaxId};
@@ -39,7 +39,7 @@ Page<Notification> InboxService::List(std::int64_t user_id, const ListOptions& o
   const auto rows = conn->Exec(query, user_id, after.created_micros, after.id, limit + 1);
   const bool more = rows.Rows() > limit;
   const int shown = more ? limit : rows.Rows();
-  Page<Notification> page{ReadRows(rows, shown, &ReadNotification), std::nullopt};
+  core::Page<Notification> page{ReadRows(rows, shown, &ReadNotification), std::nullopt};
   if (more) {
     page.next_cursor =
         EncodeInboxCursor({rows.Int(shown - 1, "created_micros"), rows.Int(shown - 1, "id")});
@@ -83,7 +83,7 @@ NotificationWithDeliveries InboxService::GetNotification(std::int64_t notificati
   return {ReadNotification(rows, 0), ReadRows(deliveries, deliveries.Rows(), &ReadDelivery)};
 }
 
-Page<Delivery> InboxService::ListDeliveries(const DeliveryFilter& filter) {
+core::Page<Delivery> InboxService::ListDeliveries(const DeliveryFilter& filter) {
   const int limit = CheckLimit(filter.limit, 500);
   if (filter.status && *filter.status != "queued" && *filter.status != "sending" && *filter.status != "sent" &&
       *filter.status != "failed" && *filter.status != "skipped" && *filter.status != "canceled") {
@@ -98,7 +98,7 @@ Page<Delivery> InboxService::ListDeliveries(const DeliveryFilter& filter) {
   const auto rows = conn->Exec(queries::kListDeliveries, filter.status, filter.channel, filter.user_id, limit + 1, before);
   const bool more = rows.Rows() > limit;
   const int shown = more ? limit : rows.Rows();
-  Page<Delivery> page{ReadRows(rows, shown, &ReadDelivery), std::nullopt};
+  core::Page<Delivery> page{ReadRows(rows, shown, &ReadDelivery), std::nullopt};
   if (more) page.next_cursor = EncodeIdCursor(rows.Int(shown - 1, "id"));
   return page;
 }

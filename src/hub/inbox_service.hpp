@@ -42,7 +42,7 @@ class InboxService {
   };
   // A page of the user's notifications, newest first, keyset-paginated.
   // Throws core::RequestError kInvalidField for a malformed cursor or limit.
-  Page<Notification> List(std::int64_t user_id, const ListOptions& options);
+  core::Page<Notification> List(std::int64_t user_id, const ListOptions& options);
 
   // Where a read goes: the read pool (which may lag the primary) or the
   // primary (which has every commit: what an SSE stream needs, since it
@@ -74,7 +74,7 @@ class InboxService {
     int limit = 50;
     std::optional<std::string> cursor{};
   };
-  Page<Delivery> ListDeliveries(const DeliveryFilter& filter);
+  core::Page<Delivery> ListDeliveries(const DeliveryFilter& filter);
 
   // Whether the user exists (for 404 user_not_found on user-scoped routes).
   bool UserExists(std::int64_t user_id);

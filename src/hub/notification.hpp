@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/clock.hpp"
+#include "core/page.hpp"
 #include "db/result.hpp"
 
 namespace chopar::hub {
@@ -49,13 +50,6 @@ struct Delivery {
 struct NotificationWithDeliveries {
   Notification notification;
   std::vector<Delivery> deliveries;
-};
-
-// One page of a keyset-paginated list, newest first.
-template <typename T>
-struct Page {
-  std::vector<T> items;
-  std::optional<std::string> next_cursor;  // none: the last page
 };
 
 // A notification from the columns of a row of the inbox queries (id,

@@ -1,16 +1,7 @@
-#include "core/time_format.hpp"
+#include "db/time_column.hpp"
 #include "hub/notification.hpp"
 
 namespace chopar::hub {
-namespace {
-
-std::optional<core::TimePoint> OptTime(const db::Result& rows, int row, const char* column) {
-  if (rows.IsNull(row, column)) return std::nullopt;
-  return core::ParsePgTimestamp(rows.Text(row, column));
-}
-
-}  // namespace
-
 Notification ReadNotification(const db::Result& rows, int row) {
   Notification n;
   n.id = rows.Int(row, "id");
@@ -22,8 +13,8 @@ Notification ReadNotification(const db::Result& rows, int row) {
   n.data = nlohmann::json::parse(rows.Text(row, "data"));
   n.critical = rows.Bool(row, "critical");
   n.dedup_key = rows.OptString(row, "dedup_key");
-  n.created_at = core::ParsePgTimestamp(rows.Text(row, "created_at"));
-  n.read_at = OptTime(rows, row, "read_at");
+  n.created_at = db::TimeColumn(rows, row, "created_at");
+  n.read_at = db::OptTimeColumn(rows, row, "read_at");
   return n;
 }
 
@@ -38,10 +29,10 @@ Delivery ReadDelivery(const db::Result& rows, int row) {
   d.last_error = rows.OptString(row, "last_error");
   d.provider_message_id = rows.OptString(row, "provider_message_id");
   d.provider_status = rows.OptString(row, "provider_status");
-  d.next_attempt_at = OptTime(rows, row, "next_attempt_at");
-  d.created_at = core::ParsePgTimestamp(rows.Text(row, "created_at"));
-  d.updated_at = core::ParsePgTimestamp(rows.Text(row, "updated_at"));
-  d.sent_at = OptTime(rows, row, "sent_at");
+  d.next_attempt_at = db::OptTimeColumn(rows, row, "next_attempt_at");
+  d.created_at = db::TimeColumn(rows, row, "created_at");
+  d.updated_at = db::TimeColumn(rows, row, "updated_at");
+  d.sent_at = db::OptTimeColumn(rows, row, "sent_at");
   return d;
 }
 

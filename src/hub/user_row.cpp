@@ -1,4 +1,4 @@
-#include "core/time_format.hpp"
+#include "db/time_column.hpp"
 #include "hub/user.hpp"
 
 namespace chopar::hub {
@@ -46,8 +46,8 @@ User ReadUser(const db::Result& rows, int row) {
         break;
     }
   }
-  user.created_at = core::ParsePgTimestamp(rows.Text(row, "created_at"));
-  user.updated_at = core::ParsePgTimestamp(rows.Text(row, "updated_at"));
+  user.created_at = db::TimeColumn(rows, row, "created_at");
+  user.updated_at = db::TimeColumn(rows, row, "updated_at");
   return user;
 }
 

@@ -29,12 +29,12 @@ StoredSchedule ScheduleService::Put(const ScheduleSpec& spec) {
   return {spec.key, outcome.stored.front().second};
 }
 
-nlohmann::json ScheduleService::Get(std::string_view key) {
+Schedule ScheduleService::Get(std::string_view key) {
   RequireKey(key);
   auto conn = pool_.Acquire();
   const auto rows = conn->Exec(queries::kGetSchedule, key);
   if (rows.Empty()) throw core::NotFound("schedule " + std::string(key) + " does not exist");
-  return nlohmann::json::parse(rows.Text(0, 0));
+  return ReadSchedule(rows, 0);
 }
 
 void ScheduleService::Delete(std::string_view key) {

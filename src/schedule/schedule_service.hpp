@@ -10,6 +10,7 @@
 
 #include "core/clock.hpp"
 #include "db/pool.hpp"
+#include "schedule/schedule.hpp"
 #include "schedule/schedule_spec.hpp"
 
 namespace chopar::schedule {
@@ -49,7 +50,7 @@ class ScheduleService {
   // GET /v1/schedules/{key}: the schedule with its state (next_fire_at,
   // last_fired_at, last_due_at, last_skipped_at, skipped_count, last_error,
   // effective_timezone). kNotFound if absent.
-  nlohmann::json Get(std::string_view key);
+  Schedule Get(std::string_view key);
 
   // DELETE /v1/schedules/{key} (→ 204). kNotFound if absent.
   void Delete(std::string_view key);

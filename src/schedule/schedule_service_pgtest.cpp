@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/request_error.hpp"
+#include "core/time_format.hpp"
 #include "db/errors.hpp"
 #include "schedule/csv_import.hpp"
 #include "schedule/schedule_pgtest_fixture.hpp"
@@ -34,27 +35,30 @@ TEST_F(ScheduleServiceTest, PutGetDelete) {
   EXPECT_EQ(Put("pill-17", body).ToJson(),
             (json{{"key", "pill-17"}, {"next_fire_at", "2026-10-20T13:05:00Z"}}));
 
-  const json got = service_->Get("pill-17");
-  EXPECT_EQ(got["key"], "pill-17");
-  EXPECT_EQ(got["user_id"], 8);
-  EXPECT_EQ(got["cron"], "5 18 * * *");
-  EXPECT_EQ(got["timezone"], nullptr);
-  EXPECT_EQ(got["effective_timezone"], "Asia/Tashkent");
-  EXPECT_EQ(got["notification"], (json{{"type", "pill.reminder"},
-                                       {"title", "Sitramon"},
-                                       {"body", "18:00 dori vaqti"},
-                                       {"link", "/pills/17"},
-                                       {"data", {{"pill_id", 17}}},
-                                       {"channels", {"push", "telegram"}},
-                                       {"critical", false},
-                                       {"delay_seconds", nullptr},
-                                       {"cancellation_key", nullptr}}));
-  EXPECT_EQ(got["catchup"], (json{{"policy", "latest"}, {"window_seconds", 86400}}));
-  EXPECT_EQ(got["enabled"], true);
-  EXPECT_EQ(got["next_fire_at"], "2026-10-20T13:05:00Z");
-  EXPECT_EQ(got["last_fired_at"], nullptr);
-  EXPECT_EQ(got["skipped_count"], 0);
-  EXPECT_EQ(got["created_at"], "2026-10-20T10:00:00Z");
+  const Schedule got = service_->Get("pill-17");
+  EXPECT_EQ(got.key, "pill-17");
+  EXPECT_EQ(got.user_id, 8);
+  EXPECT_EQ(got.cron, "5 18 * * *");
+  EXPECT_EQ(got.timezone, std::nullopt);
+  EXPECT_EQ(got.effective_timezone, "Asia/Tashkent");
+  const Schedule::Notification& n = got.notification;
+  EXPECT_EQ(n.type, "pill.reminder");
+  EXPECT_EQ(n.title, "Sitramon");
+  EXPECT_EQ(n.body, "18:00 dori vaqti");
+  EXPECT_EQ(n.link, "/pills/17");
+  EXPECT_EQ(n.data, (json{{"pill_id", 17}}));
+  EXPECT_EQ(n.channels, (std::vector<std::string>{"push", "telegram"}));
+  EXPECT_FALSE(n.critical);
+  EXPECT_EQ(n.delay_seconds, std::nullopt);
+  EXPECT_EQ(n.cancellation_key, std::nullopt);
+  EXPECT_EQ(got.catchup_policy, "latest");
+  EXPECT_EQ(got.catchup_window_seconds, 86400);
+  EXPECT_TRUE(got.enabled);
+  ASSERT_TRUE(got.next_fire_at);
+  EXPECT_EQ(core::FormatRfc3339(*got.next_fire_at), "2026-10-20T13:05:00Z");
+  EXPECT_EQ(got.last_fired_at, std::nullopt);
+  EXPECT_EQ(got.skipped_count, 0);
+  EXPECT_EQ(core::FormatRfc3339(got.created_at), "2026-10-20T10:00:00Z");
 
   service_->Delete("pill-17");
   EXPECT_EQ(RequestErrorOf([&] { service_->Get("pill-17"); }).code(), core::ErrorCode::kNotFound);
@@ -73,12 +77,12 @@ TEST_F(ScheduleServiceTest, TemplateTextAndDataRoundTrip) {
                                   {"emoji", "💊"}};
   body["notification"]["critical"] = true;
   Put("pill-1", body);
-  const json got = service_->Get("pill-1")["notification"];
-  EXPECT_EQ(got["title"], body["notification"]["title"]);
-  EXPECT_EQ(got["body"], body["notification"]["body"]);
-  EXPECT_EQ(got["data"], body["notification"]["data"]);
-  EXPECT_EQ(got["critical"], true);
-  EXPECT_EQ(got["channels"], nullptr);
+  const Schedule::Notification got = service_->Get("pill-1").notification;
+  EXPECT_EQ(got.title, body["notification"]["title"]);
+  EXPECT_EQ(got.body, body["notification"]["body"]);
+  EXPECT_EQ(got.data, body["notification"]["data"]);
+  EXPECT_TRUE(got.critical);
+  EXPECT_EQ(got.channels, std::nullopt);
 }
 
 TEST_F(ScheduleServiceTest, WorkflowMembersRoundTripAndTheDatabaseHoldsTheirBounds) {
@@ -87,9 +91,9 @@ TEST_F(ScheduleServiceTest, WorkflowMembersRoundTripAndTheDatabaseHoldsTheirBoun
   body["notification"]["delay_seconds"] = 31622400;
   body["notification"]["cancellation_key"] = std::string(255, 'k');
   Put("pill-1", body);
-  const json got = service_->Get("pill-1")["notification"];
-  EXPECT_EQ(got["delay_seconds"], 31622400);
-  EXPECT_EQ(got["cancellation_key"], std::string(255, 'k'));
+  const Schedule::Notification got = service_->Get("pill-1").notification;
+  EXPECT_EQ(got.delay_seconds, 31622400);
+  EXPECT_EQ(got.cancellation_key, std::string(255, 'k'));
 
   // The CHECKs say what the API says, for writers that bypass it.
   for (const char* bad : {"delay_seconds = -1", "delay_seconds = 31622401", "cancellation_key = ''",
@@ -131,7 +135,7 @@ TEST_F(ScheduleServiceTest, ResendingAnUnchangedScheduleKeepsAnOccurrenceThatIsD
   json retitled = Body(1, "0 12 * * *");
   retitled["notification"]["title"] = "Yangi";
   EXPECT_EQ(Put("pill-1", retitled).next_fire_at, "2026-10-20T12:00:00Z");
-  EXPECT_EQ(service_->Get("pill-1")["notification"]["title"], "Yangi");
+  EXPECT_EQ(service_->Get("pill-1").notification.title, "Yangi");
 }
 
 TEST_F(ScheduleServiceTest, DisabledScheduleIsNeverDue) {

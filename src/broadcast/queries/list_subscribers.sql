@@ -1,6 +1,6 @@
 -- Up to $3 subscribers of topic $1 with user_id > $2, in user_id order (the
 -- primary key), and whether the topic exists (a row with NULL user_id last).
-SELECT s.user_id, chopar.api_time(s.created_at) AS created_at
+SELECT s.user_id, s.created_at::text AS created_at
 FROM (SELECT user_id, created_at FROM chopar.topic_subscribers
       WHERE topic = $1 AND user_id > $2::bigint
       ORDER BY user_id

@@ -1,2 +1,3 @@
--- One schedule as the API shows it (GET /v1/schedules/{key}).
-SELECT doc::text AS doc FROM chopar.schedules_api WHERE key = $1
+-- One schedule (GET /v1/schedules/{key}): the columns schedule::ReadSchedule
+-- reads.
+SELECT * FROM chopar.schedule_rows WHERE key = $1
