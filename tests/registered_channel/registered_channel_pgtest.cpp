@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "broadcast/broadcast_service.hpp"
+#include "broadcast/fan_out.hpp"
+#include "broadcast/topic_service.hpp"
 #include "channels/channel.hpp"
 #include "core/channel_kind.hpp"
 #include "db/errors.hpp"
@@ -206,6 +209,37 @@ TEST_F(RegisteredChannelTest, TheDatabaseAcceptsTheRegisteredKindsAndNoOther) {
                db::DbError);
   conn.ExecText(
       "INSERT INTO chopar.user_addresses (user_id, channel, address) VALUES (1, 'pager', '1')", {});
+}
+
+// A broadcast without a template takes the set-based fan-out
+// (broadcast/queries/fan_out_batch.sql), which chooses channels in SQL:
+// the pager reaches the subscribers with a pager number, by its default,
+// and not the one who turned it off.
+TEST_F(RegisteredChannelTest, ABroadcastReachesItsSubscribersOnIt) {
+  PutUser(1, {{"addresses", {{"pager", "PGR-1"}}}});
+  PutUser(2, {{"addresses", {{"pager", "PGR-2"}}}, {"preferences", {{"pager", false}}}});
+  PutUser(3, nlohmann::json::object());
+  broadcast::TopicService topics(*pool_);
+  topics.Put("night-shift", "Night shift");
+  ASSERT_EQ(topics.AddSubscribers("night-shift", {1, 2, 3}), 3);
+  broadcast::BroadcastService broadcasts(*pool_, templates_.get());
+  const auto created = broadcasts.Create(broadcast::ParseBroadcastRequest(
+      {{"topic", "night-shift"},
+       {"notification", {{"type", "shift.start"}, {"title", "Shift C"}, {"body", "22:00"}}}}));
+  ASSERT_TRUE(created.created);
+  // No template lookup: the set-based path.
+  broadcast::FanOut fan_out(*pool_, clock_, metrics_, broadcast::FanOutSettings{});
+  EXPECT_GE(fan_out.RunOnce(), 1);
+  EXPECT_EQ(broadcasts.Get(created.broadcast.id).created, 3) << "every subscriber's inbox";
+
+  while (worker_->RunOnce().claimed > 0) {
+  }
+  const std::vector<channels::Message> sent = pager_.sent();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].user_id, 1);
+  EXPECT_EQ(sent[0].address, "PGR-1");
+  EXPECT_EQ(sent[0].title, "Shift C");
+  EXPECT_TRUE(elsewhere_.sent().empty());
 }
 
 }  // namespace
