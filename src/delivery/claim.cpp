@@ -5,7 +5,6 @@
 #include <unordered_map>
 
 #include "core/rate_limit.hpp"
-#include "core/request_error.hpp"
 #include "core/time_format.hpp"
 #include "delivery/claim_plan.hpp"
 #include "delivery/plan_by_index.hpp"
@@ -109,9 +108,8 @@ std::vector<std::int64_t> ReclaimedIds(const std::vector<Row>& rows) {
   return reclaimed;
 }
 
-// The throttles of the types among `rows`, from their templates. A stored
-// template whose settings no longer parse (saved before they were checked)
-// throttles nothing rather than stopping every claim.
+// The throttles of the types among `rows`, from their templates' settings
+// (parsed when the template was: nothing here can fail).
 std::map<std::string, workflow::ThrottleSettings, std::less<>> ThrottlesOf(
     const std::vector<Row>& rows, const templates::TemplateLookup* templates) {
   std::map<std::string, workflow::ThrottleSettings, std::less<>> by_type;
@@ -120,10 +118,8 @@ std::map<std::string, workflow::ThrottleSettings, std::less<>> ThrottlesOf(
   for (const Row& row : rows) {
     if (!seen.insert(row.candidate.type).second) continue;
     const auto tmpl = templates->Find(row.candidate.type);
-    if (tmpl == nullptr || !tmpl->throttle.is_object()) continue;
-    try {
-      if (auto throttle = tmpl->workflows.throttle) by_type.emplace(row.candidate.type, *throttle);
-    } catch (const core::RequestError&) {
+    if (tmpl != nullptr && tmpl->workflows.throttle) {
+      by_type.emplace(row.candidate.type, *tmpl->workflows.throttle);
     }
   }
   return by_type;
