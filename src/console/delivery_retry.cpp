@@ -5,7 +5,7 @@
 
 namespace chopar::console {
 
-nlohmann::json RetryDelivery(db::Pool& pool, std::int64_t delivery_id) {
+hub::Delivery RetryDelivery(db::Pool& pool, std::int64_t delivery_id) {
   auto tx = pool.Begin("retry_delivery");
   // Locked first so the status checked is the status changed: a worker's
   // claim or record waits for this transaction, never interleaves with it.
@@ -22,7 +22,7 @@ nlohmann::json RetryDelivery(db::Pool& pool, std::int64_t delivery_id) {
   tx.Exec(queries::kRequeueDelivery, delivery_id);
   const auto delivery = tx.Exec(queries::kGetDelivery, delivery_id);
   tx.Commit();
-  return nlohmann::json::parse(delivery.Text(0, "doc"));
+  return hub::ReadDelivery(delivery, 0);
 }
 
 }  // namespace chopar::console

@@ -9,6 +9,7 @@
 #include "core/request_error.hpp"
 #include "http/json_view.hpp"
 #include "http/message.hpp"
+#include "http/notification_view.hpp"
 #include "http/schedule_view.hpp"
 #include "http/user_view.hpp"
 #include "hub/user_request.hpp"
@@ -35,7 +36,7 @@ struct ListSinkMessages {
 struct RetryDelivery {
   db::Pool& pool;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, console::RetryDelivery(pool, request.Id("id")));
+    return JsonResponse(200, DeliveryView(console::RetryDelivery(pool, request.Id("id"))));
   }
 };
 
