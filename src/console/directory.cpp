@@ -6,6 +6,7 @@
 #include "console/queries.hpp"
 #include "core/request_error.hpp"
 #include "db/params.hpp"
+#include "db/time_column.hpp"
 #include "hub/queries.hpp"
 
 namespace chopar::console {
@@ -20,13 +21,17 @@ core::Page<hub::User> ListUsers(db::Pool& pool, hub::UserService& users, int lim
   return {users.GetUsers(shown), NextCursor(ids, limit, "id")};
 }
 
-nlohmann::json ListPushSubscriptions(db::Pool& pool, std::int64_t user_id) {
+std::vector<PushSubscription> ListPushSubscriptions(db::Pool& pool, std::int64_t user_id) {
   auto conn = pool.Acquire();
   if (conn->Exec(hub::queries::kUserExists, user_id).Empty()) throw core::UserNotFound(user_id);
   const auto rows = conn->Exec(queries::kListPushSubscriptions, user_id);
-  nlohmann::json items = nlohmann::json::array();
-  for (int i = 0; i < rows.Rows(); ++i) items.push_back(nlohmann::json::parse(rows.Text(i, "doc")));
-  return {{"items", std::move(items)}};
+  std::vector<PushSubscription> subscriptions;
+  for (int i = 0; i < rows.Rows(); ++i) {
+    subscriptions.push_back({.id = rows.Int(i, "id"),
+                             .endpoint = rows.String(i, "endpoint"),
+                             .created_at = db::TimeColumn(rows, i, "created_at")});
+  }
+  return subscriptions;
 }
 
 core::Page<schedule::Schedule> ListSchedules(db::Pool& pool, std::optional<std::int64_t> user_id,
@@ -34,11 +39,7 @@ core::Page<schedule::Schedule> ListSchedules(db::Pool& pool, std::optional<std::
   CheckLimit(limit, 200);
   const std::string after = cursor ? DecodeKeyCursor(*cursor) : std::string();
   const auto rows = pool.Acquire()->Exec(queries::kListSchedules, user_id, limit + 1, after);
-  core::Page<schedule::Schedule> page;
-  for (int i = 0; i < ShownRows(rows, limit); ++i)
-    page.items.push_back(schedule::ReadSchedule(rows, i));
-  page.next_cursor = NextCursor(rows, limit, "key");
-  return page;
+  return PageOf(rows, limit, "key", schedule::ReadSchedule);
 }
 
 }  // namespace chopar::console

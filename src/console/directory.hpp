@@ -1,11 +1,11 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "core/page.hpp"
 #include "db/pool.hpp"
 #include "hub/user.hpp"
@@ -14,9 +14,8 @@
 
 namespace chopar::console {
 
-// The lists the console browses, keyset-paginated ({"items": [...],
-// "next_cursor"} each, or a core::Page); throws core::RequestError 400 invalid_field
-// for a bad limit or cursor. Thread-safe.
+// The lists the console browses, keyset-paginated (core::Page); throws core::RequestError 400
+// invalid_field for a bad limit or cursor. Thread-safe.
 
 // GET /v1/users?limit=&cursor=: users in id order, each read as GET
 // /v1/users/{id} reads one (hub::UserService::GetUsers): two statements a
@@ -24,10 +23,18 @@ namespace chopar::console {
 core::Page<hub::User> ListUsers(db::Pool& pool, hub::UserService& users, int limit,
                                 const std::optional<std::string>& cursor);
 
-// GET /v1/users/{id}/push-subscriptions: {"items": [{"id", "endpoint",
-// "created_at"}]}, all of them (a user has few); 404 user_not_found for an
-// unknown user.
-nlohmann::json ListPushSubscriptions(db::Pool& pool, std::int64_t user_id);
+// One of a user's Web Push subscriptions, without its keys (they stay
+// private); http::PushSubscriptionView is its JSON.
+struct PushSubscription {
+  std::int64_t id = 0;
+  std::string endpoint;
+  core::TimePoint created_at;
+};
+
+// GET /v1/users/{id}/push-subscriptions: all of them, oldest first (a user
+// has few: [channels.push] max_subscriptions_per_user); 404 user_not_found
+// for an unknown user.
+std::vector<PushSubscription> ListPushSubscriptions(db::Pool& pool, std::int64_t user_id);
 
 // GET /v1/schedules?user_id=&limit=&cursor=: schedules in key order, each
 // as GET /v1/schedules/{key} reads it. limit 1..200.

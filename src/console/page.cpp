@@ -44,14 +44,4 @@ std::optional<std::string> NextCursor(const db::Result& rows, int limit, const c
   return core::Base64UrlEncode(rows.Text(limit - 1, key_column));
 }
 
-nlohmann::json PageOf(const db::Result& rows, int limit, const char* key_column) {
-  nlohmann::json items = nlohmann::json::array();
-  for (int i = 0; i < ShownRows(rows, limit); ++i) {
-    items.push_back(nlohmann::json::parse(rows.Text(i, "doc")));
-  }
-  const std::optional<std::string> next = NextCursor(rows, limit, key_column);
-  return {{"items", std::move(items)},
-          {"next_cursor", next ? nlohmann::json(*next) : nlohmann::json(nullptr)}};
-}
-
 }  // namespace chopar::console

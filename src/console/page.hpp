@@ -1,16 +1,16 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "core/page.hpp"
 #include "db/result.hpp"
 
 namespace chopar::console {
 
-// One page of a keyset-paginated list of the console's endpoints:
-// {"items": [...], "next_cursor": "…" | null}. A cursor is the base64url of
+// One page of a keyset-paginated list of the console's endpoints (a
+// core::Page; http::PageView shows it). A cursor is the base64url of
 // the last shown row's key (an id or a text key), opaque to clients.
 
 // `limit` when it lies in 1..max; else core::InvalidField("limit").
@@ -27,7 +27,14 @@ std::int64_t DecodeIdCursor(const std::string& cursor);
 int ShownRows(const db::Result& rows, int limit);
 std::optional<std::string> NextCursor(const db::Result& rows, int limit, const char* key_column);
 
-// The page of such rows whose items are the JSON of their column "doc".
-nlohmann::json PageOf(const db::Result& rows, int limit, const char* key_column);
+// The page of such rows, each shown row read by `read(rows, row)`.
+template <typename Read>
+auto PageOf(const db::Result& rows, int limit, const char* key_column, Read read)
+    -> core::Page<decltype(read(rows, 0))> {
+  core::Page<decltype(read(rows, 0))> page;
+  for (int i = 0; i < ShownRows(rows, limit); ++i) page.items.push_back(read(rows, i));
+  page.next_cursor = NextCursor(rows, limit, key_column);
+  return page;
+}
 
 }  // namespace chopar::console

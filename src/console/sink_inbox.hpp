@@ -1,10 +1,11 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "core/clock.hpp"
+#include "core/page.hpp"
 #include "db/pool.hpp"
 
 namespace chopar::console {
@@ -17,12 +18,25 @@ struct SinkFilter {
   std::optional<std::string> cursor{};  // next_cursor of the previous page
 };
 
-// What the sink channels "sent", newest first: {"items": [{"id",
-// "delivery_id", "notification_id", "channel", "user_id", "address",
-// "title", "body", "html", "created_at"}], "next_cursor"}, each message as
-// the user would have received it (see channels::SinkChannel). Throws
-// core::RequestError 400 invalid_field for a bad channel, limit or cursor, and
-// db errors for a database that does not answer. Thread-safe.
-nlohmann::json ListSinkMessages(db::Pool& pool, const SinkFilter& filter);
+// One message a sink channel "sent", as the user would have received it
+// (see channels::SinkChannel); http::SinkMessageView is its JSON.
+struct SinkMessage {
+  std::int64_t id = 0;
+  std::int64_t delivery_id = 0;
+  // The delivery's notification; none once retention removed the delivery.
+  std::optional<std::int64_t> notification_id;
+  std::string channel;
+  std::int64_t user_id = 0;
+  std::optional<std::string> address;
+  std::optional<std::string> title;  // the email's subject, the push's title
+  std::optional<std::string> body;
+  std::optional<std::string> html;
+  core::TimePoint created_at;
+};
+
+// What the sink channels "sent", newest first. Throws core::RequestError
+// 400 invalid_field for a bad channel, limit or cursor, and db errors for a
+// database that does not answer. Thread-safe.
+core::Page<SinkMessage> ListSinkMessages(db::Pool& pool, const SinkFilter& filter);
 
 }  // namespace chopar::console

@@ -151,4 +151,45 @@ class PerChannel {
 // Each channel's hourly limit per user as registered (ChannelInfo::hourly_limit).
 PerChannel<int> RegisteredHourlyLimits();
 
+// What a user has in each address store: whether the built-in stores hold
+// an address for them, and `own(name)`, whether chopar.user_addresses holds
+// their address on the channel so named.
+template <typename OwnAddress>
+struct AddressesHeld {
+  bool email = false;
+  bool phone = false;
+  bool telegram_chat = false;  // an active connection
+  bool push_subscription = false;
+  OwnAddress own;
+};
+
+// Whether each registered channel has an address to deliver to, by where
+// its addresses are kept: the one reading of the address stores, shared by
+// notify's channel choice and the user's `channels` map.
+template <typename OwnAddress>
+PerChannel<bool> ReachableChannels(const AddressesHeld<OwnAddress>& held) {
+  PerChannel<bool> reachable;
+  for (const ChannelKind kind : AllChannels()) {
+    const ChannelInfo& info = InfoOf(kind);
+    switch (StoreOf(info)) {
+      case AddressStore::kEmail:
+        reachable[kind] = held.email;
+        break;
+      case AddressStore::kPhone:
+        reachable[kind] = held.phone;
+        break;
+      case AddressStore::kTelegramChat:
+        reachable[kind] = held.telegram_chat;
+        break;
+      case AddressStore::kPushSubscription:
+        reachable[kind] = held.push_subscription;
+        break;
+      case AddressStore::kUser:
+        reachable[kind] = held.own(info.name);
+        break;
+    }
+  }
+  return reachable;
+}
+
 }  // namespace chopar::core

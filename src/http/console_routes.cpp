@@ -7,6 +7,7 @@
 #include "console/directory.hpp"
 #include "console/sink_inbox.hpp"
 #include "core/request_error.hpp"
+#include "http/console_view.hpp"
 #include "http/json_view.hpp"
 #include "http/message.hpp"
 #include "http/notification_view.hpp"
@@ -29,7 +30,7 @@ struct ListSinkMessages {
     filter.user_id = request.query.GetInt("user_id", 1, INT64_MAX);
     filter.limit = LimitParam(request, filter.limit, 200);
     filter.cursor = request.query.Get("cursor");
-    return JsonResponse(200, console::ListSinkMessages(pool, filter));
+    return JsonResponse(200, PageView(console::ListSinkMessages(pool, filter), SinkMessageView));
   }
 };
 
@@ -55,13 +56,16 @@ struct DeliveryStats {
   db::Pool& pool;
   Response operator()(const Request& request) const {
     const auto minutes = request.query.GetInt("minutes", 1, console::kMaxStatsMinutes).value_or(60);
-    return JsonResponse(200, console::DeliveriesPerMinute(pool, static_cast<int>(minutes)));
+    return JsonResponse(200, DeliveriesPerMinuteView(
+                                 console::DeliveriesPerMinute(pool, static_cast<int>(minutes))));
   }
 };
 
 struct Overview {
   db::Pool& pool;
-  Response operator()(const Request&) const { return JsonResponse(200, console::Overview(pool)); }
+  Response operator()(const Request&) const {
+    return JsonResponse(200, OverviewView(console::ReadOverview(pool)));
+  }
 };
 
 struct ListUsers {
@@ -77,7 +81,8 @@ struct ListUsers {
 struct ListPushSubscriptions {
   db::Pool& pool;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, console::ListPushSubscriptions(pool, request.Id("id")));
+    return JsonResponse(
+        200, PushSubscriptionsView(console::ListPushSubscriptions(pool, request.Id("id"))));
   }
 };
 

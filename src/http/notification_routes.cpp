@@ -16,7 +16,7 @@ struct CreateNotification {
   Response operator()(const Request& request) const {
     const auto parsed = hub::ParseNotificationRequest(ParseJsonObject(request));
     const auto result = notify.Notify(parsed);
-    return JsonResponse(result.created ? 201 : 200, result.ToJson());
+    return JsonResponse(result.created ? 201 : 200, NotifyResultView(result));
   }
 };
 
@@ -51,7 +51,7 @@ struct CreateNotificationBatch {
     const auto created = notify.NotifyBatch(valid);
     for (std::size_t k = 0; k < created.size() && k < valid_index.size(); ++k) {
       if (const auto* result = std::get_if<hub::NotifyResult>(&created[k])) {
-        results[valid_index[k]] = result->ToJson();
+        results[valid_index[k]] = NotifyResultView(*result);
       } else {
         results[valid_index[k]] = ToErrorInfo(std::get<core::RequestError>(created[k])).ToJson();
       }

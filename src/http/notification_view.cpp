@@ -49,4 +49,12 @@ nlohmann::json NotificationWithDeliveriesView(const hub::NotificationWithDeliver
   return doc;
 }
 
+nlohmann::json NotifyResultView(const hub::NotifyResult& result) {
+  nlohmann::json names = nlohmann::json::array();
+  for (core::ChannelKind kind : result.channels) names.push_back(core::ChannelName(kind));
+  nlohmann::json out = {{"id", result.id}, {"created", result.created}, {"channels", names}};
+  if (result.send_at) out["send_at"] = TimeView(result.send_at);
+  return out;
+}
+
 }  // namespace chopar::http

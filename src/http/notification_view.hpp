@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hub/notification.hpp"
+#include "hub/notify_service.hpp"
 
 namespace chopar::http {
 
@@ -13,6 +14,10 @@ namespace chopar::http {
 // "dedup_key", "created_at", "read_at"}: the inbox's items, the SSE stream's
 // "notification" events.
 nlohmann::json NotificationView(const hub::Notification& notification);
+
+// POST /v1/notifications (and each created item of a batch): {"id",
+// "created", "channels": [names], "send_at" (a delayed one only)}.
+nlohmann::json NotifyResultView(const hub::NotifyResult& result);
 
 // GET /v1/deliveries' items.
 nlohmann::json DeliveryView(const hub::Delivery& delivery);

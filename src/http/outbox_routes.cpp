@@ -6,6 +6,14 @@
 namespace chopar::http {
 namespace {
 
+// {"pending", "dispatched", "failed_attempts", "oldest_pending_age_seconds"}.
+nlohmann::json OutboxStatsView(const outbox::OutboxStats& stats) {
+  return {{"pending", stats.pending},
+          {"dispatched", stats.dispatched},
+          {"failed_attempts", stats.failed_attempts},
+          {"oldest_pending_age_seconds", stats.oldest_pending_age_seconds}};
+}
+
 struct OutboxStatsRoute {
   std::vector<outbox::OutboxSource> sources;
   Response operator()(const Request&) const {
@@ -13,10 +21,10 @@ struct OutboxStatsRoute {
     nlohmann::json per_source = nlohmann::json::object();
     for (const outbox::OutboxSource& source : sources) {
       const outbox::OutboxStats stats = outbox::ReadOutboxStats(source.pool);
-      per_source[source.name] = stats.ToJson();
+      per_source[source.name] = OutboxStatsView(stats);
       total += stats;
     }
-    nlohmann::json body = total.ToJson();
+    nlohmann::json body = OutboxStatsView(total);
     body["sources"] = std::move(per_source);
     return JsonResponse(200, body);
   }

@@ -4,6 +4,7 @@
 
 #include "http/http_server_fixture.hpp"
 #include "http/report_routes.hpp"
+#include "http/report_view.hpp"
 #include "reports/pgtest_fixture.hpp"
 
 namespace chopar::http {
@@ -101,7 +102,8 @@ TEST_F(ReportRoutesTest, NeedsTheServerKeyAndHidesSecretsOfTheSourceUrl) {
   reports::ReportJobSettings settings = reports::testing::WeeklySettings();
   settings.source = "https://stats:pw@shop.example.uz/weekly?token=s3cret";
   const reports::ReportStatus status(*pool_, {reports::testing::Compiled(settings)}, report_clock_);
-  EXPECT_EQ(status.List()["reports"][0]["source"], "https://shop.example.uz/weekly?…");
+  EXPECT_EQ(ReportStatusView(status.List())["reports"][0]["source"],
+            "https://shop.example.uz/weekly?…");
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ struct PutSchedule {
   schedule::ScheduleService& schedules;
   Response operator()(const Request& request) const {
     const auto spec = schedule::ParseScheduleSpec(request.String("key"), ParseJsonObject(request));
-    return JsonResponse(200, schedules.Put(spec).ToJson());
+    return JsonResponse(200, StoredScheduleView(schedules.Put(spec)));
   }
 };
 

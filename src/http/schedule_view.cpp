@@ -34,4 +34,8 @@ nlohmann::json ScheduleView(const schedule::Schedule& s) {
       {"updated_at", TimeView(s.updated_at)}};
 }
 
+nlohmann::json StoredScheduleView(const schedule::StoredSchedule& stored) {
+  return {{"key", stored.key}, {"next_fire_at", TimeView(stored.next_fire_at)}};
+}
+
 }  // namespace chopar::http

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schedule/schedule.hpp"
+#include "schedule/schedule_service.hpp"
 
 namespace chopar::http {
 
@@ -13,5 +14,9 @@ namespace chopar::http {
 // "next_fire_at", "last_fired_at", "last_due_at", "last_skipped_at",
 // "skipped_count", "last_error", "created_at", "updated_at"}.
 nlohmann::json ScheduleView(const schedule::Schedule& schedule);
+
+// PUT /v1/schedules/{key}: {"key", "next_fire_at"} (null when it never
+// fires or is disabled).
+nlohmann::json StoredScheduleView(const schedule::StoredSchedule& stored);
 
 }  // namespace chopar::http

@@ -2,6 +2,7 @@
 #include "http/telegram_routes.hpp"
 
 #include "core/request_error.hpp"
+#include "http/json_view.hpp"
 #include "http/message.hpp"
 
 namespace chopar::http {
@@ -17,7 +18,8 @@ channels::telegram::TelegramUpdates& Configured(channels::telegram::TelegramUpda
 struct GetTelegramLink {
   channels::telegram::TelegramUpdates* updates;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, Configured(updates).CreateLink(request.Id("id")));
+    const auto link = Configured(updates).CreateLink(request.Id("id"));
+    return JsonResponse(200, {{"url", link.url}, {"expires_at", TimeView(link.expires_at)}});
   }
 };
 
@@ -25,7 +27,8 @@ struct TelegramWebhook {
   channels::telegram::TelegramUpdates* updates;
   Response operator()(const Request& request) const {
     const auto secret = request.Header("x-telegram-bot-api-secret-token");
-    return JsonResponse(200, Configured(updates).HandleWebhook(secret.value_or(""), request.body));
+    Configured(updates).HandleWebhook(secret.value_or(""), request.body);
+    return JsonResponse(200, {{"ok", true}});
   }
 };
 

@@ -3,6 +3,7 @@
 
 #include "core/request_error.hpp"
 #include "http/message.hpp"
+#include "http/template_view.hpp"
 #include "hub/validation.hpp"
 #include "templates/rendering.hpp"
 
@@ -21,20 +22,22 @@ struct PutTemplate {
   templates::TemplateStore& store;
   Response operator()(const Request& request) const {
     const auto parsed = templates::ParseTemplate(TypeOf(request), ParseJsonObject(request));
-    return JsonResponse(200, store.Put(parsed));
+    return JsonResponse(200, TemplateView(store.Put(parsed)));
   }
 };
 
 struct GetTemplate {
   templates::TemplateStore& store;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, store.Get(TypeOf(request)));
+    return JsonResponse(200, TemplateView(store.Get(TypeOf(request))));
   }
 };
 
 struct ListTemplates {
   templates::TemplateStore& store;
-  Response operator()(const Request& /*request*/) const { return JsonResponse(200, store.List()); }
+  Response operator()(const Request& /*request*/) const {
+    return JsonResponse(200, TemplateListView(store.List()));
+  }
 };
 
 struct DeleteTemplate {

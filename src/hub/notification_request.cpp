@@ -74,12 +74,4 @@ NotificationRequest ParseNotificationRequest(const nlohmann::json& body) {
   return r;
 }
 
-nlohmann::json NotifyResult::ToJson() const {
-  nlohmann::json names = nlohmann::json::array();
-  for (core::ChannelKind kind : channels) names.push_back(core::ChannelName(kind));
-  nlohmann::json out = {{"id", id}, {"created", created}, {"channels", names}};
-  if (send_at) out["send_at"] = core::FormatRfc3339(*send_at);
-  return out;
-}
-
 }  // namespace chopar::hub

@@ -47,28 +47,12 @@ bool InCommaList(std::string_view list, std::string_view name) {
 // Which channels the user of row `i` of users_for_notify.sql has an address for.
 Addressable ReadAddressable(const db::Result& rows, int i) {
   const std::string addressed = rows.OptString(i, "addressed").value_or("");
-  Addressable addressable;
-  for (const core::ChannelKind kind : core::AllChannels()) {
-    const core::ChannelInfo& info = core::InfoOf(kind);
-    switch (core::StoreOf(info)) {
-      case core::AddressStore::kEmail:
-        addressable[kind] = rows.Bool(i, "has_email");
-        break;
-      case core::AddressStore::kPhone:
-        addressable[kind] = rows.Bool(i, "has_phone");
-        break;
-      case core::AddressStore::kTelegramChat:
-        addressable[kind] = rows.Bool(i, "has_telegram");
-        break;
-      case core::AddressStore::kPushSubscription:
-        addressable[kind] = rows.Bool(i, "has_push");
-        break;
-      case core::AddressStore::kUser:
-        addressable[kind] = InCommaList(addressed, info.name);
-        break;
-    }
-  }
-  return addressable;
+  return core::ReachableChannels(core::AddressesHeld{
+      .email = rows.Bool(i, "has_email"),
+      .phone = rows.Bool(i, "has_phone"),
+      .telegram_chat = rows.Bool(i, "has_telegram"),
+      .push_subscription = rows.Bool(i, "has_push"),
+      .own = [&](std::string_view name) { return InCommaList(addressed, name); }});
 }
 
 // The users `requests` are for, and with `draw_ids` one notification id per

@@ -64,7 +64,6 @@ struct NotifyResult {
   std::vector<core::ChannelKind> channels;  // empty when not created, or delayed
   // A delayed notification: when it appears (its channels are chosen then).
   std::optional<core::TimePoint> send_at;
-  [[nodiscard]] nlohmann::json ToJson() const;
 };
 
 // One item of a batch: created (or found by its dedup key), or refused.

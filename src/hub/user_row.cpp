@@ -26,26 +26,12 @@ User ReadUser(const db::Result& rows, int row) {
       user.addresses.emplace(it.key(), it->get<std::string>());
     }
   }
-  for (const core::ChannelKind kind : core::AllChannels()) {
-    const core::ChannelInfo& info = core::InfoOf(kind);
-    switch (core::StoreOf(info)) {
-      case core::AddressStore::kEmail:
-        user.reachable[kind] = user.email.has_value();
-        break;
-      case core::AddressStore::kPhone:
-        user.reachable[kind] = user.phone.has_value();
-        break;
-      case core::AddressStore::kTelegramChat:
-        user.reachable[kind] = user.telegram && user.telegram->active;
-        break;
-      case core::AddressStore::kPushSubscription:
-        user.reachable[kind] = rows.Int(row, "push_subscriptions") > 0;
-        break;
-      case core::AddressStore::kUser:
-        user.reachable[kind] = user.addresses.contains(info.name);
-        break;
-    }
-  }
+  user.reachable = core::ReachableChannels(core::AddressesHeld{
+      .email = user.email.has_value(),
+      .phone = user.phone.has_value(),
+      .telegram_chat = user.telegram && user.telegram->active,
+      .push_subscription = rows.Int(row, "push_subscriptions") > 0,
+      .own = [&](std::string_view name) { return user.addresses.contains(name); }});
   user.created_at = db::TimeColumn(rows, row, "created_at");
   user.updated_at = db::TimeColumn(rows, row, "updated_at");
   return user;

@@ -10,13 +10,6 @@
 
 namespace chopar::outbox {
 
-nlohmann::json OutboxStats::ToJson() const {
-  return {{"pending", pending},
-          {"dispatched", dispatched},
-          {"failed_attempts", failed_attempts},
-          {"oldest_pending_age_seconds", oldest_pending_age_seconds}};
-}
-
 OutboxStats& OutboxStats::operator+=(const OutboxStats& other) {
   pending += other.pending;
   dispatched += other.dispatched;

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -10,7 +9,8 @@
 
 namespace chopar::outbox {
 
-// The state of one database's chopar.outbox (GET /v1/outbox/stats).
+// The state of one database's chopar.outbox (GET /v1/outbox/stats; its
+// JSON is in http/outbox_routes.cpp).
 struct OutboxStats {
   std::int64_t pending = 0;     // not yet dispatched
   std::int64_t dispatched = 0;  // dispatched and still retained
@@ -18,8 +18,6 @@ struct OutboxStats {
   std::int64_t failed_attempts = 0;
   double oldest_pending_age_seconds = 0;  // 0 when nothing is pending
 
-  // {"pending", "dispatched", "failed_attempts", "oldest_pending_age_seconds"}
-  [[nodiscard]] nlohmann::json ToJson() const;
   // Sums counts; the oldest age is the larger.
   OutboxStats& operator+=(const OutboxStats& other);
 };

@@ -1,6 +1,8 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -8,6 +10,30 @@
 #include "reports/job.hpp"
 
 namespace chopar::reports {
+
+// One run of a report job: its period, when it was due and when it ran.
+struct ReportRun {
+  std::string period_key;
+  core::TimePoint due_at;
+  core::TimePoint ran_at;
+  std::int64_t recipients = 0;
+};
+
+// A configured job with where it stands (http::ReportStatusView is its
+// JSON).
+struct JobStatus {
+  ReportJob job;
+  // The oldest occurrence still waiting to be reported, else the next one;
+  // none for a job that never fires again.
+  std::optional<core::TimePoint> next_due_at{};
+  std::optional<std::string> next_period_key{};
+  bool overdue = false;  // an occurrence is waiting past its due time
+  std::optional<core::TimePoint> last_success_at{};
+  std::optional<std::string> last_error{};
+  std::optional<core::TimePoint> last_error_at{};
+  std::int64_t failures = 0;      // in a row, since the last success
+  std::vector<ReportRun> runs{};  // the newest kRecentRuns, newest first
+};
 
 // What GET /v1/reports shows (docs/api.md "Reports"): every configured job
 // with its settings, when it is next due and for which period, its newest
@@ -21,13 +47,9 @@ class ReportStatus {
   ReportStatus(db::Pool& pool, std::vector<ReportJob> jobs, const core::Clock& clock)
       : pool_(pool), jobs_(std::move(jobs)), clock_(clock) {}
 
-  // {"reports": [{"name", "kind", "cron", "timezone", "period",
-  //   "catchup_window_seconds", "source", "recipients", "locale",
-  //   "threshold", "next_due_at", "next_period_key", "overdue",
-  //   "last_success_at", "last_error", "last_error_at", "failures",
-  //   "runs": [{"period_key", "due_at", "ran_at", "recipients"}]}]}
-  // in configuration order. Throws db::DbError / db::PoolTimeout.
-  [[nodiscard]] nlohmann::json List() const;
+  // Every job in configuration order. Throws db::DbError /
+  // db::PoolTimeout.
+  [[nodiscard]] std::vector<JobStatus> List() const;
 
  private:
   db::Pool& pool_;

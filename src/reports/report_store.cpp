@@ -2,6 +2,7 @@
 
 #include "core/redact.hpp"
 #include "core/time_format.hpp"
+#include "db/time_column.hpp"
 #include "reports/queries.hpp"
 
 namespace chopar::reports {
@@ -37,12 +38,9 @@ std::map<std::string, JobState> LoadJobStates(db::Pool& pool, std::span<const Re
   std::map<std::string, JobState> states;
   for (int i = 0; i < rows.Rows(); ++i) {
     JobState& state = states[rows.String(i, "job")];
-    state.last_success_at = rows.OptString(i, "last_success_at");
-    if (!rows.IsNull(i, "last_success_unix")) {
-      state.last_success_unix = rows.Double(i, "last_success_unix");
-    }
+    state.last_success_at = db::OptTimeColumn(rows, i, "last_success_at");
     state.last_error = rows.OptString(i, "last_error");
-    state.last_error_at = rows.OptString(i, "last_error_at");
+    state.last_error_at = db::OptTimeColumn(rows, i, "last_error_at");
     state.failures = rows.Int(i, "failures");
   }
   return states;

@@ -29,11 +29,10 @@ void RecordFailure(db::Pool& pool, const std::string& job, const std::string& re
 
 // A job's stored state (report_jobs), as the API shows it.
 struct JobState {
-  std::optional<std::string> last_success_at;  // RFC 3339
-  std::optional<double> last_success_unix;
+  std::optional<core::TimePoint> last_success_at;
   std::optional<std::string> last_error;
-  std::optional<std::string> last_error_at;  // RFC 3339
-  std::int64_t failures = 0;                 // in a row, since the last success
+  std::optional<core::TimePoint> last_error_at;
+  std::int64_t failures = 0;  // in a row, since the last success
 };
 std::map<std::string, JobState> LoadJobStates(db::Pool& pool, std::span<const ReportJob> jobs);
 

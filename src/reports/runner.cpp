@@ -202,8 +202,9 @@ void Runner::LoadLastSuccess() {
   const auto states = LoadJobStates(pool_, jobs_);
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
     const auto state = states.find(jobs_[i].name);
-    if (state != states.end() && state->second.last_success_unix) {
-      metrics_[i].last_success->Set(*state->second.last_success_unix);
+    if (state != states.end() && state->second.last_success_at) {
+      metrics_[i].last_success->Set(
+          std::chrono::duration<double>(state->second.last_success_at->time_since_epoch()).count());
     }
   }
 }

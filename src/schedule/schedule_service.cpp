@@ -15,11 +15,6 @@ void RequireKey(std::string_view key) {
 
 }  // namespace
 
-nlohmann::json StoredSchedule::ToJson() const {
-  return {{"key", key},
-          {"next_fire_at", next_fire_at ? nlohmann::json(*next_fire_at) : nlohmann::json()}};
-}
-
 StoredSchedule ScheduleService::Put(const ScheduleSpec& spec) {
   auto tx = pool_.Begin("put_schedule");
   const UpsertOutcome outcome = UpsertSchedules(tx, std::span(&spec, 1), clock_.Now());

@@ -24,12 +24,9 @@ std::vector<core::TimePoint> PreviewFireTimes(const PreviewRequest& request, cor
 // A schedule as written.
 struct StoredSchedule {
   std::string key;
-  // The stored first firing (RFC 3339), nullopt when the pattern never fires
-  // or the schedule is disabled.
-  std::optional<std::string> next_fire_at;
-
-  // {"key", "next_fire_at"} (null when absent).
-  [[nodiscard]] nlohmann::json ToJson() const;
+  // The stored first firing, nullopt when the pattern never fires or the
+  // schedule is disabled.
+  std::optional<core::TimePoint> next_fire_at;
 };
 
 // The schedules (docs/api.md "Schedules"). Requests come validated (see

@@ -32,8 +32,9 @@ TEST_F(ScheduleServiceTest, PutGetDelete) {
   AddUser(8, "Asia/Tashkent");
   json body = Body(8, "5 18 * * *");
   body["notification"]["channels"] = {"push", "telegram"};
-  EXPECT_EQ(Put("pill-17", body).ToJson(),
-            (json{{"key", "pill-17"}, {"next_fire_at", "2026-10-20T13:05:00Z"}}));
+  const StoredSchedule put = Put("pill-17", body);
+  EXPECT_EQ(put.key, "pill-17");
+  EXPECT_EQ(put.next_fire_at, core::ParseRfc3339("2026-10-20T13:05:00Z"));
 
   const Schedule got = service_->Get("pill-17");
   EXPECT_EQ(got.key, "pill-17");
@@ -125,16 +126,18 @@ TEST_F(ScheduleServiceTest, ResendingAnUnchangedScheduleKeepsAnOccurrenceThatIsD
   Put("pill-1", Body(1, "0 11 * * *"));
   clock_.Set(At("2026-10-20T11:30:00Z"));  // 11:00 passed, not fired yet
   // A rebuild from the application's tables re-sends the same schedule.
-  EXPECT_EQ(Put("pill-1", Body(1, "0 11 * * *")).next_fire_at, "2026-10-20T11:00:00Z");
+  EXPECT_EQ(Put("pill-1", Body(1, "0 11 * * *")).next_fire_at,
+            core::ParseRfc3339("2026-10-20T11:00:00Z"));
   EXPECT_EQ(scheduler_->RunOnce().fired, 1);
   EXPECT_EQ(FiredDueAts("pill-1"), "2026-10-20T11:00:00Z");
 
   // A changed pattern starts from now.
-  EXPECT_EQ(Put("pill-1", Body(1, "0 12 * * *")).next_fire_at, "2026-10-20T12:00:00Z");
+  EXPECT_EQ(Put("pill-1", Body(1, "0 12 * * *")).next_fire_at,
+            core::ParseRfc3339("2026-10-20T12:00:00Z"));
   // So does a changed template? No: only pattern, zone, user and enabled move it.
   json retitled = Body(1, "0 12 * * *");
   retitled["notification"]["title"] = "Yangi";
-  EXPECT_EQ(Put("pill-1", retitled).next_fire_at, "2026-10-20T12:00:00Z");
+  EXPECT_EQ(Put("pill-1", retitled).next_fire_at, core::ParseRfc3339("2026-10-20T12:00:00Z"));
   EXPECT_EQ(service_->Get("pill-1").notification.title, "Yangi");
 }
 
@@ -146,7 +149,7 @@ TEST_F(ScheduleServiceTest, DisabledScheduleIsNeverDue) {
   clock_.Set(At("2026-10-21T11:00:00Z"));
   EXPECT_EQ(scheduler_->RunOnce().claimed, 0);
   body["enabled"] = true;
-  EXPECT_EQ(Put("pill-1", body).next_fire_at, "2026-10-22T11:00:00Z");
+  EXPECT_EQ(Put("pill-1", body).next_fire_at, core::ParseRfc3339("2026-10-22T11:00:00Z"));
 }
 
 TEST_F(ScheduleServiceTest, PatternThatNeverFiresIsStoredWithoutANextInstant) {

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/time_format.hpp"
+#include "db/time_column.hpp"
 #include "schedule/next_fire.hpp"
 #include "schedule/queries.hpp"
 #include "schedule/time_zone.hpp"
@@ -157,7 +158,8 @@ UpsertOutcome UpsertSchedules(db::Transaction& tx, std::span<const ScheduleSpec>
   const auto stored = tx.Exec(queries::kUpsertSchedules, rows, core::FormatRfc3339Micros(now));
   outcome.stored.reserve(static_cast<std::size_t>(stored.Rows()));
   for (int i = 0; i < stored.Rows(); ++i)
-    outcome.stored.emplace_back(stored.String(i, 0), stored.OptString(i, 1));
+    outcome.stored.emplace_back(stored.String(i, "key"),
+                                db::OptTimeColumn(stored, i, "next_fire_at"));
   return outcome;
 }
 

@@ -19,9 +19,9 @@ struct UpsertOutcome {
   // nothing was written and `stored` is empty; the caller rolls back or
   // reports (the transaction itself is still usable).
   std::optional<std::size_t> unknown_user;
-  // Per written key, its stored next_fire_at (RFC 3339, or nullopt when the
-  // pattern never fires or the schedule is disabled). Order unspecified.
-  std::vector<std::pair<std::string, std::optional<std::string>>> stored;
+  // Per written key, its stored next_fire_at (nullopt when the pattern
+  // never fires or the schedule is disabled). Order unspecified.
+  std::vector<std::pair<std::string, std::optional<core::TimePoint>>> stored;
 };
 
 // Creates or replaces `specs` inside `tx` with one set-based statement

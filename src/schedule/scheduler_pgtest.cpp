@@ -24,7 +24,7 @@ class SchedulerTest : public SchedulePgTest {};
 TEST_F(SchedulerTest, FiresOncePerOccurrence) {
   AddUser(1, "Asia/Tashkent");
   const auto put = Put("pill-1", Body(1, "5 18 * * *"));
-  EXPECT_EQ(put.next_fire_at, "2026-10-20T13:05:00Z");
+  EXPECT_EQ(put.next_fire_at, core::ParseRfc3339("2026-10-20T13:05:00Z"));
 
   clock_.Set(At("2026-10-20T13:04:59Z"));
   EXPECT_EQ(scheduler_->RunOnce().claimed, 0);

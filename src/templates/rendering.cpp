@@ -23,18 +23,11 @@ nlohmann::json MakeContext(nlohmann::json data, const std::optional<ContextUser>
 }
 
 nlohmann::json RenderAll(const LocaleTexts& texts, const mustache::RenderContext& context) {
-  nlohmann::json out = nlohmann::json::object();
+  TargetTexts rendered;
   for (Target target : AllTargets()) {
-    auto text = texts.Render(target, context);
-    if (!text) continue;
-    const TargetInfo& info = InfoOf(target);
-    if (info.channel) {
-      out[std::string(core::ChannelName(*info.channel))][std::string(info.key)] = std::move(*text);
-    } else {
-      out[std::string(info.key)] = std::move(*text);
-    }
+    if (auto text = texts.Render(target, context)) rendered.emplace_back(target, std::move(*text));
   }
-  return out;
+  return BlockOf(rendered);
 }
 
 }  // namespace chopar::templates

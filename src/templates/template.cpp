@@ -90,19 +90,26 @@ std::optional<std::string> LocaleTexts::Render(Target target,
   }
 }
 
-nlohmann::json LocaleTexts::ToJson() const {
+nlohmann::json BlockOf(const TargetTexts& texts) {
   nlohmann::json block = nlohmann::json::object();
-  for (Target target : AllTargets()) {
-    const mustache::MustacheText* text = Find(target);
-    if (text == nullptr) continue;
+  for (const auto& [target, text] : texts) {
     const TargetInfo& info = InfoOf(target);
     if (info.channel) {
-      block[std::string(core::ChannelName(*info.channel))][std::string(info.key)] = text->source();
+      block[std::string(core::ChannelName(*info.channel))][std::string(info.key)] = text;
     } else {
-      block[std::string(info.key)] = text->source();
+      block[std::string(info.key)] = text;
     }
   }
   return block;
+}
+
+nlohmann::json LocaleTexts::Sources() const {
+  TargetTexts sources;
+  for (Target target : AllTargets()) {
+    if (const mustache::MustacheText* text = Find(target))
+      sources.emplace_back(target, text->source());
+  }
+  return BlockOf(sources);
 }
 
 LocaleTexts LocaleTexts::Parse(const nlohmann::json& block, const std::string& field_prefix) {
@@ -155,18 +162,6 @@ const std::string& Template::ResolveLocale(std::string_view user_locale) const {
       return it->first;
   }
   return default_locale;
-}
-
-nlohmann::json Template::ToJson() const {
-  nlohmann::json blocks = nlohmann::json::object();
-  for (const auto& [locale, texts] : locales) blocks[locale] = texts.ToJson();
-  return {{"type", type},
-          {"category", category ? nlohmann::json(*category) : nlohmann::json(nullptr)},
-          {"default_locale", default_locale},
-          {"locales", std::move(blocks)},
-          {"digest", digest},
-          {"throttle", throttle},
-          {"escalate", escalate}};
 }
 
 Template ParseTemplate(const std::string& type, const nlohmann::json& body) {

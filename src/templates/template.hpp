@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "mustache/text.hpp"
@@ -14,13 +15,23 @@
 
 namespace chopar::templates {
 
+// Texts by the target they are for, in the order of AllTargets().
+using TargetTexts = std::vector<std::pair<Target, std::string>>;
+
+// The texts in the shape of a locale block ({"title", "body", "email":
+// {"subject", "html", "text"}, …}): the inverse of LocaleTexts::Parse, the
+// shape a block is stored, shown and previewed in.
+nlohmann::json BlockOf(const TargetTexts& texts);
+
 // The parsed texts of one locale block ({"title", "body", "email": {…}, …}).
 // `title` is always there. Move-only; immutable once parsed, so any number
 // of threads may render it at once.
 class LocaleTexts {
  public:
-  // The block as a template's JSON shows it (only the texts present).
-  [[nodiscard]] nlohmann::json ToJson() const;
+  // The block's texts as their sources, shaped as the block was given
+  // ({"title", "body", "email": {"html", …}, …}, only the texts present):
+  // the stored form, which the API also shows.
+  [[nodiscard]] nlohmann::json Sources() const;
   [[nodiscard]] const mustache::MustacheText* Find(Target target) const;
   [[nodiscard]] bool Has(Target target) const { return Find(target) != nullptr; }
   // Whether the block has any text of `channel`'s own block.
@@ -79,9 +90,6 @@ struct Template {
   [[nodiscard]] const LocaleTexts& TextsFor(std::string_view user_locale) const {
     return locales.find(ResolveLocale(user_locale))->second;
   }
-  // {"type", "category", "default_locale", "locales", "digest", "throttle",
-  // "escalate"}.
-  [[nodiscard]] nlohmann::json ToJson() const;
 };
 
 // Parses and validates a PUT body for `type` (a valid notification type).

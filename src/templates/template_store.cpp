@@ -6,24 +6,45 @@
 
 #include "core/request_error.hpp"
 #include "db/notify_channels.hpp"
+#include "db/time_column.hpp"
 #include "templates/queries.hpp"
 
 namespace chopar::templates {
 namespace {
 
-// A stored template parsed again. The API validated it before storing; one
-// that no longer parses (a text rule made stricter) is logged and left out
-// rather than stopping every other template.
-std::shared_ptr<const Template> Parse(const std::string& doc) {
-  const auto json = nlohmann::json::parse(doc);
-  const std::string type = json.at("type");
+nlohmann::json OptionalJson(const db::Result& rows, int row, const char* column) {
+  return rows.IsNull(row, column) ? nlohmann::json(nullptr)
+                                  : nlohmann::json::parse(rows.Text(row, column));
+}
+
+// Row `row` of get_template.sql or list_templates.sql parsed again, as its
+// PUT body was. The API validated it before storing; one that no longer
+// parses (a text rule made stricter) is logged and left out rather than
+// stopping every other template.
+std::shared_ptr<const Template> Parse(const db::Result& rows, int row) {
+  const std::string type = rows.String(row, "type");
+  nlohmann::json body = {
+      {"category", rows.IsNull(row, "category") ? nlohmann::json(nullptr)
+                                                : nlohmann::json(rows.String(row, "category"))},
+      {"default_locale", rows.String(row, "default_locale")},
+      {"locales", nlohmann::json::parse(rows.Text(row, "locales"))},
+      {"digest", OptionalJson(rows, row, "digest")},
+      {"throttle", OptionalJson(rows, row, "throttle")},
+      {"escalate", OptionalJson(rows, row, "escalate")}};
   try {
-    return std::make_shared<const Template>(ParseTemplate(type, json));
+    return std::make_shared<const Template>(ParseTemplate(type, body));
   } catch (const core::RequestError& e) {
     spdlog::error("template {} is stored but does not parse: {} (field {})", type, e.what(),
                   e.field().value_or(""));
     return nullptr;
   }
+}
+
+std::optional<StoredTemplate> ReadStored(const db::Result& rows, int row) {
+  auto parsed = Parse(rows, row);
+  if (!parsed) return std::nullopt;
+  return StoredTemplate{std::move(parsed), db::TimeColumn(rows, row, "created_at"),
+                        db::TimeColumn(rows, row, "updated_at")};
 }
 
 }  // namespace
@@ -84,7 +105,7 @@ void TemplateStore::ReloadAll() {
   const auto rows = pool_.Acquire()->Exec(queries::kListTemplates);
   auto map = std::make_shared<Map>();
   for (int i = 0; i < rows.Rows(); ++i) {
-    if (auto parsed = Parse(rows.String(i, "doc"))) map->emplace(parsed->type, std::move(parsed));
+    if (auto parsed = Parse(rows, i)) map->emplace(parsed->type, std::move(parsed));
   }
   Install(std::move(map));
 }
@@ -92,7 +113,7 @@ void TemplateStore::ReloadAll() {
 void TemplateStore::ReloadType(const std::string& type) const {
   std::lock_guard reload(reload_mutex_);
   const auto rows = pool_.Acquire()->Exec(queries::kGetTemplate, type);
-  std::shared_ptr<const Template> parsed = rows.Empty() ? nullptr : Parse(rows.String(0, "doc"));
+  std::shared_ptr<const Template> parsed = rows.Empty() ? nullptr : Parse(rows, 0);
   if (parsed == nullptr && !Snapshot()->contains(type)) return;  // nothing to change
   auto map = std::make_shared<Map>(*Snapshot());
   if (parsed) {
@@ -103,9 +124,9 @@ void TemplateStore::ReloadType(const std::string& type) const {
   Install(std::move(map));
 }
 
-nlohmann::json TemplateStore::Put(const Template& tmpl) {
+StoredTemplate TemplateStore::Put(const Template& tmpl) {
   nlohmann::json locales = nlohmann::json::object();
-  for (const auto& [locale, texts] : tmpl.locales) locales[locale] = texts.ToJson();
+  for (const auto& [locale, texts] : tmpl.locales) locales[locale] = texts.Sources();
   auto optional_json = [](const nlohmann::json& value) {
     return value.is_null() ? std::nullopt : std::optional<std::string>(value.dump());
   };
@@ -116,18 +137,24 @@ nlohmann::json TemplateStore::Put(const Template& tmpl) {
   return Get(tmpl.type);
 }
 
-nlohmann::json TemplateStore::Get(const std::string& type) {
+StoredTemplate TemplateStore::Get(const std::string& type) {
   const auto rows = pool_.Acquire()->Exec(queries::kGetTemplate, type);
   if (rows.Empty()) throw core::NotFound("notification type " + type + " has no template");
-  return nlohmann::json::parse(rows.String(0, "doc"));
+  auto stored = ReadStored(rows, 0);
+  if (!stored) {
+    throw core::NotFound("notification type " + type +
+                         " has a stored template that no longer parses; PUT it again");
+  }
+  return std::move(*stored);
 }
 
-nlohmann::json TemplateStore::List() {
+std::vector<StoredTemplate> TemplateStore::List() {
   const auto rows = pool_.Acquire()->Exec(queries::kListTemplates);
-  nlohmann::json items = nlohmann::json::array();
-  for (int i = 0; i < rows.Rows(); ++i)
-    items.push_back(nlohmann::json::parse(rows.String(i, "doc")));
-  return {{"items", std::move(items)}};
+  std::vector<StoredTemplate> items;
+  for (int i = 0; i < rows.Rows(); ++i) {
+    if (auto stored = ReadStored(rows, i)) items.push_back(std::move(*stored));
+  }
+  return items;
 }
 
 void TemplateStore::Delete(const std::string& type) {

@@ -8,11 +8,20 @@
 #include <string_view>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "db/listener.hpp"
 #include "db/pool.hpp"
 #include "templates/template.hpp"
 
 namespace chopar::templates {
+
+// A template as stored (GET /v1/templates/{type}; http::TemplateView is its
+// JSON): the parsed template and when it was first and last stored.
+struct StoredTemplate {
+  std::shared_ptr<const Template> tmpl;
+  core::TimePoint created_at;
+  core::TimePoint updated_at;
+};
 
 // Where notify finds a type's template. Find is called for every
 // notification, so it must not touch the database.
@@ -63,12 +72,15 @@ class TemplateStore final : public TemplateLookup {
   // The categories the cached templates name, sorted, each once.
   [[nodiscard]] std::vector<std::string> Categories() const;
 
-  // Creates or replaces the template; returns it as GET shows it.
-  nlohmann::json Put(const Template& tmpl);
-  // The template as the API shows it; throws core::RequestError kNotFound.
-  nlohmann::json Get(const std::string& type);
-  // {"items": [every template, by type]}.
-  nlohmann::json List();
+  // Creates or replaces the template; returns it as Get reads it.
+  StoredTemplate Put(const Template& tmpl);
+  // The stored template of `type`. Throws core::RequestError kNotFound when
+  // there is none, or when the stored one no longer parses (a text rule made
+  // stricter by an upgrade: notify, too, then treats the type as having no
+  // template, and a PUT stores it again).
+  StoredTemplate Get(const std::string& type);
+  // Every stored template that parses, by type.
+  std::vector<StoredTemplate> List();
   // Throws core::RequestError kNotFound when there is none.
   void Delete(const std::string& type);
 

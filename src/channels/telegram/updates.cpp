@@ -107,7 +107,7 @@ std::string_view TelegramUpdateEffectName(TelegramUpdateEffect effect) {
 TelegramUpdates::TelegramUpdates(TelegramChannel& channel, db::Pool& pool, const core::Clock& clock)
     : channel_(channel), pool_(pool), clock_(clock) {}
 
-json TelegramUpdates::CreateLink(std::int64_t user_id) {
+TelegramLink TelegramUpdates::CreateLink(std::int64_t user_id) {
   const std::string_view username = BotUsername(channel_.settings());
   if (username.empty()) {
     throw core::Unavailable("Telegram is not configured: set [channels.telegram] bot_username");
@@ -124,11 +124,10 @@ json TelegramUpdates::CreateLink(std::int64_t user_id) {
   }
   tx.Exec(queries::kTelegramPruneLinkTokens, user_id, core::FormatRfc3339Micros(now));
   tx.Commit();
-  return {{"url", "https://t.me/" + std::string(username) + "?start=" + token},
-          {"expires_at", core::FormatRfc3339(expires)}};
+  return {"https://t.me/" + std::string(username) + "?start=" + token, expires};
 }
 
-json TelegramUpdates::HandleWebhook(std::string_view secret_header, std::string_view body) {
+void TelegramUpdates::HandleWebhook(std::string_view secret_header, std::string_view body) {
   const std::string& secret = channel_.settings().webhook_secret;
   // Equal-length digests, so the comparison's time says nothing about the
   // secret's length either.
@@ -140,7 +139,6 @@ json TelegramUpdates::HandleWebhook(std::string_view secret_header, std::string_
   const json update = core::ParseJsonOrDiscarded(body);
   if (!update.is_object()) throw core::InvalidJson("the body must be a Telegram Update object");
   HandleUpdate(update);
-  return {{"ok", true}};
 }
 
 TelegramUpdateResult TelegramUpdates::HandleUpdate(const json& update) {

@@ -33,6 +33,12 @@ struct TelegramUpdateResult {
   std::optional<TelegramText> reply;    // what the bot answers, sent after commit
 };
 
+// A one-time deep link that connects a user's Telegram chat.
+struct TelegramLink {
+  std::string url;  // https://t.me/<bot>?start=<token>
+  core::TimePoint expires_at;
+};
+
 // What one update asks of chopar, read without touching the database.
 struct TelegramUpdateRequest {
   enum class Kind {
@@ -70,21 +76,20 @@ class TelegramUpdates {
  public:
   TelegramUpdates(TelegramChannel& channel, db::Pool& pool, const core::Clock& clock);
 
-  // GET /v1/users/{id}/telegram/link → {"url": "https://t.me/<bot>?start=<token>",
-  // "expires_at": "<RFC 3339>"}: a new one-time token valid for link_ttl.
-  // Throws core::RequestError kUserNotFound for an unknown user,
+  // GET /v1/users/{id}/telegram/link: a new one-time token valid for
+  // link_ttl. Throws core::RequestError kUserNotFound for an unknown user,
   // kUnavailable when bot_username is not configured.
-  nlohmann::json CreateLink(std::int64_t user_id);
+  TelegramLink CreateLink(std::int64_t user_id);
 
   // POST /v1/telegram/webhook: `secret_header` is the request's
   // X-Telegram-Bot-Api-Secret-Token ("" if absent), compared in constant time
-  // with webhook_secret before the body is even parsed. Returns {"ok": true}
-  // (answer 200) for every well-formed update, acted on or not, so Telegram
-  // does not redeliver it. Throws core::RequestError kUnauthorized for a wrong
+  // with webhook_secret before the body is even parsed. Returns normally
+  // (the route answers 200) for every well-formed update, acted on or not,
+  // so Telegram does not redeliver it. Throws core::RequestError kUnauthorized for a wrong
   // or missing secret or when no webhook_secret is configured (nothing
   // changes), kInvalidJson for a body that is not a JSON object; database
   // errors propagate (answer 5xx: Telegram redelivers, which is harmless).
-  nlohmann::json HandleWebhook(std::string_view secret_header, std::string_view body);
+  void HandleWebhook(std::string_view secret_header, std::string_view body);
 
   // Applies one update in its own transaction, then sends the reply.
   TelegramUpdateResult HandleUpdate(const nlohmann::json& update);

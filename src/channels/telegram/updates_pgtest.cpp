@@ -173,12 +173,12 @@ class TelegramConnectTest : public testing::PgTest {
   }
 
   std::string NewToken(std::int64_t user_id) {
-    const std::string url = updates_->CreateLink(user_id)["url"];
+    const std::string url = updates_->CreateLink(user_id).url;
     return url.substr(url.find("?start=") + 7);
   }
 
-  json Webhook(const json& update, const std::string& secret = kSecret) {
-    return updates_->HandleWebhook(secret, update.dump());
+  void Webhook(const json& update, const std::string& secret = kSecret) {
+    updates_->HandleWebhook(secret, update.dump());
   }
 
   std::string Connection(std::int64_t user_id) {
@@ -214,15 +214,15 @@ class TelegramConnectTest : public testing::PgTest {
 };
 
 TEST_F(TelegramConnectTest, CreateLinkGivesAOneTimeDeepLinkThatExpiresInADay) {
-  const json link = updates_->CreateLink(1);
-  const std::string url = link["url"];
+  const TelegramLink link = updates_->CreateLink(1);
+  const std::string& url = link.url;
   ASSERT_TRUE(url.starts_with("https://t.me/chopar_test_bot?start=")) << url;
   const std::string token = url.substr(url.find("?start=") + 7);
   EXPECT_EQ(token.size(), 32u);
   EXPECT_EQ(
       token.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"),
       std::string::npos);
-  EXPECT_EQ(link["expires_at"], "2026-10-29T13:05:00Z");
+  EXPECT_EQ(link.expires_at, *core::ParseRfc3339("2026-10-29T13:05:00Z"));
   EXPECT_EQ(
       db_->Scalar("SELECT user_id FROM chopar.telegram_link_tokens WHERE token = '" + token + "'"),
       "1");
@@ -254,7 +254,7 @@ TEST_F(TelegramConnectTest, CreateLinkWithoutABotUsernameIsUnavailable) {
 
 TEST_F(TelegramConnectTest, WebhookStartBindsTheChatAndGreetsInTheUsersLocale) {
   const std::string token = NewToken(1);
-  EXPECT_EQ(Webhook(StartUpdate(1, kChat, "/start " + token)), json({{"ok", true}}));
+  EXPECT_NO_THROW(Webhook(StartUpdate(1, kChat, "/start " + token)));
 
   EXPECT_EQ(Connection(1), std::to_string(kChat) + ":true");
   const auto sent = bot_.sent();
@@ -268,7 +268,7 @@ TEST_F(TelegramConnectTest, WebhookWithAWrongOrMissingSecretIsRefusedAndChangesN
   const std::string token = NewToken(1);
   for (const std::string secret : {"wrong", "", "s3cret-Token_", "s3cret-Token_1 "}) {
     try {
-      (void)Webhook(StartUpdate(1, kChat, "/start " + token), secret);
+      Webhook(StartUpdate(1, kChat, "/start " + token), secret);
       FAIL() << "accepted secret '" << secret << "'";
     } catch (const core::RequestError& e) {
       EXPECT_EQ(e.code(), core::ErrorCode::kUnauthorized);
@@ -285,14 +285,14 @@ TEST_F(TelegramConnectTest, WebhookIsRefusedWhenNoSecretIsConfigured) {
   settings.webhook_secret.clear();
   TelegramChannel channel(settings, *http_, clock_);
   TelegramUpdates updates(channel, *pool_, clock_);
-  EXPECT_THROW((void)updates.HandleWebhook("", StartUpdate(1, kChat, "/start x").dump()),
+  EXPECT_THROW(updates.HandleWebhook("", StartUpdate(1, kChat, "/start x").dump()),
                core::RequestError);
 }
 
 TEST_F(TelegramConnectTest, WebhookBodyThatIsNotAnUpdateIsInvalidJson) {
   for (const char* body : {"{not json", "[1,2]", ""}) {
     try {
-      (void)updates_->HandleWebhook(kSecret, body);
+      updates_->HandleWebhook(kSecret, body);
       FAIL() << body;
     } catch (const core::RequestError& e) {
       EXPECT_EQ(e.code(), core::ErrorCode::kInvalidJson);
@@ -303,11 +303,11 @@ TEST_F(TelegramConnectTest, WebhookBodyThatIsNotAnUpdateIsInvalidJson) {
 TEST_F(TelegramConnectTest, ReplayedStartChangesNothingAndSendsNoSecondGreeting) {
   const std::string token = NewToken(1);
   const json update = StartUpdate(1, kChat, "/start " + token);
-  (void)Webhook(update);
+  Webhook(update);
   const std::string used_at = db_->Scalar("SELECT used_at FROM chopar.telegram_link_tokens");
   clock_.Advance(10min);
 
-  EXPECT_EQ(Webhook(update), json({{"ok", true}}));
+  EXPECT_NO_THROW(Webhook(update));
   EXPECT_EQ(updates_->HandleUpdate(update).effect, TelegramUpdateEffect::kReplayed);
 
   EXPECT_EQ(Connection(1), std::to_string(kChat) + ":true");
@@ -328,7 +328,7 @@ TEST_F(TelegramConnectTest, ExpiredLinkIsRefusedPolitely) {
 
 TEST_F(TelegramConnectTest, LinkUsedByAnotherChatIsRefusedAndTheFirstChatKeepsIt) {
   const std::string token = NewToken(1);
-  (void)Webhook(StartUpdate(1, kChat, "/start " + token));
+  Webhook(StartUpdate(1, kChat, "/start " + token));
   EXPECT_EQ(updates_->HandleUpdate(StartUpdate(2, kOtherChat, "/start " + token)).effect,
             TelegramUpdateEffect::kLinkUsed);
   EXPECT_EQ(Connection(1), std::to_string(kChat) + ":true");
@@ -381,21 +381,21 @@ TEST_F(TelegramConnectTest, GroupChatIsNeverBound) {
 }
 
 TEST_F(TelegramConnectTest, NewLinkMovesTheUserToTheNewChat) {
-  (void)Webhook(StartUpdate(1, kChat, "/start " + NewToken(1)));
-  (void)Webhook(StartUpdate(2, kOtherChat, "/start " + NewToken(1)));
+  Webhook(StartUpdate(1, kChat, "/start " + NewToken(1)));
+  Webhook(StartUpdate(2, kOtherChat, "/start " + NewToken(1)));
   EXPECT_EQ(Connection(1), std::to_string(kOtherChat) + ":true");
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.telegram_connections"), 1);
 }
 
 TEST_F(TelegramConnectTest, BlockingAndUnblockingTheBotTogglesActive) {
-  (void)Webhook(StartUpdate(1, kChat, "/start " + NewToken(1)));
+  Webhook(StartUpdate(1, kChat, "/start " + NewToken(1)));
 
   const auto kicked = updates_->HandleUpdate(MemberUpdate(2, kChat, "member", "kicked"));
   EXPECT_EQ(kicked.effect, TelegramUpdateEffect::kDeactivated);
   EXPECT_EQ(kicked.user_id, 1);
   EXPECT_EQ(Connection(1), std::to_string(kChat) + ":false");
 
-  (void)Webhook(MemberUpdate(3, kChat, "kicked", "member"));
+  Webhook(MemberUpdate(3, kChat, "kicked", "member"));
   EXPECT_EQ(Connection(1), std::to_string(kChat) + ":true");
 
   // A chat nobody connected: nothing to change, nothing fails.
@@ -437,10 +437,10 @@ TEST_F(TelegramConnectTest, RestartedPollerContinuesFromTheStoredOffsetWithoutRe
 }
 
 TEST_F(TelegramConnectTest, UpdatesBeforeTheStoredOffsetAreNeverAppliedAgain) {
-  (void)Webhook(StartUpdate(1, kChat, "/start " + NewToken(1)));
+  Webhook(StartUpdate(1, kChat, "/start " + NewToken(1)));
   bot_.QueueUpdate(MemberUpdate(100, kChat, "member", "kicked"));
   (void)poller_->RunOnce();
-  (void)Webhook(MemberUpdate(2, kChat, "kicked", "member"));  // unblocked since
+  Webhook(MemberUpdate(2, kChat, "kicked", "member"));  // unblocked since
   ASSERT_EQ(Connection(1), std::to_string(kChat) + ":true");
 
   bot_.IgnoreOffset();  // update 100 comes again, with a new one

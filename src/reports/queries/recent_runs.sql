@@ -1,5 +1,5 @@
 -- The newest $2 runs of each job of $1, newest first (report_runs_recent).
-SELECT j.job, r.period_key, chopar.api_time(r.due_at) AS due_at, chopar.api_time(r.ran_at) AS ran_at,
+SELECT j.job, r.period_key, r.due_at::text AS due_at, r.ran_at::text AS ran_at,
        r.recipients
 FROM unnest($1::text[]) AS j(job)
 CROSS JOIN LATERAL (

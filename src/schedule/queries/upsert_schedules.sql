@@ -46,4 +46,4 @@ ON CONFLICT (key) DO UPDATE SET
   END,
   last_error = excluded.last_error,
   updated_at = excluded.updated_at
-RETURNING key, chopar.api_time(next_fire_at) AS next_fire_at
+RETURNING key, next_fire_at::text AS next_fire_at

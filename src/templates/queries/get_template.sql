@@ -1,2 +1,7 @@
--- One template by type, as the API shows it (the cache parses it too).
-SELECT doc::text AS doc FROM chopar.templates_api WHERE type = $1
+-- One template by type: its columns, which the cache and GET parse as its
+-- PUT body was parsed.
+SELECT type, category, default_locale, locales::text AS locales, digest::text AS digest,
+       throttle::text AS throttle, escalate::text AS escalate,
+       created_at::text AS created_at, updated_at::text AS updated_at
+FROM chopar.templates
+WHERE type = $1

@@ -1,3 +1,7 @@
--- Every template by type, as the API shows it (GET /v1/templates, and what
--- a cache loads).
-SELECT doc::text AS doc FROM chopar.templates_api ORDER BY type
+-- Every template by type (GET /v1/templates, and what a cache loads), as
+-- get_template.sql reads one.
+SELECT type, category, default_locale, locales::text AS locales, digest::text AS digest,
+       throttle::text AS throttle, escalate::text AS escalate,
+       created_at::text AS created_at, updated_at::text AS updated_at
+FROM chopar.templates
+ORDER BY type
