@@ -1,9 +1,11 @@
 #include "app/channel_providers.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "channels/email/channel.hpp"
+#include "channels/provider_registry.hpp"
 #include "channels/sms/eskiz_channel.hpp"
 #include "channels/webpush/channel.hpp"
 #include "core/text.hpp"
@@ -67,6 +69,37 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
           std::make_unique<channels::webpush::WebPushChannel>(settings, http_, clock);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("config: [channels.push] ") + e.what());
+    }
+  }
+  for (const auto& [name, channel] : config.registered_channels) {
+    if (channel.provider.empty() || channel.provider == "sink") continue;
+    const std::optional<core::ChannelKind> kind = core::ParseChannel(name);
+    if (!kind) throw std::runtime_error("config: no channel " + name + " is registered");
+    const std::string section = "[" + std::string(core::InfoOf(*kind).settings_section) + "]";
+    const channels::ProviderRegistration* registration =
+        channels::FindProvider(*kind, channel.provider);
+    // LoadConfig refuses such a name; a Config written in code may still hold one.
+    if (registration == nullptr) {
+      throw std::runtime_error("config: " + section + " provider " + channel.provider +
+                               " is not registered");
+    }
+    try {
+      const channels::ProviderContext context{
+          .kind = *kind,
+          .section = std::string(core::InfoOf(*kind).settings_section),
+          .values = channels::ValuesFor(*registration, channel.values),
+          .http = http_,
+          .pool = pool,
+          .clock = clock,
+          .public_url = config.server.public_url,
+      };
+      providers_[*kind] = registration->factory(context);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error("config: " + section + " " + e.what());
+    }
+    if (!providers_[*kind]) {
+      throw std::runtime_error("config: " + section + " provider " + channel.provider +
+                               " built no channel");
     }
   }
 }

@@ -14,12 +14,15 @@
 
 namespace chopar::app {
 
-// The provider of each channel, built from the configuration: the real one
-// when its credentials are set (or its provider is named), else the sink —
-// as for any channel registered without a provider here.
+// The provider of each channel, built from the configuration: for the
+// built-in four the real one when its credentials are set (or its provider
+// is named), else the sink; for a channel the binary registered, the
+// provider its section names (Config::registered_channels), built by the
+// factory registered for it (channels::RegisterProvider), else the sink.
 // Owns the providers and the shared HTTP client; lives as long as the workers
 // that use set(). Throws std::runtime_error for a provider that is named but
-// cannot be configured (bad keys, missing URL), naming the config key.
+// cannot be configured (bad keys, missing URL, a factory's
+// std::invalid_argument), naming the config section and key.
 class ChannelProviders {
  public:
   // `sms_callback_secret` is the path secret Eskiz's delivery reports carry;

@@ -16,6 +16,7 @@
 #include "app/closest_name.hpp"
 #include "app/config_value.hpp"
 #include "app/report_config.hpp"
+#include "channels/provider_registry.hpp"
 #include "core/text.hpp"
 #include "http/subscriber_token.hpp"
 #include "outbox/chopar_events.hpp"
@@ -146,6 +147,37 @@ ParsedText StartTlsSetting(channels::email::EmailSettings& email) {
   }};
 }
 
+// [<settings_section>] of each channel the binary registered whose section
+// is not one of chopar's own (those of the built-in four, bound above):
+// `provider` names one of the providers registered for it, and every key
+// one of them reads is a string, kept as set; LoadConfig then checks them
+// against the chosen provider (CompleteRegisteredChannels).
+void AddRegisteredChannels(Config& c, std::vector<Binding>& b) {
+  for (const core::ChannelKind kind : core::AllChannels()) {
+    const core::ChannelInfo& info = core::InfoOf(kind);
+    const std::string section(info.settings_section);
+    const bool bound = std::any_of(b.begin(), b.end(),
+                                   [&](const Binding& other) { return other.section == section; });
+    if (section.empty() || bound) continue;
+    Config::RegisteredChannel& channel = c.registered_channels[std::string(info.name)];
+    std::vector<std::string> providers, keys;
+    for (const channels::ProviderRegistration* registration : channels::ProvidersOf(kind)) {
+      providers.push_back(registration->provider);
+      for (const channels::ProviderKey& key : registration->keys) {
+        if (std::find(keys.begin(), keys.end(), key.name) == keys.end()) keys.push_back(key.name);
+      }
+    }
+    providers.emplace_back("sink");
+    b.push_back({section, "provider", &channel.provider, OneOf(providers, true)});
+    for (const std::string& key : keys) {
+      b.push_back({section, key, ParsedText{[&channel, key](const std::string& text) {
+                     channel.values[key] = text;
+                     return std::optional<std::string>();
+                   }}});
+    }
+  }
+}
+
 // The one list of what the configuration knows: every key of
 // docs/configuration.md, where it goes, and what its value must be.
 std::vector<Binding> Bindings(Config& c) {
@@ -250,6 +282,7 @@ std::vector<Binding> Bindings(Config& c) {
                  NotNegative("must be 0 (no limit) or more")});
     b.push_back({"limits.http", std::string(limit.burst_key), limit.burst});
   }
+  AddRegisteredChannels(c, b);
   return b;
 }
 
@@ -611,6 +644,23 @@ void CompleteTargets(Config& c) {
   }
 }
 
+// Each registered channel with a provider: the keys set must be ones that
+// provider reads, and the others take its defaults.
+void CompleteRegisteredChannels(Config& c) {
+  for (auto& [name, channel] : c.registered_channels) {
+    if (channel.provider.empty() || channel.provider == "sink") continue;
+    const core::ChannelKind kind = *core::ParseChannel(name);
+    // Validate has checked that the provider is one of the channel's.
+    const channels::ProviderRegistration& registration =
+        *channels::FindProvider(kind, channel.provider);
+    try {
+      channel.values = channels::ValuesFor(registration, channel.values);
+    } catch (const std::invalid_argument& e) {
+      Fail("[" + std::string(core::InfoOf(kind).settings_section) + "] " + e.what());
+    }
+  }
+}
+
 }  // namespace
 
 Environment ProcessEnvironment() {
@@ -637,6 +687,7 @@ Config LoadConfig(const std::optional<std::filesystem::path>& path,
   CompletePublicUrl(config);
   Validate(bindings, config);
   CompleteTargets(config);
+  CompleteRegisteredChannels(config);
   return config;
 }
 
@@ -650,6 +701,7 @@ Config LoadConfigText(std::string_view toml_text, const Environment& environment
   CompletePublicUrl(config);
   Validate(bindings, config);
   CompleteTargets(config);
+  CompleteRegisteredChannels(config);
   return config;
 }
 

@@ -99,6 +99,21 @@ struct Config {
     channels::sms::EskizSettings eskiz;  // base_url, email, password, from
   } sms;
 
+  // A channel registered by the binary (core::RegisterChannel), its section
+  // not one of the four above: [<settings_section>] with `provider` and the
+  // keys its providers registered (channels::RegisterProvider).
+  struct RegisteredChannel {
+    // A provider registered for the channel, or "sink"; empty: the sink.
+    std::string provider;
+    // The keys as the file and the environment set them; once loaded with a
+    // provider, also each of its other keys with its default
+    // (channels::ValuesFor).
+    std::map<std::string, std::string> values;
+  };
+  // By channel name: an entry for each such channel (LoadConfig adds them);
+  // a channel without one goes to the sink.
+  std::map<std::string, RegisteredChannel> registered_channels;
+
   // [[reports]]: periodic reports and anomaly alerts, one table per job
   // (file only; no environment variables). Checked by LoadConfig.
   std::vector<reports::ReportJobSettings> reports;
@@ -118,7 +133,8 @@ Environment ProcessEnvironment();
 // key, when the file does not parse, a value has the wrong type or is out of
 // range, or the file or environment names something the configuration does
 // not know: an unknown section or key in the file (in a [[relay.targets]]
-// entry also a key of another kind of target), or an unknown CHOPAR_…
+// entry also a key of another kind of target; in a registered channel's
+// section a key its chosen provider does not read), or an unknown CHOPAR_…
 // variable (those beginning CHOPAR_TEST_ are reserved for the test harness
 // and ignored). The message of an unknown name suggests the closest known one
 // when there is one near enough.
