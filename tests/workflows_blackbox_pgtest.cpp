@@ -346,7 +346,15 @@ TEST_F(WorkflowsBlackBox, KilledWhileReleasingDelayedNotificationsEachAppearsOnc
       },
       30s));
 
-  // Ten batches of releases (500 each) are due: the kill lands after the first.
+  // Ten batches of releases (500 each) are due: the kill lands after the
+  // first. Each release's insert is held 300 ms by a trigger, so the ten
+  // take seconds and the kill lands among them even on a loaded machine.
+  db_->Scalar(
+      "CREATE FUNCTION public.slow_release() RETURNS trigger LANGUAGE plpgsql AS $$ "
+      "BEGIN PERFORM pg_sleep(0.3); RETURN NULL; END $$");
+  db_->Scalar(
+      "CREATE TRIGGER slow_release AFTER INSERT ON chopar.notifications "
+      "FOR EACH STATEMENT EXECUTE FUNCTION public.slow_release()");
   StartServer();
   ASSERT_TRUE(
       WaitUntil([&] { return db_->Count("SELECT count(*) FROM chopar.notifications") > 0; }, 30s))
@@ -355,6 +363,7 @@ TEST_F(WorkflowsBlackBox, KilledWhileReleasingDelayedNotificationsEachAppearsOnc
   servers_[0]->Wait(10s);
   EXPECT_GT(db_->Count("SELECT count(*) FROM chopar.delayed_notifications"), 0)
       << "all released before the kill: the test proves nothing";
+  db_->Scalar("DROP TRIGGER slow_release ON chopar.notifications");
   StartServer();
   EXPECT_TRUE(WaitUntil(
       [&] { return db_->Count("SELECT count(*) FROM chopar.delayed_notifications") == 0; }, 60s))
