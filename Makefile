@@ -76,8 +76,8 @@ fuzz-build: deps
 fuzz-seeds: fuzz-build
 	@bash fuzz/minimize-seeds $(FUZZ_BUILD_DIR)
 
-# The PNGs of the bell and the console in README.md, taken by the browser
-# tests (tests/browser) into docs/screenshots.
+# The PNGs of the bell, the console and the API reference in README.md, taken
+# by the browser tests (tests/browser) into docs/screenshots.
 screenshots: build
 	@CHOPAR_TEST_SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots bash scripts/with-test-pg ctest --test-dir $(BUILD_DIR) --output-on-failure -R '^browser_'
 

@@ -247,5 +247,27 @@ TEST_F(ConsoleRoutesTest, ServesTheConsoleSameOriginAndTheWidgetToAnyOrigin) {
   EXPECT_EQ(client().Get("/widget/missing.js").status, 404);
 }
 
+TEST_F(ConsoleRoutesTest, ServesTheApiReferenceWithoutAuthUnderAPolicyOfItsOwnOrigin) {
+  const auto page = client().Get("/docs");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
+  EXPECT_NE(page.body.find("<rapi-doc"), std::string::npos);
+  EXPECT_NE(page.body.find("spec-url=\"/openapi.yaml\""), std::string::npos);
+  EXPECT_NE(
+      page.raw_headers.find("Content-Security-Policy: default-src 'none'; script-src 'self';"),
+      std::string::npos);
+  EXPECT_NE(page.raw_headers.find("X-Frame-Options: DENY"), std::string::npos);
+  EXPECT_EQ(page.raw_headers.find("Access-Control-Allow-Origin"), std::string::npos);
+  EXPECT_EQ(client().Get("/docs/index.html").body, page.body);
+
+  const auto bundle = client().Get("/docs/rapidoc-min.js");
+  ASSERT_EQ(bundle.status, 200);
+  EXPECT_EQ(bundle.content_type, "text/javascript; charset=utf-8");
+  EXPECT_GT(bundle.body.size(), 500'000u);
+  EXPECT_TRUE(bundle.body.starts_with("/*! RapiDoc "));
+  // A trailing slash is a different path, as everywhere in the router.
+  EXPECT_EQ(client().Get("/docs/").status, 404);
+}
+
 }  // namespace
 }  // namespace chopar::http::testing

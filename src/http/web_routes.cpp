@@ -1,5 +1,5 @@
-// The console and the bell widget, from the files of web/ embedded at build
-// time (src/http/CMakeLists.txt, cmake/embed_web.cmake).
+// The console, the bell widget and the API reference, from the files of web/
+// embedded at build time (src/http/CMakeLists.txt, cmake/embed_web.cmake).
 #include "http/web_routes.hpp"
 
 #include "http/message.hpp"
@@ -9,7 +9,9 @@ namespace chopar::http {
 namespace {
 
 constexpr std::string_view kConsolePage = "/console/index.html";
+constexpr std::string_view kDocsPage = "/docs/index.html";
 constexpr std::string_view kWidgetPrefix = "/widget/";
+constexpr std::string_view kDocsPrefix = "/docs/";
 
 // Sink emails are rendered in <iframe sandbox srcdoc>: no scripts run there,
 // and the frame inherits this policy.
@@ -17,6 +19,15 @@ constexpr const char* kConsolePolicy =
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data: https:; connect-src 'self'; frame-src 'self' about:; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+// RapiDoc (web/docs/README.md) reads /openapi.yaml and nothing else: no
+// images, fonts or frames from elsewhere, even where the document's
+// descriptions name them. It needs inline styles, and draws icons as data:
+// images.
+constexpr const char* kDocsPolicy =
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 struct ServeAsset {
   const web::Asset& asset;
@@ -29,11 +40,12 @@ struct ServeAsset {
     if (asset.path.starts_with(kWidgetPrefix)) {
       response.headers.emplace_back("Access-Control-Allow-Origin", "*");
       response.headers.emplace_back("Cross-Origin-Resource-Policy", "cross-origin");
-    } else {
-      response.headers.emplace_back("Content-Security-Policy", kConsolePolicy);
-      response.headers.emplace_back("X-Frame-Options", "DENY");
-      response.headers.emplace_back("Referrer-Policy", "no-referrer");
+      return response;
     }
+    const bool docs = asset.path.starts_with(kDocsPrefix);
+    response.headers.emplace_back("Content-Security-Policy", docs ? kDocsPolicy : kConsolePolicy);
+    response.headers.emplace_back("X-Frame-Options", "DENY");
+    response.headers.emplace_back("Referrer-Policy", "no-referrer");
     return response;
   }
 };
@@ -44,6 +56,7 @@ void RegisterWebRoutes(Router& router) {
   for (const web::Asset& asset : web::kAssets) {
     router.Add("GET", std::string(asset.path), Auth::kNone, ServeAsset{asset});
     if (asset.path == kConsolePage) router.Add("GET", "/", Auth::kNone, ServeAsset{asset});
+    if (asset.path == kDocsPage) router.Add("GET", "/docs", Auth::kNone, ServeAsset{asset});
   }
 }
 

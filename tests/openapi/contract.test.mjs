@@ -145,6 +145,14 @@ describe("the OpenAPI description", { skip }, () => {
     assert.ok(text === specText, "GET /openapi.yaml is not docs/openapi.yaml (was chopar rebuilt?)");
   });
 
+  it("is rendered at /docs by a script the server serves too", async () => {
+    const page = await call(chopar, "GET", "/docs", { auth: null, expect: 200 });
+    assert.match(page.text, /<rapi-doc[^>]* spec-url="\/openapi\.yaml"/);
+    assert.match(page.text, /<script type="module" src="\/docs\/rapidoc-min\.js">/);
+    const bundle = await call(chopar, "GET", "/docs/rapidoc-min.js", { auth: null, expect: 200 });
+    assert.ok(bundle.text.startsWith("/*! RapiDoc "), "the bundle is RapiDoc's");
+  });
+
   it("describes every response of a walk through the API", async () => {
     const P256DH = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4";
     const AUTH = "BTBZMqHH6r4Tts7J_aSIgg";
