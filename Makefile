@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean bench bench-outbox bench-history bench-digest fuzz fuzz-build fuzz-seeds slowhttp screenshots chaos history-conversion
+.PHONY: all deps configure build run test unit sanitize format clean clients bench bench-outbox bench-history bench-digest fuzz fuzz-build fuzz-seeds slowhttp screenshots chaos history-conversion
 
 all: build
 
@@ -109,6 +109,11 @@ SLOW_SECONDS ?= 60
 SLOW_CONNECTIONS ?= 1000
 slowhttp: build
 	@bash scripts/with-test-pg bash bench/slow_clients.sh $(BUILD_DIR)/chopar $(SLOW_SECONDS) $(SLOW_CONNECTIONS)
+
+# clients/typescript/src/schema.ts from docs/openapi.yaml (openapi-typescript,
+# the version of clients/typescript/package-lock.json); commit the result.
+clients: deps
+	@cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error && npm run --silent generate
 
 format:
 	@find src tests bench -name '*.[ch]pp' | xargs clang-format -i
