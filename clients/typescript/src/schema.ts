@@ -446,6 +446,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inbox/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The token's user's preferences
+         * @description The stored `preferences` JSON itself (docs/api.md "Preferences by category and type"); `{}` when the user has set none. A member stored before the current rules may still show until it is next written.
+         */
+        get: operations["getInboxPreferences"];
+        /**
+         * Merge into the token's user's preferences
+         * @description Merged key by key at the top level (`categories` and `types`, when sent, replace the stored ones whole; a member sent as null is removed). 400 `invalid_field` naming the member (`junk1`, `email`, `categories.tasks.fax`, `categories`/`types` over 100 names, `preferences` over 16384 bytes of JSON sent or after the merge); 404 `user_not_found` for a token of a user that does not exist. Nothing changes when refused.
+         */
+        put: operations["putInboxPreferences"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/unsubscribe": {
+        parameters: {
+            query: {
+                /** @description The user's id, in canonical decimal (anything else answers 403). */
+                user: components["parameters"]["LinkUser"];
+                /** @description The category the link stops (`category:<name>` scope). Exactly one of category and type. */
+                category?: string;
+                /** @description The notification type the link stops, when the notification had no category. */
+                type?: string;
+                /** @description The channel the link stops (email in every link chopar mails). */
+                channel: components["schemas"]["Channel"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The unsubscribe page of an email's link (asks to confirm; changes nothing)
+         * @description A small page in the user's language (Uzbek for `uz…`, else English) with a button that POSTs back to the same URL, and a link to the user's settings page. A link chopar did not sign exactly so (another user, scope or channel; a changed or missing `sig`; both or neither of category and type) answers 403 with a page in both languages.
+         */
+        get: operations["showUnsubscribe"];
+        put?: never;
+        /**
+         * One-click unsubscribe (RFC 8058), or the page's button
+         * @description Sets `preferences.categories.<category>.<channel>` (or `types.<type>.<channel>`) to false (a boolean category is first spelled out per channel, so the other channels keep their value) and answers a page saying it is done. The body is not read: a mail client sends `List-Unsubscribe=One-Click`, the page's form the same. 403 as for GET, nothing changed.
+         */
+        post: operations["unsubscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/unsubscribe/preferences": {
+        parameters: {
+            query: {
+                /** @description The user's id, in canonical decimal (anything else answers 403). */
+                user: components["parameters"]["LinkUser"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's settings page (categories by channel), from a signed link
+         * @description A table of categories (the templates' and the user's own) by channel, each checkbox showing what the user gets now, in a form that POSTs back to the same URL. The link (`sig` signed for the scope `preferences:all`) is on both unsubscribe pages; any other answers 403 with a page in both languages.
+         */
+        get: operations["showPreferencesPage"];
+        put?: never;
+        /**
+         * Save the settings page's form
+         * @description For each category the page showed (`shown`) and still shows, the checked channels (`<category>.<channel>=on`) are on and the others off, stored as `categories[K][C]` only where the choice differs from the user's channel setting. Names the page does not show are ignored; pairs that do not decode are left out. Answers the page again, saying it is saved.
+         */
+        post: operations["savePreferencesPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every template, by type
+         * @description A template stored by an older release that no longer parses is left out (the log names it).
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a stored template or one locale block without sending
+         * @description Exactly one of `type` (a type that has a template, as this process's cache has it) and `template` (one locale block, validated as in PUT, fields named `template.…`). Each text comes back exactly as the template rendered it (before any email layout or link); texts the block does not have are left out. 400 `invalid_field`: `type` (both or neither given, or a malformed type), `locale`, `data` (not an object with a `user_id`, or a rendering over its limit or its 100,000 steps), `template.…`; 404 `not_found` (no such template), 404 `user_not_found`.
+         */
+        post: operations["previewTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{type}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a type's template
+         * @description 404 `not_found` when the type has no template, or has one stored by an older release that no longer parses (the message says so; a PUT stores it again).
+         */
+        get: operations["getTemplate"];
+        /**
+         * Create or replace a type's template
+         * @description Every text is parsed here, once; a template that does not parse is refused with 400 `invalid_field` naming the field and the position (`locales.uz.email.html: Unclosed section "task" at line 2, column 1`). `type`, `created_at` and `updated_at` may be sent back as GET returned them (`type` must then be the path's). Other 400 `invalid_field`: an unknown member (`locales.uz.fax`), a missing title (`locales.uz.title`), `default_locale` / `category` / `locales` / `digest` / `throttle` / `escalate` missing, malformed, not among the locales or not an object, and a workflow setting's member (`digest.window_seconds`, `throttle.limit`, `escalate.channels`, …).
+         */
+        put: operations["putTemplate"];
+        post?: never;
+        /** Delete a type's template */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/schedules": {
         parameters: {
             query?: never;
@@ -607,6 +759,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/topics/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-200 letters, digits and `. _ : -`, a letter or digit first (400 `invalid_field` `key` otherwise). */
+                key: components["parameters"]["TopicKey"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Create a topic or rename it */
+        put: operations["putTopic"];
+        post?: never;
+        /**
+         * Delete a topic and its subscriptions
+         * @description A broadcast still running to it finds no recipient left at its next batch and is done.
+         */
+        delete: operations["deleteTopic"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/topics/{key}/subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-200 letters, digits and `. _ : -`, a letter or digit first (400 `invalid_field` `key` otherwise). */
+                key: components["parameters"]["TopicKey"];
+            };
+            cookie?: never;
+        };
+        /** A topic's subscribers, in user id order */
+        get: operations["listTopicSubscribers"];
+        /**
+         * Subscribe up to 10,000 users (idempotent)
+         * @description An unknown user refuses the whole call (404 `user_not_found`, nobody added); 404 `not_found` when there is no such topic.
+         */
+        put: operations["addTopicSubscribers"];
+        post?: never;
+        /** Unsubscribe up to 10,000 users */
+        delete: operations["removeTopicSubscribers"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/broadcasts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One notification to every subscriber of a topic, or to every user
+         * @description Answers at once; the fan-out runs in the background, a batch of recipients at a time. Every recipient's notification has the dedup key `broadcast:<id>`, so each recipient gets exactly one. 400 `invalid_field`: `topic` (neither topic nor audience, both, or a malformed key), `audience` (not "all"), `notification` (missing or not an object), `notification.<field>` (as for POST /v1/notifications; `notification.user_id` and `notification.dedup_key` are set by the broadcast; `notification.title` when neither the request nor the type's template gives one), an unknown member; 404 `not_found` when there is no such topic.
+         */
+        post: operations["createBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/broadcasts/{id}": {
         parameters: {
             query?: never;
@@ -648,6 +869,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/outbox/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The transactional outbox's state, in total and per source
+         * @description Over every relayed outbox: chopar's own (`chopar`), and the application's (`application`) when `[relay] source_url` is set.
+         */
+        get: operations["getOutboxStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/channels": {
         parameters: {
             query?: never;
@@ -662,6 +903,80 @@ export interface paths {
          *     from it.
          */
         get: operations["listChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The admin console's page
+         * @description web/console/index.html (the same as GET /console/index.html). The console then loads its scripts and styles from /console/… (the files of web/console/, each served at its path with the same headers; they are the console's own, not an interface) and calls the API from the same origin with the API key the operator signs in with.
+         */
+        get: operations["console"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/index.html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The admin console's page, at its own path */
+        get: operations["consoleIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/chopar-bell.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The `<chopar-bell>` element, a module script for any origin
+         * @description Load it with `<script type="module" src=".../widget/chopar-bell.js">` from a page on any origin (`Access-Control-Allow-Origin: *`); its attributes, events and parts are in README.md.
+         */
+        get: operations["bellScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/chopar-sw.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bell's Web Push service worker */
+        get: operations["bellServiceWorker"];
         put?: never;
         post?: never;
         delete?: never;
@@ -726,6 +1041,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This description as a page to read
+         * @description The API reference, rendered in the browser from GET /openapi.yaml by RapiDoc (web/docs), whose script this server serves too; the page reaches no other host.
+         */
+        get: operations["docs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/rapidoc-min.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The script that renders /docs */
+        get: operations["docsRenderer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -745,7 +1097,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_json" | "invalid_field" | "bad_request" | "invalid_callback" | "unauthorized" | "not_found" | "user_not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "headers_too_large" | "unavailable" | "internal";
+                code: "invalid_json" | "invalid_field" | "bad_request" | "invalid_callback" | "unauthorized" | "not_found" | "user_not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "headers_too_large" | "rate_limited" | "unavailable" | "internal";
                 message: string;
                 field: string | null;
             };
@@ -811,9 +1163,12 @@ export interface components {
         };
         NotificationContent: {
             type?: string;
+            /** @description Required unless the type's template gives one (then the request's title, when given, replaces the template's). */
             title?: string;
             /** @default  */
             body?: string;
+            /** @description What preferences and unsubscribe links call the notification when its type's template gives no category. */
+            category?: string;
             link?: string;
             /** @default {} */
             data?: Record<string, unknown>;
@@ -993,8 +1348,273 @@ export interface components {
             id?: string;
             status: string;
         };
+        TopicKey: string;
+        Topic: {
+            key: components["schemas"]["TopicKey"];
+            name: string;
+            created_at: components["schemas"]["Time"];
+            updated_at: components["schemas"]["Time"];
+        };
+        SubscriberPage: {
+            items: {
+                /** Format: int64 */
+                user_id: number;
+                created_at: components["schemas"]["Time"];
+            }[];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Exactly one of `topic` and `audience`. */
+        BroadcastInput: {
+            topic?: components["schemas"]["TopicKey"];
+            /**
+             * @description Every user, in id order.
+             * @constant
+             */
+            audience?: "all";
+            /** @description The body of POST /v1/notifications without user_id and dedup_key, which the broadcast sets for each recipient; `title` may come from the type's template, rendered in each recipient's locale. */
+            notification: components["schemas"]["NotificationContent"] & {
+                /** Format: date-time */
+                send_at?: string;
+                delay_seconds?: number;
+                cancellation_key?: string;
+                user_id?: never;
+                dedup_key?: never;
+            };
+            /** @description The same key again answers 200 with the broadcast it created instead of creating another. */
+            dedup_key?: string;
+        } & (unknown | unknown);
+        OutboxStats: {
+            /** @description Events not yet dispatched. */
+            pending: number;
+            /** @description Dispatched events still kept ([relay] retention_days). */
+            dispatched: number;
+            /** @description Attempts that failed, over every kept event. */
+            failed_attempts: number;
+            /** @description 0 when nothing is pending. */
+            oldest_pending_age_seconds: number;
+        };
+        /** @description Names (the type grammar, at most 100 of them) → a boolean (every channel) or {channel: boolean}; null removes a name or a channel. */
+        PreferenceGroup: {
+            [key: string]: boolean | {
+                [key: string]: boolean | null;
+            } | null;
+        } | null;
+        /** @description What preferences may hold, on every route that writes them: the channels' members (a boolean, or null to remove it; a registered channel's name too), `categories` and `types`; any other member only null (which removes it). At most 16384 bytes of JSON, both as sent and as stored after the merge. */
+        PreferencesInput: {
+            email?: boolean | null;
+            telegram?: boolean | null;
+            push?: boolean | null;
+            sms?: boolean | null;
+            categories?: components["schemas"]["PreferenceGroup"];
+            types?: components["schemas"]["PreferenceGroup"];
+        } & {
+            [key: string]: boolean | Record<string, unknown> | null;
+        };
+        /** @description The stored preferences. For a delivery on channel C of type T in category K the most specific setting wins: types[T][C], types[T], categories[K][C], categories[K], preferences[C], the channel's default. A member stored before the current rules may still show. */
+        Preferences: {
+            email?: boolean;
+            telegram?: boolean;
+            push?: boolean;
+            sms?: boolean;
+            categories?: components["schemas"]["PreferenceGroup"];
+            types?: components["schemas"]["PreferenceGroup"];
+        };
+        /** @description One locale's texts, each a Mustache template (lengths in bytes of UTF-8). `title` is required, every other member optional (null is absent); a channel block that is absent falls back to the locale's title and body. `{{x}}` is HTML-escaped in email.html and telegram.text only. A registered channel's block is named after it with the members GET /v1/channels lists as its template_fields; any other member is 400 `invalid_field`. */
+        LocaleBlock: {
+            title: string;
+            body?: string | null;
+            email?: {
+                subject?: string | null;
+                html?: string | null;
+                text?: string | null;
+            } | null;
+            telegram?: {
+                /** @description Telegram's HTML parse mode. */
+                text?: string | null;
+            } | null;
+            push?: {
+                title?: string | null;
+                body?: string | null;
+            } | null;
+            sms?: {
+                text?: string | null;
+            } | null;
+        } & {
+            [key: string]: {
+                [key: string]: string | null;
+            } | string | null;
+        };
+        /** @description A locale block's texts as rendered (before any email layout or link); the texts the block does not have are left out. */
+        RenderedBlock: {
+            title: string;
+            body?: string;
+            email?: {
+                subject?: string;
+                html?: string;
+                text?: string;
+            };
+            telegram?: {
+                text?: string;
+            };
+            push?: {
+                title?: string;
+                body?: string;
+            };
+            sms?: {
+                text?: string;
+            };
+        } & {
+            [key: string]: {
+                [key: string]: string;
+            };
+        };
+        /** @description 2-3 lower-case letters, optionally `-` and 2-8 letters or digits (uz, en, uz-Cyrl, pt-BR). */
+        LocaleName: string;
+        /** @description What preferences and unsubscribe links call this type's notifications. */
+        TemplateCategory: string;
+        /** @description The type's channel deliveries wait in a window per user and rendered key; when it closes, one delivery per channel carries the whole window. 400 `invalid_field` `digest.<member>`. */
+        DigestSettings: {
+            window_seconds: number;
+            /**
+             * @description Mustache over the notification's data; "" is one window per type.
+             * @default
+             */
+            key?: string | null;
+            /** @default 50 */
+            max_items?: number | null;
+        };
+        /** @description At most `limit` channel deliveries of the type per user within any `window_seconds`, over every channel; the rest end skipped (`throttled`). */
+        ThrottleSettings: {
+            limit: number;
+            window_seconds: number;
+        };
+        /** @description These channels wait `after_seconds` and are canceled (`read`) if the in-app notification was read by then; the others go at once. Not combined with digest (the digest wins). */
+        EscalateSettings: {
+            after_seconds: number;
+            channels: components["schemas"]["Channel"][];
+        };
+        /**
+         * @example {
+         *       "type": "task.due",
+         *       "category": "tasks",
+         *       "default_locale": "en",
+         *       "locales": {
+         *         "en": {
+         *           "title": "Task due: {{task.title}}",
+         *           "body": "Due at {{task.due}}",
+         *           "email": {
+         *             "subject": "Due soon: {{task.title}}",
+         *             "html": "<p>Your task <strong>{{task.title}}</strong> is due at {{task.due}}.</p>",
+         *             "text": "Your task {{task.title}} is due at {{task.due}}."
+         *           },
+         *           "telegram": {
+         *             "text": "<b>{{task.title}}</b> is due at {{task.due}}"
+         *           },
+         *           "push": {
+         *             "title": "{{task.title}}",
+         *             "body": "Due at {{task.due}}"
+         *           },
+         *           "sms": {
+         *             "text": "Task {{task.title}}: due {{task.due}}"
+         *           }
+         *         },
+         *         "uz": {
+         *           "title": "Muddat yaqin: {{task.title}}",
+         *           "body": "{{task.due}} gacha",
+         *           "telegram": {
+         *             "text": "<b>{{task.title}}</b> vazifasi {{task.due}} gacha"
+         *           }
+         *         }
+         *       },
+         *       "digest": null,
+         *       "throttle": null,
+         *       "escalate": null,
+         *       "created_at": "2026-12-03T10:37:33Z",
+         *       "updated_at": "2026-12-03T10:37:33Z"
+         *     }
+         */
+        Template: {
+            type: string;
+            category: components["schemas"]["TemplateCategory"] | null;
+            default_locale: components["schemas"]["LocaleName"];
+            locales: {
+                [key: string]: components["schemas"]["LocaleBlock"];
+            };
+            digest: components["schemas"]["DigestSettings"] | null;
+            throttle: components["schemas"]["ThrottleSettings"] | null;
+            escalate: components["schemas"]["EscalateSettings"] | null;
+            created_at: components["schemas"]["Time"];
+            updated_at: components["schemas"]["Time"];
+        };
+        TemplateInput: {
+            /** @description The path's type, or left out (as GET returned it). */
+            type?: string | null;
+            category?: components["schemas"]["TemplateCategory"] | null;
+            /** @description One of the keys of locales. */
+            default_locale: string;
+            locales: {
+                [key: string]: components["schemas"]["LocaleBlock"];
+            };
+            digest?: components["schemas"]["DigestSettings"] | null;
+            throttle?: components["schemas"]["ThrottleSettings"] | null;
+            escalate?: components["schemas"]["EscalateSettings"] | null;
+            /** @description Accepted and ignored (as GET returned it). */
+            created_at?: unknown;
+            /** @description Accepted and ignored (as GET returned it). */
+            updated_at?: unknown;
+        };
     };
     responses: {
+        /** @description An HTML page in the user's language (Uzbek for `uz…`, else English); not to be framed. */
+        UnsubscribePage: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Content-Security-Policy": components["headers"]["PageSecurityPolicy"];
+                "X-Frame-Options": components["headers"]["FrameOptions"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": string;
+            };
+        };
+        /** @description The link is not exactly one chopar signed: an HTML page in Uzbek and English saying so; nothing was changed. */
+        InvalidLinkPage: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Content-Security-Policy": components["headers"]["PageSecurityPolicy"];
+                "X-Frame-Options": components["headers"]["FrameOptions"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": string;
+            };
+        };
+        /** @description The console's HTML page (embedded in the binary). */
+        ConsolePage: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description The console's policy: its own scripts only, frame-ancestors 'none'. */
+                "Content-Security-Policy"?: string;
+                "X-Frame-Options": components["headers"]["FrameOptions"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": string;
+            };
+        };
+        /** @description A JavaScript module (embedded in the binary), loadable from any origin. */
+        WidgetScript: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Access-Control-Allow-Origin"?: "*";
+                [name: string]: unknown;
+            };
+            content: {
+                "text/javascript": string;
+            };
+        };
         /** @description Done. */
         NoContent: {
             headers: {
@@ -1133,6 +1753,10 @@ export interface components {
         };
     };
     parameters: {
+        /** @description 1-200 letters, digits and `. _ : -`, a letter or digit first (400 `invalid_field` `key` otherwise). */
+        TopicKey: components["schemas"]["TopicKey"];
+        /** @description The user's id, in canonical decimal (anything else answers 403). */
+        LinkUser: string;
         /** @description Your application's id of the user. */
         UserId: number;
         /** @description next_cursor of the previous page. */
@@ -1141,6 +1765,21 @@ export interface components {
         Unread: "true" | "false" | "1" | "0";
     };
     requestBodies: {
+        TopicUserIds: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_ids": [
+                 *         1,
+                 *         2
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    user_ids: number[];
+                };
+            };
+        };
         MarkRead: {
             content: {
                 "application/json": {
@@ -1151,6 +1790,12 @@ export interface components {
         };
     };
     headers: {
+        /** @description `frame-ancestors 'none'`: no other site may show the page in a frame. */
+        PageSecurityPolicy: "frame-ancestors 'none'";
+        /** @description `DENY`, for browsers that do not read frame-ancestors. */
+        FrameOptions: "DENY";
+        /** @description `no-store`. */
+        NoStore: "no-store";
         /** @description The request's own X-Request-Id when usable, else a new one (32 hex digits). */
         RequestId: string;
         /** @description Seconds to wait before sending the request again, on a 503 the database caused: 1 (busy: the pool exhausted, a lost race, a lock or statement timeout), 5 (unreachable or shutting down), 30 (out of resources). */
@@ -1402,6 +2047,16 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            /** @description The user already has `[channels.push] max_subscriptions_per_user` subscriptions and this endpoint is not one of them. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
@@ -1906,6 +2561,399 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getInboxPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preferences. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "categories": {
+                     *         "marketing": false
+                     *       },
+                     *       "email": true,
+                     *       "sms": false,
+                     *       "types": {
+                     *         "task.due": {
+                     *           "telegram": false
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Preferences"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putInboxPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "categories": {
+                 *         "marketing": false
+                 *       },
+                 *       "types": {
+                 *         "task.due": {
+                 *           "telegram": false
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PreferencesInput"];
+            };
+        };
+        responses: {
+            /** @description The stored preferences after the merge. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "categories": {
+                     *         "marketing": false
+                     *       },
+                     *       "email": true,
+                     *       "sms": false,
+                     *       "types": {
+                     *         "task.due": {
+                     *           "telegram": false
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Preferences"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    showUnsubscribe: {
+        parameters: {
+            query: {
+                /** @description The user's id, in canonical decimal (anything else answers 403). */
+                user: components["parameters"]["LinkUser"];
+                /** @description The category the link stops (`category:<name>` scope). Exactly one of category and type. */
+                category?: string;
+                /** @description The notification type the link stops, when the notification had no category. */
+                type?: string;
+                /** @description The channel the link stops (email in every link chopar mails). */
+                channel: components["schemas"]["Channel"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["UnsubscribePage"];
+            403: components["responses"]["InvalidLinkPage"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unsubscribe: {
+        parameters: {
+            query: {
+                /** @description The user's id, in canonical decimal (anything else answers 403). */
+                user: components["parameters"]["LinkUser"];
+                /** @description The category the link stops (`category:<name>` scope). Exactly one of category and type. */
+                category?: string;
+                /** @description The notification type the link stops, when the notification had no category. */
+                type?: string;
+                /** @description The channel the link stops (email in every link chopar mails). */
+                channel: components["schemas"]["Channel"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @constant */
+                    "List-Unsubscribe"?: "One-Click";
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["UnsubscribePage"];
+            403: components["responses"]["InvalidLinkPage"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    showPreferencesPage: {
+        parameters: {
+            query: {
+                /** @description The user's id, in canonical decimal (anything else answers 403). */
+                user: components["parameters"]["LinkUser"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["UnsubscribePage"];
+            403: components["responses"]["InvalidLinkPage"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    savePreferencesPage: {
+        parameters: {
+            query: {
+                /** @description The user's id, in canonical decimal (anything else answers 403). */
+                user: components["parameters"]["LinkUser"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The categories the page showed, one pair each. */
+                    shown?: string[];
+                } & {
+                    [key: string]: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["UnsubscribePage"];
+            403: components["responses"]["InvalidLinkPage"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The templates. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Template"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    previewTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "task.due",
+                 *       "locale": "uz",
+                 *       "data": {
+                 *         "task": {
+                 *           "title": "<b>Non</b>",
+                 *           "due": "18:00"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    type?: string | null;
+                    template?: components["schemas"]["LocaleBlock"] | null;
+                    /** @description Which locale of the stored template (with its fallbacks); default the user's, else default_locale. */
+                    locale?: string | null;
+                    /** @description The context; default {}. Any JSON value without user_id, an object with it. */
+                    data?: unknown;
+                    /**
+                     * Format: int64
+                     * @description Adds `user` (id, locale, timezone) to the context and picks the user's locale.
+                     */
+                    user_id?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The rendered texts, in the shape of a locale block. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Muddat yaqin: <b>Non</b>",
+                     *       "body": "18:00 gacha",
+                     *       "telegram": {
+                     *         "text": "<b>&lt;b&gt;Non&lt;/b&gt;</b> vazifasi 18:00 gacha"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RenderedBlock"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "category": "tasks",
+                 *       "default_locale": "en",
+                 *       "locales": {
+                 *         "en": {
+                 *           "title": "Task due: {{task.title}}",
+                 *           "body": "Due at {{task.due}}"
+                 *         },
+                 *         "uz": {
+                 *           "title": "Muddat yaqin: {{task.title}}",
+                 *           "body": "{{task.due}} gacha",
+                 *           "telegram": {
+                 *             "text": "<b>{{task.title}}</b> vazifasi {{task.due}} gacha"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TemplateInput"];
+            };
+        };
+        responses: {
+            /** @description The template as stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listSchedules: {
         parameters: {
             query?: {
@@ -2303,6 +3351,261 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    putTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-200 letters, digits and `. _ : -`, a letter or digit first (400 `invalid_field` `key` otherwise). */
+                key: components["parameters"]["TopicKey"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Project 7 watchers"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The topic as stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "project-7",
+                     *       "name": "Project 7 watchers",
+                     *       "created_at": "2026-12-03T15:40:02Z",
+                     *       "updated_at": "2026-12-03T15:40:02Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-200 letters, digits and `. _ : -`, a letter or digit first (400 `invalid_field` `key` otherwise). */
+                key: components["parameters"]["TopicKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTopicSubscribers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description next_cursor of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description 1-200 letters, digits and `. _ : -`, a letter or digit first (400 `invalid_field` `key` otherwise). */
+                key: components["parameters"]["TopicKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscribers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "user_id": 1,
+                     *           "created_at": "2026-12-03T15:40:05Z"
+                     *         },
+                     *         {
+                     *           "user_id": 2,
+                     *           "created_at": "2026-12-03T15:40:05Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "Mg"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriberPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addTopicSubscribers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-200 letters, digits and `. _ : -`, a letter or digit first (400 `invalid_field` `key` otherwise). */
+                key: components["parameters"]["TopicKey"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["TopicUserIds"];
+        responses: {
+            /** @description How many users were not subscribed yet. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        added: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    removeTopicSubscribers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-200 letters, digits and `. _ : -`, a letter or digit first (400 `invalid_field` `key` otherwise). */
+                key: components["parameters"]["TopicKey"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["TopicUserIds"];
+        responses: {
+            /** @description How many of them were subscribed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        removed: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "topic": "project-7",
+                 *       "notification": {
+                 *         "type": "project.release",
+                 *         "title": "Project 7: version 2.0 is out",
+                 *         "link": "/projects/7/releases/2.0",
+                 *         "channels": [
+                 *           "email",
+                 *           "push"
+                 *         ]
+                 *       },
+                 *       "dedup_key": "release-2026-12"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BroadcastInput"];
+            };
+        };
+        responses: {
+            /** @description A repeated dedup_key; the broadcast it created, nothing new. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            /** @description Created; the fan-out runs in the background. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 5,
+                     *       "status": "running",
+                     *       "topic": "project-7",
+                     *       "audience": "topic",
+                     *       "recipients": 0,
+                     *       "created": 0,
+                     *       "dedup_key": "release-2026-12",
+                     *       "created_at": "2026-12-03T15:41:10Z",
+                     *       "finished_at": null,
+                     *       "stopped": {
+                     *         "deliveries": 0,
+                     *         "delayed": 0,
+                     *         "digest_items": 0
+                     *       },
+                     *       "stopping": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getBroadcast: {
         parameters: {
             query?: never;
@@ -2357,6 +3660,57 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getOutboxStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": 0,
+                     *       "dispatched": 1,
+                     *       "failed_attempts": 0,
+                     *       "oldest_pending_age_seconds": 0,
+                     *       "sources": {
+                     *         "chopar": {
+                     *           "pending": 0,
+                     *           "dispatched": 0,
+                     *           "failed_attempts": 0,
+                     *           "oldest_pending_age_seconds": 0
+                     *         },
+                     *         "application": {
+                     *           "pending": 0,
+                     *           "dispatched": 1,
+                     *           "failed_attempts": 0,
+                     *           "oldest_pending_age_seconds": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OutboxStats"] & {
+                        /** @description The same figures for each source, by its name. */
+                        sources: {
+                            [key: string]: components["schemas"]["OutboxStats"];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listChannels: {
         parameters: {
             query?: never;
@@ -2391,6 +3745,54 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    console: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ConsolePage"];
+        };
+    };
+    consoleIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ConsolePage"];
+        };
+    };
+    bellScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WidgetScript"];
+        };
+    };
+    bellServiceWorker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WidgetScript"];
         };
     };
     health: {
@@ -2459,6 +3861,48 @@ export interface operations {
                 };
                 content: {
                     "application/yaml": string;
+                };
+            };
+        };
+    };
+    docs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description web/docs/index.html as built into the binary. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    docsRenderer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RapiDoc's bundle (web/docs/rapidoc-min.js) as built into the binary. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
                 };
             };
         };

@@ -2,12 +2,10 @@
 // users and their addresses, a notification (and its dedup), a batch, the
 // bell read and marked read with the API key and then with a subscriber
 // token, the deliveries the sink channels sent, a schedule, a delayed
-// notification canceled, and errors as ChoparError. Run against a real
-// chopar by walkthrough.test.mjs; `tsc` checks that every call here matches
-// docs/openapi.yaml.
-//
-// Templates, topics, broadcasts and the inbox preferences are not in
-// docs/openapi.yaml yet; they join the walk when they are.
+// notification canceled, a template in two languages, a topic and its
+// broadcast, the bell's own preferences, and errors as ChoparError. Run
+// against a real chopar by walkthrough.test.mjs; `tsc` checks that every
+// call here matches docs/openapi.yaml.
 import assert from "node:assert/strict";
 
 import { ChoparError, createChoparClient, type Schema } from "../src/index.js";
@@ -140,6 +138,51 @@ export async function walkThrough(baseUrl: string, apiKey: string): Promise<void
   const ids = unread.items.map((item) => item.id);
   assert.equal((await inbox.POST("/v1/inbox/read", { body: { ids } })).updated, 1);
   assert.equal((await inbox.GET("/v1/inbox/unread-count")).count, 0);
+
+  // The bell's own settings: Telegram off for one type.
+  await inbox.PUT("/v1/inbox/preferences", { body: { types: { "task.due": { telegram: false } } } });
+  const preferences = await inbox.GET("/v1/inbox/preferences");
+  assert.deepEqual(preferences.types, { "task.due": { telegram: false } });
+
+  // A template per language: Aziz (uz) gets the Uzbek title.
+  const template = await chopar.PUT("/v1/templates/{type}", {
+    params: { path: { type: "report.ready" } },
+    body: {
+      category: "reports",
+      default_locale: "en",
+      locales: {
+        en: { title: "Report {{name}} is ready" },
+        uz: { title: "{{name}} hisoboti tayyor" },
+      },
+    },
+  });
+  assert.equal(template.type, "report.ready");
+  const rendered = await chopar.POST("/v1/templates/preview", {
+    body: { type: "report.ready", locale: "uz", data: { name: "Oylik" } },
+  });
+  assert.equal(rendered.title, "Oylik hisoboti tayyor");
+  await chopar.POST("/v1/notifications", {
+    body: { user_id: 1, type: "report.ready", data: { name: "Haftalik" }, channels: [] },
+  });
+  const latest = await chopar.GET("/v1/users/{id}/notifications", { params: { path: { id: 1 }, query: { limit: 1 } } });
+  assert.equal(latest.items[0]?.title, "Haftalik hisoboti tayyor");
+
+  // A topic of two users, and one broadcast to it.
+  await chopar.PUT("/v1/topics/{key}", { params: { path: { key: "project-7" } }, body: { name: "Project 7 watchers" } });
+  const added = await chopar.PUT("/v1/topics/{key}/subscribers", {
+    params: { path: { key: "project-7" } },
+    body: { user_ids: [2, 3] },
+  });
+  assert.equal(added.added, 2);
+  const broadcast = await chopar.POST("/v1/broadcasts", {
+    body: { topic: "project-7", notification: { type: "project.release", title: "2.0 is out", channels: [] } },
+  });
+  let fannedOut = broadcast;
+  for (let attempt = 0; attempt < 100 && fannedOut.status === "running"; ++attempt) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    fannedOut = await chopar.GET("/v1/broadcasts/{id}", { params: { path: { id: broadcast.id } } });
+  }
+  assert.deepEqual([fannedOut.status, fannedOut.created], ["done", 2]);
 
   // Errors: chopar's error body, typed.
   await assert.rejects(
