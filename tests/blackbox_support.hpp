@@ -31,7 +31,7 @@
 
 namespace chopar::testing {
 
-// With CHOPAR_EXCHANGE_LOG=<dir> in the environment, every exchange of an
+// With CHOPAR_TEST_EXCHANGE_LOG=<dir> in the environment, every exchange of an
 // Api is appended as one JSON line to <dir>/exchanges-<pid>.jsonl, for
 // tests/openapi/exchanges.test.mjs to check against docs/openapi.yaml:
 // test, method, path (with its query), request_content_type, request_body,
@@ -43,7 +43,7 @@ inline constexpr std::size_t kExchangeBodyLimit = 64 * 1024;
 
 inline void RecordExchange(const net::HttpRequest& request, const std::string& path,
                            const net::HttpResponse& response) {
-  const char* dir = std::getenv("CHOPAR_EXCHANGE_LOG");
+  const char* dir = std::getenv("CHOPAR_TEST_EXCHANGE_LOG");
   if (dir == nullptr || *dir == '\0' || response.status == 0) return;
   const auto body = [](nlohmann::json& line, const std::string& name, const std::string& text) {
     line[name + "_body"] = text.substr(0, kExchangeBodyLimit);

@@ -1,6 +1,6 @@
 // Every exchange the C++ black-box tests had with chopar, against
 // docs/openapi.yaml. Their Api client (tests/blackbox_support.hpp) appends
-// each request and answer as a JSON line to CHOPAR_EXCHANGE_LOG/*.jsonl;
+// each request and answer as a JSON line to CHOPAR_TEST_EXCHANGE_LOG/*.jsonl;
 // ctest runs this after them (the fixture openapi_exchanges, whose cleanup
 // this is) and clears the folder before them.
 //
@@ -15,9 +15,9 @@ import { describe, it } from "node:test";
 
 import { checkExchange, summarize } from "./lib/openapi.mjs";
 
-const dir = process.env.CHOPAR_EXCHANGE_LOG;
+const dir = process.env.CHOPAR_TEST_EXCHANGE_LOG;
 
-describe("the black-box tests' exchanges", { skip: dir ? false : "CHOPAR_EXCHANGE_LOG is not set" }, () => {
+describe("the black-box tests' exchanges", { skip: dir ? false : "CHOPAR_TEST_EXCHANGE_LOG is not set" }, () => {
   it("are all documented by docs/openapi.yaml", () => {
     const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.endsWith(".jsonl")) : [];
     const violations = [];
