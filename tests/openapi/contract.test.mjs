@@ -11,14 +11,21 @@ import { ajv, spec, specText, templateOf, validatorFor } from "./lib/openapi.mjs
 
 const checked = [];
 
-// Calls chopar and checks the response against the description.
-async function call(chopar, method, pathname, { body, auth = `Bearer ${API_KEY}`, expect } = {}) {
-  const headers = { "Content-Type": "application/json" };
+// The media types (without parameters) a documented response may carry.
+function mediaTypesOf(template, method, status) {
+  const declared = spec.paths[template][method].responses[String(status)];
+  return Object.keys(resolve(declared).content ?? {});
+}
+
+// Calls chopar and checks the response against the description. `form`
+// sends an application/x-www-form-urlencoded body instead of JSON.
+async function call(chopar, method, pathname, { body, form, auth = `Bearer ${API_KEY}`, expect } = {}) {
+  const headers = { "Content-Type": form === undefined ? "application/json" : "application/x-www-form-urlencoded" };
   if (auth) headers.Authorization = auth;
   const response = await fetch(`${chopar.url}${pathname}`, {
     method,
     headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: form !== undefined ? form : body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
   const where = `${method} ${pathname} → ${response.status} ${text.slice(0, 300)}`;
@@ -29,6 +36,11 @@ async function call(chopar, method, pathname, { body, auth = `Bearer ${API_KEY}`
   assert.ok(operation, `${where}: ${method} ${template} is not described`);
   assert.ok(operation.responses[String(response.status)], `${where}: status ${response.status} is not described`);
   assert.match(response.headers.get("x-request-id") ?? "", /^[A-Za-z0-9._:/+=@-]{1,128}$/, `${where}: X-Request-Id`);
+  const mediaTypes = mediaTypesOf(template, method.toLowerCase(), response.status);
+  if (mediaTypes.length > 0) {
+    const got = (response.headers.get("content-type") ?? "").split(";")[0].trim();
+    assert.ok(mediaTypes.includes(got), `${where}: Content-Type ${got} is not one of ${mediaTypes.join(", ")}`);
+  }
   const validate = validatorFor(template, method.toLowerCase(), response.status);
   let parsed = null;
   if (validate) {
@@ -41,6 +53,27 @@ async function call(chopar, method, pathname, { body, auth = `Bearer ${API_KEY}`
 }
 
 const skip = skipReason() || false;
+
+// Every route src/http registers with a literal method and path (the web
+// files are registered from web/ in a loop, and described one by one).
+describe("the routes of src/http", () => {
+  it("are all described", () => {
+    const sources = path.join(here, "../../src/http");
+    const described = new Set();
+    for (const [template, item] of Object.entries(spec.paths)) {
+      for (const method of Object.keys(item)) described.add(`${method.toUpperCase()} ${template}`);
+    }
+    const missing = [];
+    for (const file of fs.readdirSync(sources).filter((name) => name.endsWith(".cpp") && !name.endsWith("test.cpp"))) {
+      const text = fs.readFileSync(path.join(sources, file), "utf8");
+      for (const [, method, route] of text.matchAll(/router\.Add\(\s*"([A-Z]+)",\s*"([^"]+)"/g)) {
+        const template = route.replace(/\{(\w+):\w+\}/g, "{$1}");
+        if (!described.has(`${method} ${template}`)) missing.push(`${method} ${template} (${file})`);
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+});
 
 describe("the OpenAPI description", { skip }, () => {
   let chopar;
@@ -132,6 +165,29 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "GET", "/v1/inbox/unread-count", { auth: "Bearer 1.bad", expect: 401 });
     await call(chopar, "GET", "/v1/inbox/vapid-public-key", { auth: bearer, expect: 404 });
     await call(chopar, "POST", "/v1/inbox/push-subscriptions", { auth: bearer, body: subscription, expect: 201 });
+    await call(chopar, "GET", "/v1/inbox/preferences", { auth: bearer, expect: 200 });
+    await call(chopar, "PUT", "/v1/inbox/preferences", {
+      auth: bearer, body: { categories: { marketing: false }, types: { "task.due": { telegram: false } } }, expect: 200,
+    });
+    await call(chopar, "PUT", "/v1/inbox/preferences", { auth: bearer, body: { junk1: true }, expect: 400 });
+    await call(chopar, "GET", "/v1/inbox/preferences", { auth: "Bearer 1.bad", expect: 401 });
+
+    // The unsubscribe link of the email the sink "sent", its pages and a
+    // forged one.
+    const emails = (await call(chopar, "GET", "/v1/sink/messages?channel=email&user_id=1", { expect: 200 })).body.items;
+    const mailed = emails.map((m) => m.body ?? "").join("\n").match(/\/v1\/unsubscribe\?[^\s"<>]+/);
+    assert.ok(mailed, "no unsubscribe link in the sink's email");
+    const link = mailed[0];
+    const forged = link.replace(/sig=[^&]*/, "sig=AAAA");
+    const confirm = await call(chopar, "GET", link, { auth: null, expect: 200 });
+    await call(chopar, "GET", forged, { auth: null, expect: 403 });
+    await call(chopar, "POST", link, { auth: null, form: "List-Unsubscribe=One-Click", expect: 200 });
+    await call(chopar, "POST", forged, { auth: null, form: "List-Unsubscribe=One-Click", expect: 403 });
+    const pageLink = confirm.text.match(/\/v1\/unsubscribe\/preferences\?[^"<>\s]+/)[0].replaceAll("&amp;", "&");
+    await call(chopar, "GET", pageLink, { auth: null, expect: 200 });
+    await call(chopar, "POST", pageLink, { auth: null, form: "shown=marketing&marketing.email=on", expect: 200 });
+    await call(chopar, "GET", "/v1/unsubscribe/preferences?user=1&sig=AAAA", { auth: null, expect: 403 });
+    await call(chopar, "POST", "/v1/unsubscribe/preferences?user=1", { auth: null, form: "shown=marketing", expect: 403 });
 
     const schedule = { user_id: 1, cron: "5 18 * * *", notification: { type: "pill.reminder", title: "Sitramon", channels: ["email"] },
                        catchup: { policy: "latest", window_seconds: 86400 } };
@@ -149,6 +205,46 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "DELETE", "/v1/schedules/a-2", { expect: 204 });
     await call(chopar, "DELETE", "/v1/schedules/a-2", { expect: 404 });
 
+    // Templates: every member of a block and every workflow setting, as the
+    // answers show them.
+    const release = {
+      category: "projects", default_locale: "en",
+      locales: {
+        en: { title: "{{project}}: version {{version}} is out", body: "See what changed",
+              email: { subject: "{{project}} {{version}}", html: "<p>{{project}} <b>{{version}}</b></p>", text: "{{project}} {{version}}" },
+              telegram: { text: "<b>{{project}}</b> {{version}}" }, push: { title: "{{project}}", body: "{{version}}" },
+              sms: { text: "{{project}} {{version}}" } },
+        uz: { title: "{{project}}: {{version}} versiya chiqdi", body: null },
+      },
+      throttle: { limit: 3, window_seconds: 3600 },
+      escalate: { after_seconds: 900, channels: ["email"] },
+    };
+    await call(chopar, "PUT", "/v1/templates/project.release", { body: release, expect: 200 });
+    await call(chopar, "PUT", "/v1/templates/project.comment", {
+      body: { default_locale: "en", locales: { en: { title: "{{author}} commented on {{project}}",
+              email: { subject: "{{digest.count}} new comments on {{project}}" } } },
+              digest: { window_seconds: 600, key: "{{project}}", max_items: 50 } },
+      expect: 200,
+    });
+    await call(chopar, "PUT", "/v1/templates/project.release", {
+      body: { ...release, locales: { uz: { title: "x", fax: { text: "y" } } }, default_locale: "uz" }, expect: 400,
+    });
+    await call(chopar, "PUT", "/v1/templates/Project", { body: release, expect: 400 });
+    await call(chopar, "GET", "/v1/templates/project.release", { expect: 200 });
+    await call(chopar, "GET", "/v1/templates/project.none", { expect: 404 });
+    await call(chopar, "GET", "/v1/templates", { expect: 200 });
+    await call(chopar, "POST", "/v1/templates/preview", {
+      body: { type: "project.release", locale: "en", data: { project: "<Alpha>", version: "2.0" } }, expect: 200,
+    });
+    await call(chopar, "POST", "/v1/templates/preview", {
+      body: { template: { title: "Salom, {{user.id}}", sms: { text: "{{n}}" } }, user_id: 1, data: { n: 5 } }, expect: 200,
+    });
+    await call(chopar, "POST", "/v1/templates/preview", { body: { type: "project.none" }, expect: 404 });
+    await call(chopar, "POST", "/v1/templates/preview", { body: { template: { title: "x" }, user_id: 999 }, expect: 404 });
+    await call(chopar, "POST", "/v1/templates/preview", { body: {}, expect: 400 });
+    await call(chopar, "DELETE", "/v1/templates/project.comment", { expect: 204 });
+    await call(chopar, "DELETE", "/v1/templates/project.comment", { expect: 404 });
+
     await call(chopar, "GET", "/v1/sink/messages?limit=5", { expect: 200 });
     await call(chopar, "GET", "/v1/sink/messages?channel=fax", { expect: 400 });
     await call(chopar, "GET", "/v1/stats/deliveries?minutes=5", { expect: 200 });
@@ -156,20 +252,43 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "GET", "/v1/reports", { expect: 200 });
     await call(chopar, "POST", "/v1/telegram/webhook", { auth: null, body: { update_id: 1 }, expect: 503 });
     await call(chopar, "POST", "/v1/sms/eskiz/callback/wrong", { auth: null, body: { request_id: "1", status: "DELIVRD" }, expect: 404 });
-    // A broadcast to every user, read and canceled. It is created with a
-    // plain request: the description does not cover POST /v1/broadcasts yet.
-    const broadcast = await fetch(`${chopar.url}/v1/broadcasts`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${API_KEY}` },
-      body: JSON.stringify({ audience: "all", notification: { type: "maintenance", title: "Tonight", delay_seconds: 3600 } }),
+    // A topic, its subscribers and a broadcast to it (titled by the
+    // template above), then one to every user, read and canceled.
+    await call(chopar, "PUT", "/v1/topics/project-7", { body: { name: "Project 7 watchers" }, expect: 200 });
+    await call(chopar, "PUT", "/v1/topics/-project", { body: { name: "x" }, expect: 400 });
+    await call(chopar, "PUT", "/v1/topics/project-7", { body: { name: "" }, expect: 400 });
+    await call(chopar, "PUT", "/v1/topics/project-7/subscribers", { body: { user_ids: [1, 2] }, expect: 200 });
+    await call(chopar, "PUT", "/v1/topics/project-7/subscribers", { body: { user_ids: [1, 999] }, expect: 404 });
+    await call(chopar, "PUT", "/v1/topics/project-7/subscribers", { body: { user_ids: [] }, expect: 400 });
+    await call(chopar, "PUT", "/v1/topics/project-8/subscribers", { body: { user_ids: [1] }, expect: 404 });
+    await call(chopar, "GET", "/v1/topics/project-7/subscribers?limit=1", { expect: 200 });
+    await call(chopar, "GET", "/v1/topics/project-7/subscribers?limit=0", { expect: 400 });
+    await call(chopar, "GET", "/v1/topics/project-8/subscribers", { expect: 404 });
+    const toTopic = { topic: "project-7", dedup_key: "release-2026-12",
+                      notification: { type: "project.release", data: { project: "Alpha", version: "2.0" }, link: "/projects/7" } };
+    await call(chopar, "POST", "/v1/broadcasts", { body: toTopic, expect: 202 });
+    await call(chopar, "POST", "/v1/broadcasts", { body: toTopic, expect: 200 });
+    await call(chopar, "POST", "/v1/broadcasts", { body: { ...toTopic, audience: "all" }, expect: 400 });
+    await call(chopar, "POST", "/v1/broadcasts", { body: { ...toTopic, topic: "project-8", dedup_key: "x" }, expect: 404 });
+    await call(chopar, "DELETE", "/v1/topics/project-7/subscribers", { body: { user_ids: [2] }, expect: 200 });
+    await call(chopar, "DELETE", "/v1/topics/project-8/subscribers", { body: { user_ids: [2] }, expect: 404 });
+    await call(chopar, "DELETE", "/v1/topics/project-7", { expect: 204 });
+    await call(chopar, "DELETE", "/v1/topics/project-7", { expect: 404 });
+    const broadcast = await call(chopar, "POST", "/v1/broadcasts", {
+      body: { audience: "all", notification: { type: "maintenance", title: "Tonight", delay_seconds: 3600 } }, expect: 202,
     });
-    assert.equal(broadcast.status, 202);
-    const broadcastId = (await broadcast.json()).id;
+    const broadcastId = broadcast.body.id;
     await call(chopar, "GET", `/v1/broadcasts/${broadcastId}`, { expect: 200 });
     await call(chopar, "POST", `/v1/broadcasts/${broadcastId}/cancel`, { expect: 200 });
     await call(chopar, "GET", "/v1/broadcasts/999999", { expect: 404 });
     await call(chopar, "POST", "/v1/users/2/token/revoke", { expect: 200 });
     await call(chopar, "POST", "/v1/users/999/token/revoke", { expect: 404 });
+
+    await call(chopar, "GET", "/v1/outbox/stats", { expect: 200 });
+    await call(chopar, "GET", "/v1/outbox/stats", { auth: "Bearer wrong", expect: 401 });
+    for (const file of ["/", "/console/index.html", "/widget/chopar-bell.js", "/widget/chopar-sw.js"]) {
+      await call(chopar, "GET", file, { auth: null, expect: 200 });
+    }
 
     await call(chopar, "GET", "/metrics", { auth: null, expect: 401 });
     const metrics = await call(chopar, "GET", "/metrics", { expect: 200 });
