@@ -4,11 +4,15 @@
 // response schema (Ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses it), and it
 // must carry X-Request-Id. GET /openapi.yaml must serve the file itself.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 
 import { API_KEY, Chopar, skipReason } from "../browser/lib/chopar.mjs";
-import { ajv, spec, specText, templateOf, validatorFor } from "./lib/openapi.mjs";
+import { ajv, resolve, spec, specText, templateOf, validatorFor } from "./lib/openapi.mjs";
 
+const here = path.dirname(fileURLToPath(import.meta.url));
 const checked = [];
 
 // The media types (without parameters) a documented response may carry.
