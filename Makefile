@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean clients bench bench-outbox bench-history bench-digest fuzz fuzz-build fuzz-seeds slowhttp screenshots chaos history-conversion
+.PHONY: all deps configure build run test unit sanitize format clean clients bench bench-outbox bench-history bench-digest fuzz fuzz-build fuzz-seeds fuzz-api slowhttp screenshots chaos history-conversion
 
 all: build
 
@@ -75,6 +75,17 @@ fuzz-build: deps
 
 fuzz-seeds: fuzz-build
 	@bash fuzz/minimize-seeds $(FUZZ_BUILD_DIR)
+
+# Requests generated from docs/openapi.yaml's schemas, valid and invalid,
+# against a chopar on the test PostgreSQL for FUZZ_API_SECONDS; fails on a
+# 5xx or an answer the description does not document (tests/openapi/
+# fuzz_api.mjs; `make test` runs it for 40 s). The seed is printed;
+# FUZZ_API_SEED replays it.
+FUZZ_API_SECONDS ?= 600
+fuzz-api: build
+	@cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error
+	@CHOPAR_TEST_BINARY=$(CURDIR)/$(BUILD_DIR)/chopar CHOPAR_FUZZ_SECONDS=$(FUZZ_API_SECONDS) \
+	  CHOPAR_FUZZ_SEED=$(FUZZ_API_SEED) bash scripts/with-test-pg node tests/openapi/fuzz_api.mjs
 
 # The PNGs of the bell, the console and the API reference in README.md, taken
 # by the browser tests (tests/browser) into docs/screenshots.

@@ -9,13 +9,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/process.hpp"
@@ -26,8 +31,61 @@
 
 namespace chopar::testing {
 
+// With CHOPAR_TEST_EXCHANGE_LOG=<dir> in the environment, every exchange of an
+// Api is appended as one JSON line to <dir>/exchanges-<pid>.jsonl, for
+// tests/openapi/exchanges.test.mjs to check against docs/openapi.yaml:
+// test, method, path (with its query), request_content_type, request_body,
+// status, response_content_type, response_body; a body longer than
+// kExchangeBodyLimit bytes is cut there and its *_truncated member set.
+// Nothing is written without the variable, or for a transport failure.
+// Thread-safe (one mutex for the process's file).
+inline constexpr std::size_t kExchangeBodyLimit = 64 * 1024;
+
+inline void RecordExchange(const net::HttpRequest& request, const std::string& path,
+                           const net::HttpResponse& response) {
+  const char* dir = std::getenv("CHOPAR_TEST_EXCHANGE_LOG");
+  if (dir == nullptr || *dir == '\0' || response.status == 0) return;
+  const auto body = [](nlohmann::json& line, const std::string& name, const std::string& text) {
+    line[name + "_body"] = text.substr(0, kExchangeBodyLimit);
+    if (text.size() > kExchangeBodyLimit) line[name + "_truncated"] = true;
+  };
+  nlohmann::json line;
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  line["test"] = test == nullptr ? "" : std::string(test->test_suite_name()) + "." + test->name();
+  line["method"] = request.method;
+  line["path"] = path;
+  line["request_content_type"] = nullptr;
+  for (const auto& header : request.headers) {
+    constexpr std::string_view kContentType = "content-type:";
+    if (header.size() >= kContentType.size() &&
+        std::equal(kContentType.begin(), kContentType.end(), header.begin(), [](char a, char b) {
+          return a == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      const auto value = header.find_first_not_of(' ', kContentType.size());
+      line["request_content_type"] = value == std::string::npos ? "" : header.substr(value);
+    }
+  }
+  if (request.body.empty()) {
+    line["request_body"] = nullptr;
+  } else {
+    body(line, "request", request.body);
+  }
+  line["status"] = response.status;
+  line["response_content_type"] = response.Header("content-type").value_or("");
+  body(line, "response", response.body);
+  static std::mutex mutex;
+  const std::lock_guard lock(mutex);
+  std::filesystem::create_directories(dir);
+  std::ofstream out(
+      std::filesystem::path(dir) / ("exchanges-" + std::to_string(getpid()) + ".jsonl"),
+      std::ios::app);
+  // Bodies are not always UTF-8 (a test may send any bytes): replaced, not thrown.
+  out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
 // Calls the API of a chopar listening on 127.0.0.1:`port` with the server
-// API key `key`. Not thread-safe (one HttpClient).
+// API key `key`, recording each exchange (RecordExchange). Not thread-safe
+// (one HttpClient).
 class Api {
  public:
   Api(int port, std::string key)
@@ -43,7 +101,9 @@ class Api {
     request.headers = {"Authorization: Bearer " + key_, "Content-Type: application/json"};
     if (!body.is_null()) request.body = body.dump();
     request.timeout = std::chrono::seconds(10);
-    return client_.Perform(request);
+    net::HttpResponse response = client_.Perform(request);
+    RecordExchange(request, path, response);
+    return response;
   }
   bool Healthy() { return Call("GET", "/healthz").status == 200; }
 

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "app/api_routes.hpp"
 #include "app/config.hpp"
 #include "app/database_setup.hpp"
 #include "app/logging.hpp"
@@ -50,6 +51,8 @@ int RunCli(int argc, char** argv) {
   outbox_install->add_option("--relay-role", install_flags.relay_role,
                              "may read, mark and delete events");
   auto* vapid = cli.add_subcommand("vapid-keys", "print a new VAPID key pair for [channels.push]");
+  auto* routes = cli.add_subcommand(
+      "routes", "print every HTTP route the API serves, \"METHOD /path/{param}\" a line");
 
   auto* cron = cli.add_subcommand("cron", "print the next fire times of a cron pattern in a time zone");
   std::string cron_pattern, cron_timezone = "UTC", cron_after;
@@ -85,6 +88,7 @@ int RunCli(int argc, char** argv) {
                 << keys.private_key << "\"\n";
       return 0;
     }
+    if (routes->parsed()) return PrintRoutes(std::cout);
     if (cron->parsed()) return RunCronPreview(cron_pattern, cron_timezone, cron_after, cron_count);
     if (outbox_install->parsed()) return RunOutboxInstall(install_flags);
     // Until [log] is read: text lines, already with credentials redacted.

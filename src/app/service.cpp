@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 
+#include "app/api_routes.hpp"
 #include "app/channel_providers.hpp"
 #include "app/components.hpp"
 #include "app/database_setup.hpp"
@@ -24,19 +25,7 @@
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
-#include "http/broadcast_routes.hpp"
-#include "http/channel_routes.hpp"
-#include "http/console_routes.hpp"
-#include "http/outbox_routes.hpp"
-#include "http/preference_routes.hpp"
-#include "http/report_routes.hpp"
-#include "http/schedule_routes.hpp"
 #include "http/server.hpp"
-#include "http/sms_routes.hpp"
-#include "http/telegram_routes.hpp"
-#include "http/template_routes.hpp"
-#include "http/web_routes.hpp"
-#include "http/workflow_routes.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_service.hpp"
@@ -225,19 +214,20 @@ int RunService(const Config& config, const Roles& roles) {
     settings.inbox_secret = inbox_secret;
     auto& server = parts.Emplace<http::Server>(
         "api server", settings, http::Dependencies{pool, notify, users, inbox, metrics});
-    http::RegisterTemplateRoutes(server.router(), template_store, users);
-    http::RegisterWorkflowRoutes(server.router(), canceler);
-    http::RegisterPreferenceRoutes(server.router(), users, template_store, inbox_secret);
-    http::RegisterScheduleRoutes(server.router(), schedules);
-    http::RegisterBroadcastRoutes(server.router(), topics, broadcasts);
-    http::RegisterSmsRoutes(server.router(), pool, clock, sms_callback_secret);
-    http::RegisterTelegramRoutes(server.router(), telegram_updates.get());
-    http::RegisterOutboxRoutes(server.router(), relays.sources());
-    http::RegisterReportRoutes(server.router(), report_status);
-    http::RegisterConsoleRoutes(server.router(), pool, users,
-                                config.push.webpush.vapid_public_key);
-    http::RegisterChannelRoutes(server.router());
-    http::RegisterWebRoutes(server.router());
+    RegisterAreaRoutes(server.router(), {.pool = pool,
+                                         .clock = clock,
+                                         .templates = template_store,
+                                         .users = users,
+                                         .canceler = canceler,
+                                         .schedules = schedules,
+                                         .topics = topics,
+                                         .broadcasts = broadcasts,
+                                         .reports = report_status,
+                                         .telegram = telegram_updates.get(),
+                                         .outbox_sources = relays.sources(),
+                                         .inbox_secret = inbox_secret,
+                                         .sms_callback_secret = sms_callback_secret,
+                                         .vapid_public_key = config.push.webpush.vapid_public_key});
     parts.AfterStart([&server, host = settings.host] {
       std::cout << "  listening: http://" << host << ":" << server.port() << "\n";
     });

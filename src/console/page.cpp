@@ -24,6 +24,9 @@ int CheckLimit(int limit, int max) {
 std::string DecodeKeyCursor(const std::string& cursor) {
   auto key = core::Base64UrlDecode(cursor);
   if (!key || key->empty()) throw BadCursor();
+  for (const char c : *key) {
+    if (c < 0x20 || c > 0x7e) throw BadCursor();  // char may be signed: >= 0x80 is < 0
+  }
   return std::move(*key);
 }
 

@@ -17,7 +17,10 @@ namespace chopar::console {
 int CheckLimit(int limit, int max);
 
 // The row key a cursor carries; core::InvalidField("cursor") for one that is
-// not base64url. DecodeIdCursor also refuses a key that is not an integer.
+// not base64url or whose key is not printable ASCII (the keys cursors carry,
+// ids and schedule keys, are; other bytes would reach PostgreSQL as text
+// that is not UTF-8). DecodeIdCursor also refuses a key that is not an
+// integer.
 std::string DecodeKeyCursor(const std::string& cursor);
 std::int64_t DecodeIdCursor(const std::string& cursor);
 

@@ -34,6 +34,17 @@ TEST(PageTest, MalformedCursorsAreInvalidFields) {
   EXPECT_EQ(CodeOf([] { (void)DecodeKeyCursor("%%"); }), core::ErrorCode::kInvalidField);
 }
 
+// GET /v1/schedules?cursor=99999999999999999999 was a 500: the cursor
+// decoded to bytes that are not UTF-8, which PostgreSQL refused as text.
+TEST(PageTest, KeyCursorOfBytesNoKeyHasIsAnInvalidFieldNotAnInternalError) {
+  for (const std::string& cursor :
+       {std::string("99999999999999999999"), core::Base64UrlEncode("\xff\xfe"),
+        core::Base64UrlEncode(std::string("a\0b", 3)), core::Base64UrlEncode("a\nb")}) {
+    EXPECT_EQ(CodeOf([&] { (void)DecodeKeyCursor(cursor); }), core::ErrorCode::kInvalidField)
+        << cursor;
+  }
+}
+
 TEST(PageTest, LimitOutsideItsRangeIsRefused) {
   EXPECT_EQ(CheckLimit(1, 100), 1);
   EXPECT_EQ(CheckLimit(100, 100), 100);

@@ -9,60 +9,10 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import Ajv2020 from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
-import YAML from "yaml";
-
 import { API_KEY, Chopar, skipReason } from "../browser/lib/chopar.mjs";
+import { ajv, resolve, spec, specText, templateOf, validatorFor } from "./lib/openapi.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const specText = fs.readFileSync(path.join(here, "../../docs/openapi.yaml"), "utf8");
-const spec = YAML.parse(specText);
-const SPEC_ID = "https://chopar.invalid/openapi.yaml";
-
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-ajv.addFormat("int64", { type: "number", validate: (n) => Number.isInteger(n) });
-ajv.addSchema({ ...spec, $id: SPEC_ID });
-
-// "#/components/responses/X" → the object it names.
-function resolve(object) {
-  if (!object || !object.$ref) return object;
-  return object.$ref
-    .slice(2)
-    .split("/")
-    .reduce((node, key) => node[key.replaceAll("~1", "/").replaceAll("~0", "~")], spec);
-}
-
-// A JSON pointer into the description, as a URI fragment.
-function pointer(...keys) {
-  return keys.map((key) => encodeURIComponent(String(key).replaceAll("~", "~0").replaceAll("/", "~1"))).join("/");
-}
-
-// The validator of the JSON body of one documented response; null when the
-// response has no JSON body.
-const validators = new Map();
-function validatorFor(template, method, status) {
-  const key = `${method} ${template} ${status}`;
-  if (!validators.has(key)) {
-    const declared = spec.paths[template][method].responses[String(status)];
-    const base = declared.$ref ?? `#/${pointer("paths", template, method, "responses", String(status))}`;
-    const json = resolve(declared).content?.["application/json"];
-    validators.set(key, json ? ajv.compile({ $ref: `${SPEC_ID}${base}/content/application~1json/schema` }) : null);
-  }
-  return validators.get(key);
-}
-
-// The path template of the description that `pathname` is an instance of.
-function templateOf(pathname) {
-  const segments = pathname.split("?")[0].split("/");
-  const literalFirst = Object.keys(spec.paths).sort((a, b) => (a.match(/\{/g) ?? []).length - (b.match(/\{/g) ?? []).length);
-  return literalFirst.find((template) => {
-    const parts = template.split("/");
-    return parts.length === segments.length && parts.every((part, i) => part.startsWith("{") || part === segments[i]);
-  });
-}
-
 const checked = [];
 
 // The media types (without parameters) a documented response may carry.

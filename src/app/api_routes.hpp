@@ -1,0 +1,57 @@
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "broadcast/broadcast_service.hpp"
+#include "broadcast/topic_service.hpp"
+#include "channels/telegram/updates.hpp"
+#include "core/clock.hpp"
+#include "db/pool.hpp"
+#include "http/router.hpp"
+#include "hub/user_service.hpp"
+#include "outbox/outbox_stats.hpp"
+#include "reports/report_status.hpp"
+#include "schedule/schedule_service.hpp"
+#include "templates/template_store.hpp"
+#include "workflow/engine/cancel.hpp"
+
+namespace chopar::app {
+
+// What the API's routes beyond http::RegisterApiRoutes (which http::Server
+// registers itself) call. The references must outlive the router.
+struct AreaRouteParts {
+  db::Pool& pool;
+  const core::Clock& clock;
+  templates::TemplateStore& templates;
+  hub::UserService& users;
+  workflow::engine::Canceler& canceler;
+  schedule::ScheduleService& schedules;
+  broadcast::TopicService& topics;
+  broadcast::BroadcastService& broadcasts;
+  const reports::ReportStatus& reports;
+  // Null: Telegram is not configured (its routes answer 503).
+  channels::telegram::TelegramUpdates* telegram;
+  std::vector<outbox::OutboxSource> outbox_sources;
+  std::string inbox_secret;
+  std::string sms_callback_secret;
+  std::string vapid_public_key;  // empty: Web Push is not configured
+};
+
+// Registers every route of the areas (templates, workflows, preferences,
+// schedules, broadcasts, SMS and Telegram webhooks, outbox stats, reports,
+// console, channels, the embedded web assets) on `router`: the API process
+// calls it on its server's router, `chopar routes` on one it only prints.
+// Throws std::invalid_argument if a route is already there.
+void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts);
+
+// `chopar routes`: prints every route an API process registers, one
+// "METHOD /path/{param}" a line, sorted, parameters written as OpenAPI
+// writes them (`{name:str}` → `{name}`); /metrics included (served with the
+// API key unless [server] says otherwise). Builds the same parts as the
+// service on a pool that never connects: nothing reaches a database or the
+// network. Returns 0.
+int PrintRoutes(std::ostream& out);
+
+}  // namespace chopar::app
