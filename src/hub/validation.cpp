@@ -2,6 +2,7 @@
 
 #include "core/json.hpp"
 #include "core/request_error.hpp"
+#include "core/type_name.hpp"
 
 namespace chopar::hub {
 namespace {
@@ -58,24 +59,7 @@ std::string RequireString(const nlohmann::json& body, const char* field, std::si
   return *value;
 }
 
-bool IsValidType(std::string_view type) {
-  // ^[a-z]+(\.[a-z_]+)*$
-  if (type.empty() || type.size() > 100) return false;
-  bool first_segment = true;
-  std::size_t segment_length = 0;
-  for (char c : type) {
-    if (c == '.') {
-      if (segment_length == 0) return false;
-      first_segment = false;
-      segment_length = 0;
-    } else if ((c >= 'a' && c <= 'z') || (!first_segment && c == '_')) {
-      ++segment_length;
-    } else {
-      return false;
-    }
-  }
-  return segment_length > 0;
-}
+bool IsValidType(std::string_view type) { return core::IsTypeName(type); }
 
 bool IsInternalLink(std::string_view link) {
   if (link.size() < 2 || link[0] != '/' || link[1] == '/' || link[1] == '\\') return false;

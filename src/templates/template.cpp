@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/request_error.hpp"
+#include "core/type_name.hpp"
 
 namespace chopar::templates {
 namespace {
@@ -34,22 +35,7 @@ mustache::MustacheText ParseText(const nlohmann::json& value, Target target,
 
 }  // namespace
 
-bool IsValidCategory(std::string_view category) {
-  if (category.empty() || category.size() > 100) return false;
-  bool after_dot = true;  // a segment must start with a letter
-  for (char c : category) {
-    if (c == '.') {
-      if (after_dot) return false;
-      after_dot = true;
-    } else if (c >= 'a' && c <= 'z') {
-      after_dot = false;
-    } else if (c == '_' && !after_dot) {
-    } else {
-      return false;
-    }
-  }
-  return !after_dot && category.front() != '_';
-}
+bool IsValidCategory(std::string_view category) { return core::IsTypeName(category); }
 
 bool IsValidLocale(std::string_view locale) {
   const auto dash = locale.find('-');

@@ -65,6 +65,10 @@ TEST(Template, RefusesWhatIsNotATemplateNamingTheField) {
             "locales.en.sms.text");
   EXPECT_EQ(FieldOf(With(kValid, P("/default_locale"), "ru")), "default_locale");
   EXPECT_EQ(FieldOf(With(kValid, P("/category"), "Tasks")), "category");
+  // The grammar of types and categories, which the database's CHECK holds
+  // too: '_' only after the first segment.
+  EXPECT_EQ(FieldOf(With(kValid, P("/category"), "my_news")), "category");
+  EXPECT_EQ(ParseTemplate("task.due", With(kValid, P("/category"), "news._x")).category, "news._x");
   EXPECT_EQ(FieldOf(With(kValid, P("/throttle"), json::array())), "throttle");
   EXPECT_EQ(FieldOf(With(kValid, P("/type"), "other.type")), "type");
   EXPECT_EQ(FieldOf(With(kValid, P("/nickname"), "x")), "nickname");

@@ -1470,7 +1470,7 @@ export interface components {
         };
         /** @description 2-3 lower-case letters, optionally `-` and 2-8 letters or digits (uz, en, uz-Cyrl, pt-BR). */
         LocaleName: string;
-        /** @description What preferences and unsubscribe links call this type's notifications. */
+        /** @description What preferences and unsubscribe links call this type's notifications; the grammar of notification types. */
         TemplateCategory: string;
         /** @description The type's channel deliveries wait in a window per user and rendered key; when it closes, one delivery per channel carries the whole window. 400 `invalid_field` `digest.<member>`. */
         DigestSettings: {
