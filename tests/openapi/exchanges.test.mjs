@@ -18,7 +18,7 @@ import { checkExchange, summarize } from "./lib/openapi.mjs";
 const dir = process.env.CHOPAR_TEST_EXCHANGE_LOG;
 
 describe("the black-box tests' exchanges", { skip: dir ? false : "CHOPAR_TEST_EXCHANGE_LOG is not set" }, () => {
-  it("are all documented by docs/openapi.yaml", () => {
+  it("are all documented by docs/openapi.yaml", (t) => {
     const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.endsWith(".jsonl")) : [];
     const violations = [];
     let exchanges = 0;
@@ -48,6 +48,9 @@ describe("the black-box tests' exchanges", { skip: dir ? false : "CHOPAR_TEST_EX
       }
     }
     console.log(`${exchanges} exchanges in ${files.length} files, ${violations.length} violations`);
+    // Run alone (ctest -R), no black-box test recorded anything: say so
+    // rather than pass on nothing.
+    if (exchanges === 0 && violations.length === 0) return t.skip("no black-box test ran before this one");
     assert.ok(violations.length === 0, `${violations.length} exchanges break docs/openapi.yaml:\n${summarize(violations)}`);
   });
 });

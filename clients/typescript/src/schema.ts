@@ -1377,8 +1377,6 @@ export interface components {
                 send_at?: string;
                 delay_seconds?: number;
                 cancellation_key?: string;
-                user_id?: never;
-                dedup_key?: never;
             };
             /** @description The same key again answers 200 with the broadcast it created instead of creating another. */
             dedup_key?: string;
@@ -3653,25 +3651,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 5,
-                     *       "status": "running",
-                     *       "topic": "project-7",
-                     *       "audience": "topic",
-                     *       "recipients": 0,
-                     *       "created": 0,
-                     *       "dedup_key": "release-2026-12",
-                     *       "created_at": "2026-12-03T15:41:10Z",
-                     *       "finished_at": null,
-                     *       "stopped": {
-                     *         "deliveries": 0,
-                     *         "delayed": 0,
-                     *         "digest_items": 0
-                     *       },
-                     *       "stopping": false
-                     *     }
-                     */
                     "application/json": components["schemas"]["Broadcast"];
                 };
             };
