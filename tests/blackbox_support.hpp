@@ -9,8 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -24,6 +22,7 @@
 #include <vector>
 
 #include "core/process.hpp"
+#include "core/text.hpp"
 #include "db/embedded_cluster.hpp"
 #include "net/http_client.hpp"
 #include "testing/child_process.hpp"
@@ -57,10 +56,7 @@ inline void RecordExchange(const net::HttpRequest& request, const std::string& p
   line["request_content_type"] = nullptr;
   for (const auto& header : request.headers) {
     constexpr std::string_view kContentType = "content-type:";
-    if (header.size() >= kContentType.size() &&
-        std::equal(kContentType.begin(), kContentType.end(), header.begin(), [](char a, char b) {
-          return a == std::tolower(static_cast<unsigned char>(b));
-        })) {
+    if (core::StartsWithIgnoringCase(header, kContentType)) {
       const auto value = header.find_first_not_of(' ', kContentType.size());
       line["request_content_type"] = value == std::string::npos ? "" : header.substr(value);
     }

@@ -7,8 +7,7 @@ namespace chopar::http {
 nlohmann::json SinkMessageView(const console::SinkMessage& m) {
   return {{"id", m.id},
           {"delivery_id", m.delivery_id},
-          {"notification_id",
-           m.notification_id ? nlohmann::json(*m.notification_id) : nlohmann::json(nullptr)},
+          {"notification_id", OrNull(m.notification_id)},
           {"channel", m.channel},
           {"user_id", m.user_id},
           {"address", OrNull(m.address)},
@@ -47,7 +46,7 @@ nlohmann::json OverviewView(const console::Overview& o) {
           {"schedules_due", o.schedules_due},
           {"schedule_lag_seconds", o.schedule_lag_seconds},
           {"last_hour", o.last_hour},
-          {"failure_rate", failure_rate ? nlohmann::json(*failure_rate) : nlohmann::json(nullptr)}};
+          {"failure_rate", OrNull(failure_rate)}};
 }
 
 }  // namespace chopar::http

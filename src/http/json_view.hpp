@@ -13,9 +13,10 @@
 
 namespace chopar::http {
 
-// The text, or null.
-inline nlohmann::json OrNull(const std::optional<std::string>& text) {
-  return text ? nlohmann::json(*text) : nlohmann::json(nullptr);
+// The value (a text, a number, a list), or null.
+template <typename T>
+nlohmann::json OrNull(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
 // RFC 3339 UTC to the second ("2026-12-02T18:29:04Z"), or null.
