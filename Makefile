@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean clients bench bench-outbox bench-history bench-digest fuzz fuzz-build fuzz-seeds fuzz-api slowhttp screenshots chaos history-conversion
+.PHONY: all deps configure build run test unit sanitize format clean clients bench bench-guard bench-statements bench-outbox bench-history bench-digest fuzz fuzz-build fuzz-seeds fuzz-api slowhttp screenshots chaos history-conversion
 
 all: build
 
@@ -94,6 +94,19 @@ screenshots: build
 
 bench: build
 	@bash bench/run.sh
+
+# The notify benchmark of this build against BASE (an earlier commit, built
+# once in a worktree), interleaved, then the feature paths (templated, dedup
+# keys, events on) as ratios of the plain path (docs/BENCHMARKS.md "Holding
+# the line"). PAIRS (default 3) pairs; ROUNDS (default 3) feature rounds.
+bench-guard: build
+	@SKIP_BUILD=1 bash bench/guard.sh
+
+# Where PostgreSQL's time goes on the notify path: one run under
+# pg_stat_statements, a table per statement for chopar and for the raw-SQL
+# ceiling (docs/BENCHMARKS.md "Where PostgreSQL's time goes").
+bench-statements: build
+	@SKIP_BUILD=1 bash bench/statements.sh
 
 # The transactional outbox: the source document's scenario, relay throughput
 # against a plain-libnats ceiling, commit→publish latency (docs/BENCHMARKS.md).

@@ -11,7 +11,7 @@ rerun_under_test_pg_with_statements() {
     make configure BUILD_DIR="$build_dir" >/dev/null
     cmake --build "$build_dir" --target chopar notify_bench -j "${JOBS:-$(nproc)}"
   fi
-  export CHOPAR_TEST_PG_OPTIONS="${CHOPAR_TEST_PG_OPTIONS:-} -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=1000"
+  export CHOPAR_TEST_PG_OPTIONS="${CHOPAR_TEST_PG_OPTIONS:-} -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=1000 -c pg_stat_statements.track_planning=on"
   exec bash scripts/with-test-pg bash "$0" "$@"
 }
 

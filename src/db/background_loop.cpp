@@ -51,6 +51,7 @@ void BackgroundLoop::Start() {
   const int threads = std::max(settings_.threads, 1);
   running_ = threads;
   asleep_since_.assign(static_cast<std::size_t>(threads), std::nullopt);
+  woken_.assign(static_cast<std::size_t>(threads), false);
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this, i] { Run(i); });
   if (listener_) listener_->Start();
 }
@@ -59,6 +60,27 @@ void BackgroundLoop::Wake() {
   {
     std::lock_guard lock(mutex_);
     ++generation_;
+    if (settings_.wakes == BackgroundLoopSettings::Wakes::kOneThread) {
+      bool chosen = false;
+      for (std::size_t i = 0; i < asleep_since_.size(); ++i) {
+        if (!asleep_since_[i] || woken_[i]) continue;
+        if (chosen) asleep_since_[i] = generation_;  // sleeps on
+        chosen = true;
+      }
+    }
+  }
+  wake_cv_.notify_all();
+}
+
+void BackgroundLoop::WakeAnother() {
+  {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < asleep_since_.size(); ++i) {
+      if (asleep_since_[i] && *asleep_since_[i] == generation_ && !woken_[i]) {
+        woken_[i] = true;
+        break;
+      }
+    }
   }
   wake_cv_.notify_all();
 }
@@ -101,7 +123,10 @@ int BackgroundLoop::Sleeping() const {
   std::lock_guard lock(mutex_);
   // A thread woken but not yet running again still has its slot set; its
   // generation is then older than the current one.
-  return static_cast<int>(std::count(asleep_since_.begin(), asleep_since_.end(), generation_));
+  int sleeping = 0;
+  for (std::size_t i = 0; i < asleep_since_.size(); ++i)
+    sleeping += asleep_since_[i] == generation_ && !woken_[i] ? 1 : 0;
+  return sleeping;
 }
 
 std::uint64_t BackgroundLoop::listener_connections() const {
@@ -147,11 +172,13 @@ void BackgroundLoop::Sleep(int thread, std::chrono::milliseconds wait, std::uint
     notify_wakeups_.Inc();
     return;
   }
-  auto& asleep = asleep_since_[static_cast<std::size_t>(thread)];
+  const auto slot = static_cast<std::size_t>(thread);
+  auto& asleep = asleep_since_[slot];
   asleep = seen;
-  const bool woken =
-      wake_cv_.wait_for(lock, wait, [&] { return stopping_.load() || generation_ != seen; });
+  const bool woken = wake_cv_.wait_for(
+      lock, wait, [&] { return stopping_.load() || *asleep != generation_ || woken_[slot]; });
   asleep.reset();
+  woken_[slot] = false;
   if (stopping_) return;
   (woken ? notify_wakeups_ : timer_wakeups_).Inc();
 }

@@ -63,6 +63,11 @@ struct BackgroundLoopSettings {
   // Pauses after a step threw, by failures in a row (core::BackoffDelay).
   core::BackoffPolicy error_backoff{std::chrono::milliseconds(100),
                                     std::chrono::milliseconds(5000)};
+  // Whom a Wake() wakes: every sleeping thread, or one of them (the others
+  // sleep on). One suits a step that takes all the work there is (a claim of
+  // every due row): the others would only find nothing. Its owner then
+  // calls WakeAnother() when one thread cannot take it all.
+  enum class Wakes { kAllThreads, kOneThread } wakes = Wakes::kAllThreads;
 };
 
 // The shape every background loop of chopar shares: settings.threads threads
@@ -109,9 +114,12 @@ class BackgroundLoop {
   // Later calls, and calls after Stop(), do nothing.
   void Start();
 
-  // Wakes every sleeping thread; a thread in the middle of a step steps
-  // again when it is done.
+  // Wakes every sleeping thread (settings.wakes: or one of them); a thread
+  // in the middle of a step steps again when it is done.
   void Wake();
+  // Wakes one sleeping thread, if any, to share work a step found more of
+  // than it takes at once; threads in a step are not affected.
+  void WakeAnother();
 
   // Stops: no new step starts, sleeps and error pauses end, the listener is
   // stopped and joined (about 100 ms); then waits until `deadline` (from the
@@ -168,7 +176,11 @@ class BackgroundLoop {
   std::uint64_t generation_ = 0;       // Wake() calls so far
   int running_ = 0;                    // loop threads not yet ended
   // Per thread: the generation it saw when it went to sleep, while asleep.
+  // A sleeper not chosen by a Wake() of a Wakes::kOneThread loop is moved to
+  // the new generation: it sleeps on as if it had slept after the wake-up.
   std::vector<std::optional<std::uint64_t>> asleep_since_;
+  // Per thread: chosen by WakeAnother() while asleep.
+  std::vector<bool> woken_;
 
   std::mutex join_mutex_;  // one caller at a time joins the threads
   std::vector<std::thread> threads_;

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include "core/text.hpp"
 #include "db/errors.hpp"
 #include "db/session_settings.hpp"
 
@@ -21,6 +22,19 @@ struct ParamPointers {
     for (const auto& value : params.values()) values.push_back(value ? value->c_str() : nullptr);
   }
 };
+
+// Sets the session's planning for a Plan (db/query.hpp), not LOCAL: a
+// statement outside a transaction would lose it at once. $1: true for
+// Plan::kGeneric, false for PostgreSQL's defaults.
+constexpr Query kSetPlanMode{
+    "chopar.set_plan_mode",
+    "SELECT set_config('plan_cache_mode',"
+    "                  CASE WHEN $1::boolean THEN 'force_generic_plan' ELSE 'auto' END, false),"
+    "       set_config('enable_seqscan', CASE WHEN $1::boolean THEN 'off' ELSE 'on' END, false),"
+    "       set_config('enable_bitmapscan', CASE WHEN $1::boolean THEN 'off' ELSE 'on' END, false)",
+    Plan::kAny};
+
+Statement PlanSwitch(Plan plan) { return {kSetPlanMode, Params(plan == Plan::kGeneric)}; }
 
 bool Succeeded(const Result& result) {
   return result.Status() == PGRES_COMMAND_OK || result.Status() == PGRES_TUPLES_OK;
@@ -112,6 +126,9 @@ Result Connection::Check(PGresult* raw_result) {
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY) {
     return result;
   }
+  // The failure ended the statement's implicit transaction, or doomed the
+  // explicit one: a switch of the plan mode made in it may be undone.
+  ForgetPlanMode();
   const char* state = raw_result ? PQresultErrorField(raw_result, PG_DIAG_SQLSTATE) : nullptr;
   // The primary message only: PostgreSQL's DETAIL quotes the row's values
   // ("Failing row contains (…)", "Key (email)=(…)") — addresses and message
@@ -134,10 +151,30 @@ void Connection::Prepare(const Query& query) {
 
 Result Connection::Exec(const Query& query, const Params& params) {
   if (pooling_ != ServerPooling::kNone) return ExecText(query.sql, params);
+  if (query.plan != Plan::kAny && session_plan_ != query.plan) {
+    const Statement statement{query, params};
+    return std::move(ExecPipeline(std::span(&statement, 1)).back());
+  }
   Prepare(query);
   const ParamPointers pointers(params);
   return Check(PQexecPrepared(conn_.get(), query.name, static_cast<int>(pointers.values.size()),
                               pointers.values.data(), nullptr, nullptr, 0));
+}
+
+std::pair<std::vector<Statement>, Plan> Connection::WithPlanSwitches(
+    std::span<const Statement> statements) const {
+  std::vector<Statement> sent;
+  sent.reserve(statements.size() + 1);
+  std::optional<Plan> plan = session_plan_;
+  for (const Statement& statement : statements) {
+    const Plan wanted = statement.query.plan;
+    if (wanted != Plan::kAny && plan != wanted) {
+      sent.push_back(PlanSwitch(wanted));
+      plan = wanted;
+    }
+    sent.push_back(statement);
+  }
+  return {std::move(sent), plan.value_or(Plan::kAuto)};
 }
 
 bool Connection::SendInPipeline(const Statement& statement) {
@@ -152,6 +189,22 @@ bool Connection::SendInPipeline(const Statement& statement) {
 }
 
 std::vector<Result> Connection::ExecPipeline(std::span<const Statement> statements) {
+  if (pooling_ != ServerPooling::kNone) return ExecPipelineAsGiven(statements);
+  auto [sent, plan_after] = WithPlanSwitches(statements);
+  if (sent.size() == statements.size()) return ExecPipelineAsGiven(statements);
+  // A failure forgets the plan mode (Check), a broken pipeline the connection.
+  std::vector<Result> results = ExecPipelineAsGiven(sent);
+  session_plan_ = plan_after;
+  // The callers' statements' results only, in their order.
+  std::vector<Result> theirs;
+  theirs.reserve(statements.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (sent[i].query.name != kSetPlanMode.name) theirs.push_back(std::move(results[i]));
+  }
+  return theirs;
+}
+
+std::vector<Result> Connection::ExecPipelineAsGiven(std::span<const Statement> statements) {
   if (pooling_ == ServerPooling::kNone) {
     for (const Statement& statement : statements) Prepare(statement.query);
   }
@@ -209,6 +262,7 @@ std::vector<Result> Connection::ReadPipelineResults(std::size_t count) {
 }
 
 Result Connection::ExecText(std::string_view sql, const Params& params) {
+  ForgetPlanModeOnRollback(sql);
   const ParamPointers pointers(params);
   const std::string text(sql);
   return Check(PQexecParams(conn_.get(), text.c_str(), static_cast<int>(pointers.values.size()),
@@ -216,7 +270,16 @@ Result Connection::ExecText(std::string_view sql, const Params& params) {
 }
 
 void Connection::ExecScript(std::string_view sql) {
+  ForgetPlanModeOnRollback(sql);
   Check(PQexec(conn_.get(), std::string(sql).c_str()));
+}
+
+void Connection::ForgetPlanModeOnRollback(std::string_view sql) {
+  // ROLLBACK, ROLLBACK TO SAVEPOINT, ABORT: each may undo a switch of the
+  // plan mode made in the transaction. Any other text keeps it; a failure
+  // forgets it in Check.
+  if (core::ContainsIgnoringCase(sql, "rollback") || core::ContainsIgnoringCase(sql, "abort"))
+    ForgetPlanMode();
 }
 
 void Connection::Listen(std::string_view channel) {

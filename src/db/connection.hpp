@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -77,7 +78,9 @@ class Connection {
   void Begin();
 
   // Runs a query: as a prepared statement named after the query, prepared
-  // on first use (ServerPooling::kNone), or unnamed.
+  // on first use (ServerPooling::kNone), or unnamed. A prepared query runs
+  // under its own Plan: when it differs from the session's, the session's
+  // plan_cache_mode is set first, in the same round trip.
   Result Exec(const Query& query, const Params& params);
   template <typename... Args>
   Result Exec(const Query& query, const Args&... args) {
@@ -117,6 +120,16 @@ class Connection {
   // Sends one statement of a pipeline; false when libpq refused it.
   bool SendInPipeline(const Statement& statement);
   std::vector<Result> ReadPipelineResults(std::size_t count);
+  // `statements` with the switches of plan_cache_mode their queries need
+  // put before them (ServerPooling::kNone), and the mode the session then
+  // ends with.
+  std::pair<std::vector<Statement>, Plan> WithPlanSwitches(
+      std::span<const Statement> statements) const;
+  // Forgets the session's plan mode: a failed statement or a rollback undid
+  // a switch made in its transaction. The next prepared query sets it.
+  void ForgetPlanMode() { session_plan_.reset(); }
+  void ForgetPlanModeOnRollback(std::string_view sql);
+  std::vector<Result> ExecPipelineAsGiven(std::span<const Statement> statements);
   std::vector<Notification> DrainNotifications();
 
   core::CHandle<PGconn, PQfinish> conn_;
@@ -124,6 +137,10 @@ class Connection {
   // What Begin sends: "BEGIN", then the transaction's own settings.
   std::string begin_;
   std::unordered_set<std::string> prepared_;
+  // The plan_cache_mode the session runs with as far as chopar knows:
+  // PostgreSQL's default (kAuto) until a query of another Plan set it;
+  // unknown after a failure or rollback.
+  std::optional<Plan> session_plan_ = Plan::kAuto;
   // Set when a pipeline ended in a state this connection cannot be trusted
   // after (the pool then closes it).
   bool poisoned_ = false;

@@ -10,7 +10,7 @@ namespace chopar::db {
 namespace {
 
 // COMMIT as a statement of its own, so it can close a pipeline.
-constexpr Query kCommit{"chopar.commit", "COMMIT"};
+constexpr Query kCommit{"chopar.commit", "COMMIT", Plan::kAny};
 
 }  // namespace
 
@@ -34,7 +34,8 @@ Transaction::~Transaction() {
 
 Result Transaction::Exec(const Query& query, const Params& params) {
   if (deferred_.empty()) return conn_->Exec(query, params);
-  return std::move(RunDeferredWith({{query, params}}).back());
+  const Statement statement{query, params};
+  return std::move(RunDeferredWith(std::span(&statement, 1)).back());
 }
 
 Result Transaction::ExecText(std::string_view sql, const Params& params) {
@@ -43,19 +44,27 @@ Result Transaction::ExecText(std::string_view sql, const Params& params) {
 }
 
 Result Transaction::ExecAndCommit(const Query& query, const Params& params) {
+  return std::move(ExecAndCommit(std::vector<Statement>{{query, params}}).front());
+}
+
+std::vector<Result> Transaction::ExecAndCommit(const std::vector<Statement>& statements) {
+  std::vector<Statement> then = statements;
+  then.push_back({kCommit, Params()});
   std::vector<Result> results;
   try {
-    results = RunDeferredWith({{query, params}, {kCommit, Params()}});
+    results = RunDeferredWith(then);
   } catch (const DbError& e) {
     spdlog::warn("commit of transaction {} failed: {}", name_, e.what());
     throw;
   }
   open_ = false;
-  return std::move(results[results.size() - 2]);
+  // The deferred statements' results come first, the COMMIT's last.
+  const auto first = results.end() - 1 - static_cast<std::ptrdiff_t>(statements.size());
+  return {std::make_move_iterator(first), std::make_move_iterator(results.end() - 1)};
 }
 
-std::vector<Result> Transaction::RunDeferredWith(std::initializer_list<Statement> then) {
-  deferred_.insert(deferred_.end(), then);
+std::vector<Result> Transaction::RunDeferredWith(std::span<const Statement> then) {
+  deferred_.insert(deferred_.end(), then.begin(), then.end());
   return conn_->ExecPipeline(std::exchange(deferred_, {}));
 }
 

@@ -70,13 +70,15 @@ class Transaction {
   // round trip; returns the statement's result. Throws on any failure (then
   // nothing was written).
   Result ExecAndCommit(const Query& query, const Params& params);
+  // The same for several statements: their results, in order.
+  std::vector<Result> ExecAndCommit(const std::vector<Statement>& statements);
   // Commits; throws on failure (then nothing was written).
   void Commit();
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:
   // Runs the deferred statements and then `then` in one pipeline.
-  std::vector<Result> RunDeferredWith(std::initializer_list<Statement> then);
+  std::vector<Result> RunDeferredWith(std::span<const Statement> then);
 
   PooledConnection conn_;
   std::string name_;

@@ -1,5 +1,6 @@
 #include "delivery/claim.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -7,7 +8,6 @@
 #include "core/rate_limit.hpp"
 #include "core/time_format.hpp"
 #include "delivery/claim_plan.hpp"
-#include "delivery/plan_by_index.hpp"
 #include "delivery/queries.hpp"
 
 namespace chopar::delivery {
@@ -139,10 +139,9 @@ std::map<ThrottleKey, int> CountThrottleWindows(db::Transaction& tx, const std::
   }
   const std::string user_array = db::ArrayLiteral(users), type_array = db::ArrayLiteral(types);
   tx.Defer(queries::kLockClaimKeys, user_array, type_array, "chopar.throttle");
-  // Planned by index whatever the statistics, as the hourly-limit count.
-  const auto counts = ExecPlannedByIndex(tx, queries::kCountThrottleWindow,
-                                         db::Params(user_array, type_array, db::ArrayLiteral(since),
-                                                    db::ArrayLiteral(ReclaimedIds(rows))));
+  const auto counts = tx.Exec(queries::kCountThrottleWindow,
+                              db::Params(user_array, type_array, db::ArrayLiteral(since),
+                                         db::ArrayLiteral(ReclaimedIds(rows))));
   std::map<ThrottleKey, int> in_window;
   for (int i = 0; i < counts.Rows(); ++i) {
     in_window[{counts.Int(i, "user_id"), counts.String(i, "type")}] =
@@ -163,12 +162,12 @@ RateCounts CountWindow(db::Transaction& tx, const std::vector<Row>& rows,
   const std::string user_array = db::ArrayLiteral(users),
                     channel_array = db::ArrayLiteral(channels);
   tx.Defer(queries::kLockClaimKeys, user_array, channel_array, "chopar.delivery_rate");
-  // Planned by index whatever the statistics. A separate statement (sent in
-  // the same round trip): its snapshot is taken after the locks were granted.
+  // A separate statement (sent in the same round trip): its snapshot is
+  // taken after the locks were granted.
   const auto counts =
-      ExecPlannedByIndex(tx, queries::kCountRateWindow,
-                         db::Params(user_array, channel_array, db::SqlTime(now - core::kRateWindow),
-                                    db::ArrayLiteral(reclaimed)));
+      tx.Exec(queries::kCountRateWindow,
+              db::Params(user_array, channel_array, db::SqlTime(now - core::kRateWindow),
+                         db::ArrayLiteral(reclaimed)));
   RateCounts in_window;
   for (int i = 0; i < counts.Rows(); ++i) {
     const auto channel = core::ParseChannel(counts.Text(i, "channel"));
@@ -203,6 +202,12 @@ std::vector<bool> SendInClaim(db::Transaction& tx, const ChannelSet& channels,
   return sent_here;
 }
 
+std::optional<double> ReadNextDue(const db::Result& result) {
+  const auto wait = result.OptString(0, "wait_ms");
+  if (!wait) return std::nullopt;
+  return std::stod(*wait);
+}
+
 }  // namespace
 
 std::vector<ClaimKey> KeysOf(std::span<const ClaimedDelivery> claimed) {
@@ -224,7 +229,8 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
               db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kPushSubscription)),
               db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kUser)));
   if (locked.Empty()) {
-    tx.Commit();
+    result.next_due_ms =
+        ReadNextDue(tx.ExecAndCommit(queries::kNextWakeup, db::Params(db::SqlNowParam(sql_now))));
     return result;
   }
   // The one instant of this claim: the database's, as its first statement saw it.
@@ -251,19 +257,28 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
   const std::vector<bool> sent_here = SendInClaim(tx, channels, rows, decisions);
 
   std::vector<std::int64_t> ids;
+  core::TimePoint created_from = rows.front().created_at, created_to = created_from;
   std::vector<std::string_view> actions;
   std::vector<std::optional<std::string>> until, reasons;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ClaimDecision& d = decisions[i];
     ids.push_back(rows[i].candidate.id);
+    created_from = std::min(created_from, rows[i].created_at);
+    created_to = std::max(created_to, rows[i].created_at);
     actions.push_back(sent_here[i] ? "sent" : ActionName(d.action));
     until.push_back(d.until ? std::optional(db::SqlTime(*d.until)) : std::nullopt);
     reasons.push_back(d.reason);
   }
-  const auto applied = tx.ExecAndCommit(
-      queries::kApplyClaim,
-      db::Params(db::ArrayLiteral(ids), db::ArrayLiteral(actions), db::ArrayLiteral(until),
-                 db::ArrayLiteral(reasons), db::SqlTime(now), db::SqlTime(now + settings.lease)));
+  std::vector<db::Statement> last{
+      {queries::kApplyClaim,
+       db::Params(db::ArrayLiteral(ids), db::ArrayLiteral(actions), db::ArrayLiteral(until),
+                  db::ArrayLiteral(reasons), db::SqlTime(now), db::SqlTime(now + settings.lease),
+                  db::SqlTime(created_from), db::SqlTime(created_to))}};
+  const bool took_all = static_cast<int>(rows.size()) < settings.batch;
+  if (took_all) last.push_back({queries::kNextWakeup, db::Params(db::SqlNowParam(sql_now))});
+  auto results = tx.ExecAndCommit(last);
+  const db::Result& applied = results.front();
+  if (took_all) result.next_due_ms = ReadNextDue(results.back());
 
   std::unordered_map<std::int64_t, int> sending;  // id → row of `applied`
   for (int i = 0; i < applied.Rows(); ++i) {

@@ -47,6 +47,12 @@ struct ClaimResult {
   // and each one's seconds from creation to sent.
   core::PerChannel<int> sent;
   std::vector<std::pair<core::ChannelKind, double>> sent_latency;
+  // When the claim took less than a batch, it took every due row no other
+  // claim held, and its last round trip also asked when a claim could find
+  // work next (queries/next_wakeup.sql): milliseconds (negative when that is
+  // already past), nullopt inside when nothing is pending. Not asked after a
+  // full batch (the worker claims again at once).
+  std::optional<std::optional<double>> next_due_ms;
 };
 
 // Claims up to settings.batch due deliveries in ONE short transaction

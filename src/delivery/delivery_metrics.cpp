@@ -1,6 +1,5 @@
 #include "delivery/delivery_metrics.hpp"
 
-#include "delivery/plan_by_index.hpp"
 #include "delivery/queries.hpp"
 
 namespace chopar::delivery {
@@ -41,7 +40,7 @@ core::Gauge& QueueDepthGauge(core::MetricsRegistry& registry) {
 }
 
 void RefreshQueueDepth(db::Pool& pool, core::Gauge& gauge) {
-  const auto depth = ExecPlannedByIndex(pool, "queue_depth", queries::kQueueDepth);
+  const auto depth = pool.Acquire()->Exec(queries::kQueueDepth, db::Params());
   gauge.Set(static_cast<double>(depth.Int(0, 0)));
 }
 

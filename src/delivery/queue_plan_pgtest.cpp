@@ -1,5 +1,5 @@
 // The delivery queue's read-only statements (queries/next_wakeup.sql,
-// queue_depth.sql, the hourly-limit count) as ExecPlannedByIndex runs them,
+// queue_depth.sql, the hourly-limit count) as db::Plan::kGeneric runs them,
 // and the claim as it runs, on real PostgreSQL: their generic plan, made on
 // statistics taken while no row was queued (the history all sent), reads
 // the partial indexes of queued and leased rows after a broadcast queued
@@ -11,7 +11,6 @@
 #include <chrono>
 #include <string>
 
-#include "delivery/plan_by_index.hpp"
 #include "delivery/queries.hpp"
 #include "delivery/test_fixture.hpp"
 #include "testing/query_plans.hpp"
@@ -49,18 +48,17 @@ class QueuePlanTest : public testing::DeliveryPgTest {
         "(SELECT min(id) FROM deliveries WHERE channel = 'sms')");
   }
 
-  // The generic plan that ExecPlannedByIndex runs `query` with, on the one
-  // connection of `pool`; `arguments` as in EXECUTE (empty: none).
+  // The plan that `query` (a db::Plan::kGeneric one) runs with, on the one
+  // connection of `pool`; `arguments` as in EXECUTE (empty: none). The
+  // statement is planned when EXPLAIN first executes it, as the query's
+  // first execution would plan it.
   static std::string GenericPlan(db::Pool& pool, const db::Query& query,
                                  const std::string& arguments) {
-    {
-      auto conn = pool.Acquire();
-      conn->ExecText("SET plan_cache_mode = force_generic_plan", {});
-      conn->ExecText(std::string("PREPARE planned AS ") + query.sql, {});
-    }
+    EXPECT_EQ(query.plan, db::Plan::kGeneric) << query.name;
+    pool.Acquire()->ExecText(std::string("PREPARE planned AS ") + query.sql, {});
     const std::string explain = "EXPLAIN EXECUTE planned" + arguments;
-    const auto rows =
-        ExecPlannedByIndex(pool, "explain", db::Query{"explain_planned", explain.c_str()});
+    const auto rows = pool.Acquire()->Exec(
+        db::Query{"explain_planned", explain.c_str(), db::Plan::kGeneric}, db::Params());
     const std::string plan = chopar::testing::PlanText(rows);
     {
       auto conn = pool.Acquire();
@@ -85,8 +83,8 @@ TEST_F(QueuePlanTest, WakeUpPlannedBeforeABroadcastReadsTheFirstIndexEntries) {
   // And what it answers: the first queued row, due 10 s after the now() of
   // the transaction that queued it, less the time that has passed since
   // (however long a loaded machine took to plan).
-  const auto wait = ExecPlannedByIndex(pool, "next_wakeup", queries::kNextWakeup,
-                                       db::Params(std::optional<std::string>()));
+  const auto wait =
+      pool.Acquire()->Exec(queries::kNextWakeup, db::Params(std::optional<std::string>()));
   const double passed_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queued_from)
           .count();
@@ -103,7 +101,7 @@ TEST_F(QueuePlanTest, DepthPlannedBeforeABroadcastCountsFromThePartialIndexes) {
   EXPECT_EQ(plan.find("Seq Scan"), std::string::npos) << plan;
   EXPECT_NE(plan.find("Index Only Scan using deliveries_"), std::string::npos) << plan;
 
-  EXPECT_EQ(ExecPlannedByIndex(pool, "queue_depth", queries::kQueueDepth).Int(0, "depth"), 20'000);
+  EXPECT_EQ(pool.Acquire()->Exec(queries::kQueueDepth, db::Params()).Int(0, "depth"), 20'000);
 }
 
 // The hourly-limit count's generic plan, on the partition of this week's
@@ -130,19 +128,17 @@ TEST_F(QueuePlanTest, HourlyLimitCountProbesThePerUserIndexOnly) {
   EXPECT_NE(plan.find("Index"), std::string::npos) << plan;
 }
 
-// The claim runs as planned (not by ExecPlannedByIndex): the ordinary rows
-// due come from their own small index in the partition the broadcast fills,
-// not from a walk of the broadcast's queued rows.
+// The claim, planned by index too: the ordinary rows due come from their
+// own small index in the partition the broadcast fills, not from a walk of
+// the broadcast's queued rows.
 TEST_F(QueuePlanTest, ClaimPlannedBeforeABroadcastFindsOrdinaryRowsInTheirOwnIndex) {
   QueueABroadcast("now() - interval '1 hour'");
   const std::string partition =
       Scalar("SELECT tableoid::regclass::text FROM deliveries WHERE bulk LIMIT 1");
-  auto conn = db_->Connect();
-  conn.ExecText("SET plan_cache_mode = force_generic_plan", {});
-  conn.ExecText(std::string("PREPARE claim AS ") + queries::kClaimCandidates.sql, {});
+  db::Pool pool = OneConnection();
 
-  const std::string plan = chopar::testing::PlanText(
-      conn.ExecText("EXPLAIN EXECUTE claim(NULL, 500, 0, '{telegram}', '{push}', '{}')", {}));
+  const std::string plan =
+      GenericPlan(pool, queries::kClaimCandidates, "(NULL, 500, 0, '{telegram}', '{push}', '{}')");
   const auto due = plan.find("CTE due\n");
   const auto due_bulk = plan.find("CTE due_bulk");
   ASSERT_NE(due, std::string::npos) << plan;

@@ -11,7 +11,6 @@
 #include "db/errors.hpp"
 #include "db/notify_channels.hpp"
 #include "delivery/delivery_metrics.hpp"
-#include "delivery/plan_by_index.hpp"
 #include "delivery/queries.hpp"
 
 namespace chopar::delivery {
@@ -29,6 +28,10 @@ db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, const WorkerSettin
   loop.threads = settings.concurrency;
   loop.listen = db::ListenOn{pool.listen_conninfo(), db::kDeliveriesChannel};
   loop.error_backoff = kErrorBackoff;
+  // A claim takes every due row up to a batch: a NOTIFY wakes one thread,
+  // and a full batch wakes another (RunOnce). Waking all of them made each
+  // single notification cost an empty claim per extra thread.
+  loop.wakes = db::BackgroundLoopSettings::Wakes::kOneThread;
   return loop;
 }
 
@@ -92,6 +95,11 @@ RunStats Worker::RunOnce() {
   const SteadyTime claimed_at = steady_clock::now();
   ClaimResult claim = ClaimBatch(pool_, db::SqlNow(clock_), settings_, channels_, templates_);
   stats.claimed = claim.locked;
+  // Nothing handed to a provider: what the claim saw of the queue still
+  // holds (a send could take long, and its retries fall due later).
+  if (claim.to_send.empty()) stats.next_due_ms = claim.next_due_ms;
+  // More may be due: another thread claims while this one sends.
+  if (claim.locked >= settings_.batch) loop_.WakeAnother();
   stats.deferred = claim.deferred;
   for (core::ChannelKind kind : core::AllChannels()) {
     stats.sent += claim.sent[kind];
@@ -338,22 +346,30 @@ void Worker::Stop(milliseconds deadline) {
 
 db::Next Worker::Step(const db::StepContext& context) {
   const RunStats stats = RunOnce();
-  if (stats.claimed > 0) return db::Next::Again();
-  return db::Next::SleepUpTo(IdleWait(context.idle_streak + 1));
+  // A full batch may have left more behind: claim again at once. A partial
+  // one took every due row no other claim held, so asking again would find
+  // nothing (a third of a single notification's database time went to
+  // such empty claims): sleep until the next row falls due, or a NOTIFY of
+  // rows queued since this claim began ends the sleep at once.
+  if (stats.claimed >= settings_.batch) return db::Next::Again();
+  return db::Next::SleepUpTo(
+      IdleWait(stats.claimed > 0 ? 1 : context.idle_streak + 1, stats.next_due_ms));
 }
 
-milliseconds Worker::IdleWait(int empty_claims) {
+milliseconds Worker::IdleWait(int empty_claims, std::optional<std::optional<double>> next_due_ms) {
   const milliseconds poll = std::max(settings_.poll_interval, kMinIdleWait);
   // Rows that are due but cannot be claimed are held by another claim (a
   // moment) or by some long transaction: back off from re-asking at once.
   const milliseconds floor =
       std::min(poll, core::BackoffCeiling({kMinIdleWait, poll}, std::max(empty_claims, 1)));
-  std::optional<std::string> wait;
-  wait = ExecPlannedByIndex(pool_, "next_wakeup", queries::kNextWakeup,
-                            db::Params(db::SqlNowParam(clock_)))
-             .OptString(0, 0);
-  if (!wait) return poll;
-  const auto until = milliseconds(static_cast<std::int64_t>(std::stod(*wait)));
+  if (!next_due_ms) {
+    const auto wait = pool_.Acquire()
+                          ->Exec(queries::kNextWakeup, db::Params(db::SqlNowParam(clock_)))
+                          .OptString(0, 0);
+    next_due_ms = wait ? std::optional(std::stod(*wait)) : std::nullopt;
+  }
+  if (!*next_due_ms) return poll;
+  const auto until = milliseconds(static_cast<std::int64_t>(**next_due_ms));
   return std::clamp(until, floor, poll);
 }
 

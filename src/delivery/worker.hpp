@@ -26,6 +26,9 @@ namespace chopar::delivery {
 // What one RunOnce() did.
 struct RunStats {
   int claimed = 0;   // rows the claim decided on; 0 means nothing was due
+  // When work is next due as the claim saw it (ClaimResult::next_due_ms),
+  // when it handed nothing to a provider; unset otherwise.
+  std::optional<std::optional<double>> next_due_ms;
   int sent = 0;
   int retried = 0;   // back to queued for a later attempt
   int failed = 0;    // at claim (lease lost on the last attempt) or after sending
@@ -146,9 +149,11 @@ class Worker {
   // claimed anything, else sleep for IdleWait().
   db::Next Step(const db::StepContext& context);
   // How long an idle loop sleeps after its `empty_claims`-th claim in a row
-  // that found nothing: until the next due row or lease expiry, at most the
-  // poll interval.
-  std::chrono::milliseconds IdleWait(int empty_claims);
+  // that found nothing (1 after a claim that took less than a batch): until
+  // the next due row or lease expiry (`next_due_ms` when the claim asked,
+  // else asked now), at most the poll interval.
+  std::chrono::milliseconds IdleWait(int empty_claims,
+                                     std::optional<std::optional<double>> next_due_ms);
 
   db::Pool& pool_;
   const ChannelSet channels_;

@@ -484,8 +484,8 @@ TEST_F(WorkerTest, IdleLoopWakesOnNotify) {
   auto worker = MakeWorker(settings);
   worker.Start();
   // Idle: the listener is connected and the loop's first claim is over (it
-  // and the question of when work is next due, the loop's last before
-  // sleeping, each end with a COMMIT), so only the NOTIFY can make it claim
+  // found nothing and asked, in its last round trip, when work is next due;
+  // the round trip ends with a COMMIT), so only the NOTIFY can make it claim
   // the row added below.
   ASSERT_TRUE(WaitUntil([&] {
     return Count(

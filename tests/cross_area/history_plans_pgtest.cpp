@@ -85,14 +85,14 @@ class HistoryPlansTest : public testing::PgTest {
   }
 
   // The plan of `query` run with `arguments` (SQL literals), as a
-  // PREPARE'd statement runs: EXPLAIN (FORMAT JSON) text.
+  // PREPARE'd statement runs under the query's db::Plan (its first
+  // execution): EXPLAIN (FORMAT JSON) text.
   std::string Plan(const db::Query& query, const std::string& arguments) {
     db::Connection conn = db_->Connect();
     conn.ExecText(std::string("PREPARE planned AS ") + query.sql, {});
-    return conn
-        .ExecText("EXPLAIN (FORMAT JSON) EXECUTE planned" +
-                      (arguments.empty() ? "" : "(" + arguments + ")"),
-                  {})
+    const std::string explain =
+        "EXPLAIN (FORMAT JSON) EXECUTE planned" + (arguments.empty() ? "" : "(" + arguments + ")");
+    return conn.Exec(db::Query{"explain_planned", explain.c_str(), query.plan}, db::Params())
         .String(0, 0);
   }
 
@@ -136,8 +136,11 @@ TEST_F(HistoryPlansTest, DeliveryWorkerStatementsUseIndexes) {
   ExpectIndexDriven(delivery::queries::kClaimCandidates,
                     "NULL, 100, 60000, '{telegram}', '{push}', '{}'");
   ExpectIndexDriven(delivery::queries::kNextWakeup, "NULL");
+  const std::string created_at =
+      "'" + Scalar("SELECT created_at FROM chopar.deliveries WHERE id = " + id) + "'";
   ExpectIndexDriven(delivery::queries::kApplyClaim,
-                    ids + ", '{send}', '{NULL}', '{NULL}', now(), now() + interval '1 minute'");
+                    ids + ", '{send}', '{NULL}', '{NULL}', now(), now() + interval '1 minute', " +
+                        created_at + ", " + created_at);
   ExpectIndexDriven(delivery::queries::kBeginSends, ids + ", " + tokens + ", NULL, 30000");
   ExpectIndexDriven(delivery::queries::kRenewLeases, ids + ", " + tokens + ", NULL, 30000");
   ExpectIndexDriven(

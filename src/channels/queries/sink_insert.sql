@@ -1,3 +1,4 @@
+-- plan: generic
 -- Records a batch of messages the sink "sent". Parallel arrays, one element
 -- per message: $1 delivery_id, $2 channel, $3 user_id, $4 address, $5
 -- subject, $6 body, $7 html (an email's HTML part, else null).

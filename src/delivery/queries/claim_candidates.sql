@@ -1,3 +1,4 @@
+-- plan: generic
 -- Locks up to $2 deliveries due at $1 for one claim ($1 NULL: the
 -- database's now(), what every host agrees on): first `sending` rows whose
 -- lease ran out (their worker died or stalled; send_started says whether it

@@ -1,3 +1,4 @@
+-- plan: generic
 -- What each (user, channel) already holds in the sliding hour: deliveries
 -- sent or being sent, claimed after $3 (now − 1 hour). Runs after
 -- lock_claim_keys, as its own statement, so it sees every claim committed

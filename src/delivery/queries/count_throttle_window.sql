@@ -1,3 +1,4 @@
+-- plan: generic
 -- What each (user, type) already holds in its throttle window: deliveries
 -- of the type sent or being sent, claimed after its `since` (now − the
 -- type's window). Runs after lock_claim_keys, as its own statement, so it

@@ -1,3 +1,4 @@
+-- plan: generic
 -- Serialises claims per (user, name) within one kind of key: one
 -- transaction-scoped advisory lock per distinct key, all taken in one global
 -- order (sorted keys) so two claims can never deadlock on each other. The

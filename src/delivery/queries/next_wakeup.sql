@@ -1,9 +1,10 @@
+-- plan: generic
 -- Milliseconds from $1 (NULL: the database's now()) until a claim could
 -- find work: the next due queued row or the next lease to run out
 -- (negative when that is already past). NULL when there is nothing pending.
 -- Each is the first entry of a partial index (deliveries_due,
--- deliveries_leased), read through a merge of the partitions' indexes: run
--- with sequential scans off (plan_by_index.sql), no plan of this shape
+-- deliveries_leased), read through a merge of the partitions' indexes:
+-- planned by index (db::Plan::kGeneric), no plan of this shape
 -- aggregates every queued row, whatever the statistics (a min() can be
 -- planned as such an aggregate when they say no row is queued).
 SELECT extract(epoch FROM least((SELECT d.next_attempt_at

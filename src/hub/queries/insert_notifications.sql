@@ -1,3 +1,4 @@
+-- plan: generic
 -- Creates a batch of notifications and their deliveries in one statement,
 -- and queues the NOTIFYs that wake delivery workers and the inbox streams of
 -- the users who got something (sent at COMMIT). The input is parallel

@@ -1,3 +1,4 @@
+-- plan: generic
 -- Preferences, locale and addressability of the users a batch of
 -- notifications is for ($1), then $2 notification ids drawn for the batch
 -- (the rows whose id is NULL): a template may show a notification's id, so

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# What each feature costs the notify path (docs/BENCHMARKS.md "Holding the
+# line"): notify_bench on one throwaway PostgreSQL, in interleaved rounds of
+# the variants of this build —
+#   plain      requests with a title and a body (the path every other figure
+#              of the notify benchmark measures);
+#   templated  every notification rendered from its type's template
+#              (notify_bench --templates);
+#   dedup      every request with a dedup key of its own (--dedup-keys);
+#   events     chopar's own delivery.* events on (an outbox row per delivery
+#              end, [events] emit);
+# and each variant's share of its own raw-SQL ceiling as a ratio of the plain
+# path's share in the same round, the median over the rounds.
+#
+#   bash bench/feature_paths.sh [notify_bench options]
+#
+# ROUNDS (default 3); VARIANTS (default "plain templated dedup events");
+# BUILD_DIR the build folder; SKIP_BUILD=1 uses the binaries already there.
+# Arguments go to notify_bench (default --notifications 50000 --seconds 3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${BUILD_DIR:-build}
+rounds=${ROUNDS:-3}
+variants=${VARIANTS:-plain templated dedup events}
+args=("$@")
+[ ${#args[@]} -gt 0 ] || args=(--notifications 50000 --seconds 3)
+
+source bench/notify_bench_lib.sh
+rerun_under_test_pg_with_statements "$@"
+
+logs=$(mktemp -d /tmp/chopar-feature-paths.XXXXXX)
+echo "machine: nproc $(nproc), load $(cut -d' ' -f1-3 /proc/loadavg); logs in $logs"
+for round in $(seq "$rounds"); do
+  for variant in $variants; do
+    flags=() emit=""
+    case $variant in
+      plain) ;;
+      templated) flags=(--templates) ;;
+      dedup) flags=(--dedup-keys) ;;
+      events) emit="delivery.*" ;;
+      *) echo "feature_paths.sh: unknown variant $variant" >&2; exit 2 ;;
+    esac
+    log=$logs/$round-$variant.log
+    echo "round $round: $variant (load $(cut -d' ' -f1 /proc/loadavg))"
+    CHOPAR_EVENTS_EMIT="$emit" "$build_dir/bench/notify_bench" --chopar "$build_dir/chopar" \
+      "${flags[@]}" "${args[@]}" >"$log" 2>&1 || { tail -20 "$log" >&2; exit 1; }
+  done
+done
+
+printf '\n%-10s %s\n' variant "share of the raw-SQL ceiling per round, and / plain (median)"
+for variant in $variants; do
+  shares="" ratios=""
+  for round in $(seq "$rounds"); do
+    share=$(figure "$logs/$round-$variant.log" "chopar / raw SQL")
+    plain=$(figure "$logs/$round-plain.log" "chopar / raw SQL")
+    shares+="$share % "
+    ratios+="$(awk -v s="$share" -v p="$plain" 'BEGIN { printf "%.3f", s / p }') "
+  done
+  median=$(tr ' ' '\n' <<<"$ratios" | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  printf '%-10s %s→ %s of plain\n' "$variant" "$shares" "$median"
+done
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
