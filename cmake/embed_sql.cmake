@@ -14,10 +14,12 @@ foreach(file ${FILES})
     string(APPEND camel "${first}${rest}")
   endforeach()
   file(READ ${file} sql)
-  # A line "-- plan: generic" or "-- plan: any" sets the query's db::Plan.
+  # A line "-- plan: generic", "custom" or "any" sets the query's db::Plan.
   set(plan "")
   if(sql MATCHES "(^|\n)-- plan: generic[ \t]*(\n|$)")
     set(plan ", db::Plan::kGeneric")
+  elseif(sql MATCHES "(^|\n)-- plan: custom[ \t]*(\n|$)")
+    set(plan ", db::Plan::kCustom")
   elseif(sql MATCHES "(^|\n)-- plan: any[ \t]*(\n|$)")
     set(plan ", db::Plan::kAny")
   endif()

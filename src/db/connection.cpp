@@ -24,17 +24,22 @@ struct ParamPointers {
 };
 
 // Sets the session's planning for a Plan (db/query.hpp), not LOCAL: a
-// statement outside a transaction would lose it at once. $1: true for
-// Plan::kGeneric, false for PostgreSQL's defaults.
+// statement outside a transaction would lose it at once. $1: 'generic',
+// 'custom' or 'auto' (PostgreSQL's defaults).
 constexpr Query kSetPlanMode{
     "chopar.set_plan_mode",
-    "SELECT set_config('plan_cache_mode',"
-    "                  CASE WHEN $1::boolean THEN 'force_generic_plan' ELSE 'auto' END, false),"
-    "       set_config('enable_seqscan', CASE WHEN $1::boolean THEN 'off' ELSE 'on' END, false),"
-    "       set_config('enable_bitmapscan', CASE WHEN $1::boolean THEN 'off' ELSE 'on' END, false)",
+    "SELECT set_config('plan_cache_mode', CASE $1::text WHEN 'generic' THEN 'force_generic_plan'"
+    "                  WHEN 'custom' THEN 'force_custom_plan' ELSE 'auto' END, false),"
+    "       set_config('enable_seqscan', CASE $1::text WHEN 'generic' THEN 'off' ELSE 'on' END, "
+    "false),"
+    "       set_config('enable_bitmapscan', CASE $1::text WHEN 'generic' THEN 'off' ELSE 'on' END,"
+    "                  false)",
     Plan::kAny};
 
-Statement PlanSwitch(Plan plan) { return {kSetPlanMode, Params(plan == Plan::kGeneric)}; }
+Statement PlanSwitch(Plan plan) {
+  const char* mode = plan == Plan::kGeneric ? "generic" : plan == Plan::kCustom ? "custom" : "auto";
+  return {kSetPlanMode, Params(mode)};
+}
 
 bool Succeeded(const Result& result) {
   return result.Status() == PGRES_COMMAND_OK || result.Status() == PGRES_TUPLES_OK;

@@ -20,10 +20,12 @@ constexpr const char* kSettingsSql =
 constexpr Query kGenericSettings{"test.generic_settings", kSettingsSql, Plan::kGeneric};
 constexpr Query kAutoSettings{"test.auto_settings", kSettingsSql};
 constexpr Query kAnySettings{"test.any_settings", kSettingsSql, Plan::kAny};
+constexpr Query kCustomSettings{"test.custom_settings", kSettingsSql, Plan::kCustom};
 constexpr Query kGenericFailure{"test.generic_failure", "SELECT 1 / 0", Plan::kGeneric};
 
 constexpr const char* kGeneric = "force_generic_plan off off";
 constexpr const char* kDefaults = "auto on on";
+constexpr const char* kCustom = "force_custom_plan on on";
 
 class PlanModeTest : public testing::PgTest {
  protected:
@@ -39,6 +41,9 @@ TEST_F(PlanModeTest, EachQueryRunsUnderItsOwnPlanAndAnyKeepsTheSessions) {
   EXPECT_EQ(Settings(conn, kAnySettings), kGeneric);
   EXPECT_EQ(Settings(conn, kAutoSettings), kDefaults);
   EXPECT_EQ(Settings(conn, kGenericSettings), kGeneric);
+  EXPECT_EQ(Settings(conn, kCustomSettings), kCustom);
+  EXPECT_EQ(Settings(conn, kAnySettings), kCustom);
+  EXPECT_EQ(Settings(conn, kAutoSettings), kDefaults);
 }
 
 TEST_F(PlanModeTest, APipelineSwitchesBetweenItsStatementsAndReturnsOnlyTheirResults) {

@@ -26,6 +26,13 @@ enum class Plan {
   //    history instead of 1.9 ms.
   // A query's SQL file asks for it with a line `-- plan: generic`.
   kGeneric,
+  // A custom plan for every execution (`-- plan: custom`): for a statement
+  // that joins array parameters of a few hundred elements to rows, where the
+  // generic plan, not knowing their length, joins by a nested loop (3× the
+  // hash join of a custom plan on a batch of 500) and PostgreSQL still
+  // prefers it once five custom plans looked dearer. Worth it only when the
+  // plan is cheap to make: over one partition, say.
+  kCustom,
   // No plan to choose (COMMIT, a set_config): runs under whatever mode the
   // session has, never switching it (`-- plan: any`).
   kAny,

@@ -1,3 +1,4 @@
+-- plan: custom
 -- Applies the claim's decisions to rows this transaction has locked.
 -- Parallel arrays, one element per row: $1 id, $2 action, $3 until, $4
 -- reason. The action is 'send' (→ sending with a fresh claim token and a
@@ -10,7 +11,7 @@
 -- key: the plan leaves out the weeks outside them, so each id is looked up
 -- in its own week's partition, not in every one, and the plan is made over
 -- that partition alone.
--- Planned for each execution (db::Plan::kAuto), unlike the claim's other
+-- Planned for each execution (db::Plan::kCustom), unlike the claim's other
 -- statements: a generic plan cannot know how many rows the arrays hold and
 -- joins them to the rows by a nested loop, 3× slower on a batch of 500
 -- than the hash join a custom plan makes; pruned to one partition, making
