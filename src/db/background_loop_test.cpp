@@ -309,5 +309,32 @@ TEST(BackgroundLoopTest, StopBeforeStartMeansStartDoesNothing) {
   EXPECT_EQ(steps.Count(), 0);
 }
 
+// Wakes::kOneThread: a Wake() ends one thread's sleep, the others sleep on
+// (their step would find nothing the first one does not take); WakeAnother()
+// ends another's, to share more work than one step takes.
+TEST(BackgroundLoopTest, AOneThreadLoopWakesOneSleeperAndWakeAnotherOneMore) {
+  core::MetricsRegistry metrics;
+  StepLog steps;
+  BackgroundLoopSettings settings = Settings(3);
+  settings.wakes = BackgroundLoopSettings::Wakes::kOneThread;
+  BackgroundLoop loop(settings, steps.Recording(Next::SleepUpTo(kLongSleep)), metrics);
+  loop.Start();
+  ASSERT_TRUE(steps.WaitFor(3));
+  ASSERT_TRUE(WaitUntil([&] { return loop.Sleeping() == 3; }, kPatience));
+
+  // A thread that was woken counts as asleep again only after its step:
+  // three asleep with four steps means exactly one stepped.
+  loop.Wake();
+  ASSERT_TRUE(steps.WaitFor(4));
+  ASSERT_TRUE(WaitUntil([&] { return loop.Sleeping() == 3; }, kPatience));
+  EXPECT_EQ(steps.Count(), 4);
+
+  loop.WakeAnother();
+  ASSERT_TRUE(steps.WaitFor(5));
+  ASSERT_TRUE(WaitUntil([&] { return loop.Sleeping() == 3; }, kPatience));
+  EXPECT_EQ(steps.Count(), 5);
+  EXPECT_TRUE(loop.Stop(kPatience));
+}
+
 }  // namespace
 }  // namespace chopar::db
