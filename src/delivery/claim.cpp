@@ -202,6 +202,15 @@ std::vector<bool> SendInClaim(db::Transaction& tx, const ChannelSet& channels,
   return sent_here;
 }
 
+// The claim's update for `rows` rows: generic for the few of most claims,
+// planned each time for many (queries/apply_claim.sql says why).
+const db::Query& ApplyClaimFor(std::size_t rows) {
+  static constexpr std::size_t kPlannedEachTimeFrom = 64;
+  static constexpr db::Query kPlannedEachTime{"delivery.apply_claim_planned_each_time",
+                                              queries::kApplyClaim.sql, db::Plan::kCustom};
+  return rows >= kPlannedEachTimeFrom ? kPlannedEachTime : queries::kApplyClaim;
+}
+
 std::optional<double> ReadNextDue(const db::Result& result) {
   const auto wait = result.OptString(0, "wait_ms");
   if (!wait) return std::nullopt;
@@ -270,7 +279,7 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
     reasons.push_back(d.reason);
   }
   std::vector<db::Statement> last{
-      {queries::kApplyClaim,
+      {ApplyClaimFor(rows.size()),
        db::Params(db::ArrayLiteral(ids), db::ArrayLiteral(actions), db::ArrayLiteral(until),
                   db::ArrayLiteral(reasons), db::SqlTime(now), db::SqlTime(now + settings.lease),
                   db::SqlTime(created_from), db::SqlTime(created_to))}};

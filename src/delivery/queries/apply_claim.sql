@@ -1,4 +1,4 @@
--- plan: custom
+-- plan: generic
 -- Applies the claim's decisions to rows this transaction has locked.
 -- Parallel arrays, one element per row: $1 id, $2 action, $3 until, $4
 -- reason. The action is 'send' (→ sending with a fresh claim token and a
@@ -11,11 +11,12 @@
 -- key: the plan leaves out the weeks outside them, so each id is looked up
 -- in its own week's partition, not in every one, and the plan is made over
 -- that partition alone.
--- Planned for each execution (db::Plan::kCustom), unlike the claim's other
--- statements: a generic plan cannot know how many rows the arrays hold and
--- joins them to the rows by a nested loop, 3× slower on a batch of 500
--- than the hash join a custom plan makes; pruned to one partition, making
--- the custom plan is cheap.
+-- Generic, as the claim's other statements, for the few rows of most
+-- claims; a claim of many rows runs it planned for each execution
+-- (db::Plan::kCustom, claim.cpp): not knowing how many rows the arrays
+-- hold, the generic plan joins them to the rows by a nested loop, 3× slower
+-- on a batch of 500 than the hash join of a custom plan, which, pruned to
+-- one partition, is cheap to make for a batch that large.
 -- Returns the claim token and attempt number of the rows to send.
 UPDATE chopar.deliveries d
 SET status = CASE a.action WHEN 'send' THEN 'sending' WHEN 'sent' THEN 'sent' WHEN 'defer' THEN 'queued'
