@@ -56,7 +56,8 @@ for variant in $variants; do
     shares+="$share % "
     ratios+="$(awk -v s="$share" -v p="$plain" 'BEGIN { printf "%.3f", s / p }') "
   done
-  median=$(tr ' ' '\n' <<<"$ratios" | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  median=$(tr ' ' '\n' <<<"$ratios" | grep . | sort -n | awk '{ v[NR] = $1 }
+    END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
   printf '%-10s %s→ %s of plain\n' "$variant" "$shares" "$median"
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
