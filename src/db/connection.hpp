@@ -93,9 +93,12 @@ class Connection {
   // Outside a transaction the pipeline is one implicit transaction: a
   // failure also undoes the statements before it.
   std::vector<Result> ExecPipeline(std::span<const Statement> statements);
-  // Runs SQL text once with parameters (no prepare).
+  // Runs SQL text once with parameters (no prepare), under whatever plan
+  // mode the session has (see Exec): for statements with nothing to plan
+  // (SET, SAVEPOINT, SELECT 1) and on connections of their own (migrations).
   Result ExecText(std::string_view sql, const Params& params);
-  // Runs one or more statements without parameters (migrations, BEGIN, LISTEN).
+  // Runs one or more statements without parameters (migrations, BEGIN,
+  // LISTEN), under whatever plan mode the session has, as ExecText.
   void ExecScript(std::string_view sql);
 
   // LISTEN on a channel (quoted as an identifier).
