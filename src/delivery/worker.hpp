@@ -146,7 +146,7 @@ class Worker {
   void ReleaseInFlight();
 
   // The step of each loop thread: RunOnce(), then at once again if it
-  // claimed anything, else sleep for IdleWait().
+  // claimed a full batch, else sleep for IdleWait().
   db::Next Step(const db::StepContext& context);
   // How long an idle loop sleeps after its `empty_claims`-th claim in a row
   // that found nothing (1 after a claim that took less than a batch): until
