@@ -6,10 +6,13 @@
 //      per request, 2 channels each) until every delivery is `sent`;
 //   2. latency: single POST /v1/notifications at a fixed request rate, open
 //      loop, measured from each request's scheduled send time;
-//   3. a raw-SQL ceiling: the same rows inserted and updated to `sent` with
-//      plain batched SQL in a second database on the same server (measured
-//      before and after chopar, added up),
-// then prints a summary with chopar's rate as a share of the ceiling, and
+//   3. two ceilings in a second database on the same server (each measured
+//      before and after chopar, added up): the raw-SQL ceiling, the same
+//      rows inserted and then updated to `sent` with plain batched SQL; and
+//      the work-matched ceiling, the least SQL doing what chopar must do for
+//      them (choose channels by address; claim, read, count the hour, send
+//      to the sink), in the same two steps,
+// then prints a summary with chopar's rate as a share of each ceiling, and
 // where the CPU went (chopar, PostgreSQL, this client) read from /proc.
 //
 // Exits non-zero only on errors (chopar not starting, HTTP errors, lost or
@@ -122,7 +125,7 @@ void PrintUsage() {
   --rate R               single requests per second, latency phase (default 500)
   --seconds S            length of the latency phase (default 10)
   --warmup-seconds S     unmeasured single requests before it (default 1)
-  --raw-connections N    connections used by the raw-SQL ceiling (default 2)
+  --raw-connections N    connections used by each raw-SQL ceiling (default 2)
   --port N               port for chopar (default: a free one)
   --timeout S            give up waiting for deliveries after S seconds (default 600)
   --keep-databases       do not drop the two databases at the end
@@ -559,7 +562,10 @@ class PendingSampler {
 
   PendingSampler(const std::string& url, SteadyClock::time_point start,
                  std::chrono::milliseconds interval)
-      : pg_(Connect(url)), start_(start), interval_(interval) {
+      : pg_(Connect(url)),
+        backend_(static_cast<pid_t>(Scalar(pg_, "SELECT pg_backend_pid()"))),
+        start_(start),
+        interval_(interval) {
     thread_ = std::thread([this] { Loop(); });
   }
   PendingSampler(const PendingSampler&) = delete;
@@ -590,26 +596,30 @@ class PendingSampler {
     return samples_;
   }
 
+  // CPU seconds the server spent on these samples so far: the bench's own
+  // work, left out of chopar's PostgreSQL figure.
+  double BackendCpuSeconds() const { return chopar::bench::CpuSeconds(backend_, true, false); }
+
  private:
-  // The end is found with a cheap EXISTS (it stops at the first pending row);
-  // the full count, which costs the server a scan of every pending row, is
-  // taken once a second for the timeline only.
+  // The end is found with a cheap EXISTS (it stops at the first pending row),
+  // asked only once every request has returned: nothing can be drained
+  // before. The full count, which costs the server a scan of every pending
+  // row, is taken once a second for the timeline only.
   void Loop() {
     try {
       double next_count = 0;
       while (!stop_ && drained_at_ < 0) {
         const bool requests_done = requests_done_;
         const long long accepted = accepted_;
-        const bool any_pending =
+        const double t = SecondsSince(start_);
+        if (requests_done &&
             Scalar(pg_,
                    "SELECT (EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = 'queued') "
                    "     OR EXISTS (SELECT 1 FROM chopar.deliveries WHERE status = "
-                   "'sending'))::int") != 0;
-        const double t = SecondsSince(start_);
-        if (requests_done && !any_pending) {
-          drained_at_ = t;
+                   "'sending'))::int") == 0) {
+          drained_at_ = SecondsSince(start_);
           std::lock_guard lock(mutex_);
-          samples_.push_back({t, accepted, 0});
+          samples_.push_back({drained_at_, accepted, 0});
           break;
         }
         if (t >= next_count) {
@@ -629,6 +639,7 @@ class PendingSampler {
   }
 
   db::Connection pg_;
+  pid_t backend_;
   SteadyClock::time_point start_;
   std::chrono::milliseconds interval_;
   std::atomic<bool> stop_{false};
@@ -649,8 +660,9 @@ struct ThroughputResult {
   double api_seconds = 0;         // first request → last batch response
   double end_to_end_seconds = 0;  // first request → every delivery sent
   std::vector<PendingSampler::Sample> samples;
-  CpuSeconds cpu;         // from the first request until every delivery is sent
-  double drain_rate = 0;  // deliveries/s sent once every batch had been accepted
+  CpuSeconds cpu;             // from the first request until every delivery is sent, less the probe
+  double probe_postgres = 0;  // CPU seconds of the server's backend for the PendingSampler
+  double drain_rate = 0;      // deliveries/s sent once every batch had been accepted
 };
 
 // Every batch answer must hold one created result per notification; the
@@ -718,6 +730,8 @@ ThroughputResult RunThroughput(const Options& options, Api& api, const std::stri
   }
   result.end_to_end_seconds = *drained;
   result.cpu = cpu.Now() - cpu_start;
+  result.probe_postgres = sampler.BackendCpuSeconds();
+  result.cpu.postgres -= result.probe_postgres;
   result.samples = sampler.Samples();
   // The worker alone: from the first count taken after the last batch was
   // accepted until nothing was pending.
@@ -819,11 +833,11 @@ LatencyResult RunLatency(const Options& options, const Api& api, const Workload*
   return result;
 }
 
-// ---------------------------------------------------------------- phase 3: raw-SQL ceiling
+// ---------------------------------------------------------------- phase 3: raw-SQL ceilings
 
 struct RawResult {
   double insert_seconds = 0;
-  double update_seconds = 0;
+  double update_seconds = 0;  // the work-matched ceiling: its claims
   long long notifications = 0;
   long long deliveries = 0;
   CpuSeconds cpu;  // insert and update together
@@ -845,7 +859,81 @@ constexpr db::Query kRawUpdate{"raw_update", R"(
     SET status = 'sent', attempts = attempts + 1, claimed_at = now(), sent_at = now(), updated_at = now()
     WHERE id = ANY($1::bigint[]))"};
 
-// kRawInsert's parameters for every batch, dealt out round robin to `threads`.
+// The work-matched ceiling: the least SQL that keeps chopar's promises on
+// this workload, with nothing of chopar around it. Its insert creates a
+// delivery only for a channel the user has an address for (the recipients'
+// lookup); its claim finds due rows itself and locks them (FOR UPDATE SKIP
+// LOCKED: two workers never take one row), reads each message and address,
+// counts the (user, channel)'s sliding hour (the hourly limit; this week's
+// rows only, cheaper than a correct count), marks the rows sent and writes
+// the sink's row, as chopar's sink does (an email with an HTML part), all in
+// one statement and transaction. No wake-ups, no quiet hours, no leases, no
+// events: what it leaves out is chopar's own cost.
+constexpr db::Query kMatchedInsert{"matched_insert", R"(
+    WITH n AS (
+      INSERT INTO chopar.notifications (user_id, type, title, body)
+      SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[])
+      RETURNING id, user_id, created_at
+    )
+    INSERT INTO chopar.deliveries (notification_id, user_id, channel, created_at)
+    SELECT n.id, n.user_id, c.channel, n.created_at
+    FROM n JOIN chopar.users u ON u.id = n.user_id
+    CROSS JOIN unnest('{email,telegram}'::text[]) AS c(channel)
+    WHERE CASE c.channel WHEN 'email' THEN u.email IS NOT NULL
+          ELSE EXISTS (SELECT 1 FROM chopar.telegram_connections t
+                       WHERE t.user_id = n.user_id AND t.active) END
+    RETURNING id)"};
+constexpr db::Query kMatchedClaim{"matched_claim", R"(
+    WITH claimed AS MATERIALIZED (
+      SELECT id, notification_id, user_id, channel, created_at
+      FROM chopar.deliveries
+      WHERE status = 'queued' AND next_attempt_at <= now()
+      ORDER BY next_attempt_at
+      LIMIT $1::int
+      FOR UPDATE SKIP LOCKED
+    ), message AS MATERIALIZED (
+      SELECT c.id, c.created_at, c.channel, c.user_id, x.title, x.body, x.address, x.in_hour
+      FROM claimed c
+      -- Key lookups per row (OFFSET 0 keeps them so), never a join that
+      -- reads every notification.
+      CROSS JOIN LATERAL (
+        SELECT n.title, n.body,
+               CASE c.channel WHEN 'email' THEN u.email
+                 ELSE (SELECT t.chat_id::text FROM chopar.telegram_connections t
+                       WHERE t.user_id = c.user_id AND t.active) END AS address,
+               (SELECT count(*) FROM chopar.deliveries r
+                WHERE r.user_id = c.user_id AND r.channel = c.channel
+                  AND r.status IN ('sent', 'sending') AND r.claimed_at > now() - interval '1 hour'
+                  AND r.created_at >= chopar.history_week_start(now())) AS in_hour
+        FROM chopar.notifications n, chopar.users u
+        WHERE n.id = c.notification_id AND n.created_at = c.created_at AND u.id = c.user_id
+        OFFSET 0
+      ) x
+    ), sent AS (
+      UPDATE chopar.deliveries d
+      SET status = 'sent', attempts = d.attempts + 1, claimed_at = now(), sent_at = now(),
+          updated_at = now()
+      FROM message m
+      WHERE d.id = m.id AND d.created_at = m.created_at AND m.in_hour < $2::bigint
+        -- the ids as an index condition too: no plan that reads every row
+        AND d.id = ANY (ARRAY(SELECT id FROM claimed))
+      RETURNING d.id, m.channel, m.user_id, m.address, m.title, m.body
+    )
+    INSERT INTO chopar.sink_messages (delivery_id, channel, user_id, address, subject, body, html)
+    SELECT id, channel, user_id, address, title, body,
+           CASE WHEN channel = 'email' THEN '<p>' || body || '</p>' END
+    FROM sent
+    RETURNING 1)"};
+
+// The two ceilings run the same notifications, differ in their insert and in
+// how the deliveries get to `sent`.
+enum class Ceiling { kPlain, kWorkMatched };
+
+std::string CeilingName(Ceiling ceiling) {
+  return ceiling == Ceiling::kPlain ? "raw SQL" : "raw SQL doing chopar's work";
+}
+
+// The insert's parameters for every batch, dealt out round robin to `threads`.
 std::vector<std::vector<db::Params>> InsertParams(const Options& options, const Workload& workload,
                                                   size_t threads) {
   std::vector<std::vector<db::Params>> params(threads);
@@ -867,15 +955,18 @@ std::vector<std::vector<db::Params>> InsertParams(const Options& options, const 
   return params;
 }
 
-// kRawUpdate's parameters: each thread's delivery ids in batches of 500.
+// Rows per update (plain) or claim (work-matched), as a queue completing its
+// jobs would take them; chopar's default delivery batch.
+constexpr size_t kCompleteBatch = 500;
+
+// kRawUpdate's parameters: each thread's delivery ids in batches.
 std::vector<std::vector<db::Params>> UpdateParams(const std::vector<std::vector<long long>>& ids) {
-  constexpr size_t kUpdateBatch = 500;
   std::vector<std::vector<db::Params>> params(ids.size());
   for (size_t t = 0; t < ids.size(); ++t) {
-    for (size_t begin = 0; begin < ids[t].size(); begin += kUpdateBatch) {
+    for (size_t begin = 0; begin < ids[t].size(); begin += kCompleteBatch) {
       const auto first = ids[t].begin() + static_cast<std::ptrdiff_t>(begin);
       const auto last =
-          first + static_cast<std::ptrdiff_t>(std::min(kUpdateBatch, ids[t].size() - begin));
+          first + static_cast<std::ptrdiff_t>(std::min(kCompleteBatch, ids[t].size() - begin));
       params[t].emplace_back(db::ArrayLiteral(std::vector<long long>(first, last)));
     }
   }
@@ -901,21 +992,46 @@ void OnThreads(size_t threads, const std::function<void(size_t)>& work) {
   }
 }
 
+// Connections for a ceiling, each with its statements prepared: Exec
+// prepares a statement on its first run, and one on empty arrays (or a
+// claim of nothing), which touches no row, does that before the clock.
+std::vector<db::Connection> CeilingConnections(const std::string& url, size_t count,
+                                               const db::Query& insert, const db::Query& complete,
+                                               const db::Params& nothing_to_complete) {
+  std::vector<db::Connection> conns;
+  for (size_t t = 0; t < count; ++t) {
+    conns.push_back(Connect(url));
+    conns.back().Exec(insert, "{}", "{}", "{}", "{}");
+    conns.back().Exec(complete, nothing_to_complete);
+  }
+  return conns;
+}
+
+// Every delivery the ceiling created is sent (and, `recorded`, has its sink
+// row), two per notification.
+void CheckCeilingRows(db::Connection& pg, Ceiling ceiling, RawResult& result) {
+  result.notifications = Scalar(pg, "SELECT count(*) FROM chopar.notifications");
+  const long long sent = Scalar(pg, "SELECT count(*) FROM chopar.deliveries WHERE status = 'sent'");
+  const long long recorded = ceiling == Ceiling::kWorkMatched
+                                 ? Scalar(pg, "SELECT count(*) FROM chopar.sink_messages")
+                                 : sent;
+  if (sent != result.deliveries || recorded != sent ||
+      result.deliveries != 2 * result.notifications) {
+    throw std::runtime_error(CeilingName(ceiling) + ": " + std::to_string(sent) + " sent (" +
+                             std::to_string(recorded) + " recorded) of " +
+                             std::to_string(result.deliveries) + " deliveries for " +
+                             std::to_string(result.notifications) + " notifications");
+  }
+}
+
 // The same rows with plain batched SQL: one statement inserts a batch of
 // notifications and their two deliveries each; then every delivery goes to
-// `sent` in batches of 500 by id, as a queue completing its jobs would.
+// `sent` in batches by id, as a queue completing its jobs would.
 // `connections` threads share the work in both steps.
 RawResult RunRawCeiling(const Options& options, const std::string& url, const Workload& workload,
                         const CpuMeter& cpu) {
   const auto threads = static_cast<size_t>(options.raw_connections);
-  std::vector<db::Connection> conns;
-  for (size_t t = 0; t < threads; ++t) {
-    conns.push_back(Connect(url));
-    // Exec prepares a statement on its first run: one on empty arrays, which
-    // touches no row, does that before the clock starts.
-    conns.back().Exec(kRawInsert, "{}", "{}", "{}", "{}");
-    conns.back().Exec(kRawUpdate, "{}");
-  }
+  auto conns = CeilingConnections(url, threads, kRawInsert, kRawUpdate, db::Params("{}"));
   // Statement parameters built up front: the ceiling measures the database.
   const auto insert_params = InsertParams(options, workload, threads);
 
@@ -942,15 +1058,46 @@ RawResult RunRawCeiling(const Options& options, const std::string& url, const Wo
   result.update_seconds = SecondsSince(start);
   const CpuSeconds cpu_update = cpu.Now() - cpu_before_update;
   result.cpu = {0, cpu_spent.postgres + cpu_update.postgres, cpu_spent.client + cpu_update.client};
+  CheckCeilingRows(conns[0], Ceiling::kPlain, result);
+  return result;
+}
 
-  result.notifications = Scalar(conns[0], "SELECT count(*) FROM chopar.notifications");
-  const long long sent =
-      Scalar(conns[0], "SELECT count(*) FROM chopar.deliveries WHERE status = 'sent'");
-  if (sent != result.deliveries || result.deliveries != 2 * result.notifications) {
-    throw std::runtime_error("raw SQL: " + std::to_string(sent) + " sent of " +
-                             std::to_string(result.deliveries) + " deliveries for " +
-                             std::to_string(result.notifications) + " notifications");
-  }
+// The work-matched ceiling: the same two steps as the raw-SQL ceiling, on
+// `connections` threads, with chopar's work in them: the insert chooses the
+// channels, and claims (kMatchedClaim) find, lock, read, count and send the
+// deliveries until one finds nothing. Like the raw-SQL ceiling it delivers
+// after everything is inserted, so it never shares the indexes' newest pages
+// between inserts and claims, which chopar, delivering while notifications
+// arrive, must: an upper bound, not a peer.
+RawResult RunWorkMatchedCeiling(const Options& options, const std::string& url,
+                                const Workload& workload, const CpuMeter& cpu) {
+  // The hourly limit the claim checks: as chopar's in this bench, never reached.
+  const std::string hourly_limit = "1000000";
+  const std::string batch = std::to_string(kCompleteBatch);
+  const auto threads = static_cast<size_t>(options.raw_connections);
+  auto conns = CeilingConnections(url, threads, kMatchedInsert, kMatchedClaim,
+                                  db::Params("0", hourly_limit));
+  const auto insert_params = InsertParams(options, workload, threads);
+
+  RawResult result;
+  std::atomic<long long> deliveries{0};
+  const CpuSeconds cpu_start = cpu.Now();
+  auto start = SteadyClock::now();
+  OnThreads(threads, [&](size_t t) {
+    for (const auto& p : insert_params[t]) deliveries += conns[t].Exec(kMatchedInsert, p).Rows();
+  });
+  result.insert_seconds = SecondsSince(start);
+  start = SteadyClock::now();
+  OnThreads(threads, [&](size_t t) {
+    // Claims until one finds nothing: every row left is then another's.
+    while (conns[t].Exec(kMatchedClaim, batch, hourly_limit).Rows() > 0) {
+    }
+  });
+  result.update_seconds = SecondsSince(start);
+  result.cpu = cpu.Now() - cpu_start;
+  result.cpu.chopar = 0;
+  result.deliveries = deliveries;
+  CheckCeilingRows(conns[0], Ceiling::kWorkMatched, result);
   return result;
 }
 
@@ -1151,10 +1298,16 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
   return result;
 }
 
+// Notifications per second of a ceiling's rounds together.
+double Rate(const RawResult& ceiling) {
+  return static_cast<double>(ceiling.notifications) /
+         (ceiling.insert_seconds + ceiling.update_seconds);
+}
+
 void PrintSummary(const Options& options, const std::optional<ChoparResult>& chopar,
-                  const RawResult& raw) {
+                  const RawResult& raw, const RawResult& matched) {
   const double raw_seconds = raw.insert_seconds + raw.update_seconds;
-  const double raw_rate = static_cast<double>(raw.notifications) / raw_seconds;
+  const double raw_rate = Rate(raw);
   std::cout << "\nSummary\n";
   if (chopar) {
     const auto& throughput = chopar->throughput;
@@ -1180,12 +1333,19 @@ void PrintSummary(const Options& options, const std::optional<ChoparResult>& cho
           " s)");
   Row("raw-SQL ceiling: deliveries/s",
       Thousands(static_cast<double>(raw.deliveries) / raw_seconds));
+  Row("work-matched ceiling: notifications/s", Thousands(Rate(matched)),
+      "(insert " + Fixed(matched.insert_seconds, 2) + " s + claim and send " +
+          Fixed(matched.update_seconds, 2) + " s; " + Fixed(100.0 * Rate(matched) / raw_rate, 1) +
+          " % of raw SQL)");
   if (!chopar) return;
 
   const auto& throughput = chopar->throughput;
   const double ratio = 100.0 * static_cast<double>(throughput.notifications) /
                        throughput.end_to_end_seconds / raw_rate;
   Row("chopar / raw SQL", Fixed(ratio, 1) + " %", Verdict(ratio >= 50) + " (>= 50 %)");
+  const double matched_ratio = ratio * raw_rate / Rate(matched);
+  Row("chopar / work-matched ceiling", Fixed(matched_ratio, 1) + " %",
+      Verdict(matched_ratio >= 70) + " (>= 70 %)");
 
   const auto& latency = chopar->latency;
   if (latency.requests > 0) {
@@ -1220,8 +1380,14 @@ void PrintSummary(const Options& options, const std::optional<ChoparResult>& cho
   std::cout << "  CPU ms per 1,000 notifications (user + system):\n";
   Row("  chopar process", Fixed(cpu.chopar * 1000 * per_k, 1));
   Row("  PostgreSQL, chopar path", Fixed(cpu.postgres * 1000 * per_k, 1),
-      "(postmaster and all its children)");
+      "(postmaster and all its children, less the bench's probe: " +
+          Fixed(throughput.probe_postgres * 1000 * per_k, 1) + ")");
   Row("  PostgreSQL, raw SQL", Fixed(raw.cpu.postgres * 1000 * raw_per_k, 1));
+  const double matched_per_k = 1000.0 / static_cast<double>(matched.notifications);
+  Row("  PostgreSQL, work-matched ceiling", Fixed(matched.cpu.postgres * 1000 * matched_per_k, 1));
+  const double pg_over_matched = cpu.postgres * per_k / (matched.cpu.postgres * matched_per_k);
+  Row("  PostgreSQL, chopar path / work-matched ceiling", Fixed(pg_over_matched, 2) + "x",
+      Verdict(pg_over_matched <= 1.4) + " (<= 1.4x)");
   Row("  notify_bench, chopar path / raw SQL",
       Fixed(cpu.client * 1000 * per_k, 1) + " / " + Fixed(raw.cpu.client * 1000 * raw_per_k, 1));
   const double chopar_cpu = (cpu.chopar + cpu.postgres) * per_k,
@@ -1280,33 +1446,40 @@ int Run(const Options& options) {
   auto raw_pg = Connect(raw_url);
   SeedUsers(raw_pg, options.users);
   const CpuMeter raw_cpu(CpuMeter::Postmaster(raw_pg), 0);
-  RawResult raw;
-  auto raw_round = [&](const std::string& title) {
+  RawResult raw, matched;
+  auto raw_round = [&](const std::string& title, Ceiling ceiling, RawResult& total) {
+    const bool plain = ceiling == Ceiling::kPlain;
     std::cout << "\n"
-              << title << ": the same rows with plain batched SQL, " << options.raw_connections
-              << " connections\n";
+              << title << ": the same notifications with " << CeilingName(ceiling) << ", "
+              << options.raw_connections << " connections\n";
     // CASCADE: the tables that reference these (digest_items) are empty here.
-    raw_pg.ExecScript("TRUNCATE chopar.notifications, chopar.deliveries CASCADE");
-    const RawResult round = RunRawCeiling(options, raw_url, Workload{options.users}, raw_cpu);
+    raw_pg.ExecScript(
+        "TRUNCATE chopar.notifications, chopar.deliveries, chopar.sink_messages CASCADE");
+    const RawResult round =
+        plain ? RunRawCeiling(options, raw_url, Workload{options.users}, raw_cpu)
+              : RunWorkMatchedCeiling(options, raw_url, Workload{options.users}, raw_cpu);
     const double inserted = static_cast<double>(round.notifications + round.deliveries);
     std::cout << "  insert " << Thousands(inserted) << " rows in " << Fixed(round.insert_seconds, 2)
-              << " s (" << Thousands(inserted / round.insert_seconds) << " rows/s); update "
+              << " s (" << Thousands(inserted / round.insert_seconds) << " rows/s); "
+              << (plain ? "update " : "claim and send ")
               << Thousands(static_cast<double>(round.deliveries)) << " rows in "
               << Fixed(round.update_seconds, 2) << " s ("
               << Thousands(static_cast<double>(round.deliveries) / round.update_seconds)
               << " rows/s)\n";
-    raw.insert_seconds += round.insert_seconds;
-    raw.update_seconds += round.update_seconds;
-    raw.notifications += round.notifications;
-    raw.deliveries += round.deliveries;
-    raw.cpu = {0, raw.cpu.postgres + round.cpu.postgres, raw.cpu.client + round.cpu.client};
+    total.insert_seconds += round.insert_seconds;
+    total.update_seconds += round.update_seconds;
+    total.notifications += round.notifications;
+    total.deliveries += round.deliveries;
+    total.cpu = {0, total.cpu.postgres + round.cpu.postgres, total.cpu.client + round.cpu.client};
   };
 
   std::optional<ChoparResult> chopar;
-  raw_round("[1/4] raw-SQL ceiling, round 1");
+  raw_round("[1/4] raw-SQL ceiling, round 1", Ceiling::kPlain, raw);
+  raw_round("[1/4] work-matched ceiling, round 1", Ceiling::kWorkMatched, matched);
   if (!options.raw_only) chopar = RunChopar(options, chopar_url, scratch.dir);
-  raw_round("[4/4] raw-SQL ceiling, round 2");
-  PrintSummary(options, chopar, raw);
+  raw_round("[4/4] work-matched ceiling, round 2", Ceiling::kWorkMatched, matched);
+  raw_round("[4/4] raw-SQL ceiling, round 2", Ceiling::kPlain, raw);
+  PrintSummary(options, chopar, raw, matched);
   std::cout << "  load average at the end: " << LoadAverage()
             << " (other work on the machine skews the figures)\n";
   return 0;
