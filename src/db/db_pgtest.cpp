@@ -81,6 +81,24 @@ TEST_F(DbTest, PipelineRunsStatementsInOrderInOneGo) {
   EXPECT_EQ(CommittedUsers(), 2);
 }
 
+// What ArrayLiteral writes, PostgreSQL reads back element for element.
+TEST_F(DbTest, ArrayLiteralsRoundTripThroughPostgreSQL) {
+  const std::vector<std::optional<std::string>> texts = {
+      "plain", "",           R"(say "hi")", R"(C:\dir\)",           "{a,b}",
+      "NULL",  std::nullopt, "x\ny",        std::string(3000, '"'), "Non olish — 18:00"};
+  auto conn = pool_->Acquire();
+  const auto r = conn->ExecText(
+      "SELECT x IS NULL AS missing, coalesce(x, '') AS x FROM unnest($1::text[]) WITH ORDINALITY "
+      "AS a(x, n) ORDER BY n",
+      Params(ArrayLiteral(texts)));
+  ASSERT_EQ(r.Rows(), static_cast<int>(texts.size()));
+  for (int i = 0; i < r.Rows(); ++i) {
+    const auto& expected = texts[static_cast<std::size_t>(i)];
+    EXPECT_EQ(r.Text(i, "missing") == "t", !expected) << i;
+    EXPECT_EQ(r.Text(i, "x"), expected.value_or("")) << i;
+  }
+}
+
 TEST_F(DbTest, PipelineFailureIsTypedAndUndoesTheWholePipeline) {
   auto conn = pool_->Acquire();
   const std::vector<Statement> statements = {{kInsertUser, Params(1, "a@b.uz")},

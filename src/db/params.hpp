@@ -53,6 +53,10 @@ struct IsOptional : std::false_type {};
 template <typename T>
 struct IsOptional<std::optional<T>> : std::true_type {};
 
+// `text` as a quoted element of an array literal: `"` and `\` escaped, the
+// runs between them copied whole (params.cpp).
+void AppendQuotedArrayElement(std::string& out, std::string_view text);
+
 template <typename T>
 void AppendArrayElement(std::string& out, const T& item) {
   if constexpr (IsOptional<T>::value) {
@@ -66,12 +70,20 @@ void AppendArrayElement(std::string& out, const T& item) {
   } else if constexpr (std::is_arithmetic_v<T>) {
     out += std::to_string(item);
   } else {
-    out += '"';
-    for (char c : std::string_view(item)) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
+    AppendQuotedArrayElement(out, std::string_view(item));
+  }
+}
+
+// Bytes an element takes in the literal, a guess for reserving: a text's
+// length and its quotes and comma, 20 for a number.
+template <typename T>
+std::size_t ArrayElementSizeHint(const T& item) {
+  if constexpr (IsOptional<T>::value) {
+    return item ? ArrayElementSizeHint(*item) : 5;
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    return 20;
+  } else {
+    return std::string_view(item).size() + 3;
   }
 }
 
@@ -79,10 +91,15 @@ void AppendArrayElement(std::string& out, const T& item) {
 
 // A PostgreSQL array literal ("{1,2,3}", {"a","b\"c",NULL}) for passing a
 // list as one parameter, e.g. `WHERE id = ANY($1::bigint[])`; nullopt
-// elements are NULL.
+// elements are NULL. Built in one allocation: a batch's arrays of titles
+// and bodies are most of the bytes chopar sends PostgreSQL.
 template <typename T>
 std::string ArrayLiteral(const std::vector<T>& items) {
-  std::string out = "{";
+  std::size_t size = 2;
+  for (const T& item : items) size += detail::ArrayElementSizeHint(item);
+  std::string out;
+  out.reserve(size);
+  out += '{';
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ',';
     detail::AppendArrayElement(out, items[i]);
