@@ -1,5 +1,7 @@
 // Migrations 0017 (deliveries, sink_messages) and 0020 (notifications)
-// converting an existing database in place: a database migrated up to the
+// converting an existing database in place, and every migration since the
+// layout of release 946804a (0023 on) applied to such a database with its
+// history: a database migrated up to the
 // migration before and filled with history (CHOPAR_TEST_CONVERSION_ROWS
 // notifications, each with a delivery and a sink message: 20000 in
 // `make test`, 1000000 in `make history-conversion`) is migrated while a
@@ -32,6 +34,8 @@ using chopar::testing::TestDatabase;
 
 constexpr int kPartitionedHistoryVersion = 17;
 constexpr int kPartitionedNotificationsVersion = 20;
+// The first migration a database of the 946804a layout (0001–0022) has not run.
+constexpr int kAfter946804aVersion = 23;
 
 long RowsToConvert() {
   const char* value = std::getenv("CHOPAR_TEST_CONVERSION_ROWS");
@@ -126,6 +130,14 @@ void FillHistory(db::Connection& conn, long rows, bool every_tenth_keyed) {
       "FROM chopar.notifications");
 }
 
+// A sink message for each delivery of the history, then fresh statistics.
+void AddSinkRows(db::Connection& conn) {
+  conn.ExecScript(
+      "INSERT INTO chopar.sink_messages (delivery_id, channel, user_id, created_at) "
+      "SELECT id, 'email', user_id, created_at FROM chopar.deliveries;"
+      "ANALYZE");
+}
+
 // The migrations before `version`, and `version` itself.
 std::pair<std::span<const db::Migration>, std::span<const db::Migration>> SplitAt(
     std::span<const db::Migration> all, int version) {
@@ -145,10 +157,7 @@ TEST(HistoryConversion, ConvertsInPlaceBesideLiveTraffic) {
   const long rows = RowsToConvert();
   const auto fill_started = Clock::now();
   FillHistory(conn, rows, /*every_tenth_keyed=*/false);
-  conn.ExecScript(
-      "INSERT INTO chopar.sink_messages (delivery_id, channel, user_id, created_at) "
-      "SELECT id, 'email', user_id, created_at FROM chopar.deliveries;"
-      "ANALYZE");
+  AddSinkRows(conn);
   const double fill_seconds = Seconds(Clock::now() - fill_started);
   const std::string file_before = db.Scalar(
       "SELECT pg_relation_filenode('chopar.deliveries') || ',' || "
@@ -230,6 +239,38 @@ TEST(HistoryConversion, ConvertsNotificationsInPlaceBesideLiveTraffic) {
   EXPECT_EQ(db.Count("SELECT count(*) FROM chopar.digest_items"), 1);
   EXPECT_LT(Seconds(run.longest), 5.0);
   Report("0020", rows, fill_seconds, run);
+}
+
+// A database of the 946804a layout, with history, brought to this build's
+// schema while the writer runs: every later migration must be a catalog
+// change (a constant default, a CHECK NOT VALID, an index built
+// CONCURRENTLY), never a rewrite or a scan under an exclusive lock.
+TEST(HistoryConversion, UpgradesThe946804aLayoutBesideLiveTraffic) {
+  if (!TestDatabase::Available()) GTEST_SKIP() << "CHOPAR_TEST_DATABASE_URL is not set";
+  TestDatabase db(TestDatabase::Contents::kEmpty);
+  db::Connection conn = db.Connect();
+  const std::span<const db::Migration> all = db::EmbeddedMigrations();
+  const auto first_later = std::find_if(all.begin(), all.end(), [](const db::Migration& m) {
+    return m.version >= kAfter946804aVersion;
+  });
+  ASSERT_NE(first_later, all.end());
+  db::Migrate(conn, std::span(all.begin(), first_later));
+
+  const long rows = RowsToConvert();
+  const auto fill_started = Clock::now();
+  FillHistory(conn, rows, /*every_tenth_keyed=*/true);
+  AddSinkRows(conn);
+  const double fill_seconds = Seconds(Clock::now() - fill_started);
+
+  const WriterRun run = MigrateBesideWriter(db, std::span(first_later, all.end()));
+
+  EXPECT_EQ(run.error, "");
+  EXPECT_EQ(db.Count("SELECT max(version) FROM chopar.schema_migrations"), all.back().version);
+  EXPECT_EQ(db.Count("SELECT count(*) FROM chopar.notifications WHERE type = 'history.old'"), rows);
+  EXPECT_EQ(db.Count("SELECT count(*) FROM chopar.deliveries WHERE channel = 'email'"), rows);
+  EXPECT_EQ(db.Count("SELECT count(*) FROM chopar.deliveries WHERE channel = 'sms'"), run.writes);
+  EXPECT_LT(Seconds(run.longest), 5.0);
+  Report("0023-" + std::to_string(all.back().version), rows, fill_seconds, run);
 }
 
 }  // namespace

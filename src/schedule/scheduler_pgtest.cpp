@@ -326,15 +326,28 @@ TEST_F(SchedulerTest, IdleLookupReadsOnlyTheIndex) {
       "interval '1 s' "
       "FROM generate_series(1, 20000) i; ANALYZE chopar.schedules");
   auto conn = db_->Connect();
-  conn.ExecScript("SET search_path = chopar");
-  const auto rows = conn.ExecText(
-      std::string("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ") + queries::kNextDue.sql,
-      db::Params(core::FormatRfc3339(clock_.Now())));
-  const std::string plan = testing::PlanText(rows);
+  const std::string plan = testing::AnalyzedPlan(conn, queries::kNextDue.sql,
+                                                 db::Params(core::FormatRfc3339(clock_.Now())));
   EXPECT_EQ(plan.find("Seq Scan"), std::string::npos) << plan;
   EXPECT_NE(plan.find("schedules_due"), std::string::npos) << plan;
   // Nothing is due: the count is never run.
   EXPECT_NE(plan.find("(never executed)"), std::string::npos) << plan;
+}
+
+TEST_F(SchedulerTest, ClaimReadsEachUserByKey) {
+  // A batch's users are looked up by key whatever the planner guesses: a
+  // custom plan of a plain join hashed the whole users table for each batch.
+  db_->Connect().ExecScript(
+      "INSERT INTO chopar.users (id, email, timezone) "
+      "SELECT i, 'u' || i || '@example.uz', 'UTC' FROM generate_series(1, 20000) i; "
+      "INSERT INTO chopar.schedules (key, user_id, cron, type, title, next_fire_at) "
+      "SELECT 'k' || i, i, '0 9 * * *', 'pill.reminder', 'T', '2026-10-20T09:00:00Z' "
+      "FROM generate_series(1, 2000) i; ANALYZE chopar.users; ANALYZE chopar.schedules");
+  auto conn = db_->Connect();
+  const std::string plan = testing::AnalyzedPlan(
+      conn, queries::kClaimDueSchedules.sql, db::Params(core::FormatRfc3339(clock_.Now()), 500));
+  EXPECT_EQ(plan.find("Seq Scan on users"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("users_pkey"), std::string::npos) << plan;
 }
 
 TEST_F(SchedulerTest, LoopWakesOnNotifyAndFiresWhatIsDue) {

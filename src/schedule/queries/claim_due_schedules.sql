@@ -1,3 +1,4 @@
+-- plan: generic
 -- Locks up to $2 schedules due at $1, earliest first, for one firing
 -- transaction. Rows another scheduler holds are skipped, never waited for.
 -- The user row is share-locked too (skipping users whose row a time-zone
@@ -9,7 +10,10 @@
 -- The due rows are limited before the users are joined: just after a bulk
 -- load the statistics undercount the due rows, and a plan that joins first
 -- hashed the whole users table and sorted every due schedule for each batch
--- (20–35 ms instead of ~1 ms).
+-- (20–35 ms instead of ~1 ms). The user is a lateral lookup by key for the
+-- same reason: a custom plan of a plain join hashed every user (49 ms a
+-- batch of 500 with 50,000 users, against 3 ms by key), and a generic plan
+-- spares the ~3 ms of planning each batch.
 WITH due AS MATERIALIZED (
   SELECT key, user_id, cron, timezone, next_fire_at, catchup_policy, catchup_window_seconds,
          type, title, body, link, data, channels, critical, delay_seconds, cancellation_key
@@ -24,6 +28,6 @@ SELECT s.key, s.user_id, s.cron, coalesce(s.timezone, u.timezone) AS zone,
        s.type, s.title, s.body, s.link, s.data::text AS data, s.channels::text AS channels, s.critical,
        s.delay_seconds, s.cancellation_key
 FROM due s
-JOIN chopar.users u ON u.id = s.user_id
+CROSS JOIN LATERAL (SELECT u.timezone FROM chopar.users u WHERE u.id = s.user_id
+                    FOR KEY SHARE SKIP LOCKED) u
 ORDER BY s.next_fire_at
-FOR KEY SHARE OF u SKIP LOCKED

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "db/connection.hpp"
 
@@ -13,6 +14,16 @@ inline std::string PlanText(const db::Result& explain) {
   std::string plan;
   for (int i = 0; i < explain.Rows(); ++i) plan += explain.String(i, 0) + "\n";
   return plan;
+}
+
+// The plan `sql` ran with `params` (EXPLAIN ANALYZE without costs or
+// timings, chopar's tables unqualified), as PlanText gives it. An unnamed
+// statement with its parameters: a custom plan.
+inline std::string AnalyzedPlan(db::Connection& conn, std::string_view sql,
+                                const db::Params& params) {
+  conn.ExecScript("SET search_path = chopar");
+  return PlanText(
+      conn.ExecText(std::string("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ").append(sql), params));
 }
 
 // The relations that the plan `explain_json` (the output of EXPLAIN (FORMAT
