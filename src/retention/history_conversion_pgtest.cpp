@@ -36,6 +36,7 @@ constexpr int kPartitionedHistoryVersion = 17;
 constexpr int kPartitionedNotificationsVersion = 20;
 // The first migration a database of the 946804a layout (0001–0022) has not run.
 constexpr int kAfter946804aVersion = 23;
+constexpr int kLegacyPartitionKeysVersion = 29;
 
 long RowsToConvert() {
   const char* value = std::getenv("CHOPAR_TEST_CONVERSION_ROWS");
@@ -269,6 +270,27 @@ TEST(HistoryConversion, UpgradesThe946804aLayoutBesideLiveTraffic) {
   EXPECT_EQ(db.Count("SELECT count(*) FROM chopar.notifications WHERE type = 'history.old'"), rows);
   EXPECT_EQ(db.Count("SELECT count(*) FROM chopar.deliveries WHERE channel = 'email'"), rows);
   EXPECT_EQ(db.Count("SELECT count(*) FROM chopar.deliveries WHERE channel = 'sms'"), run.writes);
+  // 0029: the first partitions keep only the partitioned tables' keys, and
+  // the (id, created_at) key is their replica identity.
+  EXPECT_EQ(db.Scalar("SELECT string_agg(conname, ',' ORDER BY conname) FROM pg_constraint "
+                      "WHERE conrelid IN ('chopar.notifications_legacy'::regclass, "
+                      "'chopar.deliveries_legacy'::regclass, "
+                      "'chopar.sink_messages_legacy'::regclass) AND contype IN ('p', 'u')"),
+            "deliveries_notification_id_channel_key_by_time,deliveries_pkey_by_time,"
+            "notifications_pkey_by_time,sink_messages_pkey_by_time");
+  EXPECT_EQ(db.Scalar("SELECT string_agg(c.relname, ',' ORDER BY c.relname) FROM pg_index i "
+                      "JOIN pg_class c ON c.oid = i.indexrelid "
+                      "WHERE i.indisreplident AND i.indrelid IN ("
+                      "'chopar.notifications_legacy'::regclass, "
+                      "'chopar.deliveries_legacy'::regclass, "
+                      "'chopar.sink_messages_legacy'::regclass)"),
+            "deliveries_pkey_by_time,notifications_pkey_by_time,sink_messages_pkey_by_time");
+  // Safe to run again from its top.
+  const auto legacy_keys = std::find_if(all.begin(), all.end(), [](const db::Migration& m) {
+    return m.version == kLegacyPartitionKeysVersion;
+  });
+  ASSERT_NE(legacy_keys, all.end());
+  EXPECT_NO_THROW(db.Connect().ExecScript(legacy_keys->sql));
   EXPECT_LT(Seconds(run.longest), 5.0);
   Report("0023-" + std::to_string(all.back().version), rows, fill_seconds, run);
 }
