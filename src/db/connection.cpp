@@ -32,7 +32,9 @@ constexpr Query kSetPlanMode{
     "                  WHEN 'custom' THEN 'force_custom_plan' ELSE 'auto' END, false),"
     "       set_config('enable_seqscan', CASE $1::text WHEN 'generic' THEN 'off' ELSE 'on' END, "
     "false),"
-    "       set_config('enable_bitmapscan', CASE $1::text WHEN 'generic' THEN 'off' ELSE 'on' END,"
+    "       set_config('enable_bitmapscan', CASE $1::text WHEN 'auto' THEN 'on' ELSE 'off' END,"
+    "                  false),"
+    "       set_config('enable_nestloop', CASE $1::text WHEN 'custom' THEN 'off' ELSE 'on' END,"
     "                  false)",
     Plan::kAny};
 

@@ -16,16 +16,16 @@ namespace {
 
 constexpr const char* kSettingsSql =
     "SELECT current_setting('plan_cache_mode') || ' ' || current_setting('enable_seqscan') || "
-    "' ' || current_setting('enable_bitmapscan')";
+    "' ' || current_setting('enable_bitmapscan') || ' ' || current_setting('enable_nestloop')";
 constexpr Query kGenericSettings{"test.generic_settings", kSettingsSql, Plan::kGeneric};
 constexpr Query kAutoSettings{"test.auto_settings", kSettingsSql};
 constexpr Query kAnySettings{"test.any_settings", kSettingsSql, Plan::kAny};
 constexpr Query kCustomSettings{"test.custom_settings", kSettingsSql, Plan::kCustom};
 constexpr Query kGenericFailure{"test.generic_failure", "SELECT 1 / 0", Plan::kGeneric};
 
-constexpr const char* kGeneric = "force_generic_plan off off";
-constexpr const char* kDefaults = "auto on on";
-constexpr const char* kCustom = "force_custom_plan on on";
+constexpr const char* kGeneric = "force_generic_plan off off on";
+constexpr const char* kDefaults = "auto on on on";
+constexpr const char* kCustom = "force_custom_plan on off off";
 
 class PlanModeTest : public testing::PgTest {
  protected:

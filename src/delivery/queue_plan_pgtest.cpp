@@ -150,5 +150,36 @@ TEST_F(QueuePlanTest, ClaimPlannedBeforeABroadcastFindsOrdinaryRowsInTheirOwnInd
       << ordinary;
 }
 
+// The claim's update of a large batch, planned for its arrays (db::Plan::
+// kCustom) on statistics that do not know the newest rows yet (a busy
+// week's partition analyzed a while ago): they estimated one row for the
+// ids' index scan, and a nested loop rescanned the 500-element arrays for
+// each row found — 250,000 comparisons, 50–70 ms instead of ~13 ms on 20
+// million rows of history. The rows and the arrays are joined by hash.
+TEST_F(QueuePlanTest, ClaimUpdateOfALargeBatchJoinsItsArraysByHashWhateverTheStatistics) {
+  Sql("INSERT INTO notifications (user_id, type, title, created_at) "
+      "SELECT 1 + g % 2000, 'news', 'News', now() + interval '1 second' "
+      "FROM generate_series(1, 500) g");
+  Sql("INSERT INTO deliveries (notification_id, user_id, channel, status, created_at) "
+      "SELECT id, user_id, 'email', 'queued', created_at FROM notifications "
+      "WHERE created_at > now()");
+  const auto batch =
+      Sql("SELECT array_agg(id)::text, array_agg('sent'::text)::text, "
+          "array_agg(NULL::timestamptz)::text, array_agg(NULL::text)::text, "
+          "min(created_at)::text, max(created_at)::text FROM deliveries WHERE status = 'queued'");
+  db::Pool pool = OneConnection();
+  pool.Acquire()->ExecText(std::string("PREPARE planned AS ") + queries::kApplyClaim.sql, {});
+  const auto literal = [&](int column) { return "'" + batch.String(0, column) + "'"; };
+  const std::string explain = "EXPLAIN (ANALYZE, COSTS OFF) EXECUTE planned(" + literal(0) + ", " +
+                              literal(1) + ", " + literal(2) + ", " + literal(3) +
+                              ", now(), now() + interval '1 minute', " + literal(4) + ", " +
+                              literal(5) + ")";
+  const auto rows = pool.Acquire()->Exec(
+      db::Query{"explain_planned", explain.c_str(), db::Plan::kCustom}, db::Params());
+  const std::string plan = chopar::testing::PlanText(rows);
+  EXPECT_EQ(plan.find("Join Filter"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("Hash Join"), std::string::npos) << plan;
+}
+
 }  // namespace
 }  // namespace chopar::delivery

@@ -16,7 +16,8 @@
 -- (db::Plan::kCustom, claim.cpp): not knowing how many rows the arrays
 -- hold, the generic plan joins them to the rows by a nested loop, 3× slower
 -- on a batch of 500 than the hash join of a custom plan, which, pruned to
--- one partition, is cheap to make for a batch that large.
+-- one partition, is cheap to make for a batch that large (made with nested
+-- loops and bitmap scans off, db/query.hpp says why).
 -- Returns the claim token and attempt number of the rows to send.
 UPDATE chopar.deliveries d
 SET status = CASE a.action WHEN 'send' THEN 'sending' WHEN 'sent' THEN 'sent' WHEN 'defer' THEN 'queued'
