@@ -33,7 +33,7 @@ CREATE OR REPLACE FUNCTION chopar.drop_legacy_partition_keys(parent regclass, pa
   RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   part regclass := pg_catalog.to_regclass(pg_catalog.format('chopar.%I', part_name));
-  created_at smallint;
+  created_at_column smallint;
   parent_key text;
   subcommands text[] := '{}';
   old record;
@@ -41,7 +41,7 @@ BEGIN
   IF part IS NULL THEN
     RETURN;
   END IF;
-  SELECT a.attnum INTO created_at
+  SELECT a.attnum INTO created_at_column
   FROM pg_catalog.pg_attribute a WHERE a.attrelid = part AND a.attname = 'created_at';
   -- The partition's index of the partitioned table's primary key.
   SELECT pi.relname INTO parent_key
@@ -56,7 +56,7 @@ BEGIN
     WHERE c.conrelid = part AND c.contype IN ('p', 'u') AND c.conparentid = 0
       AND EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k
                   WHERE k.conrelid = part AND k.contype IN ('p', 'u') AND k.conparentid <> 0
-                    AND k.conkey = c.conkey || created_at)
+                    AND k.conkey = c.conkey || created_at_column)
     ORDER BY c.conname
   LOOP
     IF old.contype = 'p' THEN
