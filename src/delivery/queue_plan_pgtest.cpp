@@ -48,23 +48,30 @@ class QueuePlanTest : public testing::DeliveryPgTest {
         "(SELECT min(id) FROM deliveries WHERE channel = 'sms')");
   }
 
-  // The plan that `query` (a db::Plan::kGeneric one) runs with, on the one
-  // connection of `pool`; `arguments` as in EXECUTE (empty: none). The
-  // statement is planned when EXPLAIN first executes it, as the query's
-  // first execution would plan it.
-  static std::string GenericPlan(db::Pool& pool, const db::Query& query,
-                                 const std::string& arguments) {
-    EXPECT_EQ(query.plan, db::Plan::kGeneric) << query.name;
-    pool.Acquire()->ExecText(std::string("PREPARE planned AS ") + query.sql, {});
-    const std::string explain = "EXPLAIN EXECUTE planned" + arguments;
-    const auto rows = pool.Acquire()->Exec(
-        db::Query{"explain_planned", explain.c_str(), db::Plan::kGeneric}, db::Params());
-    const std::string plan = chopar::testing::PlanText(rows);
+  // The plan that `sql` runs with under `plan` (db/query.hpp), on the one
+  // connection of `pool`; `arguments` as in EXECUTE (empty: none), and
+  // `explain` the EXPLAIN's options. The statement is planned when EXPLAIN
+  // first executes it, as the query's first execution would plan it.
+  static std::string PlanUnder(db::Pool& pool, db::Plan plan, const char* sql,
+                               const std::string& arguments,
+                               const std::string& explain = "EXPLAIN") {
+    pool.Acquire()->ExecText(std::string("PREPARE planned AS ") + sql, {});
+    const std::string statement = explain + " EXECUTE planned" + arguments;
+    const auto rows =
+        pool.Acquire()->Exec(db::Query{"explain_planned", statement.c_str(), plan}, db::Params());
+    const std::string text = chopar::testing::PlanText(rows);
     {
       auto conn = pool.Acquire();
       conn->ExecText("DEALLOCATE planned", {});
     }
-    return plan;
+    return text;
+  }
+
+  // The plan that `query` (a db::Plan::kGeneric one) runs with.
+  static std::string GenericPlan(db::Pool& pool, const db::Query& query,
+                                 const std::string& arguments) {
+    EXPECT_EQ(query.plan, db::Plan::kGeneric) << query.name;
+    return PlanUnder(pool, db::Plan::kGeneric, query.sql, arguments);
   }
 
   db::Pool OneConnection() { return db::Pool(db_->url(), 1); }
@@ -168,15 +175,12 @@ TEST_F(QueuePlanTest, ClaimUpdateOfALargeBatchJoinsItsArraysByHashWhateverTheSta
           "array_agg(NULL::timestamptz)::text, array_agg(NULL::text)::text, "
           "min(created_at)::text, max(created_at)::text FROM deliveries WHERE status = 'queued'");
   db::Pool pool = OneConnection();
-  pool.Acquire()->ExecText(std::string("PREPARE planned AS ") + queries::kApplyClaim.sql, {});
   const auto literal = [&](int column) { return "'" + batch.String(0, column) + "'"; };
-  const std::string explain = "EXPLAIN (ANALYZE, COSTS OFF) EXECUTE planned(" + literal(0) + ", " +
-                              literal(1) + ", " + literal(2) + ", " + literal(3) +
-                              ", now(), now() + interval '1 minute', " + literal(4) + ", " +
-                              literal(5) + ")";
-  const auto rows = pool.Acquire()->Exec(
-      db::Query{"explain_planned", explain.c_str(), db::Plan::kCustom}, db::Params());
-  const std::string plan = chopar::testing::PlanText(rows);
+  const std::string plan =
+      PlanUnder(pool, db::Plan::kCustom, queries::kApplyClaim.sql,
+                "(" + literal(0) + ", " + literal(1) + ", " + literal(2) + ", " + literal(3) +
+                    ", now(), now() + interval '1 minute', " + literal(4) + ", " + literal(5) + ")",
+                "EXPLAIN (ANALYZE, COSTS OFF)");
   EXPECT_EQ(plan.find("Join Filter"), std::string::npos) << plan;
   EXPECT_NE(plan.find("Hash Join"), std::string::npos) << plan;
 }
