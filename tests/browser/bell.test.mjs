@@ -131,7 +131,11 @@ main{padding:24px;max-width:640px} .task{background:#fff;border:1px solid #e5e7e
     await openHost(tokenA);
     await waitUnread(3);
     await button().click();
+    // The badge drops at once and the request follows it: wait for its answer
+    // before asking the server.
+    const marked = page.waitForResponse((r) => r.url().endsWith("/v1/inbox/read"));
     await page.getByRole("button", { name: "Mark all as read" }).click();
+    assert.equal((await marked).ok(), true);
     await waitUnread(0);
     assert.equal(await page.locator("chopar-bell .badge").isHidden(), true);
     assert.equal((await chopar.call("GET", `/v1/users/${USER_A}/notifications/unread-count`)).count, 0);
