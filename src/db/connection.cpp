@@ -152,6 +152,7 @@ Result Connection::Check(PGresult* raw_result) {
 
 void Connection::Prepare(const Query& query) {
   if (prepared_.contains(query.name)) return;
+  ++round_trips_;
   Check(PQprepare(conn_.get(), query.name, query.sql, 0, nullptr));
   prepared_.insert(query.name);
 }
@@ -164,6 +165,7 @@ Result Connection::Exec(const Query& query, const Params& params) {
   }
   Prepare(query);
   const ParamPointers pointers(params);
+  ++round_trips_;
   return Check(PQexecPrepared(conn_.get(), query.name, static_cast<int>(pointers.values.size()),
                               pointers.values.data(), nullptr, nullptr, 0));
 }
@@ -230,6 +232,7 @@ std::vector<Result> Connection::ExecPipelineAsGiven(std::span<const Statement> s
     poisoned_ = true;
     throw ConnectionError("", "cannot send a pipeline: " + ErrorMessage(conn));
   }
+  ++round_trips_;
   auto results = ReadPipelineResults(statements.size());
   if (PQexitPipelineMode(conn) != 1) {
     poisoned_ = true;
@@ -272,12 +275,14 @@ Result Connection::ExecText(std::string_view sql, const Params& params) {
   ForgetPlanModeOnRollback(sql);
   const ParamPointers pointers(params);
   const std::string text(sql);
+  ++round_trips_;
   return Check(PQexecParams(conn_.get(), text.c_str(), static_cast<int>(pointers.values.size()),
                             nullptr, pointers.values.data(), nullptr, nullptr, 0));
 }
 
 void Connection::ExecScript(std::string_view sql) {
   ForgetPlanModeOnRollback(sql);
+  ++round_trips_;
   Check(PQexec(conn_.get(), std::string(sql).c_str()));
 }
 

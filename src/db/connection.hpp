@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -114,6 +115,10 @@ class Connection {
   // alive: its next statement fails (or times out) instead.
   [[nodiscard]] bool LooksAlive();
   [[nodiscard]] PGconn* raw() const { return conn_.get(); }
+  [[nodiscard]] ServerPooling pooling() const { return pooling_; }
+  // Exchanges with the server so far: each statement, pipeline, script and
+  // prepare waits for its answers once.
+  [[nodiscard]] std::uint64_t round_trips() const { return round_trips_; }
 
  private:
   Connection(PGconn* conn, ServerPooling pooling, std::string begin)
@@ -147,6 +152,7 @@ class Connection {
   // Set when a pipeline ended in a state this connection cannot be trusted
   // after (the pool then closes it).
   bool poisoned_ = false;
+  std::uint64_t round_trips_ = 0;
 };
 
 }  // namespace chopar::db

@@ -50,6 +50,89 @@ TEST_F(DbTest, TransactionRollsBackUnlessCommitted) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 1);
 }
 
+// Round trips a transaction takes on the pool's one connection (its
+// statements prepared beforehand, so only the transaction's own count).
+template <typename Body>
+std::uint64_t RoundTripsOf(Pool& pool, Body body) {
+  std::uint64_t before = 0;
+  {
+    auto conn = pool.Acquire();
+    conn->Exec(kCountUsers);
+    conn->ExecPipeline(std::vector<Statement>{{kInsertUser, Params(99, "x@y.uz")}});
+    conn->ExecText("DELETE FROM users WHERE id = 99", {});
+  }
+  {
+    // BEGIN and COMMIT prepared too.
+    auto tx = pool.Begin("prepare");
+    tx.ExecAndCommit(kCountUsers, {});
+  }
+  before = pool.Acquire()->round_trips();
+  body();
+  return pool.Acquire()->round_trips() - before;
+}
+
+TEST_F(DbTest, BeginTravelsWithTheTransactionsFirstStatements) {
+  Pool pool(db_->url(), 1);
+  // BEGIN + insert, then count + COMMIT: two round trips.
+  EXPECT_EQ(RoundTripsOf(pool,
+                         [&] {
+                           auto tx = pool.Begin("two_trips");
+                           tx.Exec(kInsertUser, 1, "a@b.uz");
+                           EXPECT_EQ(tx.ExecAndCommit(kCountUsers, {}).Int(0, 0), 1);
+                         }),
+            2u);
+  EXPECT_EQ(CommittedUsers(), 1);
+  // A deferred statement goes in the same first round trip.
+  EXPECT_EQ(RoundTripsOf(pool,
+                         [&] {
+                           auto tx = pool.Begin("deferred");
+                           tx.Defer(kInsertUser, 2, "c@d.uz");
+                           EXPECT_EQ(tx.Exec(kCountUsers).Int(0, 0), 2);
+                         }),
+            2u);  // BEGIN + insert + count, then ROLLBACK
+  EXPECT_EQ(CommittedUsers(), 1);
+  // Nothing run: nothing sent, nothing to roll back.
+  EXPECT_EQ(RoundTripsOf(pool, [&] { pool.Begin("empty").Commit(); }), 0u);
+  EXPECT_EQ(RoundTripsOf(pool, [&] { auto tx = pool.Begin("unused"); }), 0u);
+  // Committing first: BEGIN alone, then the statement and COMMIT.
+  EXPECT_EQ(RoundTripsOf(pool,
+                         [&] {
+                           auto tx = pool.Begin("commit_first");
+                           tx.ExecAndCommit(kInsertUser, Params(3, "e@f.uz"));
+                         }),
+            2u);
+  EXPECT_EQ(CommittedUsers(), 2);
+}
+
+TEST_F(DbTest, AFailedFirstStatementLeavesNoTransactionOpen) {
+  Pool pool(db_->url(), 1);
+  {
+    auto tx = pool.Begin("fails");
+    EXPECT_THROW(tx.Exec(kInsertUser, 1, "not-an-email"), CheckViolation);
+  }
+  auto conn = pool.Acquire();
+  EXPECT_EQ(PQtransactionStatus(conn->raw()), PQTRANS_IDLE)
+      << "the connection went back to the pool inside a transaction";
+}
+
+TEST_F(DbTest, AFirstRoundTripOnAConnectionTheServerClosedRunsOnAnother) {
+  Pool pool(db_->url(), 1);
+  int pid = 0;
+  {
+    auto conn = pool.Acquire();
+    pid = static_cast<int>(conn->ExecText("SELECT pg_backend_pid()", {}).Int(0, 0));
+  }
+  // Borrowed alive (Begin sends nothing), closed by the server before the
+  // transaction's first statement: as after a restart at that moment.
+  auto tx = pool.Begin("killed_after_borrow");
+  db_->Scalar("SELECT pg_terminate_backend(" + std::to_string(pid) + ")");
+  ASSERT_TRUE(WaitForBackends(0));
+  tx.Exec(kInsertUser, 1, "a@b.uz");
+  EXPECT_NE(tx.ExecText("SELECT pg_backend_pid()").Int(0, 0), pid);
+  tx.Commit();
+  EXPECT_EQ(CommittedUsers(), 1);
+}
+
 TEST_F(DbTest, ConstraintViolationsAreTyped) {
   auto conn = pool_->Acquire();
   conn->Exec(kInsertUser, 1, "a@b.uz");

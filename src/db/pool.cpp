@@ -9,7 +9,9 @@
 namespace chopar::db {
 namespace {
 
-// COMMIT as a statement of its own, so it can close a pipeline.
+// BEGIN and COMMIT as statements of their own, so they can open and close a
+// pipeline.
+constexpr Query kBegin{"chopar.begin", "BEGIN", Plan::kAny};
 constexpr Query kCommit{"chopar.commit", "COMMIT", Plan::kAny};
 
 }  // namespace
@@ -18,13 +20,26 @@ PooledConnection::~PooledConnection() {
   if (pool_ != nullptr && conn_) pool_->Return(std::move(conn_));
 }
 
+void PooledConnection::Reborrow() {
+  // Returned first: with every connection of the pool borrowed, this one's
+  // place is what the new one takes.
+  pool_->Return(std::exchange(conn_, std::nullopt));
+  PooledConnection other = pool_->Acquire();
+  conn_ = std::exchange(other.conn_, std::nullopt);
+}
+
 Transaction::Transaction(PooledConnection conn, std::string_view name)
     : conn_(std::move(conn)), name_(name) {
-  conn_->Begin();
+  if (conn_->pooling() == ServerPooling::kNone) {
+    begin_pending_ = true;
+  } else {
+    conn_->Begin();
+  }
 }
 
 Transaction::~Transaction() {
-  if (!open_) return;
+  // BEGIN still to be sent: nothing reached the server.
+  if (!open_ || begin_pending_) return;
   try {
     if (!conn_->IsBroken()) conn_->ExecScript("ROLLBACK");
   } catch (const std::exception& e) {
@@ -33,13 +48,13 @@ Transaction::~Transaction() {
 }
 
 Result Transaction::Exec(const Query& query, const Params& params) {
-  if (deferred_.empty()) return conn_->Exec(query, params);
+  if (deferred_.empty() && !begin_pending_) return conn_->Exec(query, params);
   const Statement statement{query, params};
   return std::move(RunDeferredWith(std::span(&statement, 1)).back());
 }
 
 Result Transaction::ExecText(std::string_view sql, const Params& params) {
-  if (!deferred_.empty()) RunDeferredWith({});
+  if (!deferred_.empty() || begin_pending_) RunDeferredWith({});
   return conn_->ExecText(sql, params);
 }
 
@@ -48,6 +63,9 @@ Result Transaction::ExecAndCommit(const Query& query, const Params& params) {
 }
 
 std::vector<Result> Transaction::ExecAndCommit(const std::vector<Statement>& statements) {
+  // Never BEGIN and COMMIT in one first round trip: it could not be sent
+  // again on another connection (ExecOpening).
+  if (begin_pending_) RunDeferredWith({});
   std::vector<Statement> then = statements;
   then.push_back({kCommit, Params()});
   std::vector<Result> results;
@@ -65,11 +83,36 @@ std::vector<Result> Transaction::ExecAndCommit(const std::vector<Statement>& sta
 
 std::vector<Result> Transaction::RunDeferredWith(std::span<const Statement> then) {
   deferred_.insert(deferred_.end(), then.begin(), then.end());
-  return conn_->ExecPipeline(std::exchange(deferred_, {}));
+  std::vector<Statement> statements = std::exchange(deferred_, {});
+  if (!begin_pending_) return conn_->ExecPipeline(statements);
+  statements.insert(statements.begin(), Statement{kBegin, Params()});
+  begin_pending_ = false;
+  std::vector<Result> results = ExecOpening(statements);
+  results.erase(results.begin());
+  return results;
+}
+
+std::vector<Result> Transaction::ExecOpening(std::span<const Statement> statements) {
+  try {
+    return conn_->ExecPipeline(statements);
+  } catch (const ConnectionError&) {
+    if (!conn_->IsBroken()) throw;
+  }
+  // An idle connection that died between its check and this first round
+  // trip; nothing of the transaction was committed. A second failure is
+  // the server's, not the pool's.
+  open_ = false;  // no connection to roll back on if none can be borrowed
+  conn_.Reborrow();
+  open_ = true;
+  return conn_->ExecPipeline(statements);
 }
 
 void Transaction::Commit() {
-  if (!deferred_.empty()) RunDeferredWith({});
+  if (begin_pending_ && deferred_.empty()) {
+    open_ = false;  // nothing was run: nothing to commit
+    return;
+  }
+  if (!deferred_.empty() || begin_pending_) RunDeferredWith({});
   open_ = false;
   try {
     conn_->ExecScript("COMMIT");

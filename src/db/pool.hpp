@@ -30,6 +30,10 @@ class PooledConnection {
 
   Connection& operator*() { return *conn_; }
   Connection* operator->() { return &*conn_; }
+  // Hands this connection back (a broken one is dropped) and borrows
+  // another from the same pool (Pool::Acquire; it may throw, and then this
+  // holds none).
+  void Reborrow();
 
  private:
   Pool* pool_;
@@ -38,6 +42,15 @@ class PooledConnection {
 
 // A transaction that rolls back unless Commit() is called. The name appears in
 // logs when it fails. Not thread-safe; move-only.
+//
+// Connected directly (ServerPooling::kNone), BEGIN is not a round trip of
+// its own: it goes in the pipeline of the transaction's first statements
+// (a transaction that runs nothing sends nothing). If that first round trip
+// finds the borrowed connection dead (the server closed it after the pool
+// checked it), it is sent again once on another connection: it held no
+// COMMIT, so nothing of it was committed. ExecAndCommit as the first call
+// sends BEGIN ahead, alone, for the same reason. Behind a transaction
+// pooler BEGIN and the transaction's settings are sent when it starts.
 class Transaction {
  public:
   Transaction(PooledConnection conn, std::string_view name);
@@ -45,6 +58,7 @@ class Transaction {
       : conn_(std::move(other.conn_)),
         name_(std::move(other.name_)),
         open_(std::exchange(other.open_, false)),
+        begin_pending_(std::exchange(other.begin_pending_, false)),
         deferred_(std::move(other.deferred_)) {}
   Transaction& operator=(Transaction&&) = delete;
   ~Transaction();
@@ -77,12 +91,17 @@ class Transaction {
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:
-  // Runs the deferred statements and then `then` in one pipeline.
+  // Runs the deferred statements and then `then` in one pipeline, BEGIN
+  // first if it is still to be sent (`then` must hold no COMMIT then).
   std::vector<Result> RunDeferredWith(std::span<const Statement> then);
+  // The transaction's first round trip, BEGIN first in `statements`: sent
+  // again on another connection if the borrowed one was found dead.
+  std::vector<Result> ExecOpening(std::span<const Statement> statements);
 
   PooledConnection conn_;
   std::string name_;
   bool open_ = true;
+  bool begin_pending_ = false;  // BEGIN goes with the first statements
   std::vector<Statement> deferred_;
 };
 
@@ -118,7 +137,8 @@ class Pool {
   // Borrows a connection, waiting up to the acquire timeout (then PoolTimeout).
   // Throws ConnectionError if a new connection cannot be opened.
   PooledConnection Acquire();
-  // BEGIN on a borrowed connection. If the borrowed connection turns out to be
+  // A transaction on a borrowed connection (BEGIN sent with its first
+  // statements, see Transaction). If the borrowed connection turns out to be
   // dead after all (it died between its check and the BEGIN), it is replaced
   // once before giving up.
   Transaction Begin(std::string_view name);
