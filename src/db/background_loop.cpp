@@ -11,14 +11,6 @@ namespace {
 constexpr const char* kWakeupsHelp =
     "Idle sleeps of a background loop ended by a wake-up (notify) or their timer (timer)";
 
-ListenerSettings ListenerFor(const ListenOn& listen, const std::string& loop_name) {
-  ListenerSettings settings;
-  settings.conninfo = listen.conninfo;
-  settings.channel = listen.channel;
-  settings.name = loop_name + " listener";
-  return settings;
-}
-
 }  // namespace
 
 BackgroundLoop::BackgroundLoop(BackgroundLoopSettings settings, Step step,
@@ -34,13 +26,7 @@ BackgroundLoop::BackgroundLoop(BackgroundLoopSettings settings, Step step,
       notify_wakeups_(metrics.GetCounter("chopar_loop_wakeups_total", kWakeupsHelp,
                                          {{"loop", settings_.name}, {"source", "notify"}})),
       timer_wakeups_(metrics.GetCounter("chopar_loop_wakeups_total", kWakeupsHelp,
-                                        {{"loop", settings_.name}, {"source", "timer"}})) {
-  if (settings_.listen) {
-    listener_.emplace(
-        ListenerFor(*settings_.listen, settings_.name), [this] { Wake(); },
-        [this](const std::vector<Notification>&) { Wake(); }, random_);
-  }
-}
+                                        {{"loop", settings_.name}, {"source", "timer"}})) {}
 
 BackgroundLoop::~BackgroundLoop() { StopAndJoin(); }
 
@@ -53,7 +39,12 @@ void BackgroundLoop::Start() {
   asleep_since_.assign(static_cast<std::size_t>(threads), std::nullopt);
   woken_.assign(static_cast<std::size_t>(threads), false);
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this, i] { Run(i); });
-  if (listener_) listener_->Start();
+  if (settings_.listen) {
+    subscription_ = ListenHub::Shared(settings_.listen->conninfo)
+                        ->Subscribe(
+                            settings_.listen->channel, [this] { Wake(); },
+                            [this](const std::vector<Notification>&) { Wake(); });
+  }
 }
 
 void BackgroundLoop::Wake() {
@@ -98,7 +89,7 @@ bool BackgroundLoop::StopBy(std::optional<SteadyTime> deadline) {
   }
   wake_cv_.notify_all();
   std::lock_guard join(join_mutex_);
-  if (listener_) listener_->Stop();
+  if (subscription_) subscription_->Cancel();
   {
     std::unique_lock lock(mutex_);
     const auto ended = [this] { return running_ == 0; };
@@ -130,7 +121,8 @@ int BackgroundLoop::Sleeping() const {
 }
 
 std::uint64_t BackgroundLoop::listener_connections() const {
-  return listener_ ? listener_->connections() : 0;
+  std::lock_guard lock(mutex_);
+  return subscription_ ? subscription_->connections() : 0;
 }
 
 void BackgroundLoop::Run(int thread) {

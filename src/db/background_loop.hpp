@@ -14,7 +14,7 @@
 
 #include "core/backoff.hpp"
 #include "core/metrics.hpp"
-#include "db/listener.hpp"
+#include "db/listen_hub.hpp"
 
 namespace chopar::db {
 
@@ -47,7 +47,9 @@ struct StepContext {
 };
 
 // A LISTEN wake-up for a loop: every NOTIFY on `channel`, and every
-// (re)connection of the listening connection, wakes the loop.
+// (re)connection of the listening connection, wakes the loop. The loops of
+// a process that listen on one database share its one LISTEN connection
+// (db::ListenHub).
 struct ListenOn {
   std::string conninfo;
   std::string channel;  // see db/notify_channels.hpp
@@ -73,8 +75,8 @@ struct BackgroundLoopSettings {
 // The shape every background loop of chopar shares: settings.threads threads
 // each repeating a step function supplied by the owner; what the step
 // returns (Next) says whether to step again at once or sleep, and a sleep
-// ends early on Wake() — called by the owner, or by a db::Listener on its
-// own dedicated connection when settings.listen is set. A Wake() that comes
+// ends early on Wake() — called by the owner, or by the process's
+// db::ListenHub of the database when settings.listen is set. A Wake() that comes
 // while a thread is stepping is not lost: that thread's next sleep is
 // skipped.
 //
@@ -121,8 +123,8 @@ class BackgroundLoop {
   // than it takes at once; threads in a step are not affected.
   void WakeAnother();
 
-  // Stops: no new step starts, sleeps and error pauses end, the listener is
-  // stopped and joined (about 100 ms); then waits until `deadline` (from the
+  // Stops: no new step starts, sleeps and error pauses end, the listening
+  // subscription is cancelled; then waits until `deadline` (from the
   // call) for the steps in progress. Returns true when every loop thread has
   // ended (they are joined); false when a step was still running at the
   // deadline (its thread ends after it; a later StopAndJoin() or the
@@ -142,8 +144,9 @@ class BackgroundLoop {
   // pending: from then on only Wake(), a NOTIFY, the timer or Stop() gets
   // them stepping again (for health checks and tests).
   [[nodiscard]] int Sleeping() const;
-  // How many times the listener has connected and LISTENed, counted after
-  // the wake-up that follows (db::Listener::connections); 0 without one.
+  // How many times a LISTEN has covered the loop's channel, counted after
+  // the wake-up that follows (ListenHub::Subscription::connections); 0
+  // without one.
   [[nodiscard]] std::uint64_t listener_connections() const;
 
   [[nodiscard]] const BackgroundLoopSettings& settings() const { return settings_; }
@@ -184,7 +187,8 @@ class BackgroundLoop {
 
   std::mutex join_mutex_;  // one caller at a time joins the threads
   std::vector<std::thread> threads_;
-  std::optional<Listener> listener_;
+  // Set by Start() under mutex_; cancelled, not reset, by Stop().
+  std::unique_ptr<ListenHub::Subscription> subscription_;
 };
 
 }  // namespace chopar::db

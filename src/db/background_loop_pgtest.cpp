@@ -1,6 +1,6 @@
-// db::Listener and the LISTEN wake-up of db::BackgroundLoop against a real
-// PostgreSQL: NOTIFYs arrive, and keep arriving after the listening
-// connection is killed.
+// db::Listener, db::ListenHub and the LISTEN wake-up of db::BackgroundLoop
+// against a real PostgreSQL: NOTIFYs arrive, and keep arriving after the
+// listening connection is killed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "db/background_loop.hpp"
+#include "db/listen_hub.hpp"
 #include "db/listener.hpp"
 #include "db/loop_test_support.hpp"
 #include "testing/child_process.hpp"
@@ -30,8 +31,13 @@ constexpr const char* kChannel = "chopar_test_wake";
 
 class LoopListenTest : public chopar::testing::PgTest {
  protected:
-  void Notify(const std::string& payload) {
-    db_->Scalar("SELECT pg_notify('" + std::string(kChannel) + "', '" + payload + "')");
+  void Notify(const std::string& payload, const std::string& channel = kChannel) {
+    db_->Scalar("SELECT pg_notify('" + channel + "', '" + payload + "')");
+  }
+  std::int64_t ListeningSessions() {
+    return db_->Count(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+        "AND query LIKE 'LISTEN%'");
   }
   // Terminates the one backend of this database that is LISTENing.
   void KillListeningConnection() {
@@ -48,6 +54,10 @@ class Received {
     std::lock_guard lock(mutex_);
     for (const auto& n : notifications) payloads_.push_back(n.payload);
     cv_.notify_all();
+  }
+  bool Has(const std::string& payload) {
+    std::lock_guard lock(mutex_);
+    return std::find(payloads_.begin(), payloads_.end(), payload) != payloads_.end();
   }
   bool WaitFor(const std::string& payload) {
     std::unique_lock lock(mutex_);
@@ -85,6 +95,81 @@ TEST_F(LoopListenTest, ListenerHandsOverPayloadsAndListensAgainAfterItsConnectio
   Notify("second");
   EXPECT_TRUE(received.WaitFor("second"));
   listener.Stop();
+}
+
+TEST_F(LoopListenTest, AHubServesEveryChannelOnOneSessionAndEachSubscriberOnlyItsOwn) {
+  auto hub = std::make_shared<ListenHub>(db_->url());
+  std::atomic<int> listening_a{0}, listening_b{0};
+  Received a, b;
+  auto subscription_a = hub->Subscribe(
+      kChannel, [&] { ++listening_a; }, [&](const auto& notifications) { a.Add(notifications); });
+  auto subscription_b = hub->Subscribe(
+      "chopar_test_other", [&] { ++listening_b; },
+      [&](const auto& notifications) { b.Add(notifications); });
+  ASSERT_TRUE(WaitUntil(
+      [&] { return subscription_a->connections() == 1 && subscription_b->connections() == 1; },
+      kPatience));
+  EXPECT_EQ(listening_a, 1);
+  EXPECT_EQ(listening_b, 1);
+  EXPECT_EQ(ListeningSessions(), 1);
+
+  Notify("for a");
+  Notify("for b", "chopar_test_other");
+  ASSERT_TRUE(a.WaitFor("for a"));
+  ASSERT_TRUE(b.WaitFor("for b"));
+  // NOTIFYs arrive in order: b's came after a's, so a's went out before.
+  EXPECT_FALSE(a.Has("for b"));
+  EXPECT_FALSE(b.Has("for a"));
+
+  // One session killed: both subscribers are told of the next LISTEN.
+  KillListeningConnection();
+  ASSERT_TRUE(WaitUntil(
+      [&] { return subscription_a->connections() == 2 && subscription_b->connections() == 2; },
+      kPatience));
+  EXPECT_EQ(listening_a, 2);
+  EXPECT_EQ(listening_b, 2);
+  Notify("again", "chopar_test_other");
+  EXPECT_TRUE(b.WaitFor("again"));
+}
+
+TEST_F(LoopListenTest, ACancelledSubscriptionHearsNothingMore) {
+  auto hub = std::make_shared<ListenHub>(db_->url());
+  Received a, b;
+  auto subscription_a = hub->Subscribe(
+      kChannel, [] {}, [&](const auto& notifications) { a.Add(notifications); });
+  auto subscription_b = hub->Subscribe(
+      "chopar_test_other", [] {}, [&](const auto& notifications) { b.Add(notifications); });
+  ASSERT_TRUE(WaitUntil(
+      [&] { return subscription_a->connections() == 1 && subscription_b->connections() == 1; },
+      kPatience));
+  subscription_a->Cancel();
+  Notify("after cancel");
+  Notify("marker", "chopar_test_other");
+  ASSERT_TRUE(b.WaitFor("marker"));
+  EXPECT_FALSE(a.Has("after cancel"));
+}
+
+TEST_F(LoopListenTest, LoopsOnOneDatabaseShareOneListeningSession) {
+  core::MetricsRegistry metrics;
+  StepLog first_steps, second_steps;
+  BackgroundLoopSettings first, second;
+  first.name = "first";
+  first.listen = ListenOn{db_->url(), kChannel};
+  second.name = "second";
+  second.listen = ListenOn{db_->url(), "chopar_test_other"};
+  BackgroundLoop first_loop(first, first_steps.Recording(Next::SleepUpTo(kLongSleep)), metrics);
+  BackgroundLoop second_loop(second, second_steps.Recording(Next::SleepUpTo(kLongSleep)), metrics);
+  first_loop.Start();
+  second_loop.Start();
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return first_loop.listener_connections() == 1 && second_loop.listener_connections() == 1;
+      },
+      kPatience));
+  EXPECT_EQ(ListeningSessions(), 1);
+  const int before = second_steps.Count();
+  Notify("", "chopar_test_other");
+  EXPECT_TRUE(second_steps.WaitFor(before + 1));
 }
 
 class BackgroundLoopListenTest : public LoopListenTest {

@@ -52,23 +52,24 @@ std::optional<StoredTemplate> ReadStored(const db::Result& rows, int row) {
 TemplateStore::TemplateStore(db::Pool& pool, std::string listen_conninfo)
     : pool_(pool),
       map_(std::make_shared<const Map>()),
-      listener_(
-          db::ListenerSettings{.conninfo = std::move(listen_conninfo),
-                               .channel = db::kTemplatesChannel,
-                               .name = "template cache"},
-          [this] { ReloadAll(); },
-          [this](const std::vector<db::Notification>& notifications) {
-            for (const auto& n : notifications) ReloadType(n.payload);
-          }) {}
+      listen_conninfo_(std::move(listen_conninfo)) {}
 
 TemplateStore::~TemplateStore() { Stop(); }
 
 void TemplateStore::Start() {
   ReloadAll();
-  listener_.Start();
+  if (subscription_) return;
+  subscription_ = db::ListenHub::Shared(listen_conninfo_)
+                      ->Subscribe(
+                          db::kTemplatesChannel, [this] { ReloadAll(); },
+                          [this](const std::vector<db::Notification>& notifications) {
+                            for (const auto& n : notifications) ReloadType(n.payload);
+                          });
 }
 
-void TemplateStore::Stop() { listener_.Stop(); }
+void TemplateStore::Stop() {
+  if (subscription_) subscription_->Cancel();
+}
 
 std::shared_ptr<const TemplateStore::Map> TemplateStore::Snapshot() const {
   std::lock_guard lock(map_mutex_);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/clock.hpp"
-#include "db/listener.hpp"
+#include "db/listen_hub.hpp"
 #include "db/pool.hpp"
 #include "templates/template.hpp"
 
@@ -99,7 +99,9 @@ class TemplateStore final : public TemplateLookup {
   mutable std::mutex reload_mutex_;  // one reload at a time, read and install
   mutable std::mutex map_mutex_;     // guards map_ (the pointer, not the map)
   mutable std::shared_ptr<const Map> map_;
-  db::Listener listener_;
+  const std::string listen_conninfo_;
+  // The process's LISTEN session's (db::ListenHub), from Start() on.
+  std::unique_ptr<db::ListenHub::Subscription> subscription_;
 };
 
 }  // namespace chopar::templates
