@@ -36,7 +36,9 @@ namespace chopar::db {
 //
 // A new subscriber's channel is LISTENed within about `kStopCheck` (the
 // thread looks for new channels between its waits). A lost connection is
-// logged and reopened with core::BackoffDelay, as db::Listener does.
+// logged and reopened with core::BackoffDelay, as db::Listener does; an
+// exception from a callback is handled like a lost connection. Every member
+// function is thread-safe.
 class ListenHub : public std::enable_shared_from_this<ListenHub> {
   struct Key {};  // only the hub makes subscriptions
 
