@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <optional>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -64,34 +63,21 @@ void ListenHub::Unsubscribe(std::uint64_t id) {
 }
 
 void ListenHub::Run() {
-  using Clock = std::chrono::steady_clock;
-  int failures = 0;
-  std::uint64_t connection = 0;
-  while (!stopping_) {
-    std::optional<Clock::time_point> listening_since;
-    try {
-      auto conn = Connection::Open(conninfo_);
-      listening_since = Clock::now();
-      if (++connection > 1) spdlog::info("database listener: reconnected");
-      std::set<std::string> listening;
-      while (!stopping_) {
-        ListenForNew(conn, connection, listening);
-        const auto notifications = conn.WaitForNotifications(kStopCheck);
-        if (!notifications.empty()) Dispatch(notifications);
-        // libpq can mark the connection bad while reading without the read
-        // itself failing; such a connection will never deliver again.
-        if (conn.IsBroken()) throw std::runtime_error("the LISTEN connection broke");
-      }
-    } catch (const std::exception& e) {
-      // As db::Listener: a connection that had been up for a while was a
-      // success, its loss starts the backoff afresh.
-      if (listening_since && Clock::now() - *listening_since > reconnect_backoff_.cap)
-        failures = 0;
-      const auto delay = core::BackoffDelay(reconnect_backoff_, ++failures, random_);
-      spdlog::warn("database listener: {} (reconnecting in {} ms)", e.what(), delay.count());
-      Pause(delay);
-    }
-  }
+  static const std::string kName = "database listener";
+  KeepConnected({conninfo_, kName, reconnect_backoff_, random_, stopping_,
+                 [this](std::chrono::milliseconds delay) { Pause(delay); }},
+                [this](Connection& conn, std::uint64_t connection) {
+                  if (connection > 1) spdlog::info("{}: reconnected", kName);
+                  std::set<std::string> listening;
+                  while (!stopping_) {
+                    ListenForNew(conn, connection, listening);
+                    const auto notifications = conn.WaitForNotifications(kStopCheck);
+                    if (!notifications.empty()) Dispatch(notifications);
+                    // As db::Listener: a connection libpq marked bad will
+                    // never deliver again.
+                    if (conn.IsBroken()) throw std::runtime_error("the LISTEN connection broke");
+                  }
+                });
 }
 
 void ListenHub::ListenForNew(Connection& conn, std::uint64_t connection,

@@ -15,6 +15,7 @@
 
 #include "core/backoff.hpp"
 #include "db/connection.hpp"
+#include "db/listener.hpp"
 
 namespace chopar::db {
 
@@ -36,7 +37,7 @@ namespace chopar::db {
 //
 // A new subscriber's channel is LISTENed within about `kStopCheck` (the
 // thread looks for new channels between its waits). A lost connection is
-// logged and reopened with core::BackoffDelay, as db::Listener does; an
+// logged and reopened as db::Listener's is (db::KeepConnected); an
 // exception from a callback is handled like a lost connection. Every member
 // function is thread-safe.
 class ListenHub : public std::enable_shared_from_this<ListenHub> {

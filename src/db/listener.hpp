@@ -27,6 +27,26 @@ struct ListenerSettings {
                                         std::chrono::milliseconds(5000)};
 };
 
+// How a LISTEN thread keeps its connection (db::Listener, db::ListenHub):
+// opens a connection to `conninfo` and hands it to `serve` with its number
+// (1, then 2 after the first reconnection, ...) until `stopping` is set.
+// When `serve` throws (a lost connection, a callback's exception) the
+// failure is logged under `name` and the connection reopened after
+// core::BackoffDelay(backoff, n): n counts the failures in a row, and starts
+// again at 1 once a connection had been up for longer than the backoff's
+// cap (a flapping server is not hammered). `pause` waits out a delay unless
+// the owner stops first.
+struct ReconnectingConnection {
+  const std::string& conninfo;
+  const std::string& name;
+  const core::BackoffPolicy& backoff;
+  core::Random& random;
+  const std::atomic<bool>& stopping;
+  std::function<void(std::chrono::milliseconds)> pause;
+};
+void KeepConnected(const ReconnectingConnection& how,
+                   const std::function<void(Connection&, std::uint64_t)>& serve);
+
 // One dedicated connection doing LISTEN on one channel, on its own thread,
 // so that waiting for NOTIFYs holds no pooled connection.
 //
