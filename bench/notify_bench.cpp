@@ -441,6 +441,18 @@ struct Api {
   }
 };
 
+// The value of an unlabelled series in chopar's GET /metrics ("name value"
+// on a line of its own); nullopt when absent (a build without it).
+std::optional<double> MetricValue(Api& api, const std::string& series) {
+  const net::HttpResponse response = api.Call("GET", "/metrics");
+  if (response.status != 200) return std::nullopt;
+  std::istringstream lines(response.body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with(series + " ")) return std::stod(line.substr(series.size() + 1));
+  }
+  return std::nullopt;
+}
+
 // Why a request failed: the transfer's error or the status, then the start of the body.
 std::string Failure(CURLcode error, const std::string& error_message, long status,
                     const std::string& body) {
@@ -1272,7 +1284,17 @@ ChoparResult RunChopar(const Options& options, const std::string& url,
       expected_deliveries += 2 * warm.requests;
     }
     auto& latency = result.latency;
+    const std::string coalesced = "chopar_notify_coalesced_batch_size";
+    const auto writes_before = MetricValue(api, coalesced + "_count");
     latency = RunLatency(options, api, &workload, 30'000'000'000LL, options.seconds, true, cpu);
+    const auto writes_after = MetricValue(api, coalesced + "_count");
+    if (writes_before && writes_after && *writes_after > *writes_before) {
+      // Only this phase posts single notifications meanwhile.
+      const double singles = static_cast<double>(latency.requests);
+      std::cout << "  coalesced: " << Thousands(singles) << " single POSTs in "
+                << Thousands(*writes_after - *writes_before) << " writes, "
+                << Fixed(singles / (*writes_after - *writes_before), 2) << " per write\n";
+    }
     result.floor = RunLatency(options, api, nullptr, 0, std::min(options.seconds, 3.0), true, cpu);
     expected_deliveries += 2 * latency.requests;
     std::cout << "  " << Thousands(static_cast<double>(latency.requests)) << " requests, achieved "

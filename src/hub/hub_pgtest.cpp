@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -156,6 +158,58 @@ TEST_F(HubTest, ConcurrentImmediateAndDelayedRepeatsOfOneKeyKeepOne) {
                 *ids.begin());
     }
   }
+}
+
+// Single notifications that arrive while one is being written go together in
+// the next statement, each with its own answer. The first one's insert waits
+// on a lock (its user's row, held FOR UPDATE by another transaction), so the
+// eight that arrive meanwhile are known to queue behind it.
+TEST_F(HubTest, SinglesArrivingDuringAWriteAreWrittenTogetherEachWithItsOwnResult) {
+  for (std::int64_t id = 1; id <= 8; ++id)
+    PutUser(id, {{"email", "user" + std::to_string(id) + "@example.uz"}});
+  auto held = pool_->Begin("user_update");
+  held.ExecText("SELECT 1 FROM chopar.users WHERE id = 1 FOR UPDATE");
+
+  std::mutex mutex;
+  std::map<std::int64_t, std::int64_t> ids;  // user → notification id
+  std::optional<core::ErrorCode> unknown_user_error;
+  auto notify = [&](std::int64_t user) {
+    try {
+      const NotifyResult result = notify_->Notify(Request(user));
+      const std::lock_guard lock(mutex);
+      EXPECT_TRUE(result.created);
+      ids[user] = result.id;
+    } catch (const core::RequestError& e) {
+      const std::lock_guard lock(mutex);
+      unknown_user_error = e.code();
+    }
+  };
+  std::vector<std::jthread> threads;
+  threads.emplace_back(notify, 1);
+  while (db_->Count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                    "AND datname = current_database()") == 0)
+    std::this_thread::yield();
+  for (std::int64_t user = 2; user <= 8; ++user) threads.emplace_back(notify, user);
+  threads.emplace_back(notify, 99);
+  while (notify_->WaitingSingles() < 8) std::this_thread::yield();
+  held.Commit();
+  threads.clear();
+
+  auto& coalesced =
+      metrics_.GetHistogram("chopar_notify_coalesced_batch_size", "", {}, {1, 2, 4, 8, 16, 32, 64});
+  EXPECT_EQ(coalesced.Count(), 2u) << "the first alone, then the eight that waited, together";
+  EXPECT_EQ(coalesced.Sum(), 9.0);
+  EXPECT_EQ(unknown_user_error, core::ErrorCode::kUserNotFound)
+      << "the unknown user's call fails alone";
+  ASSERT_EQ(ids.size(), 8u);
+  for (const auto& [user, id] : ids) {
+    EXPECT_EQ(
+        db_->Count("SELECT user_id FROM chopar.notifications WHERE id = " + std::to_string(id)),
+        user);
+  }
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 8);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries"), 8);
+  EXPECT_EQ(CreatedTotal(), 8.0);
 }
 
 TEST_F(HubTest, BatchItemsStandOnTheirOwn) {

@@ -11,6 +11,7 @@
 
 #include "core/metrics.hpp"
 #include "core/time_format.hpp"
+#include "db/errors.hpp"
 #include "db/statement_time.hpp"
 #include "hub/channel_choice.hpp"
 #include "hub/notification_content.hpp"
@@ -332,6 +333,22 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
   return out;
 }
 
+// Whether a failed write of several notifications may have failed for one
+// of them: a value the database refused (data exception, integrity
+// violation: SQLSTATE classes 22 and 23) or a request error. A lost
+// connection, a canceled statement or a full disk is every one's failure.
+bool MayBeOneItems(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const core::RequestError&) {
+    return true;
+  } catch (const db::DbError& e) {
+    return e.sqlstate().starts_with("22") || e.sqlstate().starts_with("23");
+  } catch (...) {
+    return false;
+  }
+}
+
 }  // namespace
 
 NotifyMetrics::NotifyMetrics(core::MetricsRegistry& registry)
@@ -359,10 +376,29 @@ std::vector<BatchItemResult> NotifyService::NotifyIn(
   return NotifyOn(tx, requests, now, templates, broadcast_due, simulated_windows_now);
 }
 
+NotifyService::NotifyService(db::Pool& pool, const core::Clock& clock,
+                             core::MetricsRegistry& metrics,
+                             const templates::TemplateLookup* templates)
+    : pool_(pool),
+      clock_(clock),
+      metrics_(metrics),
+      templates_(templates),
+      coalesced_(metrics.GetHistogram(
+          "chopar_notify_coalesced_batch_size",
+          "Single notifications (POST /v1/notifications) written together by one statement", {},
+          {1, 2, 4, 8, 16, 32, 64})),
+      singles_(
+          kMaxCoalescedBatch,
+          [this](const std::vector<NotificationRequest>& requests) {
+            return NotifyBatch(requests);
+          },
+          MayBeOneItems,
+          [this](std::size_t size) { coalesced_.Observe(static_cast<double>(size)); }) {}
+
 NotifyResult NotifyService::Notify(const NotificationRequest& request) {
-  auto results = NotifyBatch({request});
-  if (auto* error = std::get_if<core::RequestError>(&results.front())) throw *error;
-  return std::get<NotifyResult>(results.front());
+  BatchItemResult result = singles_.Submit(request);
+  if (auto* error = std::get_if<core::RequestError>(&result)) throw *error;
+  return std::get<NotifyResult>(std::move(result));
 }
 
 std::vector<BatchItemResult> NotifyService::NotifyBatch(

@@ -9,6 +9,7 @@
 
 #include "core/channel_kind.hpp"
 #include "core/clock.hpp"
+#include "core/coalescer.hpp"
 #include "core/metrics.hpp"
 #include "core/request_error.hpp"
 #include "db/pool.hpp"
@@ -96,13 +97,23 @@ class NotifyMetrics {
 // (no type has a template).
 class NotifyService {
  public:
+  // Single notifications that arrive while one is being written wait and are
+  // written together next, by one statement: see Notify.
+  static constexpr std::size_t kMaxCoalescedBatch = 64;
+
   NotifyService(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics,
-                const templates::TemplateLookup* templates = nullptr)
-      : pool_(pool), clock_(clock), metrics_(metrics), templates_(templates) {}
+                const templates::TemplateLookup* templates = nullptr);
 
   // One notification. Throws core::RequestError kUserNotFound for an unknown user, kInvalidField
   // for a title neither the request nor a template gives.
+  // Calls from several threads are coalesced (core::Coalescer): one that
+  // finds no other being written is written at once; the ones that arrive
+  // meanwhile are written together as one NotifyBatch, up to
+  // kMaxCoalescedBatch, each with its own result. Under load that shares a
+  // statement's fixed cost (a round trip, the commit, the NOTIFY) among them.
   NotifyResult Notify(const NotificationRequest& request);
+  // How many Notify calls wait for a write to take them (tests).
+  [[nodiscard]] std::size_t WaitingSingles() const { return singles_.Waiting(); }
 
   // Many notifications in one statement of set-based SQL. Each item is
   // accepted or rejected on its own (unknown user → its own error); results
@@ -130,6 +141,8 @@ class NotifyService {
   const core::Clock& clock_;
   NotifyMetrics metrics_;
   const templates::TemplateLookup* templates_;
+  core::Histogram& coalesced_;
+  core::Coalescer<NotificationRequest, BatchItemResult> singles_;
 };
 
 }  // namespace chopar::hub
