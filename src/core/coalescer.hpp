@@ -19,7 +19,8 @@ namespace chopar::core {
 // One batch runs at a time. A call that finds none running runs its own item
 // at once, alone, so a quiet service sees no added latency; under load the
 // batches grow with the rate, and the fixed cost per item falls just when it
-// matters. A caller waits for at most the batch in progress and its own.
+// matters. A caller waits for the batch in progress and its own (and more
+// only when over max_batch calls wait ahead of it).
 //
 // `run` gets the items in arrival order and returns one result per item, in
 // the same order; it is called on a submitting thread without the

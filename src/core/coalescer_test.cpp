@@ -70,7 +70,8 @@ class Recorder {
 };
 
 // Submits `first` and, once its batch runs, each of `rest` from a thread of
-// its own; returns the results (or -1 for a call that threw) in input order.
+// its own; returns the results in input order: -1 for a call that threw an
+// item's failure, -2 for one that threw the connection's.
 std::vector<int> SubmitAll(Coalescer<int, int>& coalescer, Recorder& recorder, int first,
                            const std::vector<int>& rest) {
   std::vector<int> results(rest.size() + 1, 0);
@@ -114,7 +115,7 @@ TEST(CoalescerTest, CallsArrivingDuringABatchGoTogetherInTheNext) {
   EXPECT_EQ(observed, (std::vector<std::size_t>{1, 8}));
 }
 
-TEST(CoalescerTest, ABatchNeverExceedsItsLimitAndTakesTheOldestFirst) {
+TEST(CoalescerTest, ABatchNeverExceedsItsLimit) {
   Recorder recorder(/*hold_until_waiting=*/7);
   Coalescer<int, int> coalescer(3, recorder.Run(), ItemsFailure);
   recorder.Watch(coalescer);
