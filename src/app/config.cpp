@@ -216,6 +216,7 @@ std::vector<Binding> Bindings(Config& c) {
       {"delivery", "backoff_max_seconds", &c.delivery.backoff.cap},
       {"delivery", "concurrency", &c.delivery.concurrency, Positive()},
       {"delivery", "poll_seconds", &c.delivery.poll_interval},
+      {"delivery", "linger_seconds", &c.delivery.linger, Between(0, 1)},
       {"delivery", "drain_seconds", &c.delivery.drain_deadline},
       {"scheduler", "batch", &c.scheduler.batch, Positive()},
       {"scheduler", "concurrency", &c.scheduler.concurrency, Positive()},

@@ -97,6 +97,8 @@ const std::vector<KeyCase>& EveryKey() {
             [](const Config& c) { EXPECT_EQ(c.delivery.concurrency, 3); }),
       Other("delivery", "poll_seconds", "2",
             [](const Config& c) { EXPECT_EQ(c.delivery.poll_interval, seconds(2)); }),
+      Other("delivery", "linger_seconds", "0.02",
+            [](const Config& c) { EXPECT_EQ(c.delivery.linger, milliseconds(20)); }),
       Other("delivery", "drain_seconds", "1.5",
             [](const Config& c) { EXPECT_EQ(c.delivery.drain_deadline, milliseconds(1500)); }),
       Other("scheduler", "batch", "40", [](const Config& c) { EXPECT_EQ(c.scheduler.batch, 40); }),

@@ -173,6 +173,12 @@ void BackgroundLoop::Sleep(int thread, std::chrono::milliseconds wait, std::uint
   woken_[slot] = false;
   if (stopping_) return;
   (woken ? notify_wakeups_ : timer_wakeups_).Inc();
+  if (woken && settings_.linger_after_wake > std::chrono::milliseconds(0)) {
+    // Awake from here on: a wake-up that comes while this thread lingers
+    // is not lost (its step sees the work), and a Wakes::kOneThread wake-up
+    // goes to a thread still asleep.
+    wake_cv_.wait_for(lock, settings_.linger_after_wake, [this] { return stopping_.load(); });
+  }
 }
 
 void BackgroundLoop::PauseAfterError(std::string_view error, int failures) {

@@ -70,6 +70,13 @@ struct BackgroundLoopSettings {
   // every due row): the others would only find nothing. Its owner then
   // calls WakeAnother() when one thread cannot take it all.
   enum class Wakes { kAllThreads, kOneThread } wakes = Wakes::kAllThreads;
+  // After a sleep a Wake() ended, how long the woken thread waits before it
+  // steps (only Stop() ends that wait early), so that the work of the
+  // wake-ups that follow within it is taken by the same step: each NOTIFY
+  // of a stream of single notifications would otherwise be a step of its
+  // own. Zero: step at once. A timer's end, or a wake-up that came during
+  // the step (work is waiting already), steps at once either way.
+  std::chrono::milliseconds linger_after_wake{0};
 };
 
 // The shape every background loop of chopar shares: settings.threads threads

@@ -130,6 +130,43 @@ TEST(BackgroundLoopTest, WakeEndsASleepLongBeforeItsTimer) {
   EXPECT_EQ(LoopCounter(metrics, "chopar_loop_wakeups_total", "timer"), 0);
 }
 
+// A woken thread lingers before it steps, and the wake-ups that come in the
+// meantime are taken by that one step. The linger is long (2 s) so that the
+// five wake-ups, made at once, all fall inside it.
+TEST(BackgroundLoopTest, WakeUpsDuringALingerAreTakenByOneStep) {
+  core::MetricsRegistry metrics;
+  StepLog steps;
+  BackgroundLoopSettings settings = Settings();
+  settings.linger_after_wake = 2s;
+  BackgroundLoop loop(settings, steps.Recording(Next::SleepUpTo(kLongSleep)), metrics);
+  loop.Start();
+  ASSERT_TRUE(WaitUntil([&] { return loop.Sleeping() == 1; }, kPatience));
+
+  loop.Wake();
+  ASSERT_TRUE(WaitUntil([&] { return loop.Sleeping() == 0; }, kPatience));
+  for (int i = 0; i < 5; ++i) loop.Wake();
+
+  ASSERT_TRUE(steps.WaitFor(2));
+  ASSERT_TRUE(WaitUntil([&] { return loop.Sleeping() == 1; }, kPatience));
+  EXPECT_EQ(steps.Count(), 2) << "six wake-ups, one step after the first sleep";
+  EXPECT_EQ(LoopCounter(metrics, "chopar_loop_wakeups_total", "notify"), 1);
+}
+
+TEST(BackgroundLoopTest, StopEndsALinger) {
+  core::MetricsRegistry metrics;
+  StepLog steps;
+  BackgroundLoopSettings settings = Settings();
+  settings.linger_after_wake = kLongSleep;
+  BackgroundLoop loop(settings, steps.Recording(Next::SleepUpTo(kLongSleep)), metrics);
+  loop.Start();
+  ASSERT_TRUE(WaitUntil([&] { return loop.Sleeping() == 1; }, kPatience));
+  loop.Wake();
+  ASSERT_TRUE(WaitUntil([&] { return loop.Sleeping() == 0; }, kPatience));
+
+  EXPECT_TRUE(loop.Stop(kPatience)) << "a lingering thread ends at once, long before its linger";
+  EXPECT_EQ(steps.Count(), 1) << "no step after Stop()";
+}
+
 TEST(BackgroundLoopTest, AWakeDuringAStepSkipsTheNextSleep) {
   core::MetricsRegistry metrics;
   StepLog steps;

@@ -23,6 +23,10 @@ struct WorkerSettings {
   int concurrency = 2;  // [delivery] concurrency: claim/send/record loops started by Start()
   // [delivery] poll_seconds: idle wake-up when no NOTIFY arrives.
   std::chrono::milliseconds poll_interval{std::chrono::seconds(1)};
+  // [delivery] linger_seconds: after a NOTIFY woke a loop, how long it waits
+  // before it claims, so the notifications of the next few moments go in
+  // the same claim (db::BackgroundLoopSettings::linger_after_wake).
+  std::chrono::milliseconds linger{5};
   // [delivery] drain_seconds: Stop(): how long in-flight sends may finish.
   std::chrono::milliseconds drain_deadline{std::chrono::seconds(10)};
   // [limits.hourly]: per user and channel in any sliding hour.

@@ -32,6 +32,10 @@ db::BackgroundLoopSettings LoopSettings(const db::Pool& pool, const WorkerSettin
   // and a full batch wakes another (RunOnce). Waking all of them made each
   // single notification cost an empty claim per extra thread.
   loop.wakes = db::BackgroundLoopSettings::Wakes::kOneThread;
+  // A stream of single notifications is a NOTIFY each: without a pause
+  // every one was a claim of its own (a round trip, the candidates' lookup,
+  // the update and the commit for one or two rows).
+  loop.linger_after_wake = settings.linger;
   return loop;
 }
 
