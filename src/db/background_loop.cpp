@@ -169,11 +169,13 @@ void BackgroundLoop::Sleep(int thread, std::chrono::milliseconds wait, std::uint
   asleep = seen;
   const bool woken = wake_cv_.wait_for(
       lock, wait, [&] { return stopping_.load() || *asleep != generation_ || woken_[slot]; });
+  // WakeAnother(): work another thread found is waiting already.
+  const bool asked_to_share = woken_[slot];
   asleep.reset();
   woken_[slot] = false;
   if (stopping_) return;
   (woken ? notify_wakeups_ : timer_wakeups_).Inc();
-  if (woken && settings_.linger_after_wake > std::chrono::milliseconds(0)) {
+  if (woken && !asked_to_share && settings_.linger_after_wake > std::chrono::milliseconds(0)) {
     // Awake from here on: a wake-up that comes while this thread lingers
     // is not lost (its step sees the work), and a Wakes::kOneThread wake-up
     // goes to a thread still asleep.

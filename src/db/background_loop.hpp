@@ -74,8 +74,8 @@ struct BackgroundLoopSettings {
   // steps (only Stop() ends that wait early), so that the work of the
   // wake-ups that follow within it is taken by the same step: each NOTIFY
   // of a stream of single notifications would otherwise be a step of its
-  // own. Zero: step at once. A timer's end, or a wake-up that came during
-  // the step (work is waiting already), steps at once either way.
+  // own. Zero: step at once. A timer's end, a wake-up that came during the
+  // step and WakeAnother() (work is waiting already) step at once either way.
   std::chrono::milliseconds linger_after_wake{0};
 };
 

@@ -167,6 +167,22 @@ TEST(BackgroundLoopTest, StopEndsALinger) {
   EXPECT_EQ(steps.Count(), 1) << "no step after Stop()";
 }
 
+TEST(BackgroundLoopTest, AThreadAskedToShareWorkDoesNotLinger) {
+  core::MetricsRegistry metrics;
+  StepLog steps;
+  BackgroundLoopSettings settings = Settings(2);
+  settings.wakes = BackgroundLoopSettings::Wakes::kOneThread;
+  settings.linger_after_wake = kLongSleep;
+  BackgroundLoop loop(settings, steps.Recording(Next::SleepUpTo(kLongSleep)), metrics);
+  loop.Start();
+  ASSERT_TRUE(steps.WaitFor(2));
+  ASSERT_TRUE(WaitUntil([&] { return loop.Sleeping() == 2; }, kPatience));
+
+  loop.WakeAnother();
+  EXPECT_TRUE(steps.WaitFor(3)) << "the work another thread found is waiting: step at once";
+  EXPECT_TRUE(loop.Stop(kPatience));
+}
+
 TEST(BackgroundLoopTest, AWakeDuringAStepSkipsTheNextSleep) {
   core::MetricsRegistry metrics;
   StepLog steps;
