@@ -337,7 +337,9 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
 // of them: a value the database refused (data exception, integrity
 // violation: SQLSTATE classes 22 and 23) or a request error. A lost
 // connection, a canceled statement or a full disk is every one's failure.
-bool MayBeOneItems(const std::exception_ptr& error) {
+// (Not db::IsTransient's question, whether a retry may succeed: a full disk
+// is neither transient nor any one item's fault.)
+bool MayBeOneItemsFault(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
   } catch (const core::RequestError&) {
@@ -392,7 +394,7 @@ NotifyService::NotifyService(db::Pool& pool, const core::Clock& clock,
           [this](const std::vector<NotificationRequest>& requests) {
             return NotifyBatch(requests);
           },
-          MayBeOneItems,
+          MayBeOneItemsFault,
           [this](std::size_t size) { coalesced_.Observe(static_cast<double>(size)); }) {}
 
 NotifyResult NotifyService::Notify(const NotificationRequest& request) {
