@@ -19,6 +19,7 @@
 #include "channels/webpush/vapid.hpp"
 #include "core/clock.hpp"
 #include "core/encoding.hpp"
+#include "in_flight_gauge.hpp"
 #include "net/http_client.hpp"
 #include "sample_message.hpp"
 #include "testing/fake_http_server.hpp"
@@ -41,15 +42,10 @@ int main(int argc, char** argv) {
   const int latency_ms = argc > 2 ? std::atoi(argv[2]) : 50;
   const int per_user = argc > 3 ? std::max(1, std::atoi(argv[3])) : 1;
 
-  std::atomic<int> in_flight{0};
-  std::atomic<int> max_in_flight{0};
+  chopar::bench::InFlightGauge in_flight;
   FakeHttpServer server([&](const FakeHttpServer::Request& request) {
-    const int now = ++in_flight;
-    int seen = max_in_flight.load();
-    while (now > seen && !max_in_flight.compare_exchange_weak(seen, now)) {
-    }
+    const chopar::bench::InFlightGauge::Hold held(in_flight);
     std::this_thread::sleep_for(std::chrono::milliseconds(latency_ms));
-    --in_flight;
     FakeHttpServer::Response response;
     response.status = 201;
     response.headers["Location"] = "https://push.example/m" + request.target;
@@ -106,7 +102,7 @@ int main(int argc, char** argv) {
               messages, per_user, requests, latency_ms);
   std::printf(
       "  one Send():        %.0f ms (one at a time: %d ms), %ld sent, max %d requests in flight\n",
-      elapsed_ms, requests * latency_ms, static_cast<long>(sent), max_in_flight.load());
+      elapsed_ms, requests * latency_ms, static_cast<long>(sent), in_flight.max());
   std::printf("  throughput:        %.0f requests/s\n", requests / (elapsed_ms / 1000.0));
   std::printf("  encryption alone:  %.3f ms per request (%d on one thread in %.0f ms)\n",
               crypto_ms / messages, messages, crypto_ms);

@@ -232,4 +232,23 @@ class ServeBlackBox : public DatabaseBlackBox {
   std::string api_key_;
 };
 
+// The delivery of `notification` (GET /v1/notifications/{id}) on `channel`;
+// null when it has none.
+inline nlohmann::json DeliveryOn(const nlohmann::json& notification, std::string_view channel) {
+  if (!notification.contains("deliveries")) return nullptr;
+  for (const nlohmann::json& d : notification["deliveries"]) {
+    if (d["channel"] == channel) return d;
+  }
+  return nullptr;
+}
+
+// Whether every delivery of `notification` reached a final status.
+inline bool DeliveriesSettled(const nlohmann::json& notification) {
+  if (!notification.contains("deliveries") || notification["deliveries"].empty()) return false;
+  for (const nlohmann::json& d : notification["deliveries"]) {
+    if (d["status"] == "queued" || d["status"] == "sending") return false;
+  }
+  return true;
+}
+
 }  // namespace chopar::testing

@@ -32,6 +32,8 @@ namespace {
 using core::ParseJsonOrDiscarded;
 using testing::Api;
 using testing::ChildProcess;
+using testing::DeliveriesSettled;
+using testing::DeliveryOn;
 using testing::FakeHttpServer;
 using testing::FreeLoopbackPort;
 using testing::WaitUntil;
@@ -66,25 +68,6 @@ FakeHttpServer::Response JsonAnswer(int status, const json& body) {
   response.status = status;
   response.body = body.dump();
   return response;
-}
-
-// The delivery of `notification` (GET /v1/notifications/{id}) on `channel`;
-// null when it has none.
-json DeliveryOn(const json& notification, std::string_view channel) {
-  if (!notification.contains("deliveries")) return nullptr;
-  for (const json& d : notification["deliveries"]) {
-    if (d["channel"] == channel) return d;
-  }
-  return nullptr;
-}
-
-// Whether every delivery of `notification` reached a final status.
-bool Settled(const json& notification) {
-  if (!notification.contains("deliveries") || notification["deliveries"].empty()) return false;
-  for (const json& d : notification["deliveries"]) {
-    if (d["status"] == "queued" || d["status"] == "sending") return false;
-  }
-  return true;
 }
 
 class ProvidersBlackBox : public testing::DatabaseBlackBox {
@@ -213,7 +196,7 @@ TEST_F(ProvidersBlackBox, BlockedBotStopsTelegramAndGonePushEndpointIsDeleted) {
         [&] {
           notification = ParseJsonOrDiscarded(
               api.Call("GET", "/v1/notifications/" + created["id"].dump()).body);
-          return Settled(notification);
+          return DeliveriesSettled(notification);
         },
         30s);
     EXPECT_TRUE(done) << notification.dump() << "\n" << serve->Output();

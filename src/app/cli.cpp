@@ -13,6 +13,7 @@
 #include "app/schedule_commands.hpp"
 #include "app/service.hpp"
 #include "app/shutdown_signal.hpp"
+#include "channels/chat/chat_channels.hpp"
 #include "channels/webpush/vapid.hpp"
 
 namespace chopar::app {
@@ -21,6 +22,9 @@ int RunCli(int argc, char** argv) {
   // Before any thread starts, so every thread inherits the blocked mask and
   // the main thread alone receives SIGTERM/SIGINT through sigwait.
   BlockShutdownSignals();
+  // Before anything reads the channels (the configuration's sections, the
+  // database's channel kinds, the routes).
+  channels::chat::RegisterChatChannels();
 
   CLI::App cli{"chopar — a self-hosted notification service on PostgreSQL"};
   cli.set_version_flag("--version", std::string("chopar ") + CHOPAR_VERSION);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "app/config_fixture.hpp"
+#include "channels/chat/chat_channels.hpp"
 
 namespace chopar::app {
 namespace {
@@ -14,6 +15,9 @@ namespace {
 using core::ChannelKind;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
+
+// The chat channels, registered as the chopar binary registers them.
+const bool kChatChannels = (channels::chat::RegisterChatChannels(), true);
 
 // One key with a value other than its default: as the environment writes it
 // (the file the same, in quotes when `quoted`), and what the configuration
@@ -37,6 +41,16 @@ KeyCase Text(std::string section, std::string key, std::string value,
 KeyCase Other(std::string section, std::string key, std::string value,
               std::function<void(const Config&)> check) {
   return {std::move(section), std::move(key), std::move(value), false, std::move(check)};
+}
+
+ChannelKind Registered(const char* name) { return core::ParseChannel(name).value(); }
+
+// A key of a registered channel's section, kept as written.
+KeyCase RegisteredKey(const std::string& channel, const std::string& key, std::string value) {
+  return Text("channels." + channel, key, std::move(value), [channel, key](const Config& c) {
+    const auto& section = c.registered_channels.at(channel);
+    return key == "provider" ? section.provider : section.values.at(key);
+  });
 }
 
 const std::vector<KeyCase>& EveryKey() {
@@ -124,6 +138,16 @@ const std::vector<KeyCase>& EveryKey() {
             [](const Config& c) { EXPECT_EQ(c.delivery.hourly_limits[ChannelKind::kPush], 0); }),
       Other("limits.hourly", "sms", "4",
             [](const Config& c) { EXPECT_EQ(c.delivery.hourly_limits[ChannelKind::kSms], 4); }),
+      Other("limits.hourly", "discord", "5",
+            [](const Config& c) { EXPECT_EQ(c.delivery.hourly_limits[Registered("discord")], 5); }),
+      Other("limits.hourly", "msteams", "6",
+            [](const Config& c) { EXPECT_EQ(c.delivery.hourly_limits[Registered("msteams")], 6); }),
+      RegisteredKey("discord", "provider", "discord"),
+      RegisteredKey("discord", "allow_local_webhooks", "true"),
+      RegisteredKey("discord", "timeout_seconds", "5"),
+      RegisteredKey("msteams", "provider", "msteams"),
+      RegisteredKey("msteams", "allow_local_webhooks", "true"),
+      RegisteredKey("msteams", "timeout_seconds", "7"),
       Other("limits.http", "subscriber_per_second", "2.5",
             [](const Config& c) { EXPECT_EQ(c.server.http.limits.subscriber_per_second, 2.5); }),
       Other("limits.http", "subscriber_burst", "20",

@@ -101,10 +101,20 @@ std::optional<Refusal> Store(const Written& value, ListenAddress out) {
   return std::nullopt;
 }
 
+// A text its reader parses; a file's boolean or integer is taken as the
+// text the environment would write for it (`timeout_seconds = 10` as "10").
 std::optional<Refusal> Store(const Written& value, const ParsedText& out) {
-  const auto* text = std::get_if<std::string>(&value);
-  if (text == nullptr) return kWrongType;
-  if (std::optional<std::string> reason = out.assign(*text)) return Refusal{false, *reason};
+  std::string text;
+  if (const auto* written = std::get_if<std::string>(&value)) {
+    text = *written;
+  } else if (const auto* flag = std::get_if<bool>(&value)) {
+    text = *flag ? "true" : "false";
+  } else if (const auto* integer = std::get_if<std::int64_t>(&value)) {
+    text = std::to_string(*integer);
+  } else {
+    return kWrongType;
+  }
+  if (std::optional<std::string> reason = out.assign(text)) return Refusal{false, *reason};
   return std::nullopt;
 }
 
@@ -126,7 +136,7 @@ std::string Expected(const SettingTarget& target) {
     const char* operator()(seconds*) const { return "a whole number of seconds"; }
     const char* operator()(milliseconds*) const { return "a number of seconds"; }
     const char* operator()(ListenAddress) const { return "a string host:port"; }
-    const char* operator()(const ParsedText&) const { return "a string"; }
+    const char* operator()(const ParsedText&) const { return "a string, a boolean or an integer"; }
     const char* operator()(std::vector<std::string>*) const { return "an array of strings"; }
   } expected;
   return std::visit(expected, target);

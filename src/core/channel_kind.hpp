@@ -85,6 +85,11 @@ struct ChannelInfo {
   int hourly_limit;                   // per user, unless [limits.hourly] says
   std::string_view settings_section;  // "channels.email"
   std::span<const MessageField> fields;
+  // For an address kept in chopar.user_addresses: why `address` cannot be
+  // one of this channel's (PUT /v1/users/{id} "addresses" answers 400
+  // `invalid_field` with it), or nullopt when it can. Null: any text of 1 to
+  // 2048 bytes without control characters is.
+  std::optional<std::string> (*address_problem)(std::string_view address) = nullptr;
 };
 
 // Where `info`'s addresses are kept: the built-in address types by name,

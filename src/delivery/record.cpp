@@ -58,13 +58,15 @@ OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcom
       update.status = "failed";
       update.reason = DetailOr(outcome, "address gone");
       // What is gone is the address the message was sent to: a Telegram
-      // chat, or every push subscription it went to unless the outcome
-      // names the gone ones.
+      // chat, every push subscription it went to unless the outcome names
+      // the gone ones, or a registered channel's address of the user.
       if (const auto store = core::StoreOf(core::InfoOf(m.channel));
           store == core::AddressStore::kTelegramChat) {
         update.telegram_chat_gone = m.telegram_chat_id;
       } else if (store == core::AddressStore::kPushSubscription && update.gone_push.empty()) {
         for (const auto& target : m.push_targets) update.gone_push.push_back(target.subscription_id);
+      } else if (store == core::AddressStore::kUser) {
+        update.user_address_gone = m.address;
       }
       break;
   }
@@ -91,7 +93,8 @@ RecordResult RecordOutcomes(db::Pool& pool, std::optional<core::TimePoint> now,
                     {"reason", OptJson(u.reason)},
                     {"provider_message_id", OptJson(u.provider_message_id)},
                     {"telegram_chat_gone", OptJson(u.telegram_chat_gone)},
-                    {"gone_push", u.gone_push}});
+                    {"gone_push", u.gone_push},
+                    {"user_address_gone", OptJson(u.user_address_gone)}});
     updates.push_back(std::move(u));
   }
 

@@ -27,14 +27,17 @@ struct OutcomeUpdate {
   std::optional<std::string> provider_message_id;
   std::optional<std::int64_t> telegram_chat_gone;  // deactivate this chat
   std::vector<std::int64_t> gone_push;             // delete these subscriptions
+  // Delete the user's address on this channel if it is still this one (a
+  // registered channel's address, core::AddressStore::kUser).
+  std::optional<std::string> user_address_gone;
 };
 
 // Maps an outcome to the row change. Sent → sent (previous reason kept);
 // retry → queued after the provider's retry_after, else jittered backoff
 // for this attempt, or failed once the attempt was the last allowed;
-// permanent or unknown (channels/outcome_unknown.hpp) → failed; address gone → failed, with the Telegram chat to
-// deactivate or the push subscriptions to delete (the ones listed, or every
-// target of the message when none is). Gone push subscriptions listed on a
+// permanent or unknown (channels/outcome_unknown.hpp) → failed; address gone → failed, with the
+// Telegram chat to deactivate, the push subscriptions to delete (the ones listed, or every target
+// of the message when none is) or the user's address to delete. Gone push subscriptions listed on a
 // sent outcome are deleted too. Pure apart from the draw from `random`.
 OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcome& outcome,
                           const WorkerSettings& settings, core::Random& random);

@@ -88,6 +88,12 @@ UserAddresses ParseAddresses(const nlohmann::json& given) {
                     [](char c) { return std::iscntrl(static_cast<unsigned char>(c)) != 0; })) {
       throw core::InvalidField(field, field + " must not hold control characters");
     }
+    const core::ChannelInfo& info = core::InfoOf(*core::ParseChannel(channel));
+    if (info.address_problem != nullptr) {
+      if (auto problem = info.address_problem(address)) {
+        throw core::InvalidField(field, field + ": " + *problem);
+      }
+    }
     addresses[channel] = address;
   }
   return addresses;

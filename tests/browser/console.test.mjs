@@ -187,10 +187,15 @@ describe("console", { skip }, () => {
       const address = tab.getByLabel("pager (pager_number)");
       await address.waitFor();
       assert.equal(await address.inputValue(), "");
+      // The chat channels the server itself registers have their inputs too.
+      const discord = tab.getByLabel("discord (discord_webhook)");
+      assert.equal(await discord.inputValue(), "");
+      await tab.getByLabel("msteams (msteams_webhook)").waitFor();
       await address.fill("PGR-0042");
+      await discord.fill("https://discord.com/api/webhooks/1180/Xq9");
       await tab.getByRole("button", { name: "Save" }).click();
       await tab.getByRole("status").filter({ hasText: "Saved." }).waitFor();
-      assert.deepEqual(sent.addresses, { pager: "PGR-0042" });
+      assert.deepEqual(sent.addresses, { discord: "https://discord.com/api/webhooks/1180/Xq9", msteams: null, pager: "PGR-0042" });
       assert.equal(sent.email, "gulnora@example.uz", "the rest of the form as before");
     } finally {
       await tab.close();

@@ -410,10 +410,24 @@ TEST(RegisteredProviderConfig, TheEnvironmentSetsItsKeysAsAnyOther) {
 TEST(RegisteredProviderConfig, AnUnknownKeyInItsSectionIsRefused) {
   EXPECT_EQ(Refusal("[channels.pager]\nprovider = \"pager\"\nprefx = \"NOC: \"\n"),
             "config: unknown key [channels.pager] prefx (did you mean prefix?)");
-  EXPECT_EQ(Refusal("[channels.pager]\nprefix = 5\n"),
-            "config: [channels.pager] prefix has the wrong type (expected a string)");
+  // A boolean or an integer is taken as its text; any other TOML type is not.
+  EXPECT_EQ(Refusal("[channels.pager]\nprefix = 5.5\n"),
+            "config: [channels.pager] prefix has the wrong type (expected a string, a boolean or "
+            "an integer)");
+  EXPECT_EQ(Refusal("[channels.pager]\nprefix = [\"a\"]\n"),
+            "config: [channels.pager] prefix has the wrong type (expected a string, a boolean or "
+            "an integer)");
   EXPECT_EQ(Refusal("[channels.pagr]\nprovider = \"pager\"\n"),
             "config: unknown section [channels.pagr] (did you mean [channels.pager]?)");
+}
+
+TEST(RegisteredProviderConfig, ABooleanOrAnIntegerIsTakenAsItsText) {
+  const app::Config config =
+      app::LoadConfigText("[channels.pager]\nprovider = \"beeper\"\nvolume = 5\n", {});
+  EXPECT_EQ(config.registered_channels.at("pager").values.at("volume"), "5");
+  const app::Config flag =
+      app::LoadConfigText("[channels.pager]\nprovider = \"pager\"\nprefix = true\n", {});
+  EXPECT_EQ(flag.registered_channels.at("pager").values.at("prefix"), "true");
 }
 
 TEST(RegisteredProviderConfig, AKeyOfAnotherProviderIsRefused) {

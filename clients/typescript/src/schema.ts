@@ -1090,8 +1090,11 @@ export interface components {
         TimeOrNull: components["schemas"]["Time"] | null;
         /** @description Pass back as ?cursor= for the next page; null at the end. */
         NextCursor: string | null;
-        /** @enum {string} */
-        Channel: "email" | "telegram" | "push" | "sms";
+        /**
+         * @description The channels of a chopar build (GET /v1/channels): the built-in email, telegram, push and sms, and the chat channels discord and msteams.
+         * @enum {string}
+         */
+        Channel: "email" | "telegram" | "push" | "sms" | "discord" | "msteams";
         /** @enum {string} */
         DeliveryStatus: "queued" | "sending" | "sent" | "failed" | "skipped" | "canceled";
         Error: {
@@ -1131,6 +1134,8 @@ export interface components {
                 telegram: boolean;
                 push: boolean;
                 sms: boolean;
+                discord?: boolean;
+                msteams?: boolean;
             } & {
                 [key: string]: boolean;
             };
@@ -1403,6 +1408,8 @@ export interface components {
             telegram?: boolean | null;
             push?: boolean | null;
             sms?: boolean | null;
+            discord?: boolean | null;
+            msteams?: boolean | null;
             categories?: components["schemas"]["PreferenceGroup"];
             types?: components["schemas"]["PreferenceGroup"];
         } & {
@@ -1414,6 +1421,8 @@ export interface components {
             telegram?: boolean;
             push?: boolean;
             sms?: boolean;
+            discord?: boolean;
+            msteams?: boolean;
             categories?: components["schemas"]["PreferenceGroup"];
             types?: components["schemas"]["PreferenceGroup"];
         };
@@ -1436,6 +1445,16 @@ export interface components {
             } | null;
             sms?: {
                 text?: string | null;
+            } | null;
+            /** @description The embed's title (at most 256 characters sent) and description (4096). */
+            discord?: {
+                title?: string | null;
+                body?: string | null;
+            } | null;
+            /** @description The Adaptive Card's title and text. */
+            msteams?: {
+                title?: string | null;
+                body?: string | null;
             } | null;
         } & {
             [key: string]: {
@@ -1460,6 +1479,14 @@ export interface components {
             };
             sms?: {
                 text?: string;
+            };
+            discord?: {
+                title?: string;
+                body?: string;
+            };
+            msteams?: {
+                title?: string;
+                body?: string;
             };
         } & {
             [key: string]: {
@@ -3794,7 +3821,7 @@ export interface operations {
                              * @description What the channel delivers to.
                              * @enum {string}
                              */
-                            address: "email" | "telegram_chat" | "push_subscription" | "phone";
+                            address: "email" | "telegram_chat" | "push_subscription" | "phone" | "discord_webhook" | "msteams_webhook";
                             /** @description On for a user whose preferences do not say. */
                             default: boolean;
                             /** @description The members a template's block for it may give. */

@@ -68,6 +68,11 @@ function messageCard(m) {
       return h("article", attributes, header(m, "push"), h("div", { class: "push-toast" }, h("strong", {}, m.title), h("span", {}, m.body)));
     case "sms":
       return h("article", attributes, header(m, "SMS"), h("div", { class: "bubble sms" }, m.body));
+    case "discord":
+    case "msteams":
+      // An embed (Discord) or an Adaptive Card (Teams): the title over the text.
+      return h("article", attributes, header(m, m.channel === "discord" ? "Discord" : "Microsoft Teams"),
+               h("div", { class: `chat-card ${m.channel}` }, h("strong", {}, m.title), h("p", {}, m.body)));
     default:
       return h("article", attributes, header(m, m.channel), h("pre", {}, m.body));
   }

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "channels/channel.hpp"
+#include "net/http_client.hpp"
+
+namespace chopar::channels::chat {
+
+// What differs between the chat services chopar posts to through a webhook
+// URL the user (or an admin for them) supplied: the body, the URL a post
+// goes to, what an answer means and how long a webhook rests after one.
+// The sending, the address policy and the rests are ChatWebhookChannel's.
+struct ChatFormat {
+  std::string_view provider;  // "discord", "msteams": logs, metrics, last_error
+  // The JSON body of one message's post.
+  std::string (*body)(const Message& message, std::string_view public_url);
+  // Where the post goes, from the user's webhook URL.
+  std::string (*target)(std::string_view webhook);
+  // What a complete answer means (one whose request was written and whose
+  // status line came back).
+  Outcome (*outcome)(const net::HttpResponse& response, std::chrono::system_clock::time_point now);
+  // How long this webhook takes no more posts after `response` (its rate
+  // limit's bucket is empty, or it answered 429), or nullopt.
+  std::optional<std::chrono::milliseconds> (*rest)(const net::HttpResponse& response,
+                                                   std::chrono::system_clock::time_point now);
+};
+
+// `text` cut to at most `max_chars` Unicode code points, "…" included when
+// cut (the services count characters, not bytes). Pure.
+std::string CutCodePoints(std::string_view text, std::size_t max_chars);
+
+}  // namespace chopar::channels::chat
