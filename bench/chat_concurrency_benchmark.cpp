@@ -1,4 +1,4 @@
-// Discord and Microsoft Teams throughput: one ChatWebhookChannel::Send of N
+// Discord, Microsoft Teams and Slack throughput: one ChatWebhookChannel::Send of N
 // messages, each to a webhook of its own, to a local service that answers
 // each post after a fixed latency (default 2,000 messages, 50 ms: one at a
 // time that is 100 s) — the figures of the other providers'
@@ -19,6 +19,7 @@
 
 #include "channels/chat/discord.hpp"
 #include "channels/chat/msteams.hpp"
+#include "channels/chat/slack.hpp"
 #include "channels/chat/webhook_channel.hpp"
 #include "in_flight_gauge.hpp"
 #include "net/http_client.hpp"
@@ -43,7 +44,7 @@ bool Run(const ChatFormat& format, int messages, int latency_ms) {
       response.body = R"({"id": ")" + std::to_string(request.delivery_id.value_or(0)) + R"("})";
     } else {
       response.content_type = "text/plain";
-      response.body = "1";
+      response.body = format.provider == "slack" ? "ok" : "1";
     }
     return response;
   });
@@ -91,5 +92,6 @@ int main(int argc, char** argv) {
   const int latency_ms = argc > 2 ? std::max(0, std::atoi(argv[2])) : 50;
   const bool discord = Run(chopar::channels::chat::kDiscordFormat, messages, latency_ms);
   const bool teams = Run(chopar::channels::chat::kTeamsFormat, messages, latency_ms);
-  return discord && teams ? 0 : 1;
+  const bool slack = Run(chopar::channels::chat::kSlackFormat, messages, latency_ms);
+  return discord && teams && slack ? 0 : 1;
 }

@@ -1,5 +1,5 @@
-// Black-box, the chat channels: the built `chopar serve` with its Discord
-// and Microsoft Teams providers (not the sink) posting to a fake of each
+// Black-box, the chat channels: the built `chopar serve` with its Discord,
+// Microsoft Teams and Slack providers (not the sink) posting to a fake of each
 // service on 127.0.0.1 that answers as it does. For each channel: a post
 // reaches the user's webhook; a webhook the service reports deleted is
 // removed from the user and not chosen again; a 429 is retried after the
@@ -12,6 +12,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -53,7 +54,7 @@ FakeHttpServer::Response Accepted(const std::string& channel, std::int64_t id) {
   } else {
     response.status = 200;
     response.content_type = "text/plain";
-    response.body = "1";
+    response.body = channel == "slack" ? "ok" : "1";
   }
   return response;
 }
@@ -64,6 +65,10 @@ FakeHttpServer::Response Deleted(const std::string& channel) {
   if (channel == "discord") {
     response.status = 404;
     response.body = R"({"message": "Unknown Webhook", "code": 10015})";
+  } else if (channel == "slack") {
+    response.status = 404;
+    response.content_type = "text/plain";
+    response.body = "no_service";
   } else {
     response.status = 410;
     response.content_type = "text/plain";
@@ -81,16 +86,21 @@ FakeHttpServer::Response RateLimited(const std::string& channel) {
         R"({"message": "You are being rate limited.", "retry_after": 0.8, "global": false})";
   } else {
     response.content_type = "text/plain";
+    if (channel == "slack") response.body = "rate_limited";
   }
   return response;
 }
 
-// The channel under test is the parameter: "discord" or "msteams".
+// The channel under test is the parameter: "discord", "msteams" or "slack".
 class ChatChannelsBlackBox : public testing::DatabaseBlackBox,
                              public ::testing::WithParamInterface<std::string> {
  protected:
   const std::string& channel() const { return GetParam(); }
-  std::string Upper() const { return channel() == "discord" ? "DISCORD" : "MSTEAMS"; }
+  std::string Upper() const {
+    std::string upper = channel();
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return upper;
+  }
 
   // `chopar serve` with the channel's real provider pointed at the fake.
   std::unique_ptr<ChildProcess> StartServe(int port, const std::string& log,
@@ -127,7 +137,10 @@ class ChatChannelsBlackBox : public testing::DatabaseBlackBox,
   }
 
   std::string Webhook(const std::string& name) const {
-    return service_.url() + (channel() == "discord" ? "/api/webhooks/1/" : "/webhookb2/") + name;
+    const std::string prefix = channel() == "discord" ? "/api/webhooks/1/"
+                               : channel() == "slack" ? "/services/T0/B0/"
+                                                      : "/webhookb2/";
+    return service_.url() + prefix + name;
   }
   std::string PathOf(const std::string& name) const {
     return Webhook(name).substr(service_.url().size());
@@ -384,8 +397,9 @@ TEST_P(ChatChannelsBlackBox,
     EXPECT_EQ(ParseJsonOrDiscarded(put.body)["error"]["field"], "addresses." + channel())
         << put.body;
   }
-  const std::string webhook = channel() == "discord"
-                                  ? "https://discord.com/api/webhooks/123/abc"
+  const std::string webhook = channel() == "discord" ? "https://discord.com/api/webhooks/123/abc"
+                              : channel() == "slack"
+                                  ? "https://hooks.slack.com/services/T0/B0/abc"
                                   : "https://acme.webhook.office.com/webhookb2/abc";
   const auto put = api.Call("PUT", "/v1/users/1", {{"addresses", {{channel(), webhook}}}});
   ASSERT_EQ(put.status, 200) << put.body;
@@ -406,7 +420,8 @@ TEST_P(ChatChannelsBlackBox,
   EXPECT_EQ(service_.request_count(), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Chat, ChatChannelsBlackBox, ::testing::Values("discord", "msteams"),
+INSTANTIATE_TEST_SUITE_P(Chat, ChatChannelsBlackBox,
+                         ::testing::Values("discord", "msteams", "slack"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -37,6 +37,7 @@ TEST_F(ConfigTest, NothingConfiguredGivesTheDocumentedDefaults) {
   core::PerChannel<int> hourly(20, 30, 30, 3);
   hourly[*core::ParseChannel("discord")] = 30;
   hourly[*core::ParseChannel("msteams")] = 30;
+  hourly[*core::ParseChannel("slack")] = 30;
   EXPECT_EQ(c.delivery.hourly_limits, hourly);
   EXPECT_EQ(c.server.http.limits.subscriber_per_second, 5);
   EXPECT_EQ(c.server.http.limits.subscriber_burst, 100);

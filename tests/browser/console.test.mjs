@@ -195,7 +195,7 @@ describe("console", { skip }, () => {
       await discord.fill("https://discord.com/api/webhooks/1180/Xq9");
       await tab.getByRole("button", { name: "Save" }).click();
       await tab.getByRole("status").filter({ hasText: "Saved." }).waitFor();
-      assert.deepEqual(sent.addresses, { discord: "https://discord.com/api/webhooks/1180/Xq9", msteams: null, pager: "PGR-0042" });
+      assert.deepEqual(sent.addresses, { discord: "https://discord.com/api/webhooks/1180/Xq9", msteams: null, slack: null, pager: "PGR-0042" });
       assert.equal(sent.email, "gulnora@example.uz", "the rest of the form as before");
     } finally {
       await tab.close();

@@ -1091,10 +1091,10 @@ export interface components {
         /** @description Pass back as ?cursor= for the next page; null at the end. */
         NextCursor: string | null;
         /**
-         * @description The channels of a chopar build (GET /v1/channels): the built-in email, telegram, push and sms, and the chat channels discord and msteams.
+         * @description The channels of a chopar build (GET /v1/channels): the built-in email, telegram, push and sms, and the chat channels discord, msteams and slack.
          * @enum {string}
          */
-        Channel: "email" | "telegram" | "push" | "sms" | "discord" | "msteams";
+        Channel: "email" | "telegram" | "push" | "sms" | "discord" | "msteams" | "slack";
         /** @enum {string} */
         DeliveryStatus: "queued" | "sending" | "sent" | "failed" | "skipped" | "canceled";
         Error: {
@@ -1136,6 +1136,7 @@ export interface components {
                 sms: boolean;
                 discord?: boolean;
                 msteams?: boolean;
+                slack?: boolean;
             } & {
                 [key: string]: boolean;
             };
@@ -1410,6 +1411,7 @@ export interface components {
             sms?: boolean | null;
             discord?: boolean | null;
             msteams?: boolean | null;
+            slack?: boolean | null;
             categories?: components["schemas"]["PreferenceGroup"];
             types?: components["schemas"]["PreferenceGroup"];
         } & {
@@ -1423,6 +1425,7 @@ export interface components {
             sms?: boolean;
             discord?: boolean;
             msteams?: boolean;
+            slack?: boolean;
             categories?: components["schemas"]["PreferenceGroup"];
             types?: components["schemas"]["PreferenceGroup"];
         };
@@ -1456,6 +1459,11 @@ export interface components {
                 title?: string | null;
                 body?: string | null;
             } | null;
+            /** @description The header (at most 150 characters sent) and the section's text (3000). */
+            slack?: {
+                title?: string | null;
+                body?: string | null;
+            } | null;
         } & {
             [key: string]: {
                 [key: string]: string | null;
@@ -1485,6 +1493,10 @@ export interface components {
                 body?: string;
             };
             msteams?: {
+                title?: string;
+                body?: string;
+            };
+            slack?: {
                 title?: string;
                 body?: string;
             };
@@ -3821,7 +3833,7 @@ export interface operations {
                              * @description What the channel delivers to.
                              * @enum {string}
                              */
-                            address: "email" | "telegram_chat" | "push_subscription" | "phone" | "discord_webhook" | "msteams_webhook";
+                            address: "email" | "telegram_chat" | "push_subscription" | "phone" | "discord_webhook" | "msteams_webhook" | "slack_webhook";
                             /** @description On for a user whose preferences do not say. */
                             default: boolean;
                             /** @description The members a template's block for it may give. */

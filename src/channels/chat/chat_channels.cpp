@@ -7,6 +7,7 @@
 
 #include "channels/chat/discord.hpp"
 #include "channels/chat/msteams.hpp"
+#include "channels/chat/slack.hpp"
 #include "channels/chat/webhook_channel.hpp"
 #include "channels/chat/webhook_url.hpp"
 #include "channels/provider_registry.hpp"
@@ -18,10 +19,14 @@ namespace {
 using core::StandsFor;
 
 // An embed's title and description as Discord bounds them; a card's texts
-// well inside Teams' 28 KB a post.
+// well inside Teams' 28 KB a post; Slack's header and section.
 constexpr core::MessageField kDiscordFields[] = {
     {"title", false, 2000, 256 * 4, StandsFor::kTitle},
     {"body", false, 8000, 4096 * 4, StandsFor::kBody},
+};
+constexpr core::MessageField kSlackFields[] = {
+    {"title", false, 2000, 150 * 4, StandsFor::kTitle},
+    {"body", false, 8000, 3000 * 4, StandsFor::kBody},
 };
 constexpr core::MessageField kTeamsFields[] = {
     {"title", false, 2000, 2000, StandsFor::kTitle},
@@ -32,12 +37,16 @@ constexpr core::MessageField kTeamsFields[] = {
 // (allow_local_webhooks): PUT /v1/users/{id} checks addresses by it.
 std::atomic<bool> discord_allows_local{false};
 std::atomic<bool> teams_allows_local{false};
+std::atomic<bool> slack_allows_local{false};
 
 std::optional<std::string> DiscordAddressProblem(std::string_view address) {
   return WebhookUrlProblem(address, discord_allows_local.load());
 }
 std::optional<std::string> TeamsAddressProblem(std::string_view address) {
   return WebhookUrlProblem(address, teams_allows_local.load());
+}
+std::optional<std::string> SlackAddressProblem(std::string_view address) {
+  return WebhookUrlProblem(address, slack_allows_local.load());
 }
 
 bool ParseBool(const std::string& key, const std::string& value) {
@@ -85,6 +94,8 @@ void RegisterChatChannels() {
                            kDiscordFields, DiscordAddressProblem});
     core::RegisterChannel({"msteams", "msteams_webhook", true, 30, "channels.msteams", kTeamsFields,
                            TeamsAddressProblem});
+    core::RegisterChannel(
+        {"slack", "slack_webhook", true, 30, "channels.slack", kSlackFields, SlackAddressProblem});
     RegisterProvider({.channel = "discord",
                       .provider = "discord",
                       .keys = Keys(),
@@ -93,6 +104,10 @@ void RegisterChatChannels() {
                       .provider = "msteams",
                       .keys = Keys(),
                       .factory = FactoryOf(kTeamsFormat, teams_allows_local)});
+    RegisterProvider({.channel = "slack",
+                      .provider = "slack",
+                      .keys = Keys(),
+                      .factory = FactoryOf(kSlackFormat, slack_allows_local)});
     return true;
   }();
   (void)registered;

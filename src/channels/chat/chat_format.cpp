@@ -2,6 +2,21 @@
 
 namespace chopar::channels::chat {
 
+std::optional<std::chrono::seconds> RetryAfterHeader(const net::HttpResponse& response,
+                                                     std::chrono::system_clock::time_point now) {
+  const auto header = response.Header("retry-after");
+  if (!header) return std::nullopt;
+  return net::ParseRetryAfter(*header, now);
+}
+
+std::optional<std::chrono::milliseconds> RestAfterA429(const net::HttpResponse& response,
+                                                       std::chrono::system_clock::time_point now) {
+  if (response.status != 429) return std::nullopt;
+  return RetryAfterHeader(response, now).value_or(std::chrono::seconds(1));
+}
+
+std::string TheWebhookItself(std::string_view webhook) { return std::string(webhook); }
+
 std::string CutCodePoints(std::string_view text, std::size_t max_chars) {
   std::size_t chars = 0;
   for (const char c : text) {

@@ -29,6 +29,18 @@ struct ChatFormat {
                                                    std::chrono::system_clock::time_point now);
 };
 
+// The delay a response's Retry-After header asks for, or nullopt.
+std::optional<std::chrono::seconds> RetryAfterHeader(const net::HttpResponse& response,
+                                                     std::chrono::system_clock::time_point now);
+
+// ChatFormat::rest of a service whose only rate-limit signal is a 429: its
+// Retry-After (a second without one); nullopt for any other answer.
+std::optional<std::chrono::milliseconds> RestAfterA429(const net::HttpResponse& response,
+                                                       std::chrono::system_clock::time_point now);
+
+// ChatFormat::target of a service posted to at the webhook URL itself.
+std::string TheWebhookItself(std::string_view webhook);
+
 // `text` cut to at most `max_chars` Unicode code points, "…" included when
 // cut (the services count characters, not bytes). Pure.
 std::string CutCodePoints(std::string_view text, std::size_t max_chars);

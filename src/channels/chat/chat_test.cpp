@@ -11,6 +11,7 @@
 
 #include "channels/chat/discord.hpp"
 #include "channels/chat/msteams.hpp"
+#include "channels/chat/slack.hpp"
 #include "channels/chat/webhook_channel.hpp"
 #include "channels/chat/webhook_url.hpp"
 #include "testing/child_process.hpp"
@@ -261,6 +262,65 @@ TEST_F(ChatChannelTest, TeamsAnswersMapToOutcomes) {
   const auto rested = channel.Send(std::vector{MessageTo(Webhook("/busy"), 7)});
   EXPECT_EQ(rested[0].kind, OutcomeKind::kRetry);
   EXPECT_EQ(server_.request_count(), before);
+}
+
+TEST(SlackTest, BodyIsBlocksWithThePlainTextBesideThem) {
+  Message m = MessageTo("https://hooks.slack.com/services/T0/B0/x");
+  m.body = "Hisobot <!channel> & 2 > 1";
+  const json body = json::parse(SlackBody(m, kPublicUrl));
+  EXPECT_EQ(body["text"], "Muddat yaqin\nHisobot &lt;!channel&gt; &amp; 2 &gt; 1")
+      << "a notification's <!channel> stays text, never a mention";
+  ASSERT_EQ(body["blocks"].size(), 3u);
+  EXPECT_EQ(body["blocks"][0]["type"], "header");
+  EXPECT_EQ(body["blocks"][0]["text"], json({{"type", "plain_text"}, {"text", "Muddat yaqin"}}));
+  EXPECT_EQ(body["blocks"][1]["type"], "section");
+  EXPECT_EQ(body["blocks"][1]["text"]["type"], "mrkdwn");
+  EXPECT_EQ(body["blocks"][1]["text"]["text"], "Hisobot &lt;!channel&gt; &amp; 2 &gt; 1");
+  const json& button = body["blocks"][2]["elements"][0];
+  EXPECT_EQ(button["type"], "button");
+  EXPECT_EQ(button["text"]["text"], "Ochish");
+  EXPECT_EQ(button["url"], "https://app.example/tasks/1");
+
+  Message long_title = MessageTo("x");
+  long_title.title = std::string(200, 'a');
+  EXPECT_EQ(json::parse(SlackBody(long_title, kPublicUrl))["blocks"][0]["text"]["text"],
+            std::string(149, 'a') + "…")
+      << "a header holds 150 characters";
+}
+
+TEST_F(ChatChannelTest, SlackAnswersMapToOutcomes) {
+  const auto text = [](int status, std::string body,
+                       std::map<std::string, std::string> headers = {}) {
+    FakeHttpServer::Response r = Answer(status, std::move(body), std::move(headers));
+    r.content_type = "text/plain";
+    return r;
+  };
+  AnswerFor("/ok", text(200, "ok"));
+  AnswerFor("/revoked", text(404, "no_service"));
+  AnswerFor("/archived", text(410, "channel_is_archived"));
+  AnswerFor("/token", text(403, "invalid_token"));
+  AnswerFor("/general", text(403, "posting_to_general_channel_denied"));
+  AnswerFor("/bad", text(400, "invalid_payload"));
+  AnswerFor("/busy", text(429, "rate_limited", {{"Retry-After", "30"}}));
+  auto channel = Channel(kSlackFormat);
+  const auto outcomes =
+      channel.Send(std::vector{MessageTo(Webhook("/ok"), 1), MessageTo(Webhook("/revoked"), 2),
+                               MessageTo(Webhook("/archived"), 3), MessageTo(Webhook("/token"), 4),
+                               MessageTo(Webhook("/general"), 5), MessageTo(Webhook("/bad"), 6),
+                               MessageTo(Webhook("/busy"), 7)});
+  ASSERT_EQ(outcomes.size(), 7u);
+  EXPECT_EQ(outcomes[0].kind, OutcomeKind::kSent);
+  EXPECT_EQ(outcomes[1].kind, OutcomeKind::kAddressGone);
+  EXPECT_EQ(outcomes[1].detail, "slack 404: no_service");
+  EXPECT_EQ(outcomes[2].kind, OutcomeKind::kAddressGone);
+  EXPECT_EQ(outcomes[3].kind, OutcomeKind::kAddressGone);
+  EXPECT_EQ(outcomes[4].kind, OutcomeKind::kPermanent);
+  EXPECT_EQ(outcomes[5].kind, OutcomeKind::kPermanent);
+  EXPECT_EQ(outcomes[6].kind, OutcomeKind::kRetry);
+  EXPECT_EQ(outcomes[6].retry_after, 30s);
+  const auto requests = server_.requests();
+  ASSERT_FALSE(requests.empty());
+  EXPECT_EQ(requests[0].headers.at("content-type"), "application/json");
 }
 
 }  // namespace

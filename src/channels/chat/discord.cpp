@@ -51,9 +51,7 @@ std::optional<milliseconds> RetryAfterOf(const net::HttpResponse& response,
   if (answer.is_object() && answer.contains("retry_after")) {
     if (auto wait = SecondsValue(answer["retry_after"])) return wait;
   }
-  if (const auto header = response.Header("retry-after")) {
-    if (auto wait = net::ParseRetryAfter(*header, now)) return *wait;
-  }
+  if (auto wait = RetryAfterHeader(response, now)) return *wait;
   return std::nullopt;
 }
 
@@ -107,12 +105,7 @@ Outcome DiscordOutcome(const net::HttpResponse& response,
         wait ? std::optional(std::chrono::ceil<std::chrono::seconds>(*wait)) : std::nullopt);
   }
   if (response.status == 401 || response.status == 404) return Outcome::AddressGone(detail);
-  if (response.status >= 500) {
-    std::optional<std::chrono::seconds> after;
-    if (const auto header = response.Header("retry-after"))
-      after = net::ParseRetryAfter(*header, now);
-    return Outcome::Retry(detail, after);
-  }
+  if (response.status >= 500) return Outcome::Retry(detail, RetryAfterHeader(response, now));
   return Outcome::Permanent(detail);
 }
 

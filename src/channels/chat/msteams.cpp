@@ -8,24 +8,9 @@
 namespace chopar::channels::chat {
 namespace {
 
-using std::chrono::milliseconds;
-
 // Teams refuses a post over about 28 KB; these keep a card well inside it.
 constexpr std::size_t kMaxTitle = 2000;
 constexpr std::size_t kMaxBody = 20000;
-
-std::optional<std::chrono::seconds> RetryAfterOf(const net::HttpResponse& response,
-                                                 std::chrono::system_clock::time_point now) {
-  const auto header = response.Header("retry-after");
-  if (!header) return std::nullopt;
-  return net::ParseRetryAfter(*header, now);
-}
-
-std::optional<milliseconds> TeamsRest(const net::HttpResponse& response,
-                                      std::chrono::system_clock::time_point now) {
-  if (response.status != 429) return std::nullopt;
-  return RetryAfterOf(response, now).value_or(std::chrono::seconds(1));
-}
 
 // The answer's text for last_error: short, on one line.
 std::string Excerpt(std::string_view body) {
@@ -82,18 +67,18 @@ Outcome TeamsOutcome(const net::HttpResponse& response, std::chrono::system_cloc
     }
     return Outcome::Sent();
   }
-  if (response.status == 429) return Outcome::Retry(detail, RetryAfterOf(response, now));
+  if (response.status == 429) return Outcome::Retry(detail, RetryAfterHeader(response, now));
   if (response.status == 404 || response.status == 410) return Outcome::AddressGone(detail);
-  if (response.status >= 500) return Outcome::Retry(detail, RetryAfterOf(response, now));
+  if (response.status >= 500) return Outcome::Retry(detail, RetryAfterHeader(response, now));
   return Outcome::Permanent(detail);
 }
 
 const ChatFormat kTeamsFormat{
     .provider = "msteams",
     .body = TeamsBody,
-    .target = [](std::string_view webhook) { return std::string(webhook); },
+    .target = TheWebhookItself,
     .outcome = TeamsOutcome,
-    .rest = TeamsRest,
+    .rest = RestAfterA429,
 };
 
 }  // namespace chopar::channels::chat

@@ -70,8 +70,10 @@ function messageCard(m) {
       return h("article", attributes, header(m, "SMS"), h("div", { class: "bubble sms" }, m.body));
     case "discord":
     case "msteams":
-      // An embed (Discord) or an Adaptive Card (Teams): the title over the text.
-      return h("article", attributes, header(m, m.channel === "discord" ? "Discord" : "Microsoft Teams"),
+    case "slack":
+      // An embed (Discord), an Adaptive Card (Teams) or Block Kit blocks
+      // (Slack): the title over the text.
+      return h("article", attributes, header(m, { discord: "Discord", msteams: "Microsoft Teams", slack: "Slack" }[m.channel]),
                h("div", { class: `chat-card ${m.channel}` }, h("strong", {}, m.title), h("p", {}, m.body)));
     default:
       return h("article", attributes, header(m, m.channel), h("pre", {}, m.body));
