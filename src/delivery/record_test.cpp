@@ -72,6 +72,9 @@ TEST_F(PlanOutcomeTest, AddressGoneNamesWhatToCleanUp) {
   u = Plan(Claimed(core::ChannelKind::kEmail, 1), Outcome::AddressGone("no such user"));
   EXPECT_EQ(u.telegram_chat_gone, std::nullopt);
   EXPECT_TRUE(u.gone_push.empty());
+  EXPECT_EQ(u.user_address_gone, std::nullopt)
+      << "only a registered channel's address (AddressStore::kUser) is deleted as gone: "
+         "tests/chat_channels_blackbox_pgtest.cpp";
 }
 
 TEST_F(PlanOutcomeTest, PermanentFailsWithTheReason) {
