@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -124,9 +125,12 @@ class BlackBox : public ::testing::Test {
  protected:
   void SetUp() override {
     // Parents must be reachable by the postgres account when tests run as root.
+    // A parameterized test's name holds '/' ("Posts…/discord"): one folder,
+    // not a folder in a folder that TearDown would leave behind.
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '-');
     dir_ = std::filesystem::temp_directory_path() /
-           ("chopar-bb-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("chopar-bb-" + std::to_string(getpid()) + "-" + name);
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     std::filesystem::permissions(dir_, std::filesystem::perms::owner_all |
