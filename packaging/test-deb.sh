@@ -69,7 +69,10 @@ curl -fsS -X PUT -H "Authorization: Bearer deb-key" -H "Content-Type: applicatio
 curl -fsS -X POST -H "Authorization: Bearer deb-key" -H "Content-Type: application/json" \
   -d '{"user_id": 1, "type": "package.installed", "title": "hello"}' "$base/v1/notifications" \
   | grep -q '"created":true' || fail "POST /v1/notifications"
-curl -fsS -H "Authorization: Bearer deb-key" "$base/metrics" | grep -q '^chopar_notifications_created_total 1' || fail "/metrics"
+# Read whole before matching: grep -q stops at the first match, and a
+# writer cut off mid-page (curl's "Failed writing body") fails the pipe.
+metrics=$(curl -fsS -H "Authorization: Bearer deb-key" "$base/metrics") || fail "/metrics"
+grep -q '^chopar_notifications_created_total 1' <<<"$metrics" || fail "/metrics"
 # The installed configuration logs JSON.
 grep -q '^{"time":' "$work/chopar.log" || fail "the installed configuration should log JSON"
 kill -TERM "$server_pid"
