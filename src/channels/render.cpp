@@ -60,25 +60,28 @@ std::string EmailHtml(const Message& message, const std::optional<std::string>& 
   return html;
 }
 
-// Cuts UTF-8 `text` to at most `max_chars` code points, ending in "…" when cut.
-std::string CutCodePoints(const std::string& text, std::size_t max_chars) {
+}  // namespace
+
+std::string CutCodePoints(std::string_view text, std::size_t max_chars) {
   std::size_t chars = 0;
+  for (const char c : text) {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++chars;
+  }
+  if (chars <= max_chars) return std::string(text);
+  if (max_chars == 0) return {};
+  // Keep max_chars - 1 code points and end with "…".
+  std::size_t kept = 0;
+  std::size_t end = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
-    if (chars == max_chars - 1) {
-      // Is there more than one code point left? Then cut here and add "…".
-      std::size_t rest = 0;
-      for (std::size_t j = i; j < text.size(); ++j)
-        rest += (static_cast<unsigned char>(text[j]) & 0xC0) != 0x80;
-      if (rest > 1) return text.substr(0, i) + "…";
-      return text;
+    if (kept == max_chars - 1) {
+      end = i;
+      break;
     }
-    ++chars;
+    ++kept;
   }
-  return text;
+  return std::string(text.substr(0, end)) + "…";
 }
-
-}  // namespace
 
 const Words& WordsFor(std::string_view locale) {
   if (locale == "uz" || locale.starts_with("uz-")) return kUzbek;

@@ -22,6 +22,10 @@ struct Words {
 };
 const Words& WordsFor(std::string_view locale);
 
+// `text` cut to at most `max_chars` Unicode code points, "…" included when
+// cut (what a provider counts as characters, not bytes).
+std::string CutCodePoints(std::string_view text, std::size_t max_chars);
+
 // public_url + link, or nullopt when the message has no link.
 std::optional<std::string> AbsoluteLink(const Message& message, std::string_view public_url);
 

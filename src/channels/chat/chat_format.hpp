@@ -41,8 +41,4 @@ std::optional<std::chrono::milliseconds> RestAfterA429(const net::HttpResponse& 
 // ChatFormat::target of a service posted to at the webhook URL itself.
 std::string TheWebhookItself(std::string_view webhook);
 
-// `text` cut to at most `max_chars` Unicode code points, "…" included when
-// cut (the services count characters, not bytes). Pure.
-std::string CutCodePoints(std::string_view text, std::size_t max_chars);
-
 }  // namespace chopar::channels::chat

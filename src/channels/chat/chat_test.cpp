@@ -14,6 +14,7 @@
 #include "channels/chat/slack.hpp"
 #include "channels/chat/webhook_channel.hpp"
 #include "channels/chat/webhook_url.hpp"
+#include "channels/render.hpp"
 #include "testing/child_process.hpp"
 #include "testing/fake_http_server.hpp"
 
