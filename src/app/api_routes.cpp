@@ -15,6 +15,7 @@
 #include "http/telegram_routes.hpp"
 #include "http/template_routes.hpp"
 #include "http/web_routes.hpp"
+#include "http/whatsapp_routes.hpp"
 #include "http/workflow_routes.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
@@ -43,6 +44,7 @@ void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
   http::RegisterBroadcastRoutes(router, parts.topics, parts.broadcasts);
   http::RegisterSmsRoutes(router, parts.pool, parts.clock, parts.sms_callback_secret);
   http::RegisterTelegramRoutes(router, parts.telegram);
+  http::RegisterWhatsAppRoutes(router, parts.pool, parts.clock, parts.whatsapp);
   http::RegisterOutboxRoutes(router, parts.outbox_sources);
   http::RegisterReportRoutes(router, parts.reports);
   http::RegisterConsoleRoutes(router, parts.pool, parts.users, parts.vapid_public_key);
@@ -85,7 +87,8 @@ int PrintRoutes(std::ostream& out) {
                                        .outbox_sources = {},
                                        .inbox_secret = "routes",
                                        .sms_callback_secret = "routes",
-                                       .vapid_public_key = ""});
+                                       .vapid_public_key = "",
+                                       .whatsapp = {}});
   std::vector<std::string> lines;
   for (const http::Route& route : server.router().routes()) {
     lines.push_back(route.method + " " + OpenApiPath(route));

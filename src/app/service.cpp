@@ -19,6 +19,7 @@
 #include "broadcast/broadcast_service.hpp"
 #include "broadcast/fan_out.hpp"
 #include "broadcast/topic_service.hpp"
+#include "channels/chat/whatsapp_provider.hpp"
 #include "channels/telegram/poller.hpp"
 #include "channels/telegram/updates.hpp"
 #include "core/clock.hpp"
@@ -44,6 +45,14 @@
 
 namespace chopar::app {
 namespace {
+
+// What the WhatsApp status webhooks check, when WhatsApp's provider is
+// configured (its keys were checked when the providers were built).
+channels::chat::WhatsAppWebhookSecrets WhatsAppWebhookSecretsOf(const Config& config) {
+  const auto it = config.registered_channels.find("whatsapp");
+  if (it == config.registered_channels.end() || it->second.provider != "cloud_api") return {};
+  return channels::chat::WhatsAppWebhookSecretsFrom(it->second.values);
+}
 
 // The API key: configured, else generated once into data_dir (only the API
 // process checks it, so it needs no sharing) and announced.
@@ -227,7 +236,8 @@ int RunService(const Config& config, const Roles& roles) {
                                          .outbox_sources = relays.sources(),
                                          .inbox_secret = inbox_secret,
                                          .sms_callback_secret = sms_callback_secret,
-                                         .vapid_public_key = config.push.webpush.vapid_public_key});
+                                         .vapid_public_key = config.push.webpush.vapid_public_key,
+                                         .whatsapp = WhatsAppWebhookSecretsOf(config)});
     parts.AfterStart([&server, host = settings.host] {
       std::cout << "  listening: http://" << host << ":" << server.port() << "\n";
     });

@@ -1,7 +1,6 @@
 #include "channels/chat/chat_channels.hpp"
 
 #include <atomic>
-#include <charconv>
 #include <memory>
 #include <stdexcept>
 
@@ -10,6 +9,8 @@
 #include "channels/chat/slack.hpp"
 #include "channels/chat/webhook_channel.hpp"
 #include "channels/chat/webhook_url.hpp"
+#include "channels/chat/whatsapp_channel.hpp"
+#include "channels/chat/whatsapp_provider.hpp"
 #include "channels/provider_registry.hpp"
 #include "core/channel_kind.hpp"
 
@@ -31,6 +32,12 @@ constexpr core::MessageField kSlackFields[] = {
 constexpr core::MessageField kTeamsFields[] = {
     {"title", false, 2000, 2000, StandsFor::kTitle},
     {"body", false, 8000, 20000, StandsFor::kBody},
+};
+// A WhatsApp template's body parameters {{1}} and {{2}} (whatsapp.cpp cuts
+// them to what fits a template's 1,024 characters).
+constexpr core::MessageField kWhatsAppFields[] = {
+    {"title", false, 2000, 200 * 4, StandsFor::kTitle},
+    {"body", false, 4000, 700 * 4, StandsFor::kBody},
 };
 
 // Whether the configured provider of each channel takes local webhooks
@@ -55,16 +62,6 @@ bool ParseBool(const std::string& key, const std::string& value) {
   throw std::invalid_argument(key + " must be true or false, not \"" + value + "\"");
 }
 
-std::chrono::milliseconds ParseTimeout(const std::string& value) {
-  int seconds = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-  if (error != std::errc() || end != value.data() + value.size() || seconds < 1 || seconds > 60) {
-    throw std::invalid_argument("timeout_seconds must be a whole number from 1 to 60, not \"" +
-                                value + "\"");
-  }
-  return std::chrono::seconds(seconds);
-}
-
 std::vector<ProviderKey> Keys() {
   return {
       {.name = "allow_local_webhooks",
@@ -80,7 +77,7 @@ ProviderFactory FactoryOf(const ChatFormat& format, std::atomic<bool>& allows_lo
     settings.public_url = context.public_url;
     settings.allow_local_webhooks =
         ParseBool("allow_local_webhooks", context.Value("allow_local_webhooks"));
-    settings.timeout = ParseTimeout(context.Value("timeout_seconds"));
+    settings.timeout = ParseTimeoutSeconds(context.Value("timeout_seconds"));
     allows_local.store(settings.allow_local_webhooks);
     return std::make_unique<ChatWebhookChannel>(format, std::move(settings), context.http);
   };
@@ -96,6 +93,10 @@ void RegisterChatChannels() {
                            TeamsAddressProblem});
     core::RegisterChannel(
         {"slack", "slack_webhook", true, 30, "channels.slack", kSlackFields, SlackAddressProblem});
+    // Off unless the user's preferences turn it on: Meta's policy asks for
+    // the user's opt-in before a business messages them on WhatsApp.
+    core::RegisterChannel({"whatsapp", "whatsapp_number", false, 10, "channels.whatsapp",
+                           kWhatsAppFields, WhatsAppNumberProblem});
     RegisterProvider({.channel = "discord",
                       .provider = "discord",
                       .keys = Keys(),
@@ -108,6 +109,13 @@ void RegisterChatChannels() {
                       .provider = "slack",
                       .keys = Keys(),
                       .factory = FactoryOf(kSlackFormat, slack_allows_local)});
+    RegisterProvider({.channel = "whatsapp",
+                      .provider = "cloud_api",
+                      .keys = WhatsAppKeys(),
+                      .factory = [](const ProviderContext& context) -> std::unique_ptr<Channel> {
+                        return std::make_unique<WhatsAppChannel>(
+                            WhatsAppSettingsFrom(context.values), context.http);
+                      }});
     return true;
   }();
   (void)registered;

@@ -1,5 +1,8 @@
 #include "channels/chat/chat_format.hpp"
 
+#include <charconv>
+#include <stdexcept>
+
 namespace chopar::channels::chat {
 
 std::optional<std::chrono::seconds> RetryAfterHeader(const net::HttpResponse& response,
@@ -16,5 +19,15 @@ std::optional<std::chrono::milliseconds> RestAfterA429(const net::HttpResponse& 
 }
 
 std::string TheWebhookItself(std::string_view webhook) { return std::string(webhook); }
+
+std::chrono::milliseconds ParseTimeoutSeconds(const std::string& value) {
+  int seconds = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+  if (error != std::errc() || end != value.data() + value.size() || seconds < 1 || seconds > 60) {
+    throw std::invalid_argument("timeout_seconds must be a whole number from 1 to 60, not \"" +
+                                value + "\"");
+  }
+  return std::chrono::seconds(seconds);
+}
 
 }  // namespace chopar::channels::chat

@@ -41,4 +41,8 @@ std::optional<std::chrono::milliseconds> RestAfterA429(const net::HttpResponse& 
 // ChatFormat::target of a service posted to at the webhook URL itself.
 std::string TheWebhookItself(std::string_view webhook);
 
+// A timeout_seconds key's value: a whole number from 1 to 60. Throws
+// std::invalid_argument naming the key otherwise.
+std::chrono::milliseconds ParseTimeoutSeconds(const std::string& value);
+
 }  // namespace chopar::channels::chat
