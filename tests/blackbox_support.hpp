@@ -102,6 +102,20 @@ class Api {
     RecordExchange(request, path, response);
     return response;
   }
+  // `body` as it is, with `headers` ("Name: value") and no API key: a
+  // provider's webhook, signed its own way.
+  net::HttpResponse CallUnauthenticated(const std::string& method, const std::string& path,
+                                        std::string body, std::vector<std::string> headers) {
+    net::HttpRequest request;
+    request.method = method;
+    request.url = base_ + path;
+    request.headers = std::move(headers);
+    request.body = std::move(body);
+    request.timeout = std::chrono::seconds(10);
+    net::HttpResponse response = client_.Perform(request);
+    RecordExchange(request, path, response);
+    return response;
+  }
   bool Healthy() { return Call("GET", "/healthz").status == 200; }
 
  private:
