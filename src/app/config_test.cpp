@@ -38,6 +38,7 @@ TEST_F(ConfigTest, NothingConfiguredGivesTheDocumentedDefaults) {
   hourly[*core::ParseChannel("discord")] = 30;
   hourly[*core::ParseChannel("msteams")] = 30;
   hourly[*core::ParseChannel("slack")] = 30;
+  hourly[*core::ParseChannel("whatsapp")] = 10;
   EXPECT_EQ(c.delivery.hourly_limits, hourly);
   EXPECT_EQ(c.server.http.limits.subscriber_per_second, 5);
   EXPECT_EQ(c.server.http.limits.subscriber_burst, 100);

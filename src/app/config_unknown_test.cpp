@@ -14,8 +14,7 @@ TEST_F(ConfigTest, AnUnknownKeyInASectionNamesTheClosestKey) {
             "config: unknown key [channels.telegram] bot_tokn (did you mean bot_token?)");
   EXPECT_EQ(FileRefusal("[server]\nAPI_KEY = \"secret\""),
             "config: unknown key [server] API_KEY (did you mean api_key?)");
-  EXPECT_EQ(FileRefusal("[limits.hourly]\nwhatsapp = 5"),
-            "config: unknown key [limits.hourly] whatsapp");
+  EXPECT_EQ(FileRefusal("[limits.hourly]\nviber = 5"), "config: unknown key [limits.hourly] viber");
 }
 
 TEST_F(ConfigTest, AKeyOutsideItsSectionNamesTheSectionItBelongsTo) {
@@ -42,8 +41,8 @@ TEST_F(ConfigTest, AnUnknownSectionNamesTheClosestSection) {
             "config: unknown section [telegram] (did you mean [channels.telegram]?)");
   EXPECT_EQ(FileRefusal("[limits.daily]\nsms = 3"),
             "config: unknown section [limits.daily] (did you mean [limits.hourly]?)");
-  EXPECT_EQ(FileRefusal("[channels.whatsapp]\nprovider = \"sink\""),
-            "config: unknown section [channels.whatsapp]");
+  EXPECT_EQ(FileRefusal("[channels.viber]\nprovider = \"sink\""),
+            "config: unknown section [channels.viber]");
   EXPECT_EQ(FileRefusal("[[jobs]]\nname = \"weekly\""), "config: unknown section [jobs]");
 }
 

@@ -103,6 +103,8 @@ describe("console", { skip }, () => {
     await row.waitFor();
     assert.equal(await row.getAttribute("data-status"), "failed");
     assert.equal((await row.locator(".error-text").textContent()).trim(), failedDelivery.last_error);
+    const columns = await page.locator("#main thead th").allTextContents();
+    assert.ok(columns.includes("provider status"), `the provider's own status has a column: ${columns}`);
     await page.screenshot({ path: screenshotPath("console-deliveries-failed"), fullPage: true });
 
     await page.getByLabel("Status").selectOption("");
@@ -191,11 +193,12 @@ describe("console", { skip }, () => {
       const discord = tab.getByLabel("discord (discord_webhook)");
       assert.equal(await discord.inputValue(), "");
       await tab.getByLabel("msteams (msteams_webhook)").waitFor();
+      await tab.getByLabel("whatsapp (whatsapp_number)").fill("+998901234567");
       await address.fill("PGR-0042");
       await discord.fill("https://discord.com/api/webhooks/1180/Xq9");
       await tab.getByRole("button", { name: "Save" }).click();
       await tab.getByRole("status").filter({ hasText: "Saved." }).waitFor();
-      assert.deepEqual(sent.addresses, { discord: "https://discord.com/api/webhooks/1180/Xq9", msteams: null, slack: null, pager: "PGR-0042" });
+      assert.deepEqual(sent.addresses, { discord: "https://discord.com/api/webhooks/1180/Xq9", msteams: null, slack: null, whatsapp: "+998901234567", pager: "PGR-0042" });
       assert.equal(sent.email, "gulnora@example.uz", "the rest of the form as before");
     } finally {
       await tab.close();

@@ -66,6 +66,9 @@ const std::vector<Listed> kShardLocal = {
      "by the SMS provider's message id of a delivery report, which "
      "names no user: run on every shard, or keep a message id → shard map"},
     {"next_wakeup", "the worker's next due time: per shard"},
+    {"whatsapp_record_statuses",
+     "by WhatsApp's message ids of a status webhook, which names no user: run on every "
+     "shard, or keep a message id → shard map"},
     {"queue_depth", "the queue depth gauge: per shard, summed by the metrics scraper"},
     {"claim_due_schedules",
      "the scheduler's claim: each shard's scheduler fires its own "

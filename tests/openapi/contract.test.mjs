@@ -264,6 +264,8 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "GET", "/v1/reports", { expect: 200 });
     await call(chopar, "POST", "/v1/telegram/webhook", { auth: null, body: { update_id: 1 }, expect: 503 });
     await call(chopar, "POST", "/v1/sms/eskiz/callback/wrong", { auth: null, body: { request_id: "1", status: "DELIVRD" }, expect: 404 });
+    await call(chopar, "GET", "/v1/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=x&hub.challenge=1", { auth: null, expect: 503 });
+    await call(chopar, "POST", "/v1/whatsapp/webhook", { auth: null, body: { object: "whatsapp_business_account" }, expect: 503 });
     // A topic, its subscribers and a broadcast to it (titled by the
     // template above), then one to every user, read and canceled.
     await call(chopar, "PUT", "/v1/topics/project-7", { body: { name: "Project 7 watchers" }, expect: 200 });

@@ -739,6 +739,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/whatsapp/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * WhatsApp webhook subscription handshake
+         * @description Meta calls it once when the webhook URL is saved in the app's settings: the answer is `hub.challenge` itself, as text, when `hub.mode` is `subscribe` and `hub.verify_token` is [channels.whatsapp] verify_token.
+         */
+        get: operations["whatsappWebhookVerify"];
+        put?: never;
+        /**
+         * WhatsApp message statuses
+         * @description Meta's `messages` webhook, signed with the app secret. Each status (`sent`, `delivered`, `read`, `failed`) of a message chopar sent is stored in its delivery's `provider_status`, moving only forward (sent → delivered → read; failed after any); a failed one also sets `last_error`. Statuses of unknown messages, other statuses and incoming messages are ignored. At most 1,000 statuses a request.
+         */
+        post: operations["whatsappWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sms/eskiz/callback/{secret}": {
         parameters: {
             query?: never;
@@ -1091,10 +1115,10 @@ export interface components {
         /** @description Pass back as ?cursor= for the next page; null at the end. */
         NextCursor: string | null;
         /**
-         * @description The channels of a chopar build (GET /v1/channels): the built-in email, telegram, push and sms, and the chat channels discord, msteams and slack.
+         * @description The channels of a chopar build (GET /v1/channels): the built-in email, telegram, push and sms, and the chat channels discord, msteams, slack and whatsapp.
          * @enum {string}
          */
-        Channel: "email" | "telegram" | "push" | "sms" | "discord" | "msteams" | "slack";
+        Channel: "email" | "telegram" | "push" | "sms" | "discord" | "msteams" | "slack" | "whatsapp";
         /** @enum {string} */
         DeliveryStatus: "queued" | "sending" | "sent" | "failed" | "skipped" | "canceled";
         Error: {
@@ -1137,6 +1161,7 @@ export interface components {
                 discord?: boolean;
                 msteams?: boolean;
                 slack?: boolean;
+                whatsapp?: boolean;
             } & {
                 [key: string]: boolean;
             };
@@ -1412,6 +1437,7 @@ export interface components {
             discord?: boolean | null;
             msteams?: boolean | null;
             slack?: boolean | null;
+            whatsapp?: boolean | null;
             categories?: components["schemas"]["PreferenceGroup"];
             types?: components["schemas"]["PreferenceGroup"];
         } & {
@@ -1426,6 +1452,7 @@ export interface components {
             discord?: boolean;
             msteams?: boolean;
             slack?: boolean;
+            whatsapp?: boolean;
             categories?: components["schemas"]["PreferenceGroup"];
             types?: components["schemas"]["PreferenceGroup"];
         };
@@ -1464,6 +1491,11 @@ export interface components {
                 title?: string | null;
                 body?: string | null;
             } | null;
+            /** @description The template's body parameters {{1}} and {{2}} (at most 200 and 700 characters sent, on one line each). */
+            whatsapp?: {
+                title?: string | null;
+                body?: string | null;
+            } | null;
         } & {
             [key: string]: {
                 [key: string]: string | null;
@@ -1497,6 +1529,10 @@ export interface components {
                 body?: string;
             };
             slack?: {
+                title?: string;
+                body?: string;
+            };
+            whatsapp?: {
                 title?: string;
                 body?: string;
             };
@@ -3423,6 +3459,69 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    whatsappWebhookVerify: {
+        parameters: {
+            query: {
+                "hub.mode": "subscribe";
+                "hub.verify_token": string;
+                "hub.challenge": string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge, echoed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    whatsappWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description How many statuses the body had, named a WhatsApp delivery, and moved one on. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        statuses: number;
+                        matched: number;
+                        recorded: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     eskizCallback: {
         parameters: {
             query?: never;
@@ -3833,7 +3932,7 @@ export interface operations {
                              * @description What the channel delivers to.
                              * @enum {string}
                              */
-                            address: "email" | "telegram_chat" | "push_subscription" | "phone" | "discord_webhook" | "msteams_webhook" | "slack_webhook";
+                            address: "email" | "telegram_chat" | "push_subscription" | "phone" | "discord_webhook" | "msteams_webhook" | "slack_webhook" | "whatsapp_number";
                             /** @description On for a user whose preferences do not say. */
                             default: boolean;
                             /** @description The members a template's block for it may give. */
