@@ -6,6 +6,7 @@
 #include "http/broadcast_routes.hpp"
 #include "http/channel_routes.hpp"
 #include "http/console_routes.hpp"
+#include "http/device_routes.hpp"
 #include "http/outbox_routes.hpp"
 #include "http/preference_routes.hpp"
 #include "http/report_routes.hpp"
@@ -44,6 +45,7 @@ void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
   http::RegisterBroadcastRoutes(router, parts.topics, parts.broadcasts);
   http::RegisterSmsRoutes(router, parts.pool, parts.clock, parts.sms_callback_secret);
   http::RegisterTelegramRoutes(router, parts.telegram);
+  http::RegisterDeviceRoutes(router, parts.pool);
   http::RegisterWhatsAppRoutes(router, parts.pool, parts.clock, parts.whatsapp);
   http::RegisterOutboxRoutes(router, parts.outbox_sources);
   http::RegisterReportRoutes(router, parts.reports);

@@ -14,6 +14,7 @@
 #include "app/service.hpp"
 #include "app/shutdown_signal.hpp"
 #include "channels/chat/chat_channels.hpp"
+#include "channels/mobile/mobile_provider.hpp"
 #include "channels/webpush/vapid.hpp"
 
 namespace chopar::app {
@@ -24,6 +25,7 @@ int RunCli(int argc, char** argv) {
   BlockShutdownSignals();
   // Before anything reads the channels (the configuration's sections, the
   // database's channel kinds, the routes).
+  channels::mobile::RegisterMobileChannel();
   channels::chat::RegisterChatChannels();
 
   CLI::App cli{"chopar — a self-hosted notification service on PostgreSQL"};

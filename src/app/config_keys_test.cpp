@@ -8,6 +8,7 @@
 
 #include "app/config_fixture.hpp"
 #include "channels/chat/chat_channels.hpp"
+#include "channels/mobile/mobile_provider.hpp"
 
 namespace chopar::app {
 namespace {
@@ -16,7 +17,9 @@ using core::ChannelKind;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-// The chat channels, registered as the chopar binary registers them.
+// The mobile and chat channels, registered as the chopar binary registers
+// them (in this order).
+const bool kMobileChannel = (channels::mobile::RegisterMobileChannel(), true);
 const bool kChatChannels = (channels::chat::RegisterChatChannels(), true);
 
 // One key with a value other than its default: as the environment writes it
@@ -138,6 +141,8 @@ const std::vector<KeyCase>& EveryKey() {
             [](const Config& c) { EXPECT_EQ(c.delivery.hourly_limits[ChannelKind::kPush], 0); }),
       Other("limits.hourly", "sms", "4",
             [](const Config& c) { EXPECT_EQ(c.delivery.hourly_limits[ChannelKind::kSms], 4); }),
+      Other("limits.hourly", "mobile", "3",
+            [](const Config& c) { EXPECT_EQ(c.delivery.hourly_limits[Registered("mobile")], 3); }),
       Other("limits.hourly", "discord", "5",
             [](const Config& c) { EXPECT_EQ(c.delivery.hourly_limits[Registered("discord")], 5); }),
       Other("limits.hourly", "msteams", "6",
@@ -146,6 +151,19 @@ const std::vector<KeyCase>& EveryKey() {
             [](const Config& c) { EXPECT_EQ(c.delivery.hourly_limits[Registered("slack")], 8); }),
       Other("limits.hourly", "whatsapp", "9",
             [](const Config& c) { EXPECT_EQ(c.delivery.hourly_limits[Registered("whatsapp")], 9); }),
+      RegisteredKey("mobile", "provider", "mobile"),
+      RegisteredKey("mobile", "fcm_service_account", "{}"),
+      RegisteredKey("mobile", "fcm_service_account_file", "/run/secrets/firebase.json"),
+      RegisteredKey("mobile", "fcm_url", "http://127.0.0.1:9"),
+      RegisteredKey("mobile", "apns_key", "-----BEGIN PRIVATE KEY-----"),
+      RegisteredKey("mobile", "apns_key_file", "/run/secrets/AuthKey.p8"),
+      RegisteredKey("mobile", "apns_key_id", "ABC123DEFG"),
+      RegisteredKey("mobile", "apns_team_id", "DEF123GHIJ"),
+      RegisteredKey("mobile", "apns_topic", "uz.example.app"),
+      RegisteredKey("mobile", "apns_url", "https://api.sandbox.push.apple.com"),
+      RegisteredKey("mobile", "apns_ca_file", "/etc/ssl/apns-fake.pem"),
+      RegisteredKey("mobile", "time_to_live_seconds", "3600"),
+      RegisteredKey("mobile", "timeout_seconds", "12"),
       RegisteredKey("discord", "provider", "discord"),
       RegisteredKey("discord", "allow_local_webhooks", "true"),
       RegisteredKey("discord", "timeout_seconds", "5"),

@@ -35,6 +35,7 @@ TEST_F(ConfigTest, NothingConfiguredGivesTheDocumentedDefaults) {
   // The four built-in channels, then the chat channels app_test registers
   // as the chopar binary does (config_keys_test.cpp).
   core::PerChannel<int> hourly(20, 30, 30, 3);
+  hourly[*core::ParseChannel("mobile")] = 30;
   hourly[*core::ParseChannel("discord")] = 30;
   hourly[*core::ParseChannel("msteams")] = 30;
   hourly[*core::ParseChannel("slack")] = 30;

@@ -155,7 +155,8 @@ FanOut::Walked FanOut::FanOutSetBased(db::Transaction& tx, const hub::Notificati
       db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kPhone)),
       db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kTelegramChat)),
       db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kPushSubscription)),
-      db::ArrayLiteral(OnByDefault()));
+      db::ArrayLiteral(OnByDefault()),
+      db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kDevice)));
   return Walked{static_cast<int>(row.Int(0, "recipients")), row.OptInt(0, "last_user_id"),
                 static_cast<int>(row.Int(0, "created")), row.Int(0, "deliveries")};
 }

@@ -27,6 +27,15 @@ struct PushTarget {
   std::string auth;    // base64url
 };
 
+// One mobile device of the recipient (a user may have several): an FCM
+// registration token or an APNs device token.
+struct DeviceTarget {
+  std::int64_t device_id = 0;
+  std::string platform;  // "android", "ios" or "web"
+  std::string token;
+  std::string app;  // the app it belongs to ("" when the user has one app)
+};
+
 // Everything a provider needs to send one delivery. Built by the worker from
 // the claimed row; no database access is needed to send it.
 struct Message {
@@ -45,6 +54,10 @@ struct Message {
   bool critical = false;
   // The category preferences name this notification by, if it has one.
   std::optional<std::string> category;
+  // The notification's dedup key, for the channels that tell a push service
+  // which notifications replace each other (APNs' apns-collapse-id); only
+  // set for those (core::AddressStore::kDevice).
+  std::optional<std::string> dedup_key;
   // A template's own texts for this channel, rendered when the notification
   // was created (see ApplyChannelTexts); unset, they are built from title
   // and body. Push's title and body replace `title` and `body` instead.
@@ -57,6 +70,7 @@ struct Message {
   std::optional<std::string> phone;  // E.164
   std::optional<std::int64_t> telegram_chat_id;
   std::vector<PushTarget> push_targets;
+  std::vector<DeviceTarget> device_targets;
   // A registered channel's address kept in chopar.user_addresses
   // (core::AddressStore::kUser).
   std::optional<std::string> address;
@@ -106,23 +120,26 @@ struct [[nodiscard]] Outcome {
   // the overall kind: with two subscriptions, one gone and one delivered,
   // the outcome is kSent and the gone one is listed here.
   std::vector<std::int64_t> gone_push_subscriptions;
+  // Likewise the mobile devices whose token the push service reported gone
+  // (FCM UNREGISTERED, APNs 410).
+  std::vector<std::int64_t> gone_devices;
 
   static Outcome Sent(std::optional<std::string> provider_id = std::nullopt) {
-    return {OutcomeKind::kSent, "", std::move(provider_id), std::nullopt, {}};
+    return {OutcomeKind::kSent, "", std::move(provider_id), std::nullopt, {}, {}};
   }
   static Outcome Retry(std::string reason,
                        std::optional<std::chrono::seconds> after = std::nullopt) {
-    return {OutcomeKind::kRetry, std::move(reason), std::nullopt, after, {}};
+    return {OutcomeKind::kRetry, std::move(reason), std::nullopt, after, {}, {}};
   }
   static Outcome Permanent(std::string reason) {
-    return {OutcomeKind::kPermanent, std::move(reason), std::nullopt, std::nullopt, {}};
+    return {OutcomeKind::kPermanent, std::move(reason), std::nullopt, std::nullopt, {}, {}};
   }
   static Outcome AddressGone(std::string reason) {
-    return {OutcomeKind::kAddressGone, std::move(reason), std::nullopt, std::nullopt, {}};
+    return {OutcomeKind::kAddressGone, std::move(reason), std::nullopt, std::nullopt, {}, {}};
   }
   // Use OutcomeUnknown (channels/outcome_unknown.hpp), which words the reason.
   static Outcome Unknown(std::string reason) {
-    return {OutcomeKind::kUnknown, std::move(reason), std::nullopt, std::nullopt, {}};
+    return {OutcomeKind::kUnknown, std::move(reason), std::nullopt, std::nullopt, {}, {}};
   }
 };
 

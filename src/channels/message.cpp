@@ -39,6 +39,9 @@ std::optional<std::string> MissingAddress(const Message& message) {
     case core::AddressStore::kPushSubscription:
       if (message.push_targets.empty()) return "no push subscription";
       break;
+    case core::AddressStore::kDevice:
+      if (message.device_targets.empty()) return "no mobile device";
+      break;
     case core::AddressStore::kUser:
       if (!message.address) return "no " + std::string(info.address) + " address";
       break;

@@ -12,6 +12,10 @@ std::optional<std::string> AddressOf(const Message& m) {
   if (m.phone) return m.phone;
   if (m.telegram_chat_id) return std::to_string(*m.telegram_chat_id);
   if (!m.push_targets.empty()) return m.push_targets.front().endpoint;
+  if (!m.device_targets.empty()) {
+    return m.device_targets.front().platform + " device " +
+           std::to_string(m.device_targets.front().device_id);
+  }
   if (m.address) return m.address;
   return std::nullopt;
 }

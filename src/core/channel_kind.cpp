@@ -102,6 +102,7 @@ AddressStore StoreOf(const ChannelInfo& info) {
   if (info.address == "phone") return AddressStore::kPhone;
   if (info.address == "telegram_chat") return AddressStore::kTelegramChat;
   if (info.address == "push_subscription") return AddressStore::kPushSubscription;
+  if (info.address == "mobile_device") return AddressStore::kDevice;
   return AddressStore::kUser;
 }
 

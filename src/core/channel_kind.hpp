@@ -50,10 +50,18 @@ inline constexpr std::size_t kMaxChannels = 16;
 
 // Where a user's address for a channel is kept. The built-in channels'
 // addresses have their own columns and tables (users.email, users.phone,
-// telegram_connections, push_subscriptions); every other address type is a
-// text in chopar.user_addresses, set through PUT /v1/users/{id}
-// "addresses".
-enum class AddressStore : std::uint8_t { kEmail, kPhone, kTelegramChat, kPushSubscription, kUser };
+// telegram_connections, push_subscriptions), and so have mobile devices
+// (chopar.devices, several a user: address "mobile_device"); every other
+// address type is a text in chopar.user_addresses, set through PUT
+// /v1/users/{id} "addresses".
+enum class AddressStore : std::uint8_t {
+  kEmail,
+  kPhone,
+  kTelegramChat,
+  kPushSubscription,
+  kDevice,
+  kUser
+};
 
 // Which of the in-app texts a channel's template field stands in for: a
 // request's own title (or body) replaces a template's field that stands for
@@ -165,6 +173,7 @@ struct AddressesHeld {
   bool phone = false;
   bool telegram_chat = false;  // an active connection
   bool push_subscription = false;
+  bool device = false;  // a mobile device (FCM or APNs token)
   OwnAddress own;
 };
 
@@ -188,6 +197,9 @@ PerChannel<bool> ReachableChannels(const AddressesHeld<OwnAddress>& held) {
         break;
       case AddressStore::kPushSubscription:
         reachable[kind] = held.push_subscription;
+        break;
+      case AddressStore::kDevice:
+        reachable[kind] = held.device;
         break;
       case AddressStore::kUser:
         reachable[kind] = held.own(info.name);

@@ -76,6 +76,13 @@ Row ReadRow(const db::Result& r, int i) {
                                   t.value("p256dh", ""), t.value("auth", "")});
       }
       break;
+    case core::AddressStore::kDevice:
+      for (const auto& t : ParseJsonOr(r.OptString(i, "device_targets"), nlohmann::json::array())) {
+        m.device_targets.push_back({t.value("id", std::int64_t{0}), t.value("platform", ""),
+                                    t.value("token", ""), t.value("app", "")});
+      }
+      m.dedup_key = r.OptString(i, "dedup_key");
+      break;
     case core::AddressStore::kUser:
       m.address = r.OptString(i, "address");
       break;
@@ -236,7 +243,8 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
               std::chrono::duration_cast<std::chrono::milliseconds>(settings.lease).count(),
               db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kTelegramChat)),
               db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kPushSubscription)),
-              db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kUser)));
+              db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kUser)),
+              db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kDevice)));
   if (locked.Empty()) {
     result.next_due_ms =
         ReadNextDue(tx.ExecAndCommit(queries::kNextWakeup, db::Params(db::SqlNowParam(sql_now))));

@@ -27,6 +27,7 @@ OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcom
   const channels::Message& m = claimed.message;
   OutcomeUpdate update;
   update.gone_push = outcome.gone_push_subscriptions;
+  update.gone_devices = outcome.gone_devices;
   switch (outcome.kind) {
     case channels::OutcomeKind::kSent:
       update.status = "sent";
@@ -65,6 +66,8 @@ OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcom
         update.telegram_chat_gone = m.telegram_chat_id;
       } else if (store == core::AddressStore::kPushSubscription && update.gone_push.empty()) {
         for (const auto& target : m.push_targets) update.gone_push.push_back(target.subscription_id);
+      } else if (store == core::AddressStore::kDevice && update.gone_devices.empty()) {
+        for (const auto& target : m.device_targets) update.gone_devices.push_back(target.device_id);
       } else if (store == core::AddressStore::kUser) {
         update.user_address_gone = m.address;
       }
@@ -94,6 +97,7 @@ RecordResult RecordOutcomes(db::Pool& pool, std::optional<core::TimePoint> now,
                     {"provider_message_id", OptJson(u.provider_message_id)},
                     {"telegram_chat_gone", OptJson(u.telegram_chat_gone)},
                     {"gone_push", u.gone_push},
+                    {"gone_devices", u.gone_devices},
                     {"user_address_gone", OptJson(u.user_address_gone)}});
     updates.push_back(std::move(u));
   }

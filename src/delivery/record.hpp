@@ -27,6 +27,7 @@ struct OutcomeUpdate {
   std::optional<std::string> provider_message_id;
   std::optional<std::int64_t> telegram_chat_gone;  // deactivate this chat
   std::vector<std::int64_t> gone_push;             // delete these subscriptions
+  std::vector<std::int64_t> gone_devices;          // and these mobile devices
   // Delete the user's address on this channel if it is still this one (a
   // registered channel's address, core::AddressStore::kUser).
   std::optional<std::string> user_address_gone;

@@ -53,6 +53,7 @@ Addressable ReadAddressable(const db::Result& rows, int i) {
       .phone = rows.Bool(i, "has_phone"),
       .telegram_chat = rows.Bool(i, "has_telegram"),
       .push_subscription = rows.Bool(i, "has_push"),
+      .device = rows.Bool(i, "has_device"),
       .own = [&](std::string_view name) { return InCommaList(addressed, name); }});
 }
 

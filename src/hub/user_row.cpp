@@ -31,6 +31,7 @@ User ReadUser(const db::Result& rows, int row) {
       .phone = user.phone.has_value(),
       .telegram_chat = user.telegram && user.telegram->active,
       .push_subscription = rows.Int(row, "push_subscriptions") > 0,
+      .device = rows.Int(row, "devices") > 0,
       .own = [&](std::string_view name) { return user.addresses.contains(name); }});
   user.created_at = db::TimeColumn(rows, row, "created_at");
   user.updated_at = db::TimeColumn(rows, row, "updated_at");

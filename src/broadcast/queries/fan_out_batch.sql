@@ -10,7 +10,7 @@
 -- requested $15 (text[] in the order of core::AllChannels()), those the
 -- user can be reached on (an email address for the channels of $17, a phone
 -- number for $18, an active Telegram chat for $19, a push subscription for
--- $20, else the channel's own row in user_addresses) and, unless critical,
+-- $20, a mobile device for $22, else the channel's own row in user_addresses) and, unless critical,
 -- wants for this type and category — the most specific boolean among
 -- types[T][C], types[T], categories[K][C], categories[K], the channel's own
 -- preference, else the channel's default (on for the channels of $21). A recipient that already has the dedup key (a repeated batch)
@@ -75,6 +75,8 @@ WITH walked AS MATERIALIZED (
                                                          WHERE t.user_id = u.id AND t.active)
           WHEN c.channel = ANY($20::text[]) THEN EXISTS (SELECT 1 FROM chopar.push_subscriptions p
                                                          WHERE p.user_id = u.id)
+          WHEN c.channel = ANY($22::text[]) THEN EXISTS (SELECT 1 FROM chopar.devices v
+                                                         WHERE v.user_id = u.id)
           ELSE EXISTS (SELECT 1 FROM chopar.user_addresses a
                        WHERE a.user_id = u.id AND a.channel = c.channel)
         END

@@ -1,10 +1,10 @@
 #include "channels/chat/whatsapp_provider.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 
 #include "channels/chat/chat_format.hpp"
+#include "channels/provider_secret.hpp"
 
 namespace chopar::channels::chat {
 namespace {
@@ -13,24 +13,6 @@ const std::string& Get(const ProviderValues& values, const std::string& key) {
   static const std::string kEmpty;
   const auto it = values.find(key);
   return it == values.end() ? kEmpty : it->second;
-}
-
-// `key`'s value, or the first line of the file `key`_file names.
-std::string Secret(const ProviderValues& values, const std::string& key) {
-  const std::string& inline_value = Get(values, key);
-  const std::string& path = Get(values, key + "_file");
-  if (path.empty()) return inline_value;
-  if (!inline_value.empty()) {
-    throw std::invalid_argument(key + " and " + key + "_file are both set; set one");
-  }
-  std::ifstream file(path);
-  std::string line;
-  if (!file || !std::getline(file, line)) {
-    throw std::invalid_argument(key + "_file \"" + path + "\" cannot be read");
-  }
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-  if (line.empty()) throw std::invalid_argument(key + "_file \"" + path + "\" is empty");
-  return line;
 }
 
 bool IsLanguageCode(std::string_view code) {
@@ -101,7 +83,7 @@ WhatsAppSettings WhatsAppSettingsFrom(const ProviderValues& values) {
                       std::all_of(settings.phone_number_id.begin(), settings.phone_number_id.end(),
                                   [](char c) { return c >= '0' && c <= '9'; });
   if (!digits) throw std::invalid_argument("phone_number_id must be the number's id, digits");
-  settings.access_token = Secret(values, "access_token");
+  settings.access_token = SecretValue(values, "access_token");
   if (settings.access_token.empty()) {
     throw std::invalid_argument("access_token (or access_token_file) must be set");
   }
@@ -121,7 +103,7 @@ WhatsAppSettings WhatsAppSettingsFrom(const ProviderValues& values) {
 }
 
 WhatsAppWebhookSecrets WhatsAppWebhookSecretsFrom(const ProviderValues& values) {
-  return {Secret(values, "app_secret"), Get(values, "verify_token")};
+  return {SecretValue(values, "app_secret"), Get(values, "verify_token")};
 }
 
 }  // namespace chopar::channels::chat

@@ -12,8 +12,8 @@ namespace chopar::channels::chat {
 std::vector<ProviderKey> WhatsAppKeys();
 
 // The sender's settings from the section's values. A secret (access_token,
-// app_secret) is its key's value or the first line of the file its `_file`
-// key names, never both. Throws std::invalid_argument naming the key for a
+// app_secret) is its key's value or the file its `_file` key names, never
+// both (channels::SecretValue). Throws std::invalid_argument naming the key for a
 // missing phone_number_id or access token, an unreadable file, a bad
 // api_url, template name, language list or timeout.
 WhatsAppSettings WhatsAppSettingsFrom(const ProviderValues& values);

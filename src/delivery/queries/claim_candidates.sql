@@ -8,9 +8,10 @@
 -- broadcast. Rows another claim holds are skipped, never waited for. Each row
 -- comes with what the claim decides on (quiet hours, critical, attempts) and
 -- what its message needs (content and the address for its channel); an
--- escalated row (unless_read) its notification's read_at. $4, $5 and $6
+-- escalated row (unless_read) its notification's read_at. $4, $5, $6 and $7
 -- name the channels whose address is a Telegram chat, the push
--- subscriptions, or a text in user_addresses (core::AddressStore).
+-- subscriptions, a text in user_addresses, or the mobile devices
+-- (core::AddressStore).
 -- The delivery columns come from the locking CTEs, so they are the locked
 -- (newest) row versions.
 WITH expired AS MATERIALIZED (
@@ -73,7 +74,13 @@ SELECT c.id, c.notification_id, c.user_id, c.channel, c.attempts, c.reclaimed, c
        CASE WHEN c.channel = ANY($6::text[]) THEN
          (SELECT a.address FROM chopar.user_addresses a
           WHERE a.user_id = c.user_id AND a.channel = c.channel)
-       END AS address
+       END AS address,
+       CASE WHEN c.channel = ANY($7::text[]) THEN
+         (SELECT json_agg(json_build_object('id', v.id, 'platform', v.platform,
+                                            'token', v.token, 'app', v.app) ORDER BY v.id)
+          FROM chopar.devices v WHERE v.user_id = c.user_id)::text
+       END AS device_targets,
+       CASE WHEN c.channel = ANY($7::text[]) THEN x.dedup_key END AS dedup_key
 FROM claimed c
 -- Two primary-key lookups per claimed row. OFFSET 0 keeps the planner from
 -- flattening the subquery into joins: a generic plan, guessing a few dozen
@@ -82,6 +89,7 @@ FROM claimed c
 CROSS JOIN LATERAL (
   SELECT (n.hit).type, (n.hit).title, (n.hit).body, (n.hit).link, (n.hit).data, (n.hit).critical,
          (n.hit).category, (n.hit).content -> c.channel AS channel_texts, (n.hit).read_at,
+         (n.hit).dedup_key,
          -- A digest's delivery (docs/workflows-design.md) says what its
          -- window's rendered content says; no lookup for any other.
          CASE WHEN c.digest_id IS NOT NULL THEN

@@ -1,14 +1,16 @@
 -- Records what the providers answered for one sent batch, in one statement.
 -- $1: JSON array of {id, token, status ('sent' | 'queued' | 'failed'),
 -- retry_in (seconds until the next attempt, 'queued' only), reason,
--- provider_message_id, telegram_chat_gone, gone_push, user_address_gone};
+-- provider_message_id, telegram_chat_gone, gone_push, gone_devices,
+-- user_address_gone};
 -- $2: now (NULL: the database's now()). A retry's reason gets "; retry at <time>" appended.
 -- Returns each row changed with its seconds from creation to now (the
 -- latency of a sent one). A row changes only while this worker still owns its
 -- claim (same token, still sending): a late answer after the lease was taken
 -- back changes nothing, and neither do the address clean-ups that came with
 -- it. A gone Telegram chat deactivates the connection (only if it is still
--- that chat); gone push subscriptions of the user are deleted, and so is a
+-- that chat); gone push subscriptions and mobile devices of the user are
+-- deleted, and so is a
 -- gone address of a registered channel (only if it is still that address).
 WITH t AS MATERIALIZED (
   SELECT coalesce($2::timestamptz, now()) AS now
@@ -17,7 +19,7 @@ WITH t AS MATERIALIZED (
   FROM jsonb_to_recordset($1::jsonb)
     AS j(id bigint, token uuid, status text, retry_in double precision, reason text,
          provider_message_id text, telegram_chat_gone bigint, gone_push bigint[],
-         user_address_gone text)
+         gone_devices bigint[], user_address_gone text)
   CROSS JOIN t
 ), updated AS (
   UPDATE chopar.deliveries d
@@ -48,6 +50,11 @@ WITH t AS MATERIALIZED (
   USING updated u JOIN r ON r.id = u.id
   WHERE p.user_id = u.user_id AND p.id = ANY (r.gone_push)
   RETURNING p.id
+), devices AS (
+  DELETE FROM chopar.devices v
+  USING updated u JOIN r ON r.id = u.id
+  WHERE v.user_id = u.user_id AND v.id = ANY (r.gone_devices)
+  RETURNING v.id
 ), addresses AS (
   DELETE FROM chopar.user_addresses a
   USING updated u JOIN r ON r.id = u.id
@@ -58,5 +65,6 @@ WITH t AS MATERIALIZED (
 SELECT u.id, u.seconds,
        (SELECT count(*) FROM telegram) AS telegram_deactivated,
        (SELECT count(*) FROM push) AS push_deleted,
+       (SELECT count(*) FROM devices) AS devices_deleted,
        (SELECT count(*) FROM addresses) AS addresses_deleted
 FROM updated u

@@ -5,6 +5,7 @@ SELECT u.id, u.email, u.phone, u.timezone, u.locale, u.preferences::text AS pref
        u.admin, u.created_at, u.updated_at,
        t.chat_id AS telegram_chat_id, t.active AS telegram_active,
        (SELECT count(*) FROM chopar.push_subscriptions p WHERE p.user_id = u.id) AS push_subscriptions,
+       (SELECT count(*) FROM chopar.devices v WHERE v.user_id = u.id) AS devices,
        (SELECT json_object_agg(a.channel, a.address ORDER BY a.channel)
         FROM chopar.user_addresses a WHERE a.user_id = u.id)::text AS addresses
 FROM chopar.users u

@@ -11,6 +11,7 @@ SELECT u.id,
        u.email IS NOT NULL AS has_email,
        EXISTS (SELECT 1 FROM chopar.telegram_connections t WHERE t.user_id = u.id AND t.active) AS has_telegram,
        EXISTS (SELECT 1 FROM chopar.push_subscriptions p WHERE p.user_id = u.id) AS has_push,
+       EXISTS (SELECT 1 FROM chopar.devices v WHERE v.user_id = u.id) AS has_device,
        u.phone IS NOT NULL AS has_phone,
        -- The registered channels the user has an address for (AddressStore::kUser).
        (SELECT string_agg(a.channel, ',') FROM chopar.user_addresses a WHERE a.user_id = u.id)
@@ -19,6 +20,6 @@ SELECT u.id,
 FROM chopar.users u
 WHERE u.id = ANY($1::bigint[])
 UNION ALL
-SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
        nextval(pg_get_serial_sequence('chopar.notifications', 'id'))
 FROM generate_series(1, $2::int)

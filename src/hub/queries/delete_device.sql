@@ -1,0 +1,1 @@
+DELETE FROM chopar.devices WHERE id = $2 AND user_id = $1
