@@ -113,6 +113,10 @@ void Configure(Transfer& t) {
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<long long>(r.timeout.count(), 5000)));
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  if (r.ca_file) {
+    curl_easy_setopt(easy, CURLOPT_CAINFO, r.ca_file->c_str());
+    curl_easy_setopt(easy, CURLOPT_CAPATH, nullptr);
+  }
   curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
   // Waiting to learn whether a connection multiplexes pays only where HTTP/2
   // can be had (TLS). Over plain http:// libcurl learns it from the first

@@ -36,6 +36,10 @@ struct HttpRequest {
   bool public_addresses_only = false;
   // At most this much of the response body is kept; the transfer stops there.
   std::size_t max_response_bytes = 64 * 1024;
+  // When set: the PEM file of the CA certificates to trust for https,
+  // instead of the system's (CURLOPT_CAINFO, no CA path) — for tests
+  // against a fake provider with a self-signed certificate.
+  std::optional<std::string> ca_file;
 };
 
 struct HttpResponse {
