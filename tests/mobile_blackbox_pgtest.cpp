@@ -281,13 +281,16 @@ TEST_F(MobileBlackBox, EveryDeviceGetsItGoneTokensAreRemovedAndAThrottledSendIsR
   // Android through FCM, with the access token the assertion bought.
   bool fcm_found = false;
   for (const auto& request : fcm_.requests()) {
-    const json message = ParseJsonOrDiscarded(request.body)["message"];
-    if (!message.is_object() || message["token"] != AndroidToken("u1")) continue;
+    const json body = ParseJsonOrDiscarded(request.body);
+    if (!body.is_object() || !body["message"].is_object()) continue;  // a token request
+    const json& message = body["message"];
+    if (message["token"] != AndroidToken("u1")) continue;
     fcm_found = true;
     EXPECT_EQ(request.answer_status, 200);
     EXPECT_EQ(message["notification"]["title"], "Muddat yaqin");
     EXPECT_EQ(message["notification"]["body"], "Hisobot ertaga");
-    EXPECT_EQ(message["data"]["link"], "http://127.0.0.1:8080/tasks/1");
+    EXPECT_EQ(message["data"]["link"], "http://127.0.0.1:" + std::to_string(port) + "/tasks/1")
+        << "the link, absolute against public_url";
     EXPECT_EQ(message["data"]["notification_id"], to_phones["id"].dump());
     EXPECT_EQ(message["android"]["collapse_key"], "task-1-due");
   }

@@ -9,8 +9,9 @@ CREATE TABLE chopar.devices (
   id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   user_id    bigint NOT NULL REFERENCES chopar.users ON DELETE CASCADE,
   platform   text NOT NULL CHECK (platform IN ('android', 'ios', 'web')),
-  token      text NOT NULL UNIQUE CHECK (token ~ '^[A-Za-z0-9_:.=+/-]{8,4096}$'),
-  app        text NOT NULL DEFAULT '' CHECK (app ~ '^[A-Za-z0-9_.-]{0,255}$'),
+  token      text NOT NULL UNIQUE
+             CHECK (token ~ '^[A-Za-z0-9_:.=+/-]+$' AND length(token) BETWEEN 8 AND 4096),
+  app        text NOT NULL DEFAULT '' CHECK (app ~ '^[A-Za-z0-9_.-]*$' AND length(app) <= 255),
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now()
 );

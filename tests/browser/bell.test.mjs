@@ -273,7 +273,7 @@ main{padding:24px;max-width:640px} .task{background:#fff;border:1px solid #e5e7e
 
   it("builds its switches from the server's channels (GET /v1/channels), a channel it has no word for included", async () => {
     const served = await (await fetch(`${chopar.url}/v1/channels`)).json();
-    assert.deepEqual(served.channels.map((c) => c.name), ["email", "telegram", "push", "sms", "discord", "msteams", "slack", "whatsapp"]);
+    assert.deepEqual(served.channels.map((c) => c.name), ["email", "telegram", "push", "sms", "mobile", "discord", "msteams", "slack", "whatsapp"]);
     // A server with one more channel: the bell needs no change to show it.
     const pager = { name: "pager", address: "pager_id", default: true, template_fields: ["text"], settings: "channels.pager" };
     await page.route("**/v1/channels", (route) =>
@@ -290,7 +290,7 @@ main{padding:24px;max-width:640px} .task{background:#fff;border:1px solid #e5e7e
       assert.equal(await switchOf("All notifications: SMS").isChecked(), false);
       assert.equal(await switchOf("All notifications: WhatsApp").isChecked(), false, "off until the user opts in");
       const columns = await page.locator("chopar-bell thead th").allTextContents();
-      assert.deepEqual(columns, ["Email", "Telegram", "Push", "SMS", "Discord", "Microsoft Teams", "Slack", "WhatsApp", "pager"]);
+      assert.deepEqual(columns, ["Email", "Telegram", "Push", "SMS", "Mobile", "Discord", "Microsoft Teams", "Slack", "WhatsApp", "pager"]);
     } finally {
       await page.unroute("**/v1/channels");
     }

@@ -165,6 +165,19 @@ describe("console", { skip }, () => {
     assert.deepEqual(user.quiet_hours, { start: "23:00", end: "06:30" });
   });
 
+  it("lists a user's mobile devices and removes one", async () => {
+    const token = "fcm:aziz_phone_APA91bHun4MxP5egoKMwt0123456789";
+    const device = await chopar.call("POST", `/v1/users/${AZIZ}/devices`, { platform: "android", token, app: "uz.example.app" });
+    await page.goto(`${chopar.url}/#/users/${AZIZ}`);
+    const row = page.locator(`tr[data-device="${device.id}"]`);
+    await row.waitFor();
+    assert.match(await row.textContent(), /android/);
+    assert.equal(await row.locator("code.device-token").getAttribute("title"), token);
+    await row.getByRole("button", { name: `Remove device ${device.id}` }).click();
+    await row.waitFor({ state: "detached" });
+    assert.deepEqual((await chopar.call("GET", `/v1/users/${AZIZ}/devices`)).items, []);
+  });
+
   it("sets the address of a channel the server registered beyond the four, from GET /v1/channels", async () => {
     const served = await (await fetch(`${chopar.url}/v1/channels`)).json();
     const pager = { name: "pager", address: "pager_number", default: true, template_fields: ["text"], settings: "channels.pager" };

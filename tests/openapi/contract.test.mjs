@@ -133,6 +133,15 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "GET", "/v1/users/1/push-subscriptions", { expect: 200 });
     await call(chopar, "DELETE", `/v1/users/1/push-subscriptions/${added.body.id}`, { expect: 204 });
     await call(chopar, "DELETE", `/v1/users/1/push-subscriptions/${added.body.id}`, { expect: 404 });
+    const device = { platform: "android", token: "fcm:contract_APA91bHun4MxP5egoKMwt", app: "uz.example.app" };
+    const phone = await call(chopar, "POST", "/v1/users/1/devices", { body: device, expect: 201 });
+    await call(chopar, "POST", "/v1/users/1/devices", { body: device, expect: 200 });
+    await call(chopar, "POST", "/v1/users/1/devices", { body: { platform: "symbian", token: "x" }, expect: 400 });
+    await call(chopar, "POST", "/v1/users/999/devices", { body: device, expect: 404 });
+    await call(chopar, "GET", "/v1/users/1/devices", { expect: 200 });
+    await call(chopar, "GET", "/v1/users/999/devices", { expect: 404 });
+    await call(chopar, "DELETE", `/v1/users/1/devices/${phone.body.id}`, { expect: 204 });
+    await call(chopar, "DELETE", `/v1/users/1/devices/${phone.body.id}`, { expect: 404 });
     const token = (await call(chopar, "GET", "/v1/users/1/token", { expect: 200 })).body.token;
 
     const notification = { user_id: 1, type: "task.due", title: "Muddat yaqin", body: "Non olish", link: "/tasks/1",
@@ -177,6 +186,7 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "GET", "/v1/inbox/unread-count", { auth: "Bearer 1.bad", expect: 401 });
     await call(chopar, "GET", "/v1/inbox/vapid-public-key", { auth: bearer, expect: 404 });
     await call(chopar, "POST", "/v1/inbox/push-subscriptions", { auth: bearer, body: subscription, expect: 201 });
+    await call(chopar, "POST", "/v1/inbox/devices", { auth: bearer, body: { platform: "ios", token: "a".repeat(64) }, expect: 201 });
     await call(chopar, "GET", "/v1/inbox/preferences", { auth: bearer, expect: 200 });
     await call(chopar, "PUT", "/v1/inbox/preferences", {
       auth: bearer, body: { categories: { marketing: false }, types: { "task.due": { telegram: false } } }, expect: 200,

@@ -95,7 +95,7 @@ export async function channelNames() {
 
 // The address types a user's own fields and routes hold; any other is kept
 // in the user's `addresses` under the channel's name.
-const ADDRESSES_OF_THEIR_OWN = ['email', 'phone', 'telegram_chat', 'push_subscription'];
+const ADDRESSES_OF_THEIR_OWN = ['email', 'phone', 'telegram_chat', 'push_subscription', 'mobile_device'];
 
 // The channels whose address is set through a user's `addresses`.
 export async function channelsAddressedByUser() {

@@ -83,6 +83,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{id}/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        /** A user's mobile devices, oldest first */
+        get: operations["listUserDevices"];
+        put?: never;
+        /**
+         * Add a mobile device (an FCM or APNs token)
+         * @description The same token again keeps its id (200; platform and app updated); a token another user has moves to this user.
+         */
+        post: operations["addUserDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/devices/{device_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+                device_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one mobile device */
+        delete: operations["deleteUserDevice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{id}/push-subscriptions": {
         parameters: {
             query?: never;
@@ -440,6 +485,23 @@ export interface paths {
         put?: never;
         /** The browser subscribes its own user to Web Push */
         post: operations["addInboxPushSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The app registers its own user's mobile device */
+        post: operations["addInboxDevice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1115,10 +1177,10 @@ export interface components {
         /** @description Pass back as ?cursor= for the next page; null at the end. */
         NextCursor: string | null;
         /**
-         * @description The channels of a chopar build (GET /v1/channels): the built-in email, telegram, push and sms, and the chat channels discord, msteams, slack and whatsapp.
+         * @description The channels of a chopar build (GET /v1/channels): the built-in email, telegram, push and sms, mobile (FCM and APNs), and the chat channels discord, msteams, slack and whatsapp.
          * @enum {string}
          */
-        Channel: "email" | "telegram" | "push" | "sms" | "discord" | "msteams" | "slack" | "whatsapp";
+        Channel: "email" | "telegram" | "push" | "sms" | "mobile" | "discord" | "msteams" | "slack" | "whatsapp";
         /** @enum {string} */
         DeliveryStatus: "queued" | "sending" | "sent" | "failed" | "skipped" | "canceled";
         Error: {
@@ -1158,6 +1220,7 @@ export interface components {
                 telegram: boolean;
                 push: boolean;
                 sms: boolean;
+                mobile?: boolean;
                 discord?: boolean;
                 msteams?: boolean;
                 slack?: boolean;
@@ -1184,6 +1247,22 @@ export interface components {
             addresses?: {
                 [key: string]: string | null;
             } | null;
+        };
+        DeviceInput: {
+            /** @enum {string} */
+            platform: "android" | "ios" | "web";
+            token: string;
+            app?: string | null;
+        };
+        Device: {
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            platform: "android" | "ios" | "web";
+            token: string;
+            app: string;
+            created_at: components["schemas"]["Time"];
+            updated_at: components["schemas"]["Time"];
         };
         PushSubscriptionInput: {
             endpoint: string;
@@ -1434,6 +1513,7 @@ export interface components {
             telegram?: boolean | null;
             push?: boolean | null;
             sms?: boolean | null;
+            mobile?: boolean | null;
             discord?: boolean | null;
             msteams?: boolean | null;
             slack?: boolean | null;
@@ -1449,6 +1529,7 @@ export interface components {
             telegram?: boolean;
             push?: boolean;
             sms?: boolean;
+            mobile?: boolean;
             discord?: boolean;
             msteams?: boolean;
             slack?: boolean;
@@ -1475,6 +1556,11 @@ export interface components {
             } | null;
             sms?: {
                 text?: string | null;
+            } | null;
+            /** @description The notification's title (at most 200 characters sent) and body (2000). */
+            mobile?: {
+                title?: string | null;
+                body?: string | null;
             } | null;
             /** @description The embed's title (at most 256 characters sent) and description (4096). */
             discord?: {
@@ -1519,6 +1605,10 @@ export interface components {
             };
             sms?: {
                 text?: string;
+            };
+            mobile?: {
+                title?: string;
+                body?: string;
             };
             discord?: {
                 title?: string;
@@ -1821,6 +1911,16 @@ export interface components {
                 };
             };
         };
+        /** @description The device (201 new, 200 already registered). */
+        DeviceAnswer: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Device"];
+            };
+        };
         /** @description The subscription's id (201 new, 200 an endpoint already registered). */
         PushSubscriptionId: {
             headers: {
@@ -2073,6 +2173,97 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listUserDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every device of the user. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Device"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addUserDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["DeviceAnswer"];
+            201: components["responses"]["DeviceAnswer"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The user already has 10 devices and this token is not one of them. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteUserDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+                device_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -2662,6 +2853,39 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The endpoint is another user's subscription (a subscriber token cannot take it over; nothing changes), or the user already has the most subscriptions allowed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addInboxDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["DeviceAnswer"];
+            201: components["responses"]["DeviceAnswer"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The token is another user's device (a subscriber token cannot take it over; nothing changes), or the user already has 10 devices. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3932,7 +4156,7 @@ export interface operations {
                              * @description What the channel delivers to.
                              * @enum {string}
                              */
-                            address: "email" | "telegram_chat" | "push_subscription" | "phone" | "discord_webhook" | "msteams_webhook" | "slack_webhook" | "whatsapp_number";
+                            address: "email" | "telegram_chat" | "push_subscription" | "phone" | "mobile_device" | "discord_webhook" | "msteams_webhook" | "slack_webhook" | "whatsapp_number";
                             /** @description On for a user whose preferences do not say. */
                             default: boolean;
                             /** @description The members a template's block for it may give. */

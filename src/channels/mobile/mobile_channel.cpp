@@ -18,7 +18,7 @@ constexpr std::size_t kMaxBody = 2000;
 enum class Service { kFcm, kApns };
 
 // One request of a batch: which message, which device, through which service.
-struct Send {
+struct DeviceSend {
   std::size_t message = 0;
   std::int64_t device_id = 0;
   Service service = Service::kFcm;
@@ -124,7 +124,7 @@ MobileChannel::MobileChannel(MobileSettings settings, std::unique_ptr<FcmTokenSo
 std::vector<Outcome> MobileChannel::Send(std::span<const Message> messages) {
   std::vector<Tally> tallies(messages.size());
   std::vector<net::HttpRequest> requests;
-  std::vector<struct Send> sends;
+  std::vector<DeviceSend> sends;
 
   // The credentials, once for the batch: a failure to get one is a retry of
   // that service's devices, nothing having been sent.
@@ -159,10 +159,12 @@ std::vector<Outcome> MobileChannel::Send(std::span<const Message> messages) {
         options.topic = settings_.apns_topic;
         options.critical = m.critical;
         options.dedup_key = m.dedup_key;
-        options.expiration =
-            std::chrono::duration_cast<std::chrono::seconds>(
-                (now + settings_.time_to_live).time_since_epoch())
-                .count();
+        // 0: one attempt, not stored (APNs' own meaning of 0).
+        options.expiration = settings_.time_to_live.count() == 0
+                                 ? 0
+                                 : std::chrono::duration_cast<std::chrono::seconds>(
+                                       (now + settings_.time_to_live).time_since_epoch())
+                                       .count();
         try {
           net::HttpRequest request = BuildApnsRequest(settings_.apns_url, device.token, content,
                                                       options, *provider_token);
@@ -203,7 +205,7 @@ std::vector<Outcome> MobileChannel::Send(std::span<const Message> messages) {
   const std::vector<net::HttpResponse> responses = http_.PerformAll(requests);
   const auto answered_at = clock_.Now();
   for (std::size_t j = 0; j < responses.size(); ++j) {
-    const struct Send& send = sends[j];
+    const DeviceSend& send = sends[j];
     Tally& tally = tallies[send.message];
     const bool apns = send.service == Service::kApns;
     if (auto unanswered = UnansweredHttpOutcome(responses[j], apns ? "apns" : "fcm")) {

@@ -144,7 +144,9 @@ export async function userPage(main, [id], signal) {
   });
 
   const sections = [h("p", {}, h("a", { href: "#/users" }, "← Users")), h("h1", {}, `User ${id}`), message, form];
-  if (user) sections.push(await telegramCard(user, message), await pushCard(user, message), notificationsCard(user));
+  if (user) {
+    sections.push(await telegramCard(user, message), await pushCard(user, message), await devicesCard(user, message), notificationsCard(user));
+  }
   main.replaceChildren(...sections);
 }
 
@@ -166,6 +168,41 @@ async function telegramCard(user, message) {
     message.replaceChildren(h("p", { class: "notice", role: "status" }, "Telegram disconnected."));
   });
   return h("section", { class: "card" }, h("h2", {}, "Telegram"), h("p", {}, state), field("telegram-chat", "Chat id", chat), h("div", { class: "actions" }, save, remove));
+}
+
+// The user's mobile devices (the `mobile` channel's addresses), each removable.
+async function devicesCard(user, message) {
+  const { items } = await api(`/v1/users/${user.id}/devices`);
+  const list = items.length === 0
+    ? h("p", { class: "muted" }, "No mobile devices.")
+    : table(
+        [
+          { title: "id", cell: (d) => String(d.id) },
+          { title: "platform", cell: (d) => d.platform },
+          { title: "app", cell: (d) => d.app },
+          // A token is long; its ends tell two apart.
+          { title: "token", cell: (d) => h("code", { class: "device-token", title: d.token }, d.token.length > 24 ? `${d.token.slice(0, 12)}…${d.token.slice(-8)}` : d.token) },
+          { title: "since", cell: (d) => formatTime(d.created_at) },
+          {
+            title: "",
+            cell: (d) => {
+              const button = h("button", { type: "button", class: "small quiet", "aria-label": `Remove device ${d.id}` }, "Remove");
+              button.addEventListener("click", async () => {
+                try {
+                  await api(`/v1/users/${user.id}/devices/${d.id}`, { method: "DELETE" });
+                  button.closest("tr").remove();
+                } catch (error) {
+                  message.replaceChildren(errorBox(error));
+                }
+              });
+              return button;
+            },
+          },
+        ],
+        items,
+        { rowAttributes: (d) => ({ "data-device": d.id }) },
+      );
+  return h("section", { class: "card" }, h("h2", {}, "Mobile devices"), list);
 }
 
 async function pushCard(user, message) {
