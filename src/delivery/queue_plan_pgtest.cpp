@@ -144,8 +144,8 @@ TEST_F(QueuePlanTest, ClaimPlannedBeforeABroadcastFindsOrdinaryRowsInTheirOwnInd
       Scalar("SELECT tableoid::regclass::text FROM deliveries WHERE bulk LIMIT 1");
   db::Pool pool = OneConnection();
 
-  const std::string plan =
-      GenericPlan(pool, queries::kClaimCandidates, "(NULL, 500, 0, '{telegram}', '{push}', '{}')");
+  const std::string plan = GenericPlan(pool, queries::kClaimCandidates,
+                                       "(NULL, 500, 0, '{telegram}', '{push}', '{}', '{mobile}')");
   const auto due = plan.find("CTE due\n");
   const auto due_bulk = plan.find("CTE due_bulk");
   ASSERT_NE(due, std::string::npos) << plan;
