@@ -54,8 +54,13 @@ bool Report(const char* what, int messages, double elapsed_ms,
   const auto sent = std::count_if(outcomes.begin(), outcomes.end(),
                                   [](const auto& o) { return o.kind == OutcomeKind::kSent; });
   std::printf("%s: %d messages to %d devices\n", what, messages, messages);
-  std::printf("  one Send():        %.0f ms (one at a time: %d ms), %ld sent, max %d in flight\n",
-              elapsed_ms, one_at_a_time_ms, static_cast<long>(sent), max_in_flight);
+  if (one_at_a_time_ms > 0) {
+    std::printf("  one Send():        %.0f ms (one at a time: %d ms), %ld sent, max %d in flight\n",
+                elapsed_ms, one_at_a_time_ms, static_cast<long>(sent), max_in_flight);
+  } else {
+    std::printf("  one Send():        %.0f ms, %ld sent (%.3f ms a message)\n", elapsed_ms,
+                static_cast<long>(sent), elapsed_ms / messages);
+  }
   std::printf("  throughput:        %.0f messages/s\n", messages / (elapsed_ms / 1000.0));
   for (const auto& o : outcomes) {
     if (o.kind != OutcomeKind::kSent) {
