@@ -269,4 +269,36 @@ inline bool DeliveriesSettled(const nlohmann::json& notification) {
   return true;
 }
 
+// GET /v1/notifications/{id} of `created` (the answer of POST
+// /v1/notifications) once every delivery of it reached a final status,
+// waiting up to `within`; fails the test (and returns the last answer) if
+// they do not.
+inline nlohmann::json SettledNotification(Api& api, const nlohmann::json& created,
+                                          std::chrono::seconds within = std::chrono::seconds(30)) {
+  nlohmann::json notification;
+  const bool done = WaitUntil(
+      [&] {
+        notification = nlohmann::json::parse(
+            api.Call("GET", "/v1/notifications/" + created["id"].dump()).body, nullptr, false);
+        return DeliveriesSettled(notification);
+      },
+      within);
+  EXPECT_TRUE(done) << notification.dump();
+  return notification;
+}
+
+// Quiet hours (in UTC) from an hour ago to two hours from now: a user with
+// them is in quiet hours for the rest of a test.
+inline nlohmann::json QuietHoursAroundNow() {
+  const auto hour_now = std::chrono::duration_cast<std::chrono::hours>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count() %
+                        24;
+  const auto clock_text = [](long long hour) {
+    const long long h = (hour + 24) % 24;
+    return (h < 10 ? "0" : "") + std::to_string(h) + ":00";
+  };
+  return {{"start", clock_text(hour_now - 1)}, {"end", clock_text(hour_now + 2)}};
+}
+
 }  // namespace chopar::testing

@@ -39,6 +39,8 @@ using testing::DeliveriesSettled;
 using testing::DeliveryOn;
 using testing::FakeHttpServer;
 using testing::FreeLoopbackPort;
+using testing::QuietHoursAroundNow;
+using testing::SettledNotification;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -170,19 +172,6 @@ class ChatChannelsBlackBox : public testing::DatabaseBlackBox,
     const auto created = api.Call("POST", "/v1/notifications", more);
     EXPECT_EQ(created.status, 201) << created.body;
     return ParseJsonOrDiscarded(created.body);
-  }
-
-  json SettledNotification(Api& api, const json& created, std::chrono::seconds within = 30s) {
-    json notification;
-    const bool done = WaitUntil(
-        [&] {
-          notification = ParseJsonOrDiscarded(
-              api.Call("GET", "/v1/notifications/" + created["id"].dump()).body);
-          return DeliveriesSettled(notification);
-        },
-        within);
-    EXPECT_TRUE(done) << notification.dump();
-    return notification;
   }
 
   std::mutex mutex_;
@@ -335,18 +324,7 @@ TEST_P(ChatChannelsBlackBox, PreferencesQuietHoursAndTheHourlyLimitHold) {
 
   // User 2 is in quiet hours from an hour ago to two hours from now (UTC):
   // the delivery waits, nothing is posted.
-  const auto hour_now = std::chrono::duration_cast<std::chrono::hours>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count() %
-                        24;
-  const auto clock_text = [](long long hour) {
-    const long long h = (hour + 24) % 24;
-    return (h < 10 ? "0" : "") + std::to_string(h) + ":00";
-  };
-  PutWebhook(
-      api, 2, "quiet",
-      {{"quiet_hours", {{"start", clock_text(hour_now - 1)}, {"end", clock_text(hour_now + 2)}}},
-       {"timezone", "UTC"}});
+  PutWebhook(api, 2, "quiet", {{"quiet_hours", QuietHoursAroundNow()}, {"timezone", "UTC"}});
   json quiet = Notify(api, 2, "q", {{"channels", {channel()}}});
   json waiting;
   ASSERT_TRUE(WaitUntil(

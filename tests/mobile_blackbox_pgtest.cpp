@@ -46,6 +46,8 @@ using testing::DeliveryOn;
 using testing::FakeH2Server;
 using testing::FakeHttpServer;
 using testing::FreeLoopbackPort;
+using testing::QuietHoursAroundNow;
+using testing::SettledNotification;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -204,19 +206,6 @@ class MobileBlackBox : public testing::DatabaseBlackBox {
     const auto created = api.Call("POST", "/v1/notifications", more);
     EXPECT_EQ(created.status, 201) << created.body;
     return ParseJsonOrDiscarded(created.body);
-  }
-
-  json SettledNotification(Api& api, const json& created, std::chrono::seconds within = 30s) {
-    json notification;
-    const bool done = WaitUntil(
-        [&] {
-          notification = ParseJsonOrDiscarded(
-              api.Call("GET", "/v1/notifications/" + created["id"].dump()).body);
-          return DeliveriesSettled(notification);
-        },
-        within);
-    EXPECT_TRUE(done) << notification.dump();
-    return notification;
   }
 
   void SetDelay(std::chrono::milliseconds delay) {
@@ -409,20 +398,10 @@ TEST_F(MobileBlackBox, PreferencesQuietHoursAndTheHourlyLimitHold) {
       0u);
   EXPECT_EQ(Notify(api, 1, "c")["channels"], json({"mobile"}));
 
-  const auto hour_now = std::chrono::duration_cast<std::chrono::hours>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count() %
-                        24;
-  const auto clock_text = [](long long hour) {
-    const long long h = (hour + 24) % 24;
-    return (h < 10 ? "0" : "") + std::to_string(h) + ":00";
-  };
-  ASSERT_EQ(api.Call("PUT", "/v1/users/2",
-                     {{"quiet_hours",
-                       {{"start", clock_text(hour_now - 1)}, {"end", clock_text(hour_now + 2)}}},
-                      {"timezone", "UTC"}})
-                .status,
-            200);
+  ASSERT_EQ(
+      api.Call("PUT", "/v1/users/2", {{"quiet_hours", QuietHoursAroundNow()}, {"timezone", "UTC"}})
+          .status,
+      200);
   AddDevice(api, 2, "ios", IosToken('c'));
   json quiet = Notify(api, 2, "q");
   json waiting;

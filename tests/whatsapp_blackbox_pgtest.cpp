@@ -41,6 +41,8 @@ using testing::DeliveriesSettled;
 using testing::DeliveryOn;
 using testing::FakeHttpServer;
 using testing::FreeLoopbackPort;
+using testing::QuietHoursAroundNow;
+using testing::SettledNotification;
 using testing::WaitUntil;
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -128,19 +130,6 @@ class WhatsAppBlackBox : public testing::DatabaseBlackBox {
     const auto created = api.Call("POST", "/v1/notifications", more);
     EXPECT_EQ(created.status, 201) << created.body;
     return ParseJsonOrDiscarded(created.body);
-  }
-
-  json SettledNotification(Api& api, const json& created, std::chrono::seconds within = 30s) {
-    json notification;
-    const bool done = WaitUntil(
-        [&] {
-          notification = ParseJsonOrDiscarded(
-              api.Call("GET", "/v1/notifications/" + created["id"].dump()).body);
-          return DeliveriesSettled(notification);
-        },
-        within);
-    EXPECT_TRUE(done) << notification.dump();
-    return notification;
   }
 
   // A status webhook as Meta posts it, signed with `secret`.
@@ -361,17 +350,7 @@ TEST_F(WhatsAppBlackBox, OffUntilTheUserOptsInThenPreferencesQuietHoursAndTheHou
   EXPECT_EQ(Notify(api, 1, "d")["channels"], json({"whatsapp"}));
 
   // Quiet hours from an hour ago to two hours from now: nothing is sent.
-  const auto hour_now = std::chrono::duration_cast<std::chrono::hours>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count() %
-                        24;
-  const auto clock_text = [](long long hour) {
-    const long long h = (hour + 24) % 24;
-    return (h < 10 ? "0" : "") + std::to_string(h) + ":00";
-  };
-  OptIn(api, 2,
-        {{"quiet_hours", {{"start", clock_text(hour_now - 1)}, {"end", clock_text(hour_now + 2)}}},
-         {"timezone", "UTC"}});
+  OptIn(api, 2, {{"quiet_hours", QuietHoursAroundNow()}, {"timezone", "UTC"}});
   json quiet = Notify(api, 2, "q", {{"channels", {"whatsapp"}}});
   json waiting;
   ASSERT_TRUE(WaitUntil(

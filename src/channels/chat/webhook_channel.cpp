@@ -4,15 +4,7 @@
 #include "channels/outcome_unknown.hpp"
 
 namespace chopar::channels::chat {
-namespace {
-
 using std::chrono::steady_clock;
-
-std::chrono::seconds CeilSeconds(steady_clock::duration d) {
-  return std::max(std::chrono::seconds(1), std::chrono::ceil<std::chrono::seconds>(d));
-}
-
-}  // namespace
 
 ChatWebhookChannel::ChatWebhookChannel(const ChatFormat& format, ChatWebhookSettings settings,
                                        net::HttpClient& http)
@@ -37,7 +29,7 @@ std::vector<Outcome> ChatWebhookChannel::Send(std::span<const Message> messages)
     const auto rest_until = rests_.Until(*m.address);
     if (rest_until > now + settings_.max_wait) {
       outcomes[i] = Outcome::Retry(provider + ": the webhook's rate limit asks to wait",
-                                   CeilSeconds(rest_until - now));
+                                   RestLeft(rest_until, now));
       continue;
     }
     net::HttpRequest request;

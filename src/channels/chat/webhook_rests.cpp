@@ -21,4 +21,9 @@ void WebhookRests::Rest(std::string_view webhook, Clock::time_point until) {
   kept = std::max(kept, until);
 }
 
+std::chrono::seconds RestLeft(WebhookRests::Clock::time_point until,
+                              WebhookRests::Clock::time_point now) {
+  return std::max(std::chrono::seconds(1), std::chrono::ceil<std::chrono::seconds>(until - now));
+}
+
 }  // namespace chopar::channels::chat

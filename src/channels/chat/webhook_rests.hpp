@@ -31,4 +31,9 @@ class WebhookRests {
   std::unordered_map<std::string, Clock::time_point> until_;
 };
 
+// The Retry-After of a post given back while its rest lasts: the whole
+// seconds from `now` until `until`, at least one.
+std::chrono::seconds RestLeft(WebhookRests::Clock::time_point until,
+                              WebhookRests::Clock::time_point now);
+
 }  // namespace chopar::channels::chat

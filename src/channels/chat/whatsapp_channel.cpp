@@ -11,10 +11,6 @@ using std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kMaxWait{2000};
 
-std::chrono::seconds CeilSeconds(steady_clock::duration d) {
-  return std::max(std::chrono::seconds(1), std::chrono::ceil<std::chrono::seconds>(d));
-}
-
 // Whether an answer says the business number sends too fast (not one
 // recipient: 131056 is a pair's limit and rests nothing else).
 bool NumberThrottled(const net::HttpResponse& response) {
@@ -54,7 +50,7 @@ std::vector<Outcome> WhatsAppChannel::Send(std::span<const Message> messages) {
     }
     if (rest_until > now + kMaxWait) {
       outcomes[i] = Outcome::Retry("whatsapp: the business number's rate limit asks to wait",
-                                   CeilSeconds(rest_until - now));
+                                   RestLeft(rest_until, now));
       continue;
     }
     net::HttpRequest request;
