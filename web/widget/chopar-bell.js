@@ -545,8 +545,18 @@ export class ChoparBell extends HTMLElement {
       this._renderList();
     } catch (error) {
       this._status.textContent = this._t.loadFailed;
+      return;
     } finally {
       this._loadingPage = false;
+    }
+    // An observer reports only changes it sees at a rendering step: when the
+    // end stayed in view while this page loaded, or the list grew and was
+    // scrolled back to its end before the next frame, no change is seen and
+    // nothing asks for the next page. Observing again reports where the end
+    // is now.
+    if (this._cursor && this._observer) {
+      this._observer.unobserve(this._end);
+      this._observer.observe(this._end);
     }
   }
 
