@@ -12,6 +12,7 @@
 #include "http/report_routes.hpp"
 #include "http/schedule_routes.hpp"
 #include "http/server.hpp"
+#include "http/slack_routes.hpp"
 #include "http/sms_routes.hpp"
 #include "http/telegram_routes.hpp"
 #include "http/template_routes.hpp"
@@ -47,6 +48,7 @@ void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
   http::RegisterTelegramRoutes(router, parts.telegram);
   http::RegisterDeviceRoutes(router, parts.pool);
   http::RegisterWhatsAppRoutes(router, parts.pool, parts.clock, parts.whatsapp);
+  http::RegisterSlackRoutes(router, parts.slack, parts.clock);
   http::RegisterOutboxRoutes(router, parts.outbox_sources);
   http::RegisterReportRoutes(router, parts.reports);
   http::RegisterConsoleRoutes(router, parts.pool, parts.users, parts.vapid_public_key);
@@ -90,7 +92,8 @@ int PrintRoutes(std::ostream& out) {
                                        .inbox_secret = "routes",
                                        .sms_callback_secret = "routes",
                                        .vapid_public_key = "",
-                                       .whatsapp = {}});
+                                       .whatsapp = {},
+                                       .slack = nullptr});
   std::vector<std::string> lines;
   for (const http::Route& route : server.router().routes()) {
     lines.push_back(route.method + " " + OpenApiPath(route));

@@ -6,6 +6,7 @@
 
 #include "broadcast/broadcast_service.hpp"
 #include "broadcast/topic_service.hpp"
+#include "channels/chat/slack_app.hpp"
 #include "channels/chat/whatsapp_provider.hpp"
 #include "channels/telegram/updates.hpp"
 #include "core/clock.hpp"
@@ -40,10 +41,12 @@ struct AreaRouteParts {
   std::string vapid_public_key;  // empty: Web Push is not configured
   // Empty: WhatsApp's status webhooks are not configured (they answer 503).
   channels::chat::WhatsAppWebhookSecrets whatsapp;
+  // Null: Slack's app is not configured (its routes answer 503).
+  channels::chat::SlackApp* slack;
 };
 
 // Registers every route of the areas (templates, workflows, preferences,
-// schedules, broadcasts, SMS, Telegram and WhatsApp webhooks, outbox stats, reports,
+// schedules, broadcasts, SMS, Telegram and WhatsApp webhooks, Slack's app, outbox stats, reports,
 // console, channels, the embedded web assets) on `router`: the API process
 // calls it on its server's router, `chopar routes` on one it only prints.
 // Throws std::invalid_argument if a route is already there.

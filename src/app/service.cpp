@@ -19,6 +19,7 @@
 #include "broadcast/broadcast_service.hpp"
 #include "broadcast/fan_out.hpp"
 #include "broadcast/topic_service.hpp"
+#include "channels/chat/slack_app.hpp"
 #include "channels/chat/whatsapp_provider.hpp"
 #include "channels/telegram/poller.hpp"
 #include "channels/telegram/updates.hpp"
@@ -52,6 +53,17 @@ channels::chat::WhatsAppWebhookSecrets WhatsAppWebhookSecretsOf(const Config& co
   const auto it = config.registered_channels.find("whatsapp");
   if (it == config.registered_channels.end() || it->second.provider != "cloud_api") return {};
   return channels::chat::WhatsAppWebhookSecretsFrom(it->second.values);
+}
+
+// Slack's app for its routes, when [channels.slack] configures it (its keys
+// were checked when the providers were built); null otherwise.
+std::unique_ptr<channels::chat::SlackApp> SlackAppOf(const Config& config, db::Pool& pool,
+                                                     net::HttpClient& http) {
+  const auto it = config.registered_channels.find("slack");
+  if (it == config.registered_channels.end() || it->second.provider != "slack") return nullptr;
+  auto settings = channels::chat::SlackAppSettingsFrom(it->second.values, config.server.public_url);
+  if (!settings.configured()) return nullptr;
+  return std::make_unique<channels::chat::SlackApp>(std::move(settings), pool, http);
 }
 
 // The API key: configured, else generated once into data_dir (only the API
@@ -167,6 +179,8 @@ int RunService(const Config& config, const Roles& roles) {
     telegram_updates = std::make_unique<channels::telegram::TelegramUpdates>(
         *providers.telegram_bot(), pool, clock);
   }
+  const std::unique_ptr<channels::chat::SlackApp> slack_app =
+      SlackAppOf(config, pool, providers.http());
   // The relays LISTEN, so they take the direct connection.
   Relays relays(config, database.direct_conninfo(), pool, providers.http(), clock, metrics);
   // A relay-only process with nothing to relay is a configuration mistake.
@@ -237,7 +251,8 @@ int RunService(const Config& config, const Roles& roles) {
                                          .inbox_secret = inbox_secret,
                                          .sms_callback_secret = sms_callback_secret,
                                          .vapid_public_key = config.push.webpush.vapid_public_key,
-                                         .whatsapp = WhatsAppWebhookSecretsOf(config)});
+                                         .whatsapp = WhatsAppWebhookSecretsOf(config),
+                                         .slack = slack_app.get()});
     parts.AfterStart([&server, host = settings.host] {
       std::cout << "  listening: http://" << host << ":" << server.port() << "\n";
     });

@@ -15,23 +15,6 @@ std::string SignedText(std::int64_t user_id, const UnsubscribeScope& scope,
          std::string(core::ChannelName(channel));
 }
 
-// Scope names are [a-z._] (the type grammar), so they need no escaping in
-// a query string; anything else is percent-encoded all the same.
-std::string QueryEscape(std::string_view text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '.' || c == '_' || c == '-') {
-      out += static_cast<char>(c);
-    } else {
-      static constexpr char kHex[] = "0123456789ABCDEF";
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xF];
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 UnsubscribeScope UnsubscribeScope::Of(const Message& message) {
@@ -62,7 +45,7 @@ std::string UnsubscribeUrl(std::string_view public_url, std::string_view secret,
                            core::ChannelKind channel) {
   return std::string(core::WithoutTrailingSlashes(public_url)) +
          "/v1/unsubscribe?user=" + std::to_string(user_id) + "&" + scope.kind + "=" +
-         QueryEscape(scope.name) + "&channel=" + std::string(core::ChannelName(channel)) +
+         core::PercentEncode(scope.name) + "&channel=" + std::string(core::ChannelName(channel)) +
          "&sig=" + SignUnsubscribe(secret, user_id, scope, channel);
 }
 

@@ -32,6 +32,11 @@ enum class MalformedEscapes {
 std::optional<std::vector<std::pair<std::string, std::string>>> DecodeFormPairs(
     std::string_view text, MalformedEscapes malformed);
 
+// `text` with every byte but RFC 3986's unreserved characters (letters,
+// digits, '-', '.', '_', '~') as %XX: safe as a query value, a form value
+// or a path segment.
+std::string PercentEncode(std::string_view text);
+
 // Standard base64 with padding (RFC 4648 §4).
 std::string Base64Encode(std::string_view bytes);
 // Accepts input with or without padding; nullopt for characters outside the alphabet.

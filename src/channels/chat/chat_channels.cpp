@@ -7,6 +7,9 @@
 #include "channels/chat/discord.hpp"
 #include "channels/chat/msteams.hpp"
 #include "channels/chat/slack.hpp"
+#include "channels/chat/slack_api.hpp"
+#include "channels/chat/slack_app.hpp"
+#include "channels/chat/slack_channel.hpp"
 #include "channels/chat/webhook_channel.hpp"
 #include "channels/chat/webhook_url.hpp"
 #include "channels/chat/whatsapp_channel.hpp"
@@ -52,7 +55,15 @@ std::optional<std::string> DiscordAddressProblem(std::string_view address) {
 std::optional<std::string> TeamsAddressProblem(std::string_view address) {
   return WebhookUrlProblem(address, teams_allows_local.load());
 }
+// A Slack address is a webhook URL or an installed workspace's
+// conversation ("T0123ABCD/U0456EFGH").
 std::optional<std::string> SlackAddressProblem(std::string_view address) {
+  if (ParseSlackConversation(address)) return std::nullopt;
+  if (!address.starts_with("http") && address.find('/') != std::string_view::npos &&
+      address.find(':') == std::string_view::npos) {
+    return "must be a webhook URL or a workspace's conversation \"<team id>/<user or channel "
+           "id>\" (\"T0123ABCD/U0456EFGH\")";
+  }
   return WebhookUrlProblem(address, slack_allows_local.load());
 }
 
@@ -71,16 +82,39 @@ std::vector<ProviderKey> Keys() {
   };
 }
 
+ChatWebhookSettings WebhookSettingsFrom(const ProviderContext& context) {
+  ChatWebhookSettings settings;
+  settings.public_url = context.public_url;
+  settings.allow_local_webhooks =
+      ParseBool("allow_local_webhooks", context.Value("allow_local_webhooks"));
+  settings.timeout = ParseTimeoutSeconds(context.Value("timeout_seconds"));
+  return settings;
+}
+
 ProviderFactory FactoryOf(const ChatFormat& format, std::atomic<bool>& allows_local) {
   return [&format, &allows_local](const ProviderContext& context) -> std::unique_ptr<Channel> {
-    ChatWebhookSettings settings;
-    settings.public_url = context.public_url;
-    settings.allow_local_webhooks =
-        ParseBool("allow_local_webhooks", context.Value("allow_local_webhooks"));
-    settings.timeout = ParseTimeoutSeconds(context.Value("timeout_seconds"));
+    ChatWebhookSettings settings = WebhookSettingsFrom(context);
     allows_local.store(settings.allow_local_webhooks);
     return std::make_unique<ChatWebhookChannel>(format, std::move(settings), context.http);
   };
+}
+
+// Slack's keys: the webhooks', then the app's (slack_app.hpp).
+std::vector<ProviderKey> SlackKeys() {
+  std::vector<ProviderKey> keys = Keys();
+  for (ProviderKey& key : SlackAppKeys()) keys.push_back(std::move(key));
+  return keys;
+}
+
+std::unique_ptr<Channel> SlackFactory(const ProviderContext& context) {
+  ChatWebhookSettings settings = WebhookSettingsFrom(context);
+  slack_allows_local.store(settings.allow_local_webhooks);
+  SlackAppSettings app_settings = SlackAppSettingsFrom(context.values, context.public_url);
+  std::unique_ptr<SlackApp> app;
+  if (app_settings.configured()) {
+    app = std::make_unique<SlackApp>(std::move(app_settings), context.pool, context.http);
+  }
+  return std::make_unique<SlackChannel>(std::move(settings), std::move(app), context.http);
 }
 
 }  // namespace
@@ -105,10 +139,8 @@ void RegisterChatChannels() {
                       .provider = "msteams",
                       .keys = Keys(),
                       .factory = FactoryOf(kTeamsFormat, teams_allows_local)});
-    RegisterProvider({.channel = "slack",
-                      .provider = "slack",
-                      .keys = Keys(),
-                      .factory = FactoryOf(kSlackFormat, slack_allows_local)});
+    RegisterProvider(
+        {.channel = "slack", .provider = "slack", .keys = SlackKeys(), .factory = SlackFactory});
     RegisterProvider({.channel = "whatsapp",
                       .provider = "cloud_api",
                       .keys = WhatsAppKeys(),

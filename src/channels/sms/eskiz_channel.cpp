@@ -1,15 +1,15 @@
 #include "channels/sms/eskiz_channel.hpp"
 
-#include "channels/outcome_unknown.hpp"
-
 #include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "channels/outcome_unknown.hpp"
 #include "channels/render.hpp"
 #include "channels/sms/eskiz_callback.hpp"
 #include "channels/sms/eskiz_form.hpp"
 #include "channels/sms/queries.hpp"
+#include "core/encoding.hpp"
 #include "core/json.hpp"
 #include "db/params.hpp"
 
@@ -37,22 +37,6 @@ std::string PhoneDigits(const std::optional<std::string>& phone) {
     if (c >= '0' && c <= '9') digits += c;
   }
   return digits;
-}
-
-std::string PathSegment(const std::string& text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) != 0 || c == '-' || c == '_' || c == '.') {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 0xF];
-    }
-  }
-  return out;
 }
 
 // Eskiz's own explanation ("message" of its JSON), or the start of the body.
@@ -135,7 +119,8 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
     request.headers = {"Authorization: Bearer " + token, "Accept: application/json", "Expect:"};
     if (item.plan == Plan::kReconcile) {
       request.method = "GET";
-      request.url = settings_.base_url + "/api/message/sms/status_by_id/" + PathSegment(item.provider_id);
+      request.url = settings_.base_url + "/api/message/sms/status_by_id/" +
+                    core::PercentEncode(item.provider_id);
       return request;
     }
     const Message& m = messages[item.index];

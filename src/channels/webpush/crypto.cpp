@@ -10,13 +10,14 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/aes_gcm.hpp"
+#include "core/openssl_error.hpp"
 #include "core/openssl_handles.hpp"
 
 namespace chopar::channels::webpush {
 namespace {
 
 using PkeyCtx = core::EvpPkeyCtx;
-using CipherCtx = core::EvpCipherCtx;
 using Kdf = core::EvpKdf;
 using KdfCtx = core::EvpKdfCtx;
 using Bignum = core::Bignum;
@@ -28,22 +29,8 @@ constexpr std::size_t kTagSize = 16;
 constexpr std::size_t kNonceSize = 12;
 constexpr std::size_t kKeySize = 16;
 
-[[noreturn]] void Fail(const char* what) {
-  const unsigned long code = ERR_get_error();
-  ERR_clear_error();
-  std::string message = std::string("openssl: ") + what;
-  if (code != 0) {
-    char buffer[256];
-    ERR_error_string_n(code, buffer, sizeof buffer);
-    message += ": ";
-    message += buffer;
-  }
-  throw std::runtime_error(message);
-}
-
-void Check(int rc, const char* what) {
-  if (rc <= 0) Fail(what);
-}
+using core::CheckOpenSsl;
+using core::ThrowOpenSslError;
 
 const unsigned char* Bytes(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
 unsigned char* Bytes(std::string& s) { return reinterpret_cast<unsigned char*>(s.data()); }
@@ -52,22 +39,24 @@ unsigned char* Bytes(std::string& s) { return reinterpret_cast<unsigned char*>(s
 // OpenSSL refuses the parameters (a point off the curve, for example).
 EvpPkey FromData(const P256KeyPair& pair, int selection) {
   ParamBld bld(OSSL_PARAM_BLD_new());
-  if (!bld) Fail("OSSL_PARAM_BLD_new");
-  Check(OSSL_PARAM_BLD_push_utf8_string(bld.get(), OSSL_PKEY_PARAM_GROUP_NAME, kCurve, 0), "group name");
-  Check(OSSL_PARAM_BLD_push_octet_string(bld.get(), OSSL_PKEY_PARAM_PUB_KEY, pair.public_key.data(),
-                                         pair.public_key.size()),
-        "public key param");
+  if (!bld) ThrowOpenSslError("OSSL_PARAM_BLD_new");
+  CheckOpenSsl(OSSL_PARAM_BLD_push_utf8_string(bld.get(), OSSL_PKEY_PARAM_GROUP_NAME, kCurve, 0),
+               "group name");
+  CheckOpenSsl(OSSL_PARAM_BLD_push_octet_string(bld.get(), OSSL_PKEY_PARAM_PUB_KEY,
+                                                pair.public_key.data(), pair.public_key.size()),
+               "public key param");
   Bignum priv;
   if (selection == EVP_PKEY_KEYPAIR) {
     priv.reset(BN_bin2bn(Bytes(pair.private_key), static_cast<int>(pair.private_key.size()), nullptr));
-    if (!priv) Fail("BN_bin2bn");
-    Check(OSSL_PARAM_BLD_push_BN(bld.get(), OSSL_PKEY_PARAM_PRIV_KEY, priv.get()), "private key param");
+    if (!priv) ThrowOpenSslError("BN_bin2bn");
+    CheckOpenSsl(OSSL_PARAM_BLD_push_BN(bld.get(), OSSL_PKEY_PARAM_PRIV_KEY, priv.get()),
+                 "private key param");
   }
   Params params(OSSL_PARAM_BLD_to_param(bld.get()));
-  if (!params) Fail("OSSL_PARAM_BLD_to_param");
+  if (!params) ThrowOpenSslError("OSSL_PARAM_BLD_to_param");
   PkeyCtx ctx(EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr));
-  if (!ctx) Fail("EVP_PKEY_CTX_new_from_name");
-  Check(EVP_PKEY_fromdata_init(ctx.get()), "EVP_PKEY_fromdata_init");
+  if (!ctx) ThrowOpenSslError("EVP_PKEY_CTX_new_from_name");
+  CheckOpenSsl(EVP_PKEY_fromdata_init(ctx.get()), "EVP_PKEY_fromdata_init");
   EVP_PKEY* raw = nullptr;
   if (EVP_PKEY_fromdata(ctx.get(), &raw, selection, params.get()) <= 0) {
     ERR_clear_error();
@@ -80,8 +69,9 @@ EvpPkey FromData(const P256KeyPair& pair, int selection) {
 std::string PublicPoint(EVP_PKEY* key) {
   std::string point(kP256PublicKeySize, '\0');
   std::size_t length = 0;
-  Check(EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_PUB_KEY, Bytes(point), point.size(), &length),
-        "get public key");
+  CheckOpenSsl(EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_PUB_KEY, Bytes(point),
+                                               point.size(), &length),
+               "get public key");
   if (length != kP256PublicKeySize) throw std::runtime_error("openssl: public key is not an uncompressed point");
   return point;
 }
@@ -96,14 +86,17 @@ std::string Concat(std::initializer_list<std::string_view> parts) {
 
 P256KeyPair GenerateP256KeyPair() {
   EvpPkey key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
-  if (!key) Fail("EVP_PKEY_Q_keygen");
+  if (!key) ThrowOpenSslError("EVP_PKEY_Q_keygen");
   P256KeyPair pair;
   pair.public_key = PublicPoint(key.get());
   BIGNUM* raw_priv = nullptr;
-  Check(EVP_PKEY_get_bn_param(key.get(), OSSL_PKEY_PARAM_PRIV_KEY, &raw_priv), "get private key");
+  CheckOpenSsl(EVP_PKEY_get_bn_param(key.get(), OSSL_PKEY_PARAM_PRIV_KEY, &raw_priv),
+               "get private key");
   const Bignum priv(raw_priv);
   pair.private_key.resize(kP256PrivateKeySize);
-  Check(BN_bn2binpad(priv.get(), Bytes(pair.private_key), static_cast<int>(kP256PrivateKeySize)), "BN_bn2binpad");
+  CheckOpenSsl(
+      BN_bn2binpad(priv.get(), Bytes(pair.private_key), static_cast<int>(kP256PrivateKeySize)),
+      "BN_bn2binpad");
   return pair;
 }
 
@@ -126,7 +119,7 @@ EvpPkey P256PrivateKey(const P256KeyPair& pair) {
   EvpPkey key = FromData(pair, EVP_PKEY_KEYPAIR);
   if (!key) throw std::invalid_argument("not a valid P-256 key pair");
   PkeyCtx check(EVP_PKEY_CTX_new_from_pkey(nullptr, key.get(), nullptr));
-  if (!check) Fail("EVP_PKEY_CTX_new_from_pkey");
+  if (!check) ThrowOpenSslError("EVP_PKEY_CTX_new_from_pkey");
   if (EVP_PKEY_pairwise_check(check.get()) <= 0) {
     ERR_clear_error();
     throw std::invalid_argument("the private key does not match the public key");
@@ -136,22 +129,22 @@ EvpPkey P256PrivateKey(const P256KeyPair& pair) {
 
 std::string EcdhSharedSecret(EVP_PKEY* mine, EVP_PKEY* peer) {
   PkeyCtx ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, mine, nullptr));
-  if (!ctx) Fail("EVP_PKEY_CTX_new_from_pkey");
-  Check(EVP_PKEY_derive_init(ctx.get()), "EVP_PKEY_derive_init");
-  Check(EVP_PKEY_derive_set_peer(ctx.get(), peer), "EVP_PKEY_derive_set_peer");
+  if (!ctx) ThrowOpenSslError("EVP_PKEY_CTX_new_from_pkey");
+  CheckOpenSsl(EVP_PKEY_derive_init(ctx.get()), "EVP_PKEY_derive_init");
+  CheckOpenSsl(EVP_PKEY_derive_set_peer(ctx.get(), peer), "EVP_PKEY_derive_set_peer");
   std::size_t length = 0;
-  Check(EVP_PKEY_derive(ctx.get(), nullptr, &length), "EVP_PKEY_derive (size)");
+  CheckOpenSsl(EVP_PKEY_derive(ctx.get(), nullptr, &length), "EVP_PKEY_derive (size)");
   std::string secret(length, '\0');
-  Check(EVP_PKEY_derive(ctx.get(), Bytes(secret), &length), "EVP_PKEY_derive");
+  CheckOpenSsl(EVP_PKEY_derive(ctx.get(), Bytes(secret), &length), "EVP_PKEY_derive");
   secret.resize(length);
   return secret;
 }
 
 std::string HkdfSha256(std::string_view salt, std::string_view ikm, std::string_view info, std::size_t length) {
   Kdf kdf(EVP_KDF_fetch(nullptr, "HKDF", nullptr));
-  if (!kdf) Fail("EVP_KDF_fetch HKDF");
+  if (!kdf) ThrowOpenSslError("EVP_KDF_fetch HKDF");
   KdfCtx ctx(EVP_KDF_CTX_new(kdf.get()));
-  if (!ctx) Fail("EVP_KDF_CTX_new");
+  if (!ctx) ThrowOpenSslError("EVP_KDF_CTX_new");
   // OSSL_PARAM takes non-const pointers but only reads input parameters.
   char digest[] = "SHA256";
   const OSSL_PARAM params[] = {
@@ -162,49 +155,18 @@ std::string HkdfSha256(std::string_view salt, std::string_view ikm, std::string_
       OSSL_PARAM_construct_end(),
   };
   std::string out(length, '\0');
-  Check(EVP_KDF_derive(ctx.get(), Bytes(out), out.size(), params), "EVP_KDF_derive");
+  CheckOpenSsl(EVP_KDF_derive(ctx.get(), Bytes(out), out.size(), params), "EVP_KDF_derive");
   return out;
 }
 
 std::string Aes128GcmSeal(std::string_view key, std::string_view nonce, std::string_view plaintext) {
-  if (key.size() != kKeySize || nonce.size() != kNonceSize) throw std::invalid_argument("AES-128-GCM key or nonce size");
-  CipherCtx ctx(EVP_CIPHER_CTX_new());
-  if (!ctx) Fail("EVP_CIPHER_CTX_new");
-  Check(EVP_EncryptInit_ex2(ctx.get(), EVP_aes_128_gcm(), Bytes(key), Bytes(nonce), nullptr), "EVP_EncryptInit_ex2");
-  std::string out(plaintext.size() + kTagSize, '\0');
-  int written = 0;
-  Check(EVP_EncryptUpdate(ctx.get(), Bytes(out), &written, Bytes(plaintext), static_cast<int>(plaintext.size())),
-        "EVP_EncryptUpdate");
-  int final_bytes = 0;
-  Check(EVP_EncryptFinal_ex(ctx.get(), Bytes(out) + written, &final_bytes), "EVP_EncryptFinal_ex");
-  written += final_bytes;
-  Check(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagSize), Bytes(out) + written),
-        "EVP_CTRL_GCM_GET_TAG");
-  out.resize(static_cast<std::size_t>(written) + kTagSize);
-  return out;
+  if (key.size() != kKeySize) throw std::invalid_argument("AES-128-GCM key or nonce size");
+  return core::AesGcmSeal(key, nonce, {}, plaintext);
 }
 
 std::optional<std::string> Aes128GcmOpen(std::string_view key, std::string_view nonce, std::string_view sealed) {
-  if (key.size() != kKeySize || nonce.size() != kNonceSize) throw std::invalid_argument("AES-128-GCM key or nonce size");
-  if (sealed.size() < kTagSize) return std::nullopt;
-  const std::string_view ciphertext = sealed.substr(0, sealed.size() - kTagSize);
-  std::string tag(sealed.substr(ciphertext.size()));
-  CipherCtx ctx(EVP_CIPHER_CTX_new());
-  if (!ctx) Fail("EVP_CIPHER_CTX_new");
-  Check(EVP_DecryptInit_ex2(ctx.get(), EVP_aes_128_gcm(), Bytes(key), Bytes(nonce), nullptr), "EVP_DecryptInit_ex2");
-  std::string out(ciphertext.size() + kTagSize, '\0');
-  int written = 0;
-  Check(EVP_DecryptUpdate(ctx.get(), Bytes(out), &written, Bytes(ciphertext), static_cast<int>(ciphertext.size())),
-        "EVP_DecryptUpdate");
-  Check(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagSize), Bytes(tag)),
-        "EVP_CTRL_GCM_SET_TAG");
-  int final_bytes = 0;
-  if (EVP_DecryptFinal_ex(ctx.get(), Bytes(out) + written, &final_bytes) <= 0) {
-    ERR_clear_error();
-    return std::nullopt;
-  }
-  out.resize(static_cast<std::size_t>(written + final_bytes));
-  return out;
+  if (key.size() != kKeySize) throw std::invalid_argument("AES-128-GCM key or nonce size");
+  return core::AesGcmOpen(key, nonce, {}, sealed);
 }
 
 PushKeySchedule DerivePushKeys(std::string_view ecdh_secret, std::string_view auth_secret,
@@ -255,10 +217,10 @@ std::string EncryptPushPayload(std::string_view plaintext, std::string_view ua_p
 
 std::string EncryptPushPayload(std::string_view plaintext, std::string_view ua_public, std::string_view auth_secret) {
   std::string salt(kPushSaltSize, '\0');
-  Check(RAND_bytes(Bytes(salt), static_cast<int>(salt.size())), "RAND_bytes");
+  CheckOpenSsl(RAND_bytes(Bytes(salt), static_cast<int>(salt.size())), "RAND_bytes");
   // The ephemeral key is used as generated; no round trip through raw bytes.
   const EvpPkey ephemeral(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
-  if (!ephemeral) Fail("EVP_PKEY_Q_keygen");
+  if (!ephemeral) ThrowOpenSslError("EVP_PKEY_Q_keygen");
   return Encrypt(plaintext, ua_public, auth_secret, ephemeral.get(), PublicPoint(ephemeral.get()), salt);
 }
 
