@@ -276,6 +276,12 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "POST", "/v1/sms/eskiz/callback/wrong", { auth: null, body: { request_id: "1", status: "DELIVRD" }, expect: 404 });
     await call(chopar, "GET", "/v1/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=x&hub.challenge=1", { auth: null, expect: 503 });
     await call(chopar, "POST", "/v1/whatsapp/webhook", { auth: null, body: { object: "whatsapp_business_account" }, expect: 503 });
+    // Slack's app is not configured here: its routes say so (503).
+    await call(chopar, "GET", "/v1/slack/install", { expect: 503 });
+    await call(chopar, "GET", "/v1/slack/oauth/callback?code=a&state=b", { auth: null, expect: 503 });
+    await call(chopar, "GET", "/v1/slack/workspaces", { expect: 503 });
+    await call(chopar, "DELETE", "/v1/slack/workspaces/T0123ABCD", { expect: 503 });
+    await call(chopar, "POST", "/v1/users/1/slack/connect", { body: { team_id: "T0123ABCD" }, expect: 503 });
     // A topic, its subscribers and a broadcast to it (titled by the
     // template above), then one to every user, read and canceled.
     await call(chopar, "PUT", "/v1/topics/project-7", { body: { name: "Project 7 watchers" }, expect: 200 });

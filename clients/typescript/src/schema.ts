@@ -128,6 +128,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{id}/slack/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect a user to their Slack account by email
+         * @description Finds the member of the installed workspace `team_id` whose email is the user's (Slack's users.lookupByEmail, with the workspace's bot token) and makes "<team_id>/<Slack user id>" the user's `slack` address, replacing a webhook URL it had. 404 when the workspace has not installed the app, or no member has the user's email; 409 when the user has no email; 503 when Slack cannot be asked.
+         */
+        post: operations["connectUserToSlack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{id}/push-subscriptions": {
         parameters: {
             query?: never;
@@ -825,6 +848,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/slack/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start installing chopar's Slack app in a workspace
+         * @description Redirects (302) to Slack's authorize page for the app of [channels.slack] client_id, asking for its `scopes`, with a signed `state` accepted for 10 minutes; the body holds the same URL for a client that does not follow redirects. Open the URL in a browser signed in to the workspace; Slack sends the browser back to GET /v1/slack/oauth/callback.
+         */
+        get: operations["slackInstall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/slack/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Slack sends the browser back after an install
+         * @description Checks `state`, trades `code` for the workspace's bot token (oauth.v2.access) and keeps the workspace, its token sealed with [channels.slack] token_key. 201 for a workspace new to chopar, 200 for one installed again (its token replaced). 400 for a bad or expired state, a code Slack does not take, or `error` (the install was cancelled in Slack); 503 when Slack cannot be asked or refuses the app's credentials. The token is never in an answer.
+         */
+        get: operations["slackOAuthCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/slack/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspaces that installed chopar's Slack app
+         * @description At most 1,000, by team id; never their tokens.
+         */
+        get: operations["listSlackWorkspaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/slack/workspaces/{team_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Forget a workspace's bot token
+         * @description Its users' addresses stay: their posts fail ("has not installed the app") until the workspace installs the app again.
+         */
+        delete: operations["removeSlackWorkspace"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sms/eskiz/callback/{secret}": {
         parameters: {
             query?: never;
@@ -1247,6 +1352,14 @@ export interface components {
             addresses?: {
                 [key: string]: string | null;
             } | null;
+        };
+        SlackWorkspace: {
+            team_id: string;
+            team_name: string;
+            /** @description The app's bot user; "" when Slack named none. */
+            bot_user_id: string;
+            installed_at: components["schemas"]["Time"];
+            updated_at: components["schemas"]["Time"];
         };
         DeviceInput: {
             /** @enum {string} */
@@ -2267,6 +2380,60 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    connectUserToSlack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    team_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The user's new `slack` address. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: int64 */
+                        user_id: number;
+                        team_id: string;
+                        slack_user_id: string;
+                        /** @example T0123ABCD/U0456EFGH */
+                        address: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The user has no email to find them in Slack by. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Unavailable"];
@@ -3742,6 +3909,121 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    slackInstall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Slack's authorize URL, in Location and in the body. */
+            302: {
+                headers: {
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uri */
+                        url: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    slackOAuthCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace, installed again. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlackWorkspace"];
+                };
+            };
+            /** @description The workspace, installed. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlackWorkspace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSlackWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspaces. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["SlackWorkspace"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    removeSlackWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Unavailable"];
         };
