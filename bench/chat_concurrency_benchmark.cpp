@@ -1,4 +1,5 @@
-// Discord, Microsoft Teams, Slack and WhatsApp throughput: one Send of N
+// Discord, Microsoft Teams, Slack (webhooks and the installed app) and
+// WhatsApp throughput: one Send of N
 // messages, each to a webhook (a WhatsApp number) of its own, to a local
 // service that answers each post after a fixed latency (default 2,000 messages, 50 ms: one at a
 // time that is 100 s) — the figures of the other providers'
@@ -22,6 +23,7 @@
 #include "channels/chat/discord.hpp"
 #include "channels/chat/msteams.hpp"
 #include "channels/chat/slack.hpp"
+#include "channels/chat/slack_channel.hpp"
 #include "channels/chat/webhook_channel.hpp"
 #include "channels/chat/whatsapp_channel.hpp"
 #include "in_flight_gauge.hpp"
@@ -86,6 +88,27 @@ Service WhatsAppService() {
           [](const std::string&, int i) { return "+99890" + std::to_string(1000000 + i); }};
 }
 
+// Slack's app form: chat.postMessage with a workspace's bot token, each
+// message to a member of its own in one workspace.
+Service SlackAppService() {
+  return {"slack (installed app)",
+          [](const FakeHttpServer::Request& request, FakeHttpServer::Response& response) {
+            response.body = R"({"ok": true, "channel": "D0BENCH01", "ts": "1765000000.)" +
+                            std::to_string(request.delivery_id.value_or(0)) + R"("})";
+          },
+          [](const std::string& url, chopar::net::HttpClient& http) {
+            chopar::channels::chat::ChatWebhookSettings settings;
+            settings.public_url = "https://chopar.example";
+            settings.timeout = std::chrono::milliseconds(30000);
+            chopar::channels::chat::SlackWorkspaceAccess workspaces{
+                url + "/api",
+                [](std::string_view) { return std::optional<std::string>("xoxb-bench"); }};
+            return std::make_unique<chopar::channels::chat::SlackChannel>(settings, workspaces,
+                                                                          http);
+          },
+          [](const std::string&, int i) { return "T0BENCH001/U" + std::to_string(100000000 + i); }};
+}
+
 bool Run(const Service& service, int messages, int latency_ms) {
   chopar::bench::InFlightGauge in_flight;
   FakeHttpServer server([&](const FakeHttpServer::Request& request) {
@@ -134,10 +157,10 @@ int main(int argc, char** argv) {
   const int messages = argc > 1 ? std::max(1, std::atoi(argv[1])) : 2000;
   const int latency_ms = argc > 2 ? std::max(0, std::atoi(argv[2])) : 50;
   bool all_sent = true;
-  for (const Service& service :
-       {WebhookService(chopar::channels::chat::kDiscordFormat),
-        WebhookService(chopar::channels::chat::kTeamsFormat),
-        WebhookService(chopar::channels::chat::kSlackFormat), WhatsAppService()}) {
+  for (const Service& service : {WebhookService(chopar::channels::chat::kDiscordFormat),
+                                 WebhookService(chopar::channels::chat::kTeamsFormat),
+                                 WebhookService(chopar::channels::chat::kSlackFormat),
+                                 SlackAppService(), WhatsAppService()}) {
     all_sent = Run(service, messages, latency_ms) && all_sent;
   }
   return all_sent ? 0 : 1;

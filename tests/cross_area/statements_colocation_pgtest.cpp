@@ -42,6 +42,9 @@ const std::map<std::string, std::string> kGlobalTables = {
     {"provider_tokens", "one provider login token shared by every worker"},
     {"generated_secrets", "the secrets every process of a deployment shares: one row each"},
     {"telegram_poll_state", "the one Telegram getUpdates offset"},
+    {"slack_workspaces",
+     "the workspaces that installed the Slack app and their sealed bot tokens: a few rows, "
+     "written by an install; copied to every shard"},
     {"report_jobs", "the reports' schedule state: one row per configured job"},
     {"report_runs", "one row per report run: global, a few a day"},
     {"inbox", "the outbox consumers' dedup table of the application's own database"},

@@ -110,11 +110,15 @@ std::unique_ptr<Channel> SlackFactory(const ProviderContext& context) {
   ChatWebhookSettings settings = WebhookSettingsFrom(context);
   slack_allows_local.store(settings.allow_local_webhooks);
   SlackAppSettings app_settings = SlackAppSettingsFrom(context.values, context.public_url);
-  std::unique_ptr<SlackApp> app;
+  std::optional<SlackWorkspaceAccess> workspaces;
   if (app_settings.configured()) {
-    app = std::make_unique<SlackApp>(std::move(app_settings), context.pool, context.http);
+    auto app =
+        std::make_shared<const SlackApp>(std::move(app_settings), context.pool, context.http);
+    workspaces = SlackWorkspaceAccess{app->settings().api_url, [app](std::string_view team_id) {
+                                        return app->BotToken(team_id);
+                                      }};
   }
-  return std::make_unique<SlackChannel>(std::move(settings), std::move(app), context.http);
+  return std::make_unique<SlackChannel>(std::move(settings), std::move(workspaces), context.http);
 }
 
 }  // namespace

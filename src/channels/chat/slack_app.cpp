@@ -242,7 +242,7 @@ bool SlackApp::Remove(std::string_view team_id) {
   return removed.AffectedRows() > 0;
 }
 
-std::optional<std::string> SlackApp::BotToken(std::string_view team_id) {
+std::optional<std::string> SlackApp::BotToken(std::string_view team_id) const {
   auto conn = pool_.Acquire();
   const auto rows = conn->Exec(queries::kSlackWorkspaceToken, std::string(team_id));
   if (rows.Empty()) return std::nullopt;

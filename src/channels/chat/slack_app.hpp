@@ -106,7 +106,7 @@ class SlackApp {
   // table each time, so an install or a removal holds at once. Throws
   // SlackTokenUnreadable when its sealed token does not open, db errors
   // when the database is lost.
-  std::optional<std::string> BotToken(std::string_view team_id);
+  std::optional<std::string> BotToken(std::string_view team_id) const;
 
  private:
   net::HttpResponse CallSlack(const std::string& method, std::string form_body,

@@ -21,11 +21,11 @@ bool RateLimited(const net::HttpResponse& response, const Outcome& outcome) {
 
 }  // namespace
 
-SlackChannel::SlackChannel(ChatWebhookSettings settings, std::unique_ptr<SlackApp> app,
-                           net::HttpClient& http)
+SlackChannel::SlackChannel(ChatWebhookSettings settings,
+                           std::optional<SlackWorkspaceAccess> workspaces, net::HttpClient& http)
     : settings_(settings),
       webhooks_(kSlackFormat, settings, http),
-      app_(std::move(app)),
+      workspaces_(std::move(workspaces)),
       http_(http) {}
 
 std::vector<Outcome> SlackChannel::Send(std::span<const Message> messages) {
@@ -61,7 +61,7 @@ void SlackChannel::SendToWorkspaces(std::span<const Message> messages,
   for (const std::size_t i : indices) {
     const Message& m = messages[i];
     const SlackConversation conversation = *ParseSlackConversation(*m.address);
-    if (!app_) {
+    if (!workspaces_) {
       outcomes[i] = Outcome::Permanent(
           "slack: the address is a workspace's conversation, and [channels.slack] client_id is "
           "not set");
@@ -70,7 +70,8 @@ void SlackChannel::SendToWorkspaces(std::span<const Message> messages,
     auto known = tokens.find(conversation.team_id);
     try {
       if (known == tokens.end()) {
-        known = tokens.emplace(conversation.team_id, app_->BotToken(conversation.team_id)).first;
+        known = tokens.emplace(conversation.team_id, workspaces_->bot_token(conversation.team_id))
+                    .first;
       }
     } catch (const SlackTokenUnreadable& e) {
       outcomes[i] = Outcome::Permanent(std::string("slack: ") + e.what());
@@ -92,7 +93,7 @@ void SlackChannel::SendToWorkspaces(std::span<const Message> messages,
       continue;
     }
     net::HttpRequest request;
-    request.url = app_->settings().api_url + "/chat.postMessage";
+    request.url = workspaces_->api_url + "/chat.postMessage";
     request.headers = {"Content-Type: application/json; charset=utf-8",
                        "Authorization: Bearer " + *token};
     AddDeliveryHeaders(request.headers, m.delivery_id);

@@ -1,6 +1,9 @@
 #pragma once
 
-#include <memory>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "channels/channel.hpp"
 #include "channels/chat/slack_app.hpp"
@@ -8,6 +11,13 @@
 #include "channels/chat/webhook_rests.hpp"
 
 namespace chopar::channels::chat {
+
+// How the channel reaches installed workspaces: Slack's Web API and each
+// workspace's bot token (SlackApp::BotToken; it may throw as that does).
+struct SlackWorkspaceAccess {
+  std::string api_url;
+  std::function<std::optional<std::string>(std::string_view team_id)> bot_token;
+};
 
 // The `slack` channel: a user's address is an incoming webhook URL (posted
 // as ChatWebhookChannel posts kSlackFormat) or a conversation of a
@@ -21,8 +31,10 @@ namespace chopar::channels::chat {
 // Thread-safe.
 class SlackChannel final : public Channel {
  public:
-  // `app` null: the app is not configured, and workspace addresses fail.
-  SlackChannel(ChatWebhookSettings settings, std::unique_ptr<SlackApp> app, net::HttpClient& http);
+  // `workspaces` nullopt: the app is not configured, and workspace
+  // addresses fail.
+  SlackChannel(ChatWebhookSettings settings, std::optional<SlackWorkspaceAccess> workspaces,
+               net::HttpClient& http);
 
   std::vector<Outcome> Send(std::span<const Message> messages) override;
   [[nodiscard]] std::string_view ProviderName() const override { return "slack"; }
@@ -34,7 +46,7 @@ class SlackChannel final : public Channel {
 
   ChatWebhookSettings settings_;
   ChatWebhookChannel webhooks_;
-  std::unique_ptr<SlackApp> app_;
+  std::optional<SlackWorkspaceAccess> workspaces_;
   net::HttpClient& http_;
   WebhookRests workspace_rests_;  // by team id
 };
