@@ -79,6 +79,15 @@ std::optional<std::string> Base64Decode(std::string_view text) {
   return Decode(text, kStdAlphabet);
 }
 
+std::string Sha256(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr) != 1) {
+    throw std::runtime_error("openssl: EVP_Digest");
+  }
+  return std::string(reinterpret_cast<const char*>(digest), size);
+}
+
 std::string HmacSha256(std::string_view key, std::string_view message) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;

@@ -42,6 +42,9 @@ std::string Base64Encode(std::string_view bytes);
 // Accepts input with or without padding; nullopt for characters outside the alphabet.
 std::optional<std::string> Base64Decode(std::string_view text);
 
+// SHA-256 of `bytes`, raw 32 bytes.
+std::string Sha256(std::string_view bytes);
+
 // HMAC-SHA256 of `message` under `key`, raw 32 bytes.
 std::string HmacSha256(std::string_view key, std::string_view message);
 

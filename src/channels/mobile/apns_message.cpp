@@ -22,14 +22,7 @@ bool IsHex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-std::string Sha256Hex(std::string_view text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1) {
-    throw std::runtime_error("openssl: EVP_Digest");
-  }
-  return core::HexEncode(std::string_view(reinterpret_cast<const char*>(digest), size));
-}
+std::string Sha256Hex(std::string_view text) { return core::HexEncode(core::Sha256(text)); }
 
 // The first `bytes` of `text`, moved back to the start of a UTF-8 code
 // point (continuation bytes are 10xxxxxx), then "…".
