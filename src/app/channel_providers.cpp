@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "channels/email/channel.hpp"
+#include "channels/email/ses.hpp"
 #include "channels/provider_registry.hpp"
 #include "channels/sms/eskiz_channel.hpp"
 #include "channels/webpush/channel.hpp"
@@ -35,6 +36,18 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
     try {
       providers_[core::ChannelKind::kEmail] =
           std::make_unique<channels::email::EmailChannel>(settings, clock);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("config: [channels.email] ") + e.what());
+    }
+  }
+  if (config.email.provider == "ses") {
+    channels::email::EmailSettings settings = config.email.smtp;
+    settings.public_url = config.server.public_url;
+    settings.unsubscribe_secret = inbox_secret;
+    settings.one_click_unsubscribe = true;
+    try {
+      providers_[core::ChannelKind::kEmail] =
+          std::make_unique<channels::email::SesChannel>(settings, config.email.ses, http_, clock);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("config: [channels.email] ") + e.what());
     }

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
+#include "channels/email/compose.hpp"
 #include "channels/outcome_unknown.hpp"
-#include "channels/unsubscribe.hpp"
 
 namespace chopar::channels::email {
 namespace {
@@ -87,12 +87,11 @@ std::vector<Outcome> EmailChannel::Send(std::span<const Message> messages) {
   requests.reserve(messages.size());
   for (std::size_t i = 0; i < messages.size(); ++i) {
     const Message& m = messages[i];
-    if (!m.email || !IsPlainAddress(*m.email)) {
+    auto email = ComposeEmail(m, from_, settings_, clock_.Now());
+    if (!email) {
       outcomes[i] = Outcome::Permanent("smtp: no usable email address");
       continue;
     }
-    EmailEnvelope envelope{from_, *m.email, MakeMessageId(m.delivery_id, from_.address), clock_.Now(),
-                           settings_.one_click_unsubscribe};
     SmtpRequest request;
     request.url = curl_url_;
     request.starttls = starttls_;
@@ -101,13 +100,11 @@ std::vector<Outcome> EmailChannel::Send(std::span<const Message> messages) {
     request.password = settings_.password;
     request.mail_from = from_.address;
     request.rcpt_to = *m.email;
-    const std::string unsubscribe = UnsubscribeUrl(settings_.public_url, settings_.unsubscribe_secret, m.user_id,
-                                                   UnsubscribeScope::Of(m), core::ChannelKind::kEmail);
-    request.data = BuildMimeMessage(envelope, RenderEmail(m, settings_.public_url, unsubscribe), MakeBoundary());
+    request.data = std::move(email->mime);
     request.timeout = settings_.timeout;
     requests.push_back(std::move(request));
     request_of.push_back(i);
-    message_ids.push_back(envelope.message_id);
+    message_ids.push_back(std::move(email->message_id));
   }
   const auto results = client_.SendAll(requests, settings_.max_in_flight);
   for (std::size_t k = 0; k < results.size(); ++k) {
