@@ -2,8 +2,9 @@
 // server that answers the end of each message's DATA after a fixed latency
 // (default 2,000 messages, 50 ms: one at a time that is 100 s), once per
 // max_in_flight given (default 64, the setting's default, and 200); then
-// the same batch through SesChannel to a local SES v2 API answering each
-// SendEmail after the same latency (the same MIME, base64 and SigV4-signed).
+// the same batch through Amazon SES's and Mailgun's APIs (HttpEmailChannel:
+// the same MIME message, SigV4-signed JSON or a multipart form) to a local
+// API answering each call after the same latency, at 64 in flight.
 //
 //   email_concurrency_benchmark [messages=2000] [latency_ms=50] [max_in_flight=64 200 ...]
 //
@@ -14,11 +15,13 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "channels/email/channel.hpp"
+#include "channels/email/mailgun.hpp"
 #include "channels/email/ses.hpp"
 #include "core/clock.hpp"
 #include "net/http_client.hpp"
@@ -89,13 +92,16 @@ bool Run(const std::vector<Message>& batch, std::chrono::milliseconds latency,
   return failed == 0 && server.message_count() == messages;
 }
 
-// The same batch through Amazon SES's API: one SendEmail each.
-bool RunSes(const std::vector<Message>& batch, std::chrono::milliseconds latency,
-            std::size_t max_in_flight, const chopar::core::Clock& clock) {
-  chopar::testing::FakeHttpServer server([latency](const auto&) {
+// The same batch through an email service's HTTP API (`api` built for the
+// fake's URL): one call each, answered after `latency`.
+bool RunApi(const char* name, const std::vector<Message>& batch, std::chrono::milliseconds latency,
+            std::size_t max_in_flight, const chopar::core::Clock& clock,
+            const std::function<chopar::channels::email::EmailApi(const std::string& url)>& api,
+            const std::string& answer) {
+  chopar::testing::FakeHttpServer server([latency, answer](const auto&) {
     std::this_thread::sleep_for(latency);
     chopar::testing::FakeHttpServer::Response response;
-    response.body = R"({"MessageId": "0107-bench"})";
+    response.body = answer;
     return response;
   });
   EmailSettings settings;
@@ -104,15 +110,14 @@ bool RunSes(const std::vector<Message>& batch, std::chrono::milliseconds latency
   settings.timeout = std::chrono::seconds(60);
   settings.max_in_flight = max_in_flight;
   chopar::net::HttpClient http;
-  chopar::channels::email::SesChannel channel(
-      settings, {"eu-central-1", "AKIDEXAMPLE", "bench-secret", "", server.url()}, http, clock);
+  chopar::channels::email::HttpEmailChannel channel(settings, api(server.url()), http, clock);
 
   const auto start = Clock::now();
   const auto outcomes = channel.Send(batch);
   const double elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
   const auto sent = std::count_if(outcomes.begin(), outcomes.end(),
                                   [](const auto& o) { return o.kind == OutcomeKind::kSent; });
-  std::printf("ses: %zu messages, API latency %lld ms, max_in_flight %zu\n", batch.size(),
+  std::printf("%s: %zu messages, API latency %lld ms, max_in_flight %zu\n", name, batch.size(),
               static_cast<long long>(latency.count()), max_in_flight);
   std::printf("  one Send():      %.2f s, %ld sent\n", elapsed_s, static_cast<long>(sent));
   std::printf("  throughput:      %.0f messages/s\n", batch.size() / elapsed_s);
@@ -136,8 +141,23 @@ int main(int argc, char** argv) {
   for (const std::size_t n : in_flight) {
     ok = Run(batch, std::chrono::milliseconds(latency_ms), n, clock) && ok;
   }
-  // The HTTP client keeps at most 64 connections a host: SES at 64.
-  ok = RunSes(batch, std::chrono::milliseconds(latency_ms), EmailSettings{}.max_in_flight, clock) &&
+  // The HTTP client keeps at most 64 connections a host: the APIs at 64.
+  const std::size_t api_in_flight = EmailSettings{}.max_in_flight;
+  const auto latency = std::chrono::milliseconds(latency_ms);
+  ok = RunApi(
+           "ses", batch, latency, api_in_flight, clock,
+           [](const std::string& url) {
+             return chopar::channels::email::SesApi(
+                 EmailSettings{}, {"eu-central-1", "AKIDEXAMPLE", "bench-secret", "", url});
+           },
+           R"({"MessageId": "0107-bench"})") &&
+       ok;
+  ok = RunApi(
+           "mailgun", batch, latency, api_in_flight, clock,
+           [](const std::string& url) {
+             return chopar::channels::email::MailgunApi({"mg.example.uz", "key-bench", url});
+           },
+           R"({"id": "<bench@mg.example.uz>", "message": "Queued. Thank you."})") &&
        ok;
   return ok ? 0 : 1;
 }

@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "channels/email/channel.hpp"
+#include "channels/email/http_email_channel.hpp"
+#include "channels/email/mailgun.hpp"
 #include "channels/email/ses.hpp"
 #include "channels/provider_registry.hpp"
 #include "channels/sms/eskiz_channel.hpp"
@@ -40,14 +42,19 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
       throw std::runtime_error(std::string("config: [channels.email] ") + e.what());
     }
   }
-  if (config.email.provider == "ses") {
+  // The email services called over HTTP: the SMTP path's messages, sent
+  // by their API.
+  if (config.email.provider == "ses" || config.email.provider == "mailgun") {
     channels::email::EmailSettings settings = config.email.smtp;
     settings.public_url = config.server.public_url;
     settings.unsubscribe_secret = inbox_secret;
     settings.one_click_unsubscribe = true;
     try {
-      providers_[core::ChannelKind::kEmail] =
-          std::make_unique<channels::email::SesChannel>(settings, config.email.ses, http_, clock);
+      channels::email::EmailApi api = config.email.provider == "ses"
+                                          ? channels::email::SesApi(settings, config.email.ses)
+                                          : channels::email::MailgunApi(config.email.mailgun);
+      providers_[core::ChannelKind::kEmail] = std::make_unique<channels::email::HttpEmailChannel>(
+          settings, std::move(api), http_, clock);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("config: [channels.email] ") + e.what());
     }

@@ -10,6 +10,7 @@
 #include "app/logging.hpp"
 #include "app/roles.hpp"
 #include "broadcast/settings.hpp"
+#include "channels/email/mailgun.hpp"
 #include "channels/email/ses.hpp"
 #include "channels/email/settings.hpp"
 #include "channels/sms/eskiz_settings.hpp"
@@ -75,15 +76,17 @@ struct Config {
   retention::RetentionSettings retention;
 
   struct Email {
-    // "smtp" | "ses" | "sink"; empty: smtp if smtp_url is set, else sink
+    // "smtp" | "ses" | "mailgun" | "sink"; empty: smtp if smtp_url is set, else sink
     std::string provider;
     // smtp_url (empty here: no SMTP server configured), from, username,
     // password, starttls, ca_file, timeout_seconds, max_in_flight (from,
-    // timeout_seconds and max_in_flight also for SES).
+    // timeout_seconds and max_in_flight also for SES and Mailgun).
     channels::email::EmailSettings smtp{.smtp_url = {}};
     // ses_region, ses_access_key_id, ses_secret_access_key,
     // ses_session_token, ses_endpoint.
     channels::email::SesSettings ses;
+    // mailgun_domain, mailgun_api_key, mailgun_base_url.
+    channels::email::MailgunSettings mailgun;
   } email;
 
   struct Telegram {

@@ -3,8 +3,6 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "channels/email/compose.hpp"
-#include "channels/outcome_unknown.hpp"
 #include "channels/render.hpp"
 #include "core/encoding.hpp"
 #include "net/aws_sigv4.hpp"
@@ -77,79 +75,41 @@ Outcome SesOutcome(const net::HttpResponse& response, std::chrono::system_clock:
   return Outcome::Permanent(detail);
 }
 
-SesChannel::SesChannel(EmailSettings email, SesSettings ses, net::HttpClient& http,
-                       const core::Clock& clock)
-    : email_(std::move(email)),
-      ses_(std::move(ses)),
-      http_(http),
-      clock_(clock),
-      in_flight_(std::max<std::size_t>(1, email_.max_in_flight)) {
-  const auto from = ParseMailbox(email_.from);
-  if (!from) throw std::invalid_argument("from is not an email address: " + email_.from);
-  from_ = *from;
-  if (ses_.region.empty()) throw std::invalid_argument("ses_region must be set");
-  if (ses_.access_key_id.empty() || ses_.secret_access_key.empty()) {
+EmailApi SesApi(const EmailSettings& email, SesSettings ses) {
+  if (ses.region.empty()) throw std::invalid_argument("ses_region must be set");
+  if (ses.access_key_id.empty() || ses.secret_access_key.empty()) {
     throw std::invalid_argument("ses_access_key_id and ses_secret_access_key must be set");
   }
-  std::string endpoint =
-      ses_.endpoint.empty() ? "https://email." + ses_.region + ".amazonaws.com" : ses_.endpoint;
-  while (endpoint.ends_with('/')) endpoint.pop_back();
-  if (!endpoint.starts_with("https://") && !endpoint.starts_with("http://")) {
-    throw std::invalid_argument("ses_endpoint must be an http(s) URL, not \"" + endpoint + "\"");
-  }
-  url_ = endpoint + std::string(kSendEmailPath);
-  host_ = HostOf(endpoint);
-}
-
-std::vector<Outcome> SesChannel::Send(std::span<const Message> messages) {
-  std::vector<Outcome> outcomes(messages.size());
-  std::vector<net::HttpRequest> requests;
-  std::vector<std::size_t> message_of;
-  const net::AwsCredentials credentials{ses_.access_key_id, ses_.secret_access_key,
-                                        ses_.session_token};
-  const net::AwsScope scope{ses_.region, "ses"};
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    const Message& m = messages[i];
-    const auto email = ComposeEmail(m, from_, email_, clock_.Now());
-    if (!email) {
-      outcomes[i] = Outcome::Permanent("ses: no usable email address");
-      continue;
-    }
+  const std::string endpoint = ApiBaseUrl(
+      ses.endpoint.empty() ? "https://email." + ses.region + ".amazonaws.com" : ses.endpoint,
+      "ses_endpoint");
+  auto request = [ses = std::move(ses), from = email.from,
+                  url = endpoint + std::string(kSendEmailPath),
+                  host = HostOf(endpoint)](const Message& m, const ComposedEmail& composed) {
     net::SigV4Request signed_part;
     signed_part.method = "POST";
     signed_part.path = std::string(kSendEmailPath);
-    signed_part.body = SesSendEmailBody(email_.from, *m.email, email->mime);
+    signed_part.body = SesSendEmailBody(from, *m.email, composed.mime);
     const std::string amz_date = net::AmzDate(std::chrono::system_clock::now());
     signed_part.headers = {
-        {"Content-Type", "application/json"}, {"Host", host_}, {"X-Amz-Date", amz_date}};
-    if (!ses_.session_token.empty()) {
-      signed_part.headers.emplace_back("X-Amz-Security-Token", ses_.session_token);
+        {"Content-Type", "application/json"}, {"Host", host}, {"X-Amz-Date", amz_date}};
+    if (!ses.session_token.empty()) {
+      signed_part.headers.emplace_back("X-Amz-Security-Token", ses.session_token);
     }
-    const net::SigV4Signature signature = net::SignV4(signed_part, credentials, scope, amz_date);
-    net::HttpRequest request;
-    request.url = url_;
+    const net::SigV4Signature signature =
+        net::SignV4(signed_part, {ses.access_key_id, ses.secret_access_key, ses.session_token},
+                    {ses.region, "ses"}, amz_date);
+    net::HttpRequest call;
+    call.url = url;
     for (const auto& [name, value] : signed_part.headers) {
-      if (name != "Host") request.headers.push_back(name + ": " + value);
+      // libcurl writes Host itself, from the URL: the same value.
+      if (name != "Host") call.headers.push_back(name + ": " + value);
     }
-    request.headers.push_back("Authorization: " + signature.authorization);
-    AddDeliveryHeaders(request.headers, m.delivery_id);
-    request.body = std::move(signed_part.body);
-    request.timeout = email_.timeout;
-    request.start_by = std::chrono::steady_clock::now() + email_.timeout;
-    requests.push_back(std::move(request));
-    message_of.push_back(i);
-  }
-  const std::vector<net::HttpResponse> responses = http_.PerformAll(requests, &in_flight_);
-  const auto answered_at = std::chrono::system_clock::now();
-  for (std::size_t j = 0; j < responses.size(); ++j) {
-    const std::size_t i = message_of[j];
-    if (auto unanswered = UnansweredHttpOutcome(responses[j], "ses")) {
-      outcomes[i] = std::move(*unanswered);
-      continue;
-    }
-    outcomes[i] = SesOutcome(responses[j], answered_at);
-  }
-  return outcomes;
+    call.headers.push_back("Authorization: " + signature.authorization);
+    call.body = std::move(signed_part.body);
+    return call;
+  };
+  return {"ses", std::move(request), SesOutcome};
 }
 
 }  // namespace chopar::channels::email

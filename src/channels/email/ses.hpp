@@ -5,11 +5,10 @@
 #include <string_view>
 
 #include "channels/channel.hpp"
+#include "channels/email/http_email_channel.hpp"
 #include "channels/email/message.hpp"
 #include "channels/email/settings.hpp"
-#include "core/clock.hpp"
 #include "net/http_client.hpp"
-#include "net/in_flight_limit.hpp"
 
 namespace chopar::channels::email {
 
@@ -45,27 +44,9 @@ std::string SesSendEmailBody(std::string_view from, std::string_view to, std::st
 // Pure.
 Outcome SesOutcome(const net::HttpResponse& response, std::chrono::system_clock::time_point now);
 
-// Sends email through SES: all of a batch at once, at most max_in_flight
-// calls in flight. A failure before the request was written is retried;
-// after it the outcome is unknown and final (OutcomeUnknown): SendEmail has
-// no idempotency key. Throws std::invalid_argument from the constructor
-// for a bad `from`, a missing region or key. Thread-safe.
-class SesChannel final : public Channel {
- public:
-  SesChannel(EmailSettings email, SesSettings ses, net::HttpClient& http, const core::Clock& clock);
-
-  std::vector<Outcome> Send(std::span<const Message> messages) override;
-  [[nodiscard]] std::string_view ProviderName() const override { return "ses"; }
-
- private:
-  EmailSettings email_;
-  SesSettings ses_;
-  Mailbox from_;
-  std::string url_;
-  std::string host_;
-  net::HttpClient& http_;
-  const core::Clock& clock_;
-  net::InFlightLimit in_flight_;
-};
+// The SendEmail call of each email (HttpEmailChannel sends them). Throws
+// std::invalid_argument for a missing region or key, or an endpoint that is
+// not http(s).
+EmailApi SesApi(const EmailSettings& email, SesSettings ses);
 
 }  // namespace chopar::channels::email

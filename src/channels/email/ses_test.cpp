@@ -135,7 +135,8 @@ class SesChannelTest : public ::testing::Test {
   std::vector<Outcome> SendOne(FakeSes& ses, const Message& m, std::string secret = kSecret,
                                EmailSettings email = {}) {
     if (email.from.empty() || email.public_url == "http://127.0.0.1:8080") email = Email();
-    SesChannel channel(email, Ses(ses.url(), std::move(secret)), http_, clock_);
+    HttpEmailChannel channel(email, SesApi(email, Ses(ses.url(), std::move(secret))), http_,
+                             clock_);
     return channel.Send(std::span<const Message>(&m, 1));
   }
 
@@ -230,15 +231,16 @@ TEST_F(SesChannelTest, ABadAddressIsNotSentAndBadSettingsAreRefused) {
   EXPECT_TRUE(ses.requests().empty());
   SesSettings no_region = Ses(ses.url());
   no_region.region.clear();
-  EXPECT_THROW(SesChannel(Email(), no_region, http_, clock_), std::invalid_argument);
+  EXPECT_THROW(SesApi(Email(), no_region), std::invalid_argument);
   SesSettings no_key = Ses(ses.url());
   no_key.secret_access_key.clear();
-  EXPECT_THROW(SesChannel(Email(), no_key, http_, clock_), std::invalid_argument);
+  EXPECT_THROW(SesApi(Email(), no_key), std::invalid_argument);
   EmailSettings bad_from = Email();
   bad_from.from = "nobody";
-  EXPECT_THROW(SesChannel(bad_from, Ses(ses.url()), http_, clock_), std::invalid_argument);
+  EXPECT_THROW(HttpEmailChannel(bad_from, SesApi(bad_from, Ses(ses.url())), http_, clock_),
+               std::invalid_argument);
   SesSettings ftp = Ses("ftp://ses.example");
-  EXPECT_THROW(SesChannel(Email(), ftp, http_, clock_), std::invalid_argument);
+  EXPECT_THROW(SesApi(Email(), ftp), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
-// Black-box, email through Amazon SES: the built `chopar serve` with
-// [channels.email] provider = "ses" calling a fake SES v2 API on
-// 127.0.0.1 that checks each call's SigV4 signature (recomputed from the
-// headers the call says it signed, under the configured secret). A
-// notification's email goes out as the SMTP path's MIME message; SES's
+// Black-box, email through the services' HTTP APIs: the built `chopar
+// serve` with [channels.email] provider = "ses" calling a fake SES v2 API
+// on 127.0.0.1 that checks each call's SigV4 signature (recomputed from the
+// headers the call says it signed, under the configured secret), and with
+// provider = "mailgun" calling a fake Mailgun that checks its basic auth.
+// A notification's email goes out as the SMTP path's MIME message; SES's
 // throttling is retried after its Retry-After; a wrong secret fails the
 // delivery with SES's answer.
 
@@ -41,7 +42,7 @@ constexpr char kApiKey[] = "ses-key";
 constexpr char kKeyId[] = "AKIAIOSFODNN7EXAMPLE";
 constexpr char kSecret[] = "ses-test-secret-key";
 
-class SesBlackBox : public testing::DatabaseBlackBox {
+class EmailApisBlackBox : public testing::DatabaseBlackBox {
  protected:
   std::map<std::string, std::string> Env(const std::string& secret) const {
     return DatabaseEnv(kApiKey, {{"CHOPAR_CHANNELS_EMAIL_PROVIDER", "ses"},
@@ -117,7 +118,7 @@ class SesBlackBox : public testing::DatabaseBlackBox {
   FakeHttpServer ses_{[this](const FakeHttpServer::Request& r) { return Ses(r); }};
 };
 
-TEST_F(SesBlackBox, SendsTheEmailThroughSesAndRetriesItsThrottling) {
+TEST_F(EmailApisBlackBox, SendsTheEmailThroughSesAndRetriesItsThrottling) {
   const int port = FreeLoopbackPort();
   auto serve = Start("serve", port, Env(kSecret), "serve.log");
   Api api(port, kApiKey);
@@ -150,7 +151,7 @@ TEST_F(SesBlackBox, SendsTheEmailThroughSesAndRetriesItsThrottling) {
   EXPECT_EQ(DeliveryOn(throttled, "email")["attempts"], 2) << throttled.dump();
 }
 
-TEST_F(SesBlackBox, AWrongSecretFailsTheDeliveryWithSesAnswer) {
+TEST_F(EmailApisBlackBox, AWrongSecretFailsTheDeliveryWithSesAnswer) {
   const int port = FreeLoopbackPort();
   auto serve = Start("serve", port, Env("not-the-secret"), "serve.log");
   Api api(port, kApiKey);
@@ -162,6 +163,47 @@ TEST_F(SesBlackBox, AWrongSecretFailsTheDeliveryWithSesAnswer) {
   EXPECT_NE(delivery["last_error"].get<std::string>().find("SignatureDoesNotMatch"),
             std::string::npos)
       << delivery.dump();
+}
+
+TEST_F(EmailApisBlackBox, MailgunSendsTheSameMimeMessageAsAFormFile) {
+  FakeHttpServer mailgun([](const FakeHttpServer::Request& request) {
+    FakeHttpServer::Response response;
+    if (request.target != "/v3/mg.acme.example/messages.mime" ||
+        request.headers.count("authorization") == 0 ||
+        request.headers.at("authorization") != "Basic " + core::Base64Encode("api:key-test")) {
+      response.status = 401;
+      response.content_type = "text/plain";
+      response.body = "Forbidden";
+      return response;
+    }
+    response.body = R"({"id": "<20261206.7@mg.acme.example>", "message": "Queued. Thank you."})";
+    return response;
+  });
+  const int port = FreeLoopbackPort();
+  auto serve =
+      Start("serve", port,
+            DatabaseEnv(kApiKey, {{"CHOPAR_CHANNELS_EMAIL_PROVIDER", "mailgun"},
+                                  {"CHOPAR_CHANNELS_EMAIL_FROM", "Acme <noreply@mg.acme.example>"},
+                                  {"CHOPAR_CHANNELS_EMAIL_MAILGUN_DOMAIN", "mg.acme.example"},
+                                  {"CHOPAR_CHANNELS_EMAIL_MAILGUN_API_KEY", "key-test"},
+                                  {"CHOPAR_CHANNELS_EMAIL_MAILGUN_BASE_URL", mailgun.url()}}),
+            "serve.log");
+  Api api(port, kApiKey);
+  ASSERT_TRUE(WaitUntil([&] { return api.Healthy(); }, 60s)) << serve->Output();
+  EXPECT_NE(serve->Output().find("email=mailgun"), std::string::npos) << serve->Output();
+  ASSERT_EQ(api.Call("PUT", "/v1/users/1", {{"email", "ali@example.uz"}}).status, 200);
+  json sent = SettledNotification(api, Notify(api, 1));
+  EXPECT_EQ(DeliveryOn(sent, "email")["status"], "sent") << sent.dump();
+  const auto requests = mailgun.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_NE(requests[0].body.find("name=\"to\"\r\n\r\nali@example.uz\r\n"), std::string::npos)
+      << requests[0].body;
+  EXPECT_NE(requests[0].body.find("Content-Type: message/rfc822"), std::string::npos);
+  EXPECT_NE(requests[0].body.find("List-Unsubscribe:"), std::string::npos);
+  const json items =
+      ParseJsonOrDiscarded(api.Call("GET", "/v1/deliveries?user_id=1&channel=email").body)["items"];
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0]["provider_message_id"], "<20261206.7@mg.acme.example>");
 }
 
 }  // namespace
