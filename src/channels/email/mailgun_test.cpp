@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "channels/email/email_api_test_support.hpp"
 #include "core/encoding.hpp"
 #include "testing/fake_http_server.hpp"
 
@@ -13,23 +14,10 @@ namespace chopar::channels::email {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::FakeHttpServer;
+using chopar::testing::FakeHttpServer;
+using testing::Mail;
 
 constexpr char kKey[] = "key-3ax6xnjp29jd6fds4gc373sgvjxteol0";
-
-Message Mail(std::int64_t delivery_id, std::string to) {
-  Message m;
-  m.delivery_id = delivery_id;
-  m.notification_id = 1000 + delivery_id;
-  m.user_id = 7;
-  m.channel = core::ChannelKind::kEmail;
-  m.type = "task.due";
-  m.title = "Hisobot muddati yaqin";
-  m.body = "Hisobotni juma kuni topshiring.";
-  m.locale = "uz";
-  m.email = std::move(to);
-  return m;
-}
 
 // The parts of a multipart/form-data body by name (RFC 7578), or an empty
 // map when it is not one with `boundary`.
@@ -105,25 +93,14 @@ FakeHttpServer::Response Queued(const std::map<std::string, std::string>&) {
 
 class MailgunChannelTest : public ::testing::Test {
  protected:
-  EmailSettings Email() const {
-    EmailSettings s;
-    s.from = "Acme <noreply@mg.acme.uz>";
-    s.public_url = "https://app.acme.uz/";
-    s.unsubscribe_secret = "inbox-secret";
-    s.timeout = 5s;
-    return s;
-  }
+  EmailSettings Email() const { return testing::ApiEmailSettings("Acme <noreply@mg.acme.uz>"); }
   MailgunSettings Mailgun(const std::string& url, std::string key = kKey) const {
     return {"mg.acme.uz", std::move(key), url};
   }
   Outcome SendOne(const MailgunSettings& mailgun, const Message& m,
-                  EmailSettings email = EmailSettings{}) {
-    if (email.from == EmailSettings{}.from) email = Email();
-    HttpEmailChannel channel(email, MailgunApi(mailgun), http_, clock_);
-    return channel.Send(std::span<const Message>(&m, 1))[0];
+                  std::optional<EmailSettings> email = std::nullopt) {
+    return testing::SendAlone(email.value_or(Email()), MailgunApi(mailgun), m);
   }
-  net::HttpClient http_;
-  core::SimulatedClock clock_{core::TimePoint{std::chrono::seconds(1748944800)}};
 };
 
 TEST_F(MailgunChannelTest, SendsTheSmtpPathsMimeMessageAsAFormFile) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "channels/email/email_api_test_support.hpp"
 #include "core/encoding.hpp"
 #include "net/aws_sigv4.hpp"
 #include "testing/fake_http_server.hpp"
@@ -14,26 +15,12 @@ namespace chopar::channels::email {
 namespace {
 
 using namespace std::chrono_literals;
+using chopar::testing::FakeHttpServer;
 using nlohmann::json;
-using testing::FakeHttpServer;
+using testing::Mail;
 
 constexpr char kKeyId[] = "AKIAIOSFODNN7EXAMPLE";
 constexpr char kSecret[] = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
-
-Message Mail(std::int64_t delivery_id, std::string to) {
-  Message m;
-  m.delivery_id = delivery_id;
-  m.notification_id = 1000 + delivery_id;
-  m.user_id = 7;
-  m.channel = core::ChannelKind::kEmail;
-  m.type = "task.due";
-  m.title = "Hisobot muddati yaqin";
-  m.body = "Hisobotni juma kuni topshiring.";
-  m.link = "/tasks/42";
-  m.locale = "uz";
-  m.email = std::move(to);
-  return m;
-}
 
 // What the fake SES checks of a SendEmail call, as SES does: the path, a
 // SigV4 Authorization for region eu-central-1 and service ses whose
@@ -121,23 +108,15 @@ FakeHttpServer::Response Accepted(const json&) {
 class SesChannelTest : public ::testing::Test {
  protected:
   EmailSettings Email() const {
-    EmailSettings s;
-    s.from = "Choʻpar <noreply@chopar.example.uz>";
-    s.public_url = "https://app.example.uz/";
-    s.unsubscribe_secret = "inbox-secret";
-    s.one_click_unsubscribe = true;
-    s.timeout = 5s;
-    return s;
+    return testing::ApiEmailSettings("Choʻpar <noreply@chopar.example.uz>");
   }
   SesSettings Ses(const std::string& url, std::string secret = kSecret) const {
     return {"eu-central-1", kKeyId, std::move(secret), "", url};
   }
   std::vector<Outcome> SendOne(FakeSes& ses, const Message& m, std::string secret = kSecret,
-                               EmailSettings email = {}) {
-    if (email.from.empty() || email.public_url == "http://127.0.0.1:8080") email = Email();
-    HttpEmailChannel channel(email, SesApi(email, Ses(ses.url(), std::move(secret))), http_,
-                             clock_);
-    return channel.Send(std::span<const Message>(&m, 1));
+                               std::optional<EmailSettings> email = std::nullopt) {
+    const EmailSettings settings = email.value_or(Email());
+    return {testing::SendAlone(settings, SesApi(settings, Ses(ses.url(), std::move(secret))), m)};
   }
 
   net::HttpClient http_;
@@ -159,7 +138,7 @@ TEST_F(SesChannelTest, SendsTheSmtpPathsMimeMessageAsRawContentSignedWithSigV4) 
   ASSERT_TRUE(mime);
   EXPECT_NE(mime->find("To: ali@example.uz\r\n"), std::string::npos) << *mime;
   EXPECT_NE(mime->find("Subject: "), std::string::npos);
-  EXPECT_NE(mime->find("List-Unsubscribe: <https://app.example.uz/v1/unsubscribe?"),
+  EXPECT_NE(mime->find("List-Unsubscribe: <https://app.acme.uz/v1/unsubscribe?"),
             std::string::npos);
   EXPECT_NE(mime->find("List-Unsubscribe-Post: List-Unsubscribe=One-Click"), std::string::npos);
   EXPECT_NE(mime->find("multipart/alternative"), std::string::npos);
