@@ -2,9 +2,10 @@
 // server that answers the end of each message's DATA after a fixed latency
 // (default 2,000 messages, 50 ms: one at a time that is 100 s), once per
 // max_in_flight given (default 64, the setting's default, and 200); then
-// the same batch through Amazon SES's and Mailgun's APIs (HttpEmailChannel:
-// the same MIME message, SigV4-signed JSON or a multipart form) to a local
-// API answering each call after the same latency, at 64 in flight.
+// the same batch through Amazon SES's, Mailgun's, Postmark's and SendGrid's
+// APIs (HttpEmailChannel: the same composed message, as SigV4-signed JSON,
+// a multipart form or JSON parts) to a local API answering each call after
+// the same latency, at 64 in flight.
 //
 //   email_concurrency_benchmark [messages=2000] [latency_ms=50] [max_in_flight=64 200 ...]
 //
@@ -22,6 +23,8 @@
 
 #include "channels/email/channel.hpp"
 #include "channels/email/mailgun.hpp"
+#include "channels/email/postmark.hpp"
+#include "channels/email/sendgrid.hpp"
 #include "channels/email/ses.hpp"
 #include "core/clock.hpp"
 #include "net/http_client.hpp"
@@ -97,10 +100,11 @@ bool Run(const std::vector<Message>& batch, std::chrono::milliseconds latency,
 bool RunApi(const char* name, const std::vector<Message>& batch, std::chrono::milliseconds latency,
             std::size_t max_in_flight, const chopar::core::Clock& clock,
             const std::function<chopar::channels::email::EmailApi(const std::string& url)>& api,
-            const std::string& answer) {
-  chopar::testing::FakeHttpServer server([latency, answer](const auto&) {
+            const std::string& answer, int status = 200) {
+  chopar::testing::FakeHttpServer server([latency, answer, status](const auto&) {
     std::this_thread::sleep_for(latency);
     chopar::testing::FakeHttpServer::Response response;
+    response.status = status;
     response.body = answer;
     return response;
   });
@@ -158,6 +162,21 @@ int main(int argc, char** argv) {
              return chopar::channels::email::MailgunApi({"mg.example.uz", "key-bench", url});
            },
            R"({"id": "<bench@mg.example.uz>", "message": "Queued. Thank you."})") &&
+       ok;
+  ok = RunApi(
+           "postmark", batch, latency, api_in_flight, clock,
+           [](const std::string& url) {
+             return chopar::channels::email::PostmarkApi(EmailSettings{},
+                                                         {"bench-token", "outbound", url});
+           },
+           R"({"ErrorCode": 0, "Message": "OK", "MessageID": "bench"})") &&
+       ok;
+  ok = RunApi(
+           "sendgrid", batch, latency, api_in_flight, clock,
+           [](const std::string& url) {
+             return chopar::channels::email::SendGridApi(EmailSettings{}, {"SG.bench", url});
+           },
+           "", 202) &&
        ok;
   return ok ? 0 : 1;
 }

@@ -7,6 +7,8 @@
 #include "channels/email/channel.hpp"
 #include "channels/email/http_email_channel.hpp"
 #include "channels/email/mailgun.hpp"
+#include "channels/email/postmark.hpp"
+#include "channels/email/sendgrid.hpp"
 #include "channels/email/ses.hpp"
 #include "channels/provider_registry.hpp"
 #include "channels/sms/eskiz_channel.hpp"
@@ -44,15 +46,20 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
   }
   // The email services called over HTTP: the SMTP path's messages, sent
   // by their API.
-  if (config.email.provider == "ses" || config.email.provider == "mailgun") {
+  const std::string& email_provider = config.email.provider;
+  if (email_provider == "ses" || email_provider == "mailgun" || email_provider == "postmark" ||
+      email_provider == "sendgrid") {
     channels::email::EmailSettings settings = config.email.smtp;
     settings.public_url = config.server.public_url;
     settings.unsubscribe_secret = inbox_secret;
     settings.one_click_unsubscribe = true;
     try {
-      channels::email::EmailApi api = config.email.provider == "ses"
-                                          ? channels::email::SesApi(settings, config.email.ses)
-                                          : channels::email::MailgunApi(config.email.mailgun);
+      channels::email::EmailApi api =
+          email_provider == "ses"       ? channels::email::SesApi(settings, config.email.ses)
+          : email_provider == "mailgun" ? channels::email::MailgunApi(config.email.mailgun)
+          : email_provider == "postmark"
+              ? channels::email::PostmarkApi(settings, config.email.postmark)
+              : channels::email::SendGridApi(settings, config.email.sendgrid);
       providers_[core::ChannelKind::kEmail] = std::make_unique<channels::email::HttpEmailChannel>(
           settings, std::move(api), http_, clock);
     } catch (const std::invalid_argument& e) {

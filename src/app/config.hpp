@@ -11,6 +11,8 @@
 #include "app/roles.hpp"
 #include "broadcast/settings.hpp"
 #include "channels/email/mailgun.hpp"
+#include "channels/email/postmark.hpp"
+#include "channels/email/sendgrid.hpp"
 #include "channels/email/ses.hpp"
 #include "channels/email/settings.hpp"
 #include "channels/sms/eskiz_settings.hpp"
@@ -76,17 +78,22 @@ struct Config {
   retention::RetentionSettings retention;
 
   struct Email {
-    // "smtp" | "ses" | "mailgun" | "sink"; empty: smtp if smtp_url is set, else sink
+    // "smtp" | "ses" | "mailgun" | "postmark" | "sendgrid" | "sink"; empty:
+    // smtp if smtp_url is set, else sink
     std::string provider;
     // smtp_url (empty here: no SMTP server configured), from, username,
     // password, starttls, ca_file, timeout_seconds, max_in_flight (from,
-    // timeout_seconds and max_in_flight also for SES and Mailgun).
+    // timeout_seconds and max_in_flight also for the HTTP APIs).
     channels::email::EmailSettings smtp{.smtp_url = {}};
     // ses_region, ses_access_key_id, ses_secret_access_key,
     // ses_session_token, ses_endpoint.
     channels::email::SesSettings ses;
     // mailgun_domain, mailgun_api_key, mailgun_base_url.
     channels::email::MailgunSettings mailgun;
+    // postmark_server_token, postmark_message_stream, postmark_base_url.
+    channels::email::PostmarkSettings postmark;
+    // sendgrid_api_key, sendgrid_base_url.
+    channels::email::SendGridSettings sendgrid;
   } email;
 
   struct Telegram {

@@ -313,8 +313,9 @@ TEST_F(ConfigTest, ValuesThatMakeNoSense) {
   EXPECT_EQ(FileRefusal("[channels.email]\nstarttls = \"sometimes\""),
             "config: [channels.email] starttls = 'sometimes' is not valid (must be required, "
             "opportunistic or off)");
-  EXPECT_EQ(FileRefusal("[channels.email]\nprovider = \"smtps\""),
-            "config: [channels.email] provider must be smtp, ses, mailgun or sink");
+  EXPECT_EQ(
+      FileRefusal("[channels.email]\nprovider = \"smtps\""),
+      "config: [channels.email] provider must be smtp, ses, mailgun, postmark, sendgrid or sink");
   EXPECT_EQ(EnvRefusal({{"CHOPAR_CHANNELS_SMS_PROVIDER", "twilio"}}),
             "config: [channels.sms] provider must be eskiz or sink");
   EXPECT_EQ(FileRefusal("[channels.push]\nprovider = \"fcm\""),

@@ -12,9 +12,9 @@ std::optional<ComposedEmail> ComposeEmail(const Message& m, const Mailbox& from,
   const std::string unsubscribe =
       UnsubscribeUrl(settings.public_url, settings.unsubscribe_secret, m.user_id,
                      UnsubscribeScope::Of(m), core::ChannelKind::kEmail);
-  return ComposedEmail{
-      BuildMimeMessage(envelope, RenderEmail(m, settings.public_url, unsubscribe), MakeBoundary()),
-      envelope.message_id};
+  EmailContent content = RenderEmail(m, settings.public_url, unsubscribe);
+  std::string mime = BuildMimeMessage(envelope, content, MakeBoundary());
+  return ComposedEmail{std::move(mime), envelope.message_id, std::move(content)};
 }
 
 }  // namespace chopar::channels::email

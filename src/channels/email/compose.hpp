@@ -5,6 +5,7 @@
 #include "channels/channel.hpp"
 #include "channels/email/message.hpp"
 #include "channels/email/settings.hpp"
+#include "channels/render.hpp"
 #include "core/clock.hpp"
 
 namespace chopar::channels::email {
@@ -15,6 +16,9 @@ namespace chopar::channels::email {
 struct ComposedEmail {
   std::string mime;
   std::string message_id;  // with the angle brackets
+  // The pieces of the MIME message, for a service that takes them apart
+  // (Postmark, SendGrid): subject, text, HTML, the unsubscribe URL.
+  EmailContent content;
 };
 
 // `message` composed at `now`, or nullopt when it has no usable address.
