@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "blackbox_support.hpp"
 #include "core/encoding.hpp"
@@ -204,6 +205,82 @@ TEST_F(EmailApisBlackBox, MailgunSendsTheSameMimeMessageAsAFormFile) {
       ParseJsonOrDiscarded(api.Call("GET", "/v1/deliveries?user_id=1&channel=email").body)["items"];
   ASSERT_EQ(items.size(), 1u);
   EXPECT_EQ(items[0]["provider_message_id"], "<20261206.7@mg.acme.example>");
+}
+
+// Postmark and SendGrid through `chopar serve`: each fake checks its
+// credential header and answers as the service does; the email's parts and
+// unsubscribe header arrive, and the service's id is the delivery's.
+TEST_F(EmailApisBlackBox, PostmarkAndSendGridSendTheComposedPartsAsJson) {
+  struct Service {
+    std::string provider;
+    std::map<std::string, std::string> env;
+    std::string credential_header;
+    std::string credential;
+    int status;
+    std::string answer;
+    std::string message_id;
+  };
+  for (const Service& service : std::vector<Service>{
+           {"postmark",
+            {{"CHOPAR_CHANNELS_EMAIL_POSTMARK_SERVER_TOKEN", "pm-token"}},
+            "x-postmark-server-token",
+            "pm-token",
+            200,
+            R"({"ErrorCode": 0, "Message": "OK", "MessageID": "pm-0001"})",
+            "pm-0001"},
+           {"sendgrid",
+            {{"CHOPAR_CHANNELS_EMAIL_SENDGRID_API_KEY", "SG.key"}},
+            "authorization",
+            "Bearer SG.key",
+            202,
+            "",
+            "sg-0001"},
+       }) {
+    SCOPED_TRACE(service.provider);
+    const std::int64_t user = service.provider == "postmark" ? 1 : 2;
+    FakeHttpServer fake([&](const FakeHttpServer::Request& request) {
+      FakeHttpServer::Response response;
+      const auto credential = request.headers.find(service.credential_header);
+      if (credential == request.headers.end() || credential->second != service.credential) {
+        response.status = 401;
+        response.body = R"({"ErrorCode": 10, "Message": "bad credential"})";
+        return response;
+      }
+      response.status = service.status;
+      response.body = service.answer;
+      response.headers["X-Message-Id"] = "sg-0001";
+      return response;
+    });
+    std::map<std::string, std::string> env = service.env;
+    env.emplace("CHOPAR_CHANNELS_EMAIL_PROVIDER", service.provider);
+    env.emplace("CHOPAR_CHANNELS_EMAIL_FROM", "Acme <noreply@acme.example>");
+    env.emplace("CHOPAR_CHANNELS_EMAIL_" +
+                    std::string(service.provider == "postmark" ? "POSTMARK" : "SENDGRID") +
+                    "_BASE_URL",
+                fake.url());
+    const int port = FreeLoopbackPort();
+    auto serve = Start("serve", port, DatabaseEnv(kApiKey, env), service.provider + ".log");
+    Api api(port, kApiKey);
+    ASSERT_TRUE(WaitUntil([&] { return api.Healthy(); }, 60s)) << serve->Output();
+    EXPECT_NE(serve->Output().find("email=" + service.provider), std::string::npos)
+        << serve->Output();
+    ASSERT_EQ(
+        api.Call("PUT", "/v1/users/" + std::to_string(user), {{"email", "ali@example.uz"}}).status,
+        200);
+    json sent = SettledNotification(api, Notify(api, user));
+    EXPECT_EQ(DeliveryOn(sent, "email")["status"], "sent") << sent.dump();
+    const auto requests = fake.requests();
+    ASSERT_EQ(requests.size(), 1u);
+    EXPECT_NE(requests[0].body.find("Hisobot tayyor"), std::string::npos) << requests[0].body;
+    EXPECT_NE(requests[0].body.find("ali@example.uz"), std::string::npos);
+    EXPECT_NE(requests[0].body.find("List-Unsubscribe"), std::string::npos);
+    const json items = ParseJsonOrDiscarded(
+        api.Call("GET", "/v1/deliveries?user_id=" + std::to_string(user) + "&channel=email")
+            .body)["items"];
+    ASSERT_EQ(items.size(), 1u);
+    EXPECT_EQ(items[0]["provider_message_id"], service.message_id);
+    serve.reset();
+  }
 }
 
 }  // namespace
