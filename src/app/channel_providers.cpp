@@ -10,6 +10,7 @@
 #include "channels/email/postmark.hpp"
 #include "channels/email/sendgrid.hpp"
 #include "channels/email/ses.hpp"
+#include "channels/failover_channel.hpp"
 #include "channels/provider_registry.hpp"
 #include "channels/sms/eskiz_channel.hpp"
 #include "channels/webpush/channel.hpp"
@@ -26,44 +27,96 @@ bool Wants(const std::string& provider, const std::string& real_name, bool has_c
   return provider == real_name;
 }
 
+// The email provider `e` names, or null for the sink. `section` names it
+// in errors ("[channels.email]", "[[channels.email.providers]] ses").
+std::unique_ptr<channels::Channel> BuildEmail(const EmailProvider& e, const Config& config,
+                                              net::HttpClient& http, const core::Clock& clock,
+                                              const std::string& inbox_secret,
+                                              const std::string& section) {
+  channels::email::EmailSettings settings = e.smtp;
+  settings.public_url = config.server.public_url;
+  settings.unsubscribe_secret = inbox_secret;
+  settings.one_click_unsubscribe = true;
+  try {
+    if (Wants(e.provider, "smtp", !e.smtp.smtp_url.empty())) {
+      return std::make_unique<channels::email::EmailChannel>(settings, clock);
+    }
+    // The email services called over HTTP: the SMTP path's messages, sent
+    // by their API.
+    std::optional<channels::email::EmailApi> api;
+    if (e.provider == "ses") api = channels::email::SesApi(settings, e.ses);
+    if (e.provider == "mailgun") api = channels::email::MailgunApi(e.mailgun);
+    if (e.provider == "postmark") api = channels::email::PostmarkApi(settings, e.postmark);
+    if (e.provider == "sendgrid") api = channels::email::SendGridApi(settings, e.sendgrid);
+    if (!api) return nullptr;
+    return std::make_unique<channels::email::HttpEmailChannel>(settings, std::move(*api), http,
+                                                               clock);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error("config: " + section + " " + e.what());
+  }
+}
+
+// The SMS provider `s` names, or null for the sink.
+std::unique_ptr<channels::Channel> BuildSms(const SmsProvider& s, const Config& config,
+                                            net::HttpClient& http, db::Pool& pool,
+                                            const core::Clock& clock,
+                                            const std::string& sms_callback_secret) {
+  if (!Wants(s.provider, "eskiz", !s.eskiz.email.empty() && !s.eskiz.password.empty())) {
+    return nullptr;
+  }
+  channels::sms::EskizSettings settings = s.eskiz;
+  settings.public_url = config.server.public_url;
+  settings.callback_url = std::string(core::WithoutTrailingSlashes(config.server.public_url)) +
+                          "/v1/sms/eskiz/callback/" + sms_callback_secret;
+  return std::make_unique<channels::sms::EskizChannel>(settings, http, pool, clock);
+}
+
+// A channel of [[channels.<channel>.providers]]: every entry built by
+// `build`, in order, behind one FailoverChannel.
+template <typename Settings, typename Build>
+std::unique_ptr<channels::Channel> BuildList(const std::string& channel,
+                                             const std::vector<ListedProvider<Settings>>& entries,
+                                             const core::Clock& clock,
+                                             core::MetricsRegistry* metrics, Build build) {
+  std::vector<channels::ProviderSlot> slots;
+  for (const ListedProvider<Settings>& entry : entries) {
+    const std::string where =
+        "[[channels." + channel + ".providers]] " + entry.name;
+    std::unique_ptr<channels::Channel> built = build(entry.settings, where);
+    if (!built) throw std::runtime_error("config: " + where + " built no provider");
+    slots.push_back({entry.name, entry.settings.provider, std::move(built), entry.weight,
+                     entry.breaker});
+  }
+  try {
+    return std::make_unique<channels::FailoverChannel>(channel, std::move(slots), clock, metrics);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error("config: [[channels." + channel + ".providers]] " + e.what());
+  }
+}
+
 }  // namespace
 
 ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const core::Clock& clock,
                                    const std::string& sms_callback_secret,
-                                   const std::string& inbox_secret)
+                                   const std::string& inbox_secret,
+                                   core::MetricsRegistry* metrics)
     : sink_(pool, config.server.public_url, inbox_secret) {
-  if (Wants(config.email.provider, "smtp", !config.email.smtp.smtp_url.empty())) {
-    channels::email::EmailSettings settings = config.email.smtp;
-    settings.public_url = config.server.public_url;
-    settings.unsubscribe_secret = inbox_secret;
-    settings.one_click_unsubscribe = true;
-    try {
-      providers_[core::ChannelKind::kEmail] =
-          std::make_unique<channels::email::EmailChannel>(settings, clock);
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(std::string("config: [channels.email] ") + e.what());
-    }
-  }
-  // The email services called over HTTP: the SMTP path's messages, sent
-  // by their API.
-  const std::string& email_provider = config.email.provider;
-  if (email_provider == "ses" || email_provider == "mailgun" || email_provider == "postmark" ||
-      email_provider == "sendgrid") {
-    channels::email::EmailSettings settings = config.email.smtp;
-    settings.public_url = config.server.public_url;
-    settings.unsubscribe_secret = inbox_secret;
-    settings.one_click_unsubscribe = true;
-    try {
-      channels::email::EmailApi api =
-          email_provider == "ses"       ? channels::email::SesApi(settings, config.email.ses)
-          : email_provider == "mailgun" ? channels::email::MailgunApi(config.email.mailgun)
-          : email_provider == "postmark"
-              ? channels::email::PostmarkApi(settings, config.email.postmark)
-              : channels::email::SendGridApi(settings, config.email.sendgrid);
-      providers_[core::ChannelKind::kEmail] = std::make_unique<channels::email::HttpEmailChannel>(
-          settings, std::move(api), http_, clock);
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(std::string("config: [channels.email] ") + e.what());
+  const auto email = [&](const EmailProvider& e, const std::string& section) {
+    return BuildEmail(e, config, http_, clock, inbox_secret, section);
+  };
+  const auto sms = [&](const SmsProvider& s, const std::string&) {
+    return BuildSms(s, config, http_, pool, clock, sms_callback_secret);
+  };
+  providers_[core::ChannelKind::kEmail] =
+      config.email.providers.empty()
+          ? email(config.email, "[channels.email]")
+          : BuildList("email", config.email.providers, clock, metrics, email);
+  providers_[core::ChannelKind::kSms] =
+      config.sms.providers.empty() ? sms(config.sms, "[channels.sms]")
+                                   : BuildList("sms", config.sms.providers, clock, metrics, sms);
+  for (const core::ChannelKind kind : {core::ChannelKind::kEmail, core::ChannelKind::kSms}) {
+    if (auto* failover = dynamic_cast<channels::FailoverChannel*>(providers_[kind].get())) {
+      failovers_.push_back({kind, failover});
     }
   }
   if (Wants(config.telegram.provider, "telegram", !config.telegram.bot.bot_token.empty())) {
@@ -76,15 +129,6 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
     auto bot = std::make_unique<channels::telegram::TelegramChannel>(settings, http_, clock);
     telegram_bot_ = bot.get();
     providers_[core::ChannelKind::kTelegram] = std::move(bot);
-  }
-  if (Wants(config.sms.provider, "eskiz",
-            !config.sms.eskiz.email.empty() && !config.sms.eskiz.password.empty())) {
-    channels::sms::EskizSettings settings = config.sms.eskiz;
-    settings.public_url = config.server.public_url;
-    settings.callback_url = std::string(core::WithoutTrailingSlashes(config.server.public_url)) +
-                            "/v1/sms/eskiz/callback/" + sms_callback_secret;
-    providers_[core::ChannelKind::kSms] =
-        std::make_unique<channels::sms::EskizChannel>(settings, http_, pool, clock);
   }
   if (Wants(config.push.provider, "webpush",
             !config.push.webpush.vapid_public_key.empty() &&
@@ -139,6 +183,16 @@ delivery::ChannelSet ChannelProviders::set() {
     if (providers_[kind]) set = set.With(kind, *providers_[kind]);
   }
   return set;
+}
+
+std::vector<ChannelProviders::ListedHealth> ChannelProviders::Health() const {
+  std::vector<ListedHealth> health;
+  for (const auto& [kind, failover] : failovers_) {
+    for (channels::ProviderHealth& provider : failover->Health()) {
+      health.push_back({kind, std::move(provider)});
+    }
+  }
+  return health;
 }
 
 std::string ChannelProviders::Describe() const {

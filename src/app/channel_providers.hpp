@@ -2,12 +2,16 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "app/config.hpp"
 #include "channels/channel.hpp"
+#include "channels/failover_channel.hpp"
 #include "channels/sink_channel.hpp"
 #include "channels/telegram/channel.hpp"
 #include "core/clock.hpp"
+#include "core/metrics.hpp"
 #include "db/pool.hpp"
 #include "delivery/channel_set.hpp"
 #include "net/http_client.hpp"
@@ -26,9 +30,12 @@ namespace chopar::app {
 class ChannelProviders {
  public:
   // `sms_callback_secret` is the path secret Eskiz's delivery reports carry;
-  // `inbox_secret` signs the unsubscribe links of emails.
+  // `inbox_secret` signs the unsubscribe links of emails. A channel with a
+  // list of providers counts its circuits in `metrics` (may be null), which
+  // must not render once this is gone.
   ChannelProviders(const Config& config, db::Pool& pool, const core::Clock& clock,
-                   const std::string& sms_callback_secret, const std::string& inbox_secret);
+                   const std::string& sms_callback_secret, const std::string& inbox_secret,
+                   core::MetricsRegistry* metrics = nullptr);
   ~ChannelProviders();
   ChannelProviders(const ChannelProviders&) = delete;
   ChannelProviders& operator=(const ChannelProviders&) = delete;
@@ -38,6 +45,12 @@ class ChannelProviders {
   // it), else null.
   [[nodiscard]] channels::telegram::TelegramChannel* telegram_bot() const { return telegram_bot_; }
   [[nodiscard]] net::HttpClient& http() { return http_; }
+  // Each listed provider's health as this process sees it, by channel.
+  struct ListedHealth {
+    core::ChannelKind channel;
+    channels::ProviderHealth provider;
+  };
+  [[nodiscard]] std::vector<ListedHealth> Health() const;
   // "email=smtp telegram=sink …" for each channel, for the start-up banner.
   [[nodiscard]] std::string Describe() const;
 
@@ -46,7 +59,9 @@ class ChannelProviders {
   channels::SinkChannel sink_;
   // The real provider of each channel that has one; the others go to sink_.
   core::PerChannel<std::unique_ptr<channels::Channel>> providers_;
-  channels::telegram::TelegramChannel* telegram_bot_ = nullptr;  // Telegram's, when it is the bot
+  channels::telegram::TelegramChannel* telegram_bot_ = nullptr;
+  // The channels with a list of providers, for Health().
+  std::vector<std::pair<core::ChannelKind, channels::FailoverChannel*>> failovers_;  // Telegram's, when it is the bot
 };
 
 }  // namespace chopar::app

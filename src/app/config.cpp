@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "app/closest_name.hpp"
+#include "app/config_binding.hpp"
 #include "app/config_value.hpp"
+#include "app/config_providers.hpp"
 #include "app/report_config.hpp"
 #include "channels/provider_registry.hpp"
 #include "core/text.hpp"
@@ -33,69 +35,6 @@ constexpr std::string_view kReportsKey = "reports";
 // A digest's deliveries are created when its window closes, at most this
 // many days after its first notification.
 constexpr int kLongestDigestWindowDays = workflow::kMaxWindowSeconds / (24 * 3600);
-
-// What a key's value must be beyond its type, checked on the value the file
-// and the environment leave: a number's bounds, or a string's choices. The
-// error reads "[section] key " + `says`.
-struct Rule {
-  std::optional<double> above{};     // a number: greater than this
-  std::optional<double> at_least{};  // a number: at least this
-  std::optional<double> at_most{};   // a number: at most this
-  std::vector<std::string> choices{};  // a string: one of these
-  std::string says{};
-  // A check of the key's own: what follows the key in the error (": …"),
-  // or nullopt when the value is good.
-  std::function<std::optional<std::string>()> check{};
-};
-
-// A check by a parser that throws std::invalid_argument: its message,
-// after `separator`, is the error.
-template <typename Parse>
-Rule ParsedBy(std::string separator, Parse parse) {
-  return {.check = [separator = std::move(separator), parse]() -> std::optional<std::string> {
-    try {
-      parse();
-    } catch (const std::invalid_argument& e) {
-      return separator + e.what();
-    }
-    return std::nullopt;
-  }};
-}
-
-Rule Positive() { return {.above = 0, .says = "must be positive"}; }
-Rule NotNegative(std::string says = "must be >= 0") {
-  return {.at_least = 0, .says = std::move(says)};
-}
-Rule Between(double lowest, double highest) {
-  auto whole = [](double v) { return std::to_string(static_cast<std::int64_t>(v)); };
-  return {.at_least = lowest,
-          .at_most = highest,
-          .says = "must be from " + whole(lowest) + " to " + whole(highest)};
-}
-// "must be a, b or c"; `unset_allowed`: the empty string too (a default
-// chosen from the other keys).
-Rule OneOf(std::vector<std::string> choices, bool unset_allowed = false) {
-  std::string says = "must be " + core::ChoiceText(choices);
-  if (unset_allowed) choices.emplace_back();
-  return {.choices = std::move(choices), .says = std::move(says)};
-}
-// [log] level: spdlog's names, and its other name of warn.
-Rule LogLevel() {
-  Rule rule = OneOf(LogLevelNames());
-  rule.choices.emplace_back("warning");
-  return rule;
-}
-
-// [channels.<name>] provider: the real one or the sink; unset, the real one
-// when its credentials are set.
-Rule Provider(const std::string& real) { return OneOf({real, "sink"}, true); }
-
-struct Binding {
-  std::string section;  // "limits.hourly" for nested tables
-  std::string key;
-  SettingTarget target;
-  Rule rule{};
-};
 
 // One scope of [limits.http]: its rate and burst keys.
 struct HttpLimit {
@@ -130,21 +69,6 @@ std::optional<std::string> EmitProblem(const std::vector<std::string>& patterns)
     }
   }
   return std::nullopt;
-}
-
-// [channels.email] starttls: unset, the channel's default (required with a
-// username).
-ParsedText StartTlsSetting(channels::email::EmailSettings& email) {
-  return {[&email](const std::string& text) -> std::optional<std::string> {
-    if (text.empty()) {
-      email.starttls.reset();
-      return std::nullopt;
-    }
-    const auto mode = channels::email::ParseStartTls(text);
-    if (!mode) return "must be required, opportunistic or off";
-    email.starttls = mode;
-    return std::nullopt;
-  }};
 }
 
 // [<settings_section>] of each channel the binary registered whose section
@@ -228,30 +152,6 @@ std::vector<Binding> Bindings(Config& c) {
       {"broadcast", "max_sleep_seconds", &c.broadcast.max_sleep, Positive()},
       {"log", "level", &c.log.level, LogLevel()},
       {"log", "format", &c.log.format, OneOf(LogFormatNames())},
-      {"channels.email", "provider", &c.email.provider,
-       OneOf({"smtp", "ses", "mailgun", "postmark", "sendgrid", "sink"}, true)},
-      {"channels.email", "smtp_url", &c.email.smtp.smtp_url},
-      {"channels.email", "from", &c.email.smtp.from},
-      {"channels.email", "username", &c.email.smtp.username},
-      {"channels.email", "password", &c.email.smtp.password},
-      {"channels.email", "starttls", StartTlsSetting(c.email.smtp)},
-      {"channels.email", "ca_file", &c.email.smtp.ca_file},
-      {"channels.email", "timeout_seconds", &c.email.smtp.timeout, Positive()},
-      {"channels.email", "max_in_flight", &c.email.smtp.max_in_flight,
-       Between(1, channels::email::kMaxEmailInFlight)},
-      {"channels.email", "ses_region", &c.email.ses.region},
-      {"channels.email", "ses_access_key_id", &c.email.ses.access_key_id},
-      {"channels.email", "ses_secret_access_key", &c.email.ses.secret_access_key},
-      {"channels.email", "ses_session_token", &c.email.ses.session_token},
-      {"channels.email", "ses_endpoint", &c.email.ses.endpoint},
-      {"channels.email", "mailgun_domain", &c.email.mailgun.domain},
-      {"channels.email", "mailgun_api_key", &c.email.mailgun.api_key},
-      {"channels.email", "mailgun_base_url", &c.email.mailgun.base_url},
-      {"channels.email", "postmark_server_token", &c.email.postmark.server_token},
-      {"channels.email", "postmark_message_stream", &c.email.postmark.message_stream},
-      {"channels.email", "postmark_base_url", &c.email.postmark.base_url},
-      {"channels.email", "sendgrid_api_key", &c.email.sendgrid.api_key},
-      {"channels.email", "sendgrid_base_url", &c.email.sendgrid.base_url},
       {"channels.telegram", "provider", &c.telegram.provider, Provider("telegram")},
       {"channels.telegram", "bot_token", &c.telegram.bot.bot_token},
       {"channels.telegram", "bot_username", &c.telegram.bot.bot_username},
@@ -270,11 +170,6 @@ std::vector<Binding> Bindings(Config& c) {
       {"channels.push", "timeout_seconds", &c.push.webpush.timeout, Positive()},
       {"channels.push", "max_in_flight", &c.push.webpush.max_in_flight,
        Between(1, channels::webpush::kMaxPushInFlight)},
-      {"channels.sms", "provider", &c.sms.provider, Provider("eskiz")},
-      {"channels.sms", "base_url", &c.sms.eskiz.base_url},
-      {"channels.sms", "email", &c.sms.eskiz.email},
-      {"channels.sms", "password", &c.sms.eskiz.password},
-      {"channels.sms", "from", &c.sms.eskiz.from},
       {"channels.sms", "callback_secret", &c.sms.callback_secret},
       {"relay", "source_url", &c.relay.source_url},
       {"relay", "batch", &c.relay.batch, Positive()},
@@ -297,14 +192,12 @@ std::vector<Binding> Bindings(Config& c) {
                  NotNegative("must be 0 (no limit) or more")});
     b.push_back({"limits.http", std::string(limit.burst_key), limit.burst});
   }
+  for (std::vector<Binding> keys : {EmailProviderBindings("channels.email", c.email, "provider"),
+                                    SmsProviderBindings("channels.sms", c.sms, "provider")}) {
+    b.insert(b.end(), std::make_move_iterator(keys.begin()), std::make_move_iterator(keys.end()));
+  }
   AddRegisteredChannels(c, b);
   return b;
-}
-
-std::string Where(const Binding& b) { return "[" + b.section + "] " + b.key; }
-
-[[noreturn]] void Fail(const std::string& message) {
-  throw std::runtime_error("config: " + message);
 }
 
 // The keys of one [[relay.targets]] entry (the file only: an array of
@@ -330,18 +223,9 @@ std::vector<Binding> TargetBindings(outbox::TargetSettings& t) {
   };
 }
 
-// A key whose value is an array of tables, each entry read with bindings of
-// its own: [[relay.targets]].
-struct TableList {
-  std::string path;  // "relay.targets"
-  // Appends an entry and returns the bindings of its keys.
-  std::function<std::vector<Binding>()> add;
-  // Refuses an entry, once read, that set `keys` its kind does not have.
-  std::function<void(const std::string& where, const std::vector<std::string>& keys)> check_keys;
-};
-
 std::vector<TableList> TableLists(Config& c) {
-  return {{"relay.targets",
+  std::vector<TableList> lists = ProviderLists(c);
+  lists.push_back({"relay.targets",
            [&c] {
              c.relay.targets.emplace_back();
              return TargetBindings(c.relay.targets.back());
@@ -354,7 +238,8 @@ std::vector<TableList> TableLists(Config& c) {
                       " targets");
                }
              }
-           }}};
+           }});
+  return lists;
 }
 
 // " (did you mean …?)" naming candidates[*closest], or nothing.
@@ -698,11 +583,14 @@ Config LoadConfig(const std::optional<std::filesystem::path>& path,
     ApplyDocument(
         bindings, TableLists(config), name, [&] { return toml::parse_file(name); }, config.reports);
   }
-  ApplyEnvironment(bindings, environment);
+  std::vector<Binding> all = bindings;
+  for (Binding& listed : ListedProviderBindings(config)) all.push_back(std::move(listed));
+  ApplyEnvironment(all, environment);
   CompletePublicUrl(config);
-  Validate(bindings, config);
+  Validate(all, config);
   CompleteTargets(config);
   CompleteRegisteredChannels(config);
+  CompleteProviderLists(config);
   return config;
 }
 
@@ -712,11 +600,14 @@ Config LoadConfigText(std::string_view toml_text, const Environment& environment
   ApplyDocument(
       bindings, TableLists(config), "<text>",
       [&] { return toml::parse(toml_text, std::string_view("<text>")); }, config.reports);
-  ApplyEnvironment(bindings, environment);
+  std::vector<Binding> all = bindings;
+  for (Binding& listed : ListedProviderBindings(config)) all.push_back(std::move(listed));
+  ApplyEnvironment(all, environment);
   CompletePublicUrl(config);
-  Validate(bindings, config);
+  Validate(all, config);
   CompleteTargets(config);
   CompleteRegisteredChannels(config);
+  CompleteProviderLists(config);
   return config;
 }
 

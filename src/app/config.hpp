@@ -10,6 +10,7 @@
 #include "app/logging.hpp"
 #include "app/roles.hpp"
 #include "broadcast/settings.hpp"
+#include "channels/circuit_breaker.hpp"
 #include "channels/email/mailgun.hpp"
 #include "channels/email/postmark.hpp"
 #include "channels/email/sendgrid.hpp"
@@ -27,6 +28,47 @@
 #include "schedule/settings.hpp"
 
 namespace chopar::app {
+
+// The keys of one email provider: [channels.email] itself, or one entry of
+// [[channels.email.providers]] (whose `kind` is `provider`).
+struct EmailProvider {
+  // "smtp" | "ses" | "mailgun" | "postmark" | "sendgrid" | "sink"; empty:
+  // smtp if smtp_url is set, else sink
+  std::string provider;
+  // smtp_url (empty here: no SMTP server configured), from, username,
+  // password, starttls, ca_file, timeout_seconds, max_in_flight (from,
+  // timeout_seconds and max_in_flight also for the HTTP APIs).
+  channels::email::EmailSettings smtp{.smtp_url = {}};
+  // ses_region, ses_access_key_id, ses_secret_access_key,
+  // ses_session_token, ses_endpoint.
+  channels::email::SesSettings ses;
+  // mailgun_domain, mailgun_api_key, mailgun_base_url.
+  channels::email::MailgunSettings mailgun;
+  // postmark_server_token, postmark_message_stream, postmark_base_url.
+  channels::email::PostmarkSettings postmark;
+  // sendgrid_api_key, sendgrid_base_url.
+  channels::email::SendGridSettings sendgrid;
+};
+
+// The keys of one SMS provider: [channels.sms] itself, or one entry of
+// [[channels.sms.providers]] (whose `kind` is `provider`).
+struct SmsProvider {
+  std::string provider;                 // "eskiz" | "sink"; empty: eskiz if email+password set
+  channels::sms::EskizSettings eskiz;  // base_url, email, password, from
+};
+
+// One entry of a channel's [[channels.<channel>.providers]] list
+// (docs/configuration.md, "Several providers per channel").
+template <typename Settings>
+struct ListedProvider {
+  std::string name;  // unique in the list: [a-z][a-z0-9_]{0,31}; default the kind
+  int weight = 0;    // share of first attempts (0: a standby)
+  channels::BreakerSettings breaker;  // failure_threshold, open_seconds
+  Settings settings;                  // settings.provider is the entry's `kind`
+  std::vector<std::string> keys_set;  // the keys the entry set (the others are inherited)
+  // <secret>_file keys: the file holding the secret, read once loaded.
+  std::map<std::string, std::string> secret_files;
+};
 
 // Every setting of docs/configuration.md, with its default. Sections and keys
 // mirror the TOML file; each is also settable as CHOPAR_<SECTION>_<KEY>.
@@ -77,23 +119,9 @@ struct Config {
   // [retention]
   retention::RetentionSettings retention;
 
-  struct Email {
-    // "smtp" | "ses" | "mailgun" | "postmark" | "sendgrid" | "sink"; empty:
-    // smtp if smtp_url is set, else sink
-    std::string provider;
-    // smtp_url (empty here: no SMTP server configured), from, username,
-    // password, starttls, ca_file, timeout_seconds, max_in_flight (from,
-    // timeout_seconds and max_in_flight also for the HTTP APIs).
-    channels::email::EmailSettings smtp{.smtp_url = {}};
-    // ses_region, ses_access_key_id, ses_secret_access_key,
-    // ses_session_token, ses_endpoint.
-    channels::email::SesSettings ses;
-    // mailgun_domain, mailgun_api_key, mailgun_base_url.
-    channels::email::MailgunSettings mailgun;
-    // postmark_server_token, postmark_message_stream, postmark_base_url.
-    channels::email::PostmarkSettings postmark;
-    // sendgrid_api_key, sendgrid_base_url.
-    channels::email::SendGridSettings sendgrid;
+  // [channels.email]: its provider's keys, or [[channels.email.providers]].
+  struct Email : EmailProvider {
+    std::vector<ListedProvider<EmailProvider>> providers;
   } email;
 
   struct Telegram {
@@ -109,10 +137,10 @@ struct Config {
     channels::webpush::WebPushSettings webpush;
   } push;
 
-  struct Sms {
-    std::string provider;           // "eskiz" | "sink"; empty: eskiz if email+password set
-    std::string callback_secret;    // path secret of delivery reports; empty: generated in data_dir
-    channels::sms::EskizSettings eskiz;  // base_url, email, password, from
+  // [channels.sms]: its provider's keys, or [[channels.sms.providers]].
+  struct Sms : SmsProvider {
+    std::string callback_secret;  // path secret of delivery reports; empty: generated in data_dir
+    std::vector<ListedProvider<SmsProvider>> providers;
   } sms;
 
   // A channel registered by the binary (core::RegisterChannel), its section

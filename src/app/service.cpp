@@ -146,7 +146,7 @@ int RunService(const Config& config, const Roles& roles) {
       pool, config.server.data_dir, "sms_callback_secret", config.sms.callback_secret);
   const std::string inbox_secret =
       SharedSecret(pool, config.server.data_dir, "inbox_secret", config.server.http.inbox_secret);
-  ChannelProviders providers(config, pool, clock, sms_callback_secret, inbox_secret);
+  ChannelProviders providers(config, pool, clock, sms_callback_secret, inbox_secret, &metrics);
   // Types' templates: their texts for notify, their throttles for the worker.
   templates::TemplateStore template_store(pool, pool.listen_conninfo());
   QueueDepthRefresher queue_depth(pool.settings(), metrics);

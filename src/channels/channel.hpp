@@ -123,23 +123,41 @@ struct [[nodiscard]] Outcome {
   // Likewise the mobile devices whose token the push service reported gone
   // (FCM UNREGISTERED, APNs 410).
   std::vector<std::int64_t> gone_devices;
+  // Which provider gave the outcome, recorded as deliveries.provider: set
+  // by a channel with several (FailoverChannel); empty, the worker records
+  // the channel's ProviderName().
+  std::string provider;
+  // A retry whose message the provider may already hold (another sender of
+  // this process's provider is sending it right now): it must come back to
+  // the same provider, never move on to another (FailoverChannel).
+  bool provider_may_hold = false;
 
+  static Outcome Of(OutcomeKind kind, std::string reason) {
+    Outcome o;
+    o.kind = kind;
+    o.detail = std::move(reason);
+    return o;
+  }
   static Outcome Sent(std::optional<std::string> provider_id = std::nullopt) {
-    return {OutcomeKind::kSent, "", std::move(provider_id), std::nullopt, {}, {}};
+    Outcome o;
+    o.provider_message_id = std::move(provider_id);
+    return o;
   }
   static Outcome Retry(std::string reason,
                        std::optional<std::chrono::seconds> after = std::nullopt) {
-    return {OutcomeKind::kRetry, std::move(reason), std::nullopt, after, {}, {}};
+    Outcome o = Of(OutcomeKind::kRetry, std::move(reason));
+    o.retry_after = after;
+    return o;
   }
   static Outcome Permanent(std::string reason) {
-    return {OutcomeKind::kPermanent, std::move(reason), std::nullopt, std::nullopt, {}, {}};
+    return Of(OutcomeKind::kPermanent, std::move(reason));
   }
   static Outcome AddressGone(std::string reason) {
-    return {OutcomeKind::kAddressGone, std::move(reason), std::nullopt, std::nullopt, {}, {}};
+    return Of(OutcomeKind::kAddressGone, std::move(reason));
   }
   // Use OutcomeUnknown (channels/outcome_unknown.hpp), which words the reason.
   static Outcome Unknown(std::string reason) {
-    return {OutcomeKind::kUnknown, std::move(reason), std::nullopt, std::nullopt, {}, {}};
+    return Of(OutcomeKind::kUnknown, std::move(reason));
   }
 };
 

@@ -28,6 +28,7 @@ OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcom
   OutcomeUpdate update;
   update.gone_push = outcome.gone_push_subscriptions;
   update.gone_devices = outcome.gone_devices;
+  if (!outcome.provider.empty()) update.provider = outcome.provider.substr(0, 64);
   switch (outcome.kind) {
     case channels::OutcomeKind::kSent:
       update.status = "sent";
@@ -95,6 +96,7 @@ RecordResult RecordOutcomes(db::Pool& pool, std::optional<core::TimePoint> now,
                                 : nlohmann::json()},
                     {"reason", OptJson(u.reason)},
                     {"provider_message_id", OptJson(u.provider_message_id)},
+                    {"provider", OptJson(u.provider)},
                     {"telegram_chat_gone", OptJson(u.telegram_chat_gone)},
                     {"gone_push", u.gone_push},
                     {"gone_devices", u.gone_devices},

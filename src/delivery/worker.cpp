@@ -192,6 +192,7 @@ void Worker::SendAndRecord(core::ChannelKind kind, std::vector<ClaimedDelivery> 
   // rest of the batch is still out. A recording that fails for good (its
   // lease ran out) ends the send: the rows not yet recorded then end as
   // "outcome unknown" when another worker takes them back.
+  channels::Channel& channel = channels_.For(kind);
   std::vector<bool> reported(started.size(), false);
   std::exception_ptr record_failed;
   const auto record = [&](std::vector<channels::IndexedOutcome> report) {
@@ -204,6 +205,10 @@ void Worker::SendAndRecord(core::ChannelKind kind, std::vector<ClaimedDelivery> 
         continue;
       }
       reported[answered.index] = true;
+      if (answered.outcome.provider.empty()) {
+        // At most 64 characters, as the column takes.
+        answered.outcome.provider = std::string(channel.ProviderName().substr(0, 64));
+      }
       rows.push_back(std::move(started[answered.index]));
       outcomes.push_back(std::move(answered.outcome));
     }
@@ -217,7 +222,6 @@ void Worker::SendAndRecord(core::ChannelKind kind, std::vector<ClaimedDelivery> 
     kept.Forget(KeysOf(rows));
   };
 
-  channels::Channel& channel = channels_.For(kind);
   std::optional<std::string> channel_error;
   try {
     channel.SendReporting(messages, record);

@@ -26,6 +26,7 @@ nlohmann::json DeliveryView(const hub::Delivery& d) {
           {"status", d.status},
           {"attempts", d.attempts},
           {"last_error", OrNull(d.last_error)},
+          {"provider", OrNull(d.provider)},
           {"provider_message_id", OrNull(d.provider_message_id)},
           {"provider_status", OrNull(d.provider_status)},
           {"next_attempt_at", TimeView(d.next_attempt_at)},

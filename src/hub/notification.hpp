@@ -38,6 +38,7 @@ struct Delivery {
   std::string status;   // queued, sending, sent, failed, skipped, canceled
   int attempts = 0;
   std::optional<std::string> last_error;
+  std::optional<std::string> provider;  // who answered the last attempt
   std::optional<std::string> provider_message_id;
   std::optional<std::string> provider_status;
   std::optional<core::TimePoint> next_attempt_at;

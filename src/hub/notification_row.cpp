@@ -27,6 +27,7 @@ Delivery ReadDelivery(const db::Result& rows, int row) {
   d.status = rows.String(row, "status");
   d.attempts = static_cast<int>(rows.Int(row, "attempts"));
   d.last_error = rows.OptString(row, "last_error");
+  d.provider = rows.OptString(row, "provider");
   d.provider_message_id = rows.OptString(row, "provider_message_id");
   d.provider_status = rows.OptString(row, "provider_status");
   d.next_attempt_at = db::OptTimeColumn(rows, row, "next_attempt_at");

@@ -109,6 +109,7 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
         outcomes[item.index] = Outcome::Retry("eskiz: another sender is sending this delivery right now",
                                               std::chrono::duration_cast<std::chrono::seconds>(settings_.timeout) +
                                                   std::chrono::seconds(5));
+        outcomes[item.index].provider_may_hold = true;
       }
     }
   }
@@ -187,14 +188,14 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
       } else if (r.status == 404) {
         item.forget_provider_id = true;
         outcome = Outcome::Retry("eskiz has no message " + item.provider_id + ": it will be sent at the next attempt");
-      } else if (r.status == 0) {
-        outcome = Outcome::Retry("eskiz status_by_id: " + r.error_message);
       } else {
-        outcome = Outcome::Retry(
-            "status_by_id: " + Reason(r),
-            r.status == 429
-                ? net::ParseRetryAfter(r.Header("retry-after").value_or(""), answered_at)
-                : std::nullopt);
+        outcome = r.status == 0 ? Outcome::Retry("eskiz status_by_id: " + r.error_message)
+                                : Outcome::Retry("status_by_id: " + Reason(r),
+                                                 r.status == 429 ? net::ParseRetryAfter(
+                                                                       r.Header("retry-after").value_or(""), answered_at)
+                                                                 : std::nullopt);
+        // Eskiz has the message and did not say what became of it.
+        outcome.provider_may_hold = true;
       }
       continue;
     }

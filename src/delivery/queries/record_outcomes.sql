@@ -1,8 +1,8 @@
 -- Records what the providers answered for one sent batch, in one statement.
 -- $1: JSON array of {id, token, status ('sent' | 'queued' | 'failed'),
 -- retry_in (seconds until the next attempt, 'queued' only), reason,
--- provider_message_id, telegram_chat_gone, gone_push, gone_devices,
--- user_address_gone};
+-- provider_message_id, provider, telegram_chat_gone, gone_push,
+-- gone_devices, user_address_gone};
 -- $2: now (NULL: the database's now()). A retry's reason gets "; retry at <time>" appended.
 -- Returns each row changed with its seconds from creation to now (the
 -- latency of a sent one). A row changes only while this worker still owns its
@@ -18,7 +18,7 @@ WITH t AS MATERIALIZED (
   SELECT j.*, t.now + j.retry_in * interval '1 second' AS next_attempt_at
   FROM jsonb_to_recordset($1::jsonb)
     AS j(id bigint, token uuid, status text, retry_in double precision, reason text,
-         provider_message_id text, telegram_chat_gone bigint, gone_push bigint[],
+         provider_message_id text, provider text, telegram_chat_gone bigint, gone_push bigint[],
          gone_devices bigint[], user_address_gone text)
   CROSS JOIN t
 ), updated AS (
@@ -29,6 +29,7 @@ WITH t AS MATERIALIZED (
       claim_token = NULL,
       sent_at = CASE WHEN r.status = 'sent' THEN t.now END,
       provider_message_id = coalesce(r.provider_message_id, d.provider_message_id),
+      provider = coalesce(r.provider, d.provider),
       last_error = coalesce(r.reason || coalesce('; retry at ' || to_char(r.next_attempt_at AT TIME ZONE 'UTC',
                                                                       'YYYY-MM-DD"T"HH24:MI:SS"Z"'), ''),
                             d.last_error),

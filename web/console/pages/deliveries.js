@@ -53,7 +53,10 @@ export async function deliveriesPage(main, _params, signal) {
           { title: "channel", cell: (d) => d.channel },
           { title: "status", cell: (d) => statusBadge(d.status) },
           { title: "attempts", cell: (d) => String(d.attempts) },
-          // What the provider reported afterwards (WhatsApp's read, Eskiz's DELIVRD).
+          // Who has the message, by which id, and what it reported afterwards
+          // (WhatsApp's read, Eskiz's DELIVRD, an email's delivered or bounced).
+          { title: "provider", cell: (d) => h("span", { class: "provider" }, d.provider || "") },
+          { title: "provider id", cell: (d) => h("code", { class: "provider-message-id" }, d.provider_message_id || "") },
           { title: "provider status", cell: (d) => h("span", { class: "provider-status" }, d.provider_status || "") },
           { title: "last error", cell: (d) => h("span", { class: "error-text" }, d.last_error || "") },
           { title: "updated", cell: (d) => h("time", { datetime: d.updated_at, title: formatTime(d.updated_at) }, relativeTime(d.updated_at)) },
