@@ -53,6 +53,7 @@ void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
   http::RegisterReportRoutes(router, parts.reports);
   http::RegisterConsoleRoutes(router, parts.pool, parts.users, parts.vapid_public_key);
   http::RegisterChannelRoutes(router);
+  http::RegisterProviderRoutes(router, parts.providers, parts.clock);
   http::RegisterWebRoutes(router);
 }
 
@@ -93,7 +94,8 @@ int PrintRoutes(std::ostream& out) {
                                        .sms_callback_secret = "routes",
                                        .vapid_public_key = "",
                                        .whatsapp = {},
-                                       .slack = nullptr});
+                                       .slack = nullptr,
+                                       .providers = {}});
   std::vector<std::string> lines;
   for (const http::Route& route : server.router().routes()) {
     lines.push_back(route.method + " " + OpenApiPath(route));

@@ -11,6 +11,7 @@
 #include "channels/telegram/updates.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
+#include "http/provider_routes.hpp"
 #include "http/router.hpp"
 #include "hub/user_service.hpp"
 #include "outbox/outbox_stats.hpp"
@@ -43,6 +44,8 @@ struct AreaRouteParts {
   channels::chat::WhatsAppWebhookSecrets whatsapp;
   // Null: Slack's app is not configured (its routes answer 503).
   channels::chat::SlackApp* slack;
+  // Every channel's providers (GET /v1/providers); empty: none listed.
+  http::ProviderRows providers;
 };
 
 // Registers every route of the areas (templates, workflows, preferences,

@@ -116,7 +116,7 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
                                    : BuildList("sms", config.sms.providers, clock, metrics, sms);
   for (const core::ChannelKind kind : {core::ChannelKind::kEmail, core::ChannelKind::kSms}) {
     if (auto* failover = dynamic_cast<channels::FailoverChannel*>(providers_[kind].get())) {
-      failovers_.push_back({kind, failover});
+      failovers_[kind] = failover;
     }
   }
   if (Wants(config.telegram.provider, "telegram", !config.telegram.bot.bot_token.empty())) {
@@ -185,14 +185,19 @@ delivery::ChannelSet ChannelProviders::set() {
   return set;
 }
 
-std::vector<ChannelProviders::ListedHealth> ChannelProviders::Health() const {
-  std::vector<ListedHealth> health;
-  for (const auto& [kind, failover] : failovers_) {
-    for (channels::ProviderHealth& provider : failover->Health()) {
-      health.push_back({kind, std::move(provider)});
+std::vector<http::ProviderRow> ChannelProviders::Rows() const {
+  std::vector<http::ProviderRow> rows;
+  for (const core::ChannelKind kind : core::AllChannels()) {
+    if (const channels::FailoverChannel* failover = failovers_[kind]) {
+      for (channels::ProviderHealth& provider : failover->Health()) {
+        rows.push_back({kind, provider.name, provider.kind, provider});
+      }
+      continue;
     }
+    const std::string name(providers_[kind] ? providers_[kind]->ProviderName() : "sink");
+    rows.push_back({kind, name, name, std::nullopt});
   }
-  return health;
+  return rows;
 }
 
 std::string ChannelProviders::Describe() const {

@@ -14,6 +14,7 @@
 #include "core/metrics.hpp"
 #include "db/pool.hpp"
 #include "delivery/channel_set.hpp"
+#include "http/provider_routes.hpp"
 #include "net/http_client.hpp"
 
 namespace chopar::app {
@@ -45,12 +46,9 @@ class ChannelProviders {
   // it), else null.
   [[nodiscard]] channels::telegram::TelegramChannel* telegram_bot() const { return telegram_bot_; }
   [[nodiscard]] net::HttpClient& http() { return http_; }
-  // Each listed provider's health as this process sees it, by channel.
-  struct ListedHealth {
-    core::ChannelKind channel;
-    channels::ProviderHealth provider;
-  };
-  [[nodiscard]] std::vector<ListedHealth> Health() const;
+  // Every channel's providers, with the circuits of the listed ones as
+  // this process sees them (GET /v1/providers).
+  [[nodiscard]] std::vector<http::ProviderRow> Rows() const;
   // "email=smtp telegram=sink …" for each channel, for the start-up banner.
   [[nodiscard]] std::string Describe() const;
 
@@ -60,8 +58,8 @@ class ChannelProviders {
   // The real provider of each channel that has one; the others go to sink_.
   core::PerChannel<std::unique_ptr<channels::Channel>> providers_;
   channels::telegram::TelegramChannel* telegram_bot_ = nullptr;
-  // The channels with a list of providers, for Health().
-  std::vector<std::pair<core::ChannelKind, channels::FailoverChannel*>> failovers_;  // Telegram's, when it is the bot
+  // The channels with a list of providers, for Rows().
+  core::PerChannel<channels::FailoverChannel*> failovers_{};  // Telegram's, when it is the bot
 };
 
 }  // namespace chopar::app

@@ -252,7 +252,8 @@ int RunService(const Config& config, const Roles& roles) {
                                          .sms_callback_secret = sms_callback_secret,
                                          .vapid_public_key = config.push.webpush.vapid_public_key,
                                          .whatsapp = WhatsAppWebhookSecretsOf(config),
-                                         .slack = slack_app.get()});
+                                         .slack = slack_app.get(),
+                                         .providers = [&providers] { return providers.Rows(); }});
     parts.AfterStart([&server, host = settings.host] {
       std::cout << "  listening: http://" << host << ":" << server.port() << "\n";
     });

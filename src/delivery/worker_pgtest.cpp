@@ -63,6 +63,8 @@ TEST_F(WorkerTest, SendsAQueuedDeliveryWithItsAddressAndContent) {
   EXPECT_EQ(Field(ids[0], "status"), "sent");
   EXPECT_EQ(TimeField(ids[0], "sent_at"), T0());
   EXPECT_EQ(Field(ids[0], "provider_message_id"), "pm-" + std::to_string(ids[0]));
+  // The channel's ProviderName(), recorded when its outcome names none.
+  EXPECT_EQ(Field(ids[0], "provider"), "test");
   EXPECT_EQ(Field(ids[0], "attempts"), "1");
   EXPECT_EQ(Field(ids[0], "claim_token"), "");
   EXPECT_EQ(Field(ids[0], "lease_until"), "");

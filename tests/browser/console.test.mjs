@@ -105,6 +105,7 @@ describe("console", { skip }, () => {
     assert.equal((await row.locator(".error-text").textContent()).trim(), failedDelivery.last_error);
     const columns = await page.locator("#main thead th").allTextContents();
     assert.ok(columns.includes("provider status"), `the provider's own status has a column: ${columns}`);
+    assert.equal((await row.locator(".provider").textContent()).trim(), "smtp", "the provider that answered");
     await page.screenshot({ path: screenshotPath("console-deliveries-failed"), fullPage: true });
 
     await page.getByLabel("Status").selectOption("");
@@ -116,6 +117,7 @@ describe("console", { skip }, () => {
     const retried = after.items.find((d) => d.id === failedDelivery.id);
     assert.equal(retried.status, "sent");
     assert.equal(retried.attempts, 1, "attempts were reset, then one attempt sent it");
+    assert.equal(retried.provider, null, "the sink sent it: no provider has it");
     // A sent delivery is not retried again.
     const again = await chopar.api("POST", `/v1/deliveries/${failedDelivery.id}/retry`);
     assert.equal(again.status, 409);
@@ -216,6 +218,17 @@ describe("console", { skip }, () => {
     } finally {
       await tab.close();
     }
+  });
+
+  it("lists each channel's providers", async () => {
+    await page.goto(`${chopar.url}/#/providers`);
+    await page.getByRole("heading", { name: "Providers" }).waitFor();
+    const email = page.locator('tr[data-provider="email/sink"]');
+    await email.waitFor();
+    assert.match(await email.textContent(), /single provider/);
+    const { providers } = await chopar.call("GET", "/v1/providers");
+    assert.equal(await page.locator("#main tbody tr").count(), providers.length, "a row per provider");
+    await page.screenshot({ path: screenshotPath("console-providers"), fullPage: true });
   });
 
   it("lists schedules with their next firing and previews a cron pattern", async () => {

@@ -108,6 +108,8 @@ describe("the OpenAPI description", { skip }, () => {
     const AUTH = "BTBZMqHH6r4Tts7J_aSIgg";
     await call(chopar, "GET", "/healthz", { auth: null, expect: 200 });
     await call(chopar, "GET", "/v1/channels", { auth: null, expect: 200 });
+    await call(chopar, "GET", "/v1/providers", { expect: 200 });
+    await call(chopar, "GET", "/v1/providers", { auth: null, expect: 401 });
     await call(chopar, "GET", "/v1/users/1", { auth: "Bearer wrong", expect: 401 });
     await call(chopar, "GET", "/v1/users/1", { expect: 404 });
     // Quiet hours an hour long, starting two hours from now in Tashkent

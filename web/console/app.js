@@ -9,6 +9,7 @@ import { schedulesPage } from "./pages/schedules.js";
 import { reportsPage } from "./pages/reports.js";
 import { outboxPage } from "./pages/outbox.js";
 import { sinkPage } from "./pages/sink.js";
+import { providersPage } from "./pages/providers.js";
 
 // Route pattern → page. A page is (main, params, signal) => void; it stops
 // its timers when `signal` aborts (the next navigation).
@@ -22,6 +23,7 @@ const ROUTES = [
   [/^\/reports$/, reportsPage, "Reports"],
   [/^\/outbox$/, outboxPage, "Outbox"],
   [/^\/sink$/, sinkPage, "Sink inbox"],
+  [/^\/providers$/, providersPage, "Providers"],
 ];
 
 const main = document.getElementById("main");

@@ -1102,6 +1102,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every channel's providers and their circuits
+         * @description Each channel's providers in the order the API lists channels: its one
+         *     provider ("smtp", "telegram", "sink", …), or each entry of its
+         *     [[channels.<channel>.providers]] list with its weight and circuit as
+         *     the answering process has them (each process keeps its own; see
+         *     /metrics chopar_provider_circuit_state). No credentials are shown.
+         */
+        get: operations["listProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/": {
         parameters: {
             query?: never;
@@ -1448,6 +1472,8 @@ export interface components {
             status: components["schemas"]["DeliveryStatus"];
             attempts: number;
             last_error: string | null;
+            /** @description The provider that answered the last attempt: the provider's kind ("smtp", "ses", "eskiz", …) or, with several providers per channel, the entry's `name`. Null for the sink and before any attempt. */
+            provider: string | null;
             provider_message_id: string | null;
             provider_status: string | null;
             next_attempt_at: components["schemas"]["Time"];
@@ -4449,6 +4475,46 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+        };
+    };
+    listProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        providers: {
+                            channel: components["schemas"]["Channel"];
+                            /** @description The entry's name, or the single provider's kind. */
+                            name: string;
+                            /** @description smtp, ses, mailgun, postmark, sendgrid, telegram, webpush, eskiz, mobile, discord, msteams, slack, whatsapp, sink, or a registered provider. */
+                            kind: string;
+                            /** @description A listed entry's weight; null for a single provider. */
+                            weight: number | null;
+                            /**
+                             * @description A listed entry's circuit (half_open once it is due for its probe); null for a single provider.
+                             * @enum {string|null}
+                             */
+                            circuit: "closed" | "open" | "half_open" | null;
+                            consecutive_failures: number | null;
+                            open_until: components["schemas"]["TimeOrNull"];
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             431: components["responses"]["HeadersTooLarge"];
         };
     };

@@ -3,7 +3,7 @@
 -- Parallel arrays, one element per row: $1 id, $2 action, $3 until, $4
 -- reason. The action is 'send' (→ sending with a fresh claim token and a
 -- lease until $6), 'sent' (→ sent: a channel that sends in claims already
--- recorded it in this transaction), 'defer' (stays queued until `until`),
+-- recorded it in this transaction; its `provider` is cleared), 'defer' (stays queued until `until`),
 -- 'skip' (→ skipped), 'cancel' (→ canceled: escalate-if-unread found it
 -- read) or 'fail' (→ failed); $5: now. A row claimed to send
 -- has not started sending yet (send_started_at NULL until begin_sends).
@@ -28,6 +28,8 @@ SET status = CASE a.action WHEN 'send' THEN 'sending' WHEN 'sent' THEN 'sent' WH
     claim_token = CASE WHEN a.action = 'send' THEN gen_random_uuid() END,
     claimed_at = CASE WHEN a.action IN ('send', 'sent') THEN $5::timestamptz ELSE d.claimed_at END,
     sent_at = CASE WHEN a.action = 'sent' THEN $5::timestamptz ELSE d.sent_at END,
+    -- The sink has no provider: an earlier attempt's is no longer who has it.
+    provider = CASE WHEN a.action = 'sent' THEN NULL ELSE d.provider END,
     send_started_at = CASE WHEN a.action IN ('send', 'sent') THEN NULL ELSE d.send_started_at END,
     last_error = coalesce(a.reason, d.last_error),
     updated_at = $5::timestamptz
