@@ -15,6 +15,18 @@ constexpr std::string_view kUrlAlphabet =
 constexpr std::string_view kStdAlphabet =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+std::string Hmac(const EVP_MD* digest_type, const char* name, std::string_view key,
+                 std::string_view message) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (HMAC(digest_type, key.data(), static_cast<int>(key.size()),
+           reinterpret_cast<const unsigned char*>(message.data()), message.size(), digest,
+           &length) == nullptr) {
+    throw std::runtime_error(std::string(name) + " failed");
+  }
+  return std::string(reinterpret_cast<const char*>(digest), length);
+}
+
 std::string Encode(std::string_view bytes, std::string_view alphabet, bool pad) {
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
@@ -89,14 +101,11 @@ std::string Sha256(std::string_view bytes) {
 }
 
 std::string HmacSha256(std::string_view key, std::string_view message) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-           reinterpret_cast<const unsigned char*>(message.data()), message.size(), digest,
-           &length) == nullptr) {
-    throw std::runtime_error("HMAC-SHA256 failed");
-  }
-  return std::string(reinterpret_cast<const char*>(digest), length);
+  return Hmac(EVP_sha256(), "HMAC-SHA256", key, message);
+}
+
+std::string HmacSha1(std::string_view key, std::string_view message) {
+  return Hmac(EVP_sha1(), "HMAC-SHA1", key, message);
 }
 
 bool ConstantTimeEquals(std::string_view a, std::string_view b) {

@@ -47,6 +47,9 @@ std::string Sha256(std::string_view bytes);
 
 // HMAC-SHA256 of `message` under `key`, raw 32 bytes.
 std::string HmacSha256(std::string_view key, std::string_view message);
+// HMAC-SHA1 of `message` under `key`, raw 20 bytes: only for a provider
+// that signs with it (Twilio's X-Twilio-Signature).
+std::string HmacSha1(std::string_view key, std::string_view message);
 
 // Comparison whose time does not depend on where the inputs differ.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "channels/outcome_unknown.hpp"
-
 namespace chopar::channels::email {
 
 HttpEmailChannel::HttpEmailChannel(EmailSettings email, EmailApi api, net::HttpClient& http,
@@ -20,42 +18,13 @@ HttpEmailChannel::HttpEmailChannel(EmailSettings email, EmailApi api, net::HttpC
 }
 
 std::vector<Outcome> HttpEmailChannel::Send(std::span<const Message> messages) {
-  std::vector<Outcome> outcomes(messages.size());
-  std::vector<net::HttpRequest> requests;
-  std::vector<std::size_t> message_of;
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    const Message& m = messages[i];
+  const auto prepare = [&](const Message& m) -> PreparedCall {
     const auto email = ComposeEmail(m, from_, email_, clock_.Now());
-    if (!email) {
-      outcomes[i] = Outcome::Permanent(api_.provider + ": no usable email address");
-      continue;
-    }
-    net::HttpRequest request = api_.request(m, *email);
-    AddDeliveryHeaders(request.headers, m.delivery_id);
-    request.timeout = email_.timeout;
-    request.start_by = std::chrono::steady_clock::now() + email_.timeout;
-    requests.push_back(std::move(request));
-    message_of.push_back(i);
-  }
-  const std::vector<net::HttpResponse> responses = http_.PerformAll(requests, &in_flight_);
-  const auto answered_at = std::chrono::system_clock::now();
-  for (std::size_t j = 0; j < responses.size(); ++j) {
-    const std::size_t i = message_of[j];
-    if (auto unanswered = UnansweredHttpOutcome(responses[j], api_.provider)) {
-      outcomes[i] = std::move(*unanswered);
-      continue;
-    }
-    outcomes[i] = api_.outcome(responses[j], answered_at);
-  }
-  return outcomes;
-}
-
-std::string ApiBaseUrl(std::string url, std::string_view key) {
-  while (url.ends_with('/')) url.pop_back();
-  if (!url.starts_with("https://") && !url.starts_with("http://")) {
-    throw std::invalid_argument(std::string(key) + " must be an http(s) URL, not \"" + url + "\"");
-  }
-  return url;
+    if (!email) return Outcome::Permanent(api_.provider + ": no usable email address");
+    return api_.request(m, *email);
+  };
+  return SendEachOverHttp(messages, {api_.provider, email_.timeout, &in_flight_}, prepare,
+                          api_.outcome, http_);
 }
 
 }  // namespace chopar::channels::email

@@ -9,6 +9,7 @@
 #include "channels/email/compose.hpp"
 #include "channels/email/message.hpp"
 #include "channels/email/settings.hpp"
+#include "channels/http_api.hpp"
 #include "core/clock.hpp"
 #include "net/http_client.hpp"
 #include "net/in_flight_limit.hpp"
@@ -25,11 +26,8 @@ struct EmailApi {
   // body, credentials); HttpEmailChannel adds the delivery headers, the
   // timeout and the start deadline.
   std::function<net::HttpRequest(const Message& message, const ComposedEmail& email)> request;
-  // What a complete answer means (one whose request was written and whose
-  // status line came back).
-  std::function<Outcome(const net::HttpResponse& response,
-                        std::chrono::system_clock::time_point now)>
-      outcome;
+  // What a complete answer means.
+  HttpAnswer outcome;
 };
 
 // Sends email through `api`: each message composed as the SMTP path does,
@@ -55,9 +53,5 @@ class HttpEmailChannel final : public Channel {
   const core::Clock& clock_;
   net::InFlightLimit in_flight_;
 };
-
-// The base URL of a service's API from a key's value: http(s), without
-// trailing slashes. Throws std::invalid_argument naming `key` otherwise.
-std::string ApiBaseUrl(std::string url, std::string_view key);
 
 }  // namespace chopar::channels::email

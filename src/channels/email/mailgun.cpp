@@ -58,9 +58,7 @@ Outcome MailgunOutcome(const net::HttpResponse& response,
   }
   const std::string detail =
       "mailgun " + std::to_string(response.status) + (message.empty() ? "" : ": " + message);
-  std::optional<std::chrono::seconds> wait;
-  if (const auto header = response.Header("retry-after")) wait = net::ParseRetryAfter(*header, now);
-  if (response.status == 429 || response.status >= 500) return Outcome::Retry(detail, wait);
+  if (auto busy = BusyOutcome(response, detail, now)) return std::move(*busy);
   if (response.status == 401 || response.status == 403) {
     return Outcome::Permanent(detail + " (check the Mailgun key)");
   }

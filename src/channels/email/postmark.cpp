@@ -21,9 +21,7 @@ Outcome PostmarkOutcome(const net::HttpResponse& response,
   const std::string message =
       body.is_object() ? body.value("Message", std::string()) : CutCodePoints(response.body, 200);
   if (!message.empty()) detail += ": " + CutCodePoints(message, 200);
-  std::optional<std::chrono::seconds> wait;
-  if (const auto header = response.Header("retry-after")) wait = net::ParseRetryAfter(*header, now);
-  if (response.status == 429 || response.status >= 500) return Outcome::Retry(detail, wait);
+  if (auto busy = BusyOutcome(response, detail, now)) return std::move(*busy);
   if (response.status == 401 || code == 10) {
     return Outcome::Permanent(detail + " (check the Postmark token)");
   }

@@ -34,9 +34,7 @@ Outcome SendGridOutcome(const net::HttpResponse& response,
   }
   std::string detail = "sendgrid " + std::to_string(response.status);
   if (const std::string error = FirstError(response); !error.empty()) detail += ": " + error;
-  std::optional<std::chrono::seconds> wait;
-  if (const auto header = response.Header("retry-after")) wait = net::ParseRetryAfter(*header, now);
-  if (response.status == 429 || response.status >= 500) return Outcome::Retry(detail, wait);
+  if (auto busy = BusyOutcome(response, detail, now)) return std::move(*busy);
   if (response.status == 401 || response.status == 403) {
     return Outcome::Permanent(detail + " (check the SendGrid key and the sender identity)");
   }
