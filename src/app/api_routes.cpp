@@ -44,7 +44,7 @@ void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
   http::RegisterPreferenceRoutes(router, parts.users, parts.templates, parts.inbox_secret);
   http::RegisterScheduleRoutes(router, parts.schedules);
   http::RegisterBroadcastRoutes(router, parts.topics, parts.broadcasts);
-  http::RegisterSmsRoutes(router, parts.pool, parts.clock, parts.sms_callback_secret);
+  http::RegisterSmsRoutes(router, parts.pool, parts.clock, parts.sms);
   http::RegisterTelegramRoutes(router, parts.telegram);
   http::RegisterDeviceRoutes(router, parts.pool);
   http::RegisterWhatsAppRoutes(router, parts.pool, parts.clock, parts.whatsapp);
@@ -91,7 +91,9 @@ int PrintRoutes(std::ostream& out) {
                                        .telegram = nullptr,
                                        .outbox_sources = {},
                                        .inbox_secret = "routes",
-                                       .sms_callback_secret = "routes",
+                                       .sms = {.callback_secret = "routes",
+                                               .twilio_auth_tokens = {"routes"},
+                                               .public_url = "http://127.0.0.1"},
                                        .vapid_public_key = "",
                                        .whatsapp = {},
                                        .slack = nullptr,

@@ -13,6 +13,7 @@
 #include "db/pool.hpp"
 #include "http/provider_routes.hpp"
 #include "http/router.hpp"
+#include "http/sms_routes.hpp"
 #include "hub/user_service.hpp"
 #include "outbox/outbox_stats.hpp"
 #include "reports/report_status.hpp"
@@ -38,7 +39,8 @@ struct AreaRouteParts {
   channels::telegram::TelegramUpdates* telegram;
   std::vector<outbox::OutboxSource> outbox_sources;
   std::string inbox_secret;
-  std::string sms_callback_secret;
+  // The SMS gateways' report secrets (callback_secret, Twilio's tokens).
+  http::SmsReportSecrets sms;
   std::string vapid_public_key;  // empty: Web Push is not configured
   // Empty: WhatsApp's status webhooks are not configured (they answer 503).
   channels::chat::WhatsAppWebhookSecrets whatsapp;

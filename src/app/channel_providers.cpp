@@ -13,6 +13,10 @@
 #include "channels/failover_channel.hpp"
 #include "channels/provider_registry.hpp"
 #include "channels/sms/eskiz_channel.hpp"
+#include "channels/sms/http_sms_channel.hpp"
+#include "channels/sms/playmobile.hpp"
+#include "channels/sms/twilio.hpp"
+#include "channels/sms/twilio_callback.hpp"
 #include "channels/webpush/channel.hpp"
 #include "core/text.hpp"
 
@@ -60,14 +64,30 @@ std::unique_ptr<channels::Channel> BuildEmail(const EmailProvider& e, const Conf
 std::unique_ptr<channels::Channel> BuildSms(const SmsProvider& s, const Config& config,
                                             net::HttpClient& http, db::Pool& pool,
                                             const core::Clock& clock,
-                                            const std::string& sms_callback_secret) {
+                                            const std::string& sms_callback_secret,
+                                            const std::string& section) {
+  const std::string public_url(core::WithoutTrailingSlashes(config.server.public_url));
+  const channels::sms::SmsText text{.public_url = config.server.public_url};
+  try {
+    if (s.provider == "twilio") {
+      channels::sms::TwilioSettings settings = s.twilio;
+      settings.status_callback_url = public_url + std::string(channels::sms::kTwilioStatusPath);
+      return std::make_unique<channels::sms::HttpSmsChannel>(
+          channels::sms::TwilioApi(std::move(settings)), text, http);
+    }
+    if (s.provider == "playmobile") {
+      return std::make_unique<channels::sms::HttpSmsChannel>(
+          channels::sms::PlaymobileApi(s.playmobile), text, http);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error("config: " + section + " " + e.what());
+  }
   if (!Wants(s.provider, "eskiz", !s.eskiz.email.empty() && !s.eskiz.password.empty())) {
     return nullptr;
   }
   channels::sms::EskizSettings settings = s.eskiz;
   settings.public_url = config.server.public_url;
-  settings.callback_url = std::string(core::WithoutTrailingSlashes(config.server.public_url)) +
-                          "/v1/sms/eskiz/callback/" + sms_callback_secret;
+  settings.callback_url = public_url + "/v1/sms/eskiz/callback/" + sms_callback_secret;
   return std::make_unique<channels::sms::EskizChannel>(settings, http, pool, clock);
 }
 
@@ -104,8 +124,8 @@ ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const c
   const auto email = [&](const EmailProvider& e, const std::string& section) {
     return BuildEmail(e, config, http_, clock, inbox_secret, section);
   };
-  const auto sms = [&](const SmsProvider& s, const std::string&) {
-    return BuildSms(s, config, http_, pool, clock, sms_callback_secret);
+  const auto sms = [&](const SmsProvider& s, const std::string& section) {
+    return BuildSms(s, config, http_, pool, clock, sms_callback_secret, section);
   };
   providers_[core::ChannelKind::kEmail] =
       config.email.providers.empty()

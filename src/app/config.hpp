@@ -17,6 +17,8 @@
 #include "channels/email/ses.hpp"
 #include "channels/email/settings.hpp"
 #include "channels/sms/eskiz_settings.hpp"
+#include "channels/sms/playmobile.hpp"
+#include "channels/sms/twilio.hpp"
 #include "channels/telegram/settings.hpp"
 #include "channels/webpush/settings.hpp"
 #include "db/session_settings.hpp"
@@ -53,8 +55,16 @@ struct EmailProvider {
 // The keys of one SMS provider: [channels.sms] itself, or one entry of
 // [[channels.sms.providers]] (whose `kind` is `provider`).
 struct SmsProvider {
-  std::string provider;                 // "eskiz" | "sink"; empty: eskiz if email+password set
+  // "eskiz" | "twilio" | "playmobile" | "sink"; empty: eskiz if
+  // email+password set, else sink
+  std::string provider;
   channels::sms::EskizSettings eskiz;  // base_url, email, password, from
+  // twilio_account_sid, twilio_auth_token, twilio_from,
+  // twilio_messaging_service_sid, twilio_base_url.
+  channels::sms::TwilioSettings twilio;
+  // playmobile_base_url, playmobile_login, playmobile_password,
+  // playmobile_originator.
+  channels::sms::PlaymobileSettings playmobile;
 };
 
 // One entry of a channel's [[channels.<channel>.providers]] list

@@ -14,7 +14,7 @@ namespace {
 constexpr std::string_view kListKey = "providers";
 
 const std::vector<std::string> kEmailKinds = {"smtp", "ses", "mailgun", "postmark", "sendgrid"};
-const std::vector<std::string> kSmsKinds = {"eskiz"};
+const std::vector<std::string> kSmsKinds = {"eskiz", "twilio", "playmobile"};
 
 // The keys every entry has besides its kind's.
 const std::vector<std::string> kEntryKeys = {"kind", "name", "weight", "failure_threshold",
@@ -31,8 +31,13 @@ std::optional<std::string> EmailKeyKind(const std::string& key) {
   if (smtp.contains(key)) return "smtp";
   return std::nullopt;
 }
-std::optional<std::string> SmsKeyKind(const std::string&) {
-  // Eskiz is the only kind so far: every key is its.
+std::optional<std::string> SmsKeyKind(const std::string& key) {
+  for (const std::string_view kind : {"twilio", "playmobile"}) {
+    if (key.starts_with(std::string(kind) + "_")) return std::string(kind);
+  }
+  // The section's keys from before Twilio and Playmobile are Eskiz's.
+  static const std::set<std::string> eskiz = {"base_url", "email", "password", "from"};
+  if (eskiz.contains(key)) return "eskiz";
   return std::nullopt;
 }
 
@@ -55,7 +60,8 @@ ParsedText StartTlsSetting(channels::email::EmailSettings& email) {
 const std::vector<std::string> kEmailSecrets = {
     "password",       "ses_secret_access_key", "ses_session_token", "mailgun_api_key",
     "postmark_server_token", "sendgrid_api_key"};
-const std::vector<std::string> kSmsSecrets = {"password"};
+const std::vector<std::string> kSmsSecrets = {"password", "twilio_auth_token",
+                                              "playmobile_password"};
 
 // One channel's list: how its entries are bound and checked.
 template <typename Settings>
@@ -240,6 +246,15 @@ std::vector<Binding> SmsProviderBindings(const std::string& section, SmsProvider
       {section, "email", &s.eskiz.email},
       {section, "password", &s.eskiz.password},
       {section, "from", &s.eskiz.from},
+      {section, "twilio_account_sid", &s.twilio.account_sid},
+      {section, "twilio_auth_token", &s.twilio.auth_token},
+      {section, "twilio_from", &s.twilio.from},
+      {section, "twilio_messaging_service_sid", &s.twilio.messaging_service_sid},
+      {section, "twilio_base_url", &s.twilio.base_url},
+      {section, "playmobile_base_url", &s.playmobile.base_url},
+      {section, "playmobile_login", &s.playmobile.login},
+      {section, "playmobile_password", &s.playmobile.password},
+      {section, "playmobile_originator", &s.playmobile.originator},
   };
 }
 

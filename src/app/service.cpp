@@ -24,6 +24,7 @@
 #include "channels/telegram/poller.hpp"
 #include "channels/telegram/updates.hpp"
 #include "core/clock.hpp"
+#include "core/text.hpp"
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
@@ -53,6 +54,24 @@ channels::chat::WhatsAppWebhookSecrets WhatsAppWebhookSecretsOf(const Config& co
   const auto it = config.registered_channels.find("whatsapp");
   if (it == config.registered_channels.end() || it->second.provider != "cloud_api") return {};
   return channels::chat::WhatsAppWebhookSecretsFrom(it->second.values);
+}
+
+// What the SMS gateways' report routes check: the path secret, and the
+// auth token of each Twilio account (the section's, or each entry's).
+http::SmsReportSecrets SmsReportSecretsOf(const Config& config,
+                                          const std::string& callback_secret) {
+  http::SmsReportSecrets secrets{
+      .callback_secret = callback_secret,
+      .twilio_auth_tokens = {},
+      .public_url = std::string(core::WithoutTrailingSlashes(config.server.public_url))};
+  if (config.sms.provider == "twilio")
+    secrets.twilio_auth_tokens.push_back(config.sms.twilio.auth_token);
+  for (const auto& entry : config.sms.providers) {
+    if (entry.settings.provider == "twilio") {
+      secrets.twilio_auth_tokens.push_back(entry.settings.twilio.auth_token);
+    }
+  }
+  return secrets;
 }
 
 // Slack's app for its routes, when [channels.slack] configures it (its keys
@@ -249,7 +268,7 @@ int RunService(const Config& config, const Roles& roles) {
                                          .telegram = telegram_updates.get(),
                                          .outbox_sources = relays.sources(),
                                          .inbox_secret = inbox_secret,
-                                         .sms_callback_secret = sms_callback_secret,
+                                         .sms = SmsReportSecretsOf(config, sms_callback_secret),
                                          .vapid_public_key = config.push.webpush.vapid_public_key,
                                          .whatsapp = WhatsAppWebhookSecretsOf(config),
                                          .slack = slack_app.get(),

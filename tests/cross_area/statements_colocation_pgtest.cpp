@@ -65,7 +65,7 @@ const std::vector<Listed> kShardLocal = {
     {"record_outcomes",
      "by the delivery ids of its parameter (through a CTE the check does not "
      "follow): the outcomes of this shard's claims"},
-    {"eskiz_record_callback",
+    {"sms_record_report",
      "by the SMS provider's message id of a delivery report, which "
      "names no user: run on every shard, or keep a message id → shard map"},
     {"next_wakeup", "the worker's next due time: per shard"},

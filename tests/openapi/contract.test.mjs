@@ -276,6 +276,8 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "GET", "/v1/reports", { expect: 200 });
     await call(chopar, "POST", "/v1/telegram/webhook", { auth: null, body: { update_id: 1 }, expect: 503 });
     await call(chopar, "POST", "/v1/sms/eskiz/callback/wrong", { auth: null, body: { request_id: "1", status: "DELIVRD" }, expect: 404 });
+    await call(chopar, "POST", "/v1/sms/playmobile/report/wrong", { auth: null, body: { messages: [{ "message-id": "chopar1a1", status: "Delivered" }] }, expect: 404 });
+    await call(chopar, "POST", "/v1/sms/twilio/status", { auth: null, form: "MessageSid=SM1&MessageStatus=delivered", expect: 503 });
     await call(chopar, "GET", "/v1/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=x&hub.challenge=1", { auth: null, expect: 503 });
     await call(chopar, "POST", "/v1/whatsapp/webhook", { auth: null, body: { object: "whatsapp_business_account" }, expect: 503 });
     // Slack's app is not configured here: its routes say so (503).

@@ -950,6 +950,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sms/twilio/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Twilio SMS status callbacks
+         * @description Signed by Twilio in X-Twilio-Signature (HMAC-SHA1 under a configured
+         *     account's auth token, of public_url + this path and the sorted form
+         *     parameters); no API key. A final status (delivered, read →
+         *     delivered; undelivered, failed, canceled → failed) is stored once in
+         *     the delivery's provider_status.
+         */
+        post: operations["twilioStatusCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sms/playmobile/report/{secret}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description [channels.sms] callback_secret: the credential of this route. */
+                secret: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Playmobile SMS delivery reports */
+        post: operations["playmobileReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/topics/{key}": {
         parameters: {
             query?: never;
@@ -4081,6 +4125,89 @@ export interface operations {
                 content: {
                     "application/json": {
                         recorded: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    twilioStatusCallback: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Twilio-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    MessageSid: string;
+                    MessageStatus: string;
+                    ErrorCode?: string;
+                    AccountSid?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Whether this callback stored a final status. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recorded: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    playmobileReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description [channels.sms] callback_secret: the credential of this route. */
+                secret: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    messages: {
+                        "message-id": string;
+                        status: string;
+                    }[];
+                };
+                "application/x-www-form-urlencoded": {
+                    "message-id": string;
+                    status: string;
+                };
+            };
+        };
+        responses: {
+            /** @description How many reports stored a final status. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recorded: number;
                     };
                 };
             };

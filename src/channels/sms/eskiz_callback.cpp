@@ -66,8 +66,8 @@ EskizCallbackResult RecordEskizCallback(db::Pool& pool, std::string_view body,
   result.final = IsFinalEskizStatus(result.status);
   if (!result.final) return result;
   auto conn = pool.Acquire();
-  const auto rows =
-      conn->Exec(queries::kEskizRecordCallback, result.provider_message_id, result.status, core::FormatRfc3339(clock.Now()));
+  const auto rows = conn->Exec(queries::kSmsRecordReport, result.provider_message_id, result.status,
+                               core::FormatRfc3339(clock.Now()));
   result.matched = rows.Int(0, "matched") > 0;
   result.changed = rows.Int(0, "changed") > 0;
   return result;

@@ -13,6 +13,10 @@ namespace chopar::channels::sms {
 // (application/x-www-form-urlencoded) signed in its X-Twilio-Signature
 // header. Pure functions; thread-safe.
 
+// The route Twilio posts status callbacks to, after [server] public_url:
+// the URL each message's StatusCallback names and the signature signs.
+inline constexpr std::string_view kTwilioStatusPath = "/v1/sms/twilio/status";
+
 // A form's name=value pairs, decoded, in the order sent
 // (core::DecodeFormPairs of the body).
 using FormParams = std::span<const std::pair<std::string, std::string>>;

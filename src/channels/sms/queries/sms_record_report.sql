@@ -1,5 +1,6 @@
--- An Eskiz delivery report: the final status $2 of the SMS whose Eskiz id is
--- $1. Recorded once; a repeated or later report changes nothing, even when
+-- An SMS gateway's delivery report: the final status $2 of the SMS whose
+-- provider id is $1 (Eskiz's DELIVRD…; Twilio's and Playmobile's as
+-- delivered / failed). Recorded once; a repeated or later report changes nothing, even when
 -- two arrive at the same time (the UPDATE re-checks the row it waited for).
 -- Returns how many deliveries have that id and how many changed.
 WITH target AS (
