@@ -190,6 +190,19 @@ class BlackBox : public ::testing::Test {
     return std::make_unique<ChildProcess>(std::vector<std::string>{CHOPAR_BINARY, role}, env,
                                           dir_ / log, dir_);
   }
+  // Start() with `config` as its configuration file (`dir_`/`log`.toml):
+  // what only the file can say, such as [[channels.email.providers]].
+  std::unique_ptr<ChildProcess> StartWithConfig(const std::string& role, int port,
+                                                std::map<std::string, std::string> env,
+                                                const std::string& config, const std::string& log) {
+    const std::filesystem::path path = dir_ / (log + ".toml");
+    std::ofstream(path) << config;
+    env["CHOPAR_SERVER_LISTEN"] = "127.0.0.1:" + std::to_string(port);
+    env.try_emplace("CHOPAR_SERVER_DATA_DIR", (dir_ / "var").string());
+    return std::make_unique<ChildProcess>(
+        std::vector<std::string>{CHOPAR_BINARY, role, "--config", path.string()}, env, dir_ / log,
+        dir_);
+  }
 
   std::filesystem::path dir_;
   // Embedded clusters a test made outside dir_, removed afterwards.

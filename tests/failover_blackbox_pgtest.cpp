@@ -11,10 +11,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -74,30 +74,25 @@ class FailoverBlackBox : public testing::DatabaseBlackBox {
   std::unique_ptr<ChildProcess> Serve(const std::string& primary_url, int failure_threshold,
                                       int open_seconds) {
     port_ = FreeLoopbackPort();
-    const auto config = dir_ / "chopar.toml";
-    std::ofstream(config) << "[channels.email]\n"
-                             "from = \"Acme <noreply@acme.example>\"\n"
-                             "timeout_seconds = 2\n\n"
-                             "[[channels.email.providers]]\n"
-                             "kind = \"postmark\"\n"
-                             "name = \"primary\"\n"
-                             "postmark_server_token = \"pm-primary\"\n"
-                             "postmark_base_url = \""
-                          << primary_url << "\"\n"
-                          << "failure_threshold = " << failure_threshold << "\n"
-                          << "open_seconds = " << open_seconds << "\n\n"
-                          << "[[channels.email.providers]]\n"
-                             "kind = \"postmark\"\n"
-                             "name = \"secondary\"\n"
-                             "postmark_server_token = \"pm-secondary\"\n"
-                             "postmark_base_url = \""
-                          << secondary_.url() << "\"\n";
-    std::map<std::string, std::string> env = DatabaseEnv(kApiKey);
-    env["CHOPAR_SERVER_LISTEN"] = "127.0.0.1:" + std::to_string(port_);
-    env["CHOPAR_SERVER_DATA_DIR"] = (dir_ / "var").string();
-    auto serve = std::make_unique<ChildProcess>(
-        std::vector<std::string>{CHOPAR_BINARY, "serve", "--config", config.string()}, env,
-        dir_ / "serve.log", dir_);
+    std::ostringstream config;
+    config << "[channels.email]\n"
+              "from = \"Acme <noreply@acme.example>\"\n"
+              "timeout_seconds = 2\n\n"
+              "[[channels.email.providers]]\n"
+              "kind = \"postmark\"\n"
+              "name = \"primary\"\n"
+              "postmark_server_token = \"pm-primary\"\n"
+              "postmark_base_url = \""
+           << primary_url << "\"\n"
+           << "failure_threshold = " << failure_threshold << "\n"
+           << "open_seconds = " << open_seconds << "\n\n"
+           << "[[channels.email.providers]]\n"
+              "kind = \"postmark\"\n"
+              "name = \"secondary\"\n"
+              "postmark_server_token = \"pm-secondary\"\n"
+              "postmark_base_url = \""
+           << secondary_.url() << "\"\n";
+    auto serve = StartWithConfig("serve", port_, DatabaseEnv(kApiKey), config.str(), "serve.log");
     api_ = std::make_unique<Api>(port_, kApiKey);
     EXPECT_TRUE(WaitUntil([&] { return api_->Healthy(); }, 60s)) << serve->Output();
     EXPECT_NE(serve->Output().find("email=primary>secondary"), std::string::npos)

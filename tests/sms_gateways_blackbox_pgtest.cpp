@@ -11,9 +11,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -86,32 +86,27 @@ class SmsGatewaysBlackBox : public testing::DatabaseBlackBox {
 
   std::unique_ptr<ChildProcess> Serve() {
     port_ = FreeLoopbackPort();
-    const auto config = dir_ / "chopar.toml";
-    std::ofstream(config) << "[channels.sms]\n"
-                             "callback_secret = \""
-                          << kCallbackSecret << "\"\n\n"
-                          << "[[channels.sms.providers]]\n"
-                             "kind = \"twilio\"\n"
-                             "twilio_account_sid = \""
-                          << kAccountSid << "\"\n"
-                          << "twilio_auth_token = \"" << kAuthToken << "\"\n"
-                          << "twilio_from = \"+15005550006\"\n"
-                             "twilio_base_url = \""
-                          << twilio_.url() << "\"\n"
-                          << "failure_threshold = 1000\n\n"
-                             "[[channels.sms.providers]]\n"
-                             "kind = \"playmobile\"\n"
-                             "playmobile_login = \"acme\"\n"
-                             "playmobile_password = \"pm-pass\"\n"
-                             "playmobile_originator = \"ACME\"\n"
-                             "playmobile_base_url = \""
-                          << playmobile_.url() << "\"\n";
-    std::map<std::string, std::string> env = DatabaseEnv(kApiKey);
-    env["CHOPAR_SERVER_LISTEN"] = "127.0.0.1:" + std::to_string(port_);
-    env["CHOPAR_SERVER_DATA_DIR"] = (dir_ / "var").string();
-    auto serve = std::make_unique<ChildProcess>(
-        std::vector<std::string>{CHOPAR_BINARY, "serve", "--config", config.string()}, env,
-        dir_ / "serve.log", dir_);
+    std::ostringstream config;
+    config << "[channels.sms]\n"
+              "callback_secret = \""
+           << kCallbackSecret << "\"\n\n"
+           << "[[channels.sms.providers]]\n"
+              "kind = \"twilio\"\n"
+              "twilio_account_sid = \""
+           << kAccountSid << "\"\n"
+           << "twilio_auth_token = \"" << kAuthToken << "\"\n"
+           << "twilio_from = \"+15005550006\"\n"
+              "twilio_base_url = \""
+           << twilio_.url() << "\"\n"
+           << "failure_threshold = 1000\n\n"
+              "[[channels.sms.providers]]\n"
+              "kind = \"playmobile\"\n"
+              "playmobile_login = \"acme\"\n"
+              "playmobile_password = \"pm-pass\"\n"
+              "playmobile_originator = \"ACME\"\n"
+              "playmobile_base_url = \""
+           << playmobile_.url() << "\"\n";
+    auto serve = StartWithConfig("serve", port_, DatabaseEnv(kApiKey), config.str(), "serve.log");
     api_ = std::make_unique<Api>(port_, kApiKey);
     EXPECT_TRUE(WaitUntil([&] { return api_->Healthy(); }, 60s)) << serve->Output();
     EXPECT_NE(serve->Output().find("sms=twilio>playmobile"), std::string::npos) << serve->Output();

@@ -316,8 +316,8 @@ TEST_F(ConfigTest, ValuesThatMakeNoSense) {
   EXPECT_EQ(
       FileRefusal("[channels.email]\nprovider = \"smtps\""),
       "config: [channels.email] provider must be smtp, ses, mailgun, postmark, sendgrid or sink");
-  EXPECT_EQ(EnvRefusal({{"CHOPAR_CHANNELS_SMS_PROVIDER", "twilio"}}),
-            "config: [channels.sms] provider must be eskiz or sink");
+  EXPECT_EQ(EnvRefusal({{"CHOPAR_CHANNELS_SMS_PROVIDER", "vonage"}}),
+            "config: [channels.sms] provider must be eskiz, twilio, playmobile or sink");
   EXPECT_EQ(FileRefusal("[channels.push]\nprovider = \"fcm\""),
             "config: [channels.push] provider must be webpush or sink");
   EXPECT_EQ(FileRefusal("[channels.telegram]\nprovider = \"bot\""),
