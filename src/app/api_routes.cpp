@@ -14,6 +14,7 @@
 #include "http/server.hpp"
 #include "http/slack_routes.hpp"
 #include "http/sms_routes.hpp"
+#include "http/suppression_routes.hpp"
 #include "http/telegram_routes.hpp"
 #include "http/template_routes.hpp"
 #include "http/web_routes.hpp"
@@ -54,6 +55,9 @@ void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
   http::RegisterConsoleRoutes(router, parts.pool, parts.users, parts.vapid_public_key);
   http::RegisterChannelRoutes(router);
   http::RegisterProviderRoutes(router, parts.providers, parts.clock);
+  http::RegisterSuppressionRoutes(router, parts.pool);
+  http::RegisterEmailReceiptRoutes(router, parts.pool, parts.users, parts.clock,
+                                   parts.email_receipts);
   http::RegisterWebRoutes(router);
 }
 
@@ -97,7 +101,8 @@ int PrintRoutes(std::ostream& out) {
                                        .vapid_public_key = "",
                                        .whatsapp = {},
                                        .slack = nullptr,
-                                       .providers = {}});
+                                       .providers = {},
+                                       .email_receipts = {}});
   std::vector<std::string> lines;
   for (const http::Route& route : server.router().routes()) {
     lines.push_back(route.method + " " + OpenApiPath(route));

@@ -11,6 +11,7 @@
 #include "channels/telegram/updates.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
+#include "http/email_receipt_routes.hpp"
 #include "http/provider_routes.hpp"
 #include "http/router.hpp"
 #include "http/sms_routes.hpp"
@@ -48,6 +49,8 @@ struct AreaRouteParts {
   channels::chat::SlackApp* slack;
   // Every channel's providers (GET /v1/providers); empty: none listed.
   http::ProviderRows providers;
+  // The email providers' receipt webhooks' secrets; empty: they answer 503.
+  http::EmailReceiptSecrets email_receipts;
 };
 
 // Registers every route of the areas (templates, workflows, preferences,

@@ -50,6 +50,15 @@ struct EmailProvider {
   channels::email::PostmarkSettings postmark;
   // sendgrid_api_key, sendgrid_base_url.
   channels::email::SendGridSettings sendgrid;
+  // What the receipt webhooks are checked with (docs/api.md "Email
+  // receipts"); empty: that provider's webhook answers 503.
+  struct Receipts {
+    std::string ses_sns_topic_arn;            // the SNS topic SES publishes its events to
+    std::string sendgrid_webhook_public_key;  // the Event Webhook's verification key (base64)
+    std::string mailgun_webhook_signing_key;  // a secret
+    std::string postmark_webhook_username;
+    std::string postmark_webhook_password;  // a secret
+  } receipts;
 };
 
 // The keys of one SMS provider: [channels.sms] itself, or one entry of

@@ -58,8 +58,9 @@ ParsedText StartTlsSetting(channels::email::EmailSettings& email) {
 
 // The secret keys an entry may also read from a file (<key>_file).
 const std::vector<std::string> kEmailSecrets = {
-    "password",       "ses_secret_access_key", "ses_session_token", "mailgun_api_key",
-    "postmark_server_token", "sendgrid_api_key"};
+    "password",         "ses_secret_access_key",       "ses_session_token",
+    "mailgun_api_key",  "mailgun_webhook_signing_key", "postmark_server_token",
+    "postmark_webhook_password", "sendgrid_api_key"};
 const std::vector<std::string> kSmsSecrets = {"password", "twilio_auth_token",
                                               "playmobile_password"};
 
@@ -233,6 +234,11 @@ std::vector<Binding> EmailProviderBindings(const std::string& section, EmailProv
       {section, "postmark_base_url", &e.postmark.base_url},
       {section, "sendgrid_api_key", &e.sendgrid.api_key},
       {section, "sendgrid_base_url", &e.sendgrid.base_url},
+      {section, "ses_sns_topic_arn", &e.receipts.ses_sns_topic_arn},
+      {section, "sendgrid_webhook_public_key", &e.receipts.sendgrid_webhook_public_key},
+      {section, "mailgun_webhook_signing_key", &e.receipts.mailgun_webhook_signing_key},
+      {section, "postmark_webhook_username", &e.receipts.postmark_webhook_username},
+      {section, "postmark_webhook_password", &e.receipts.postmark_webhook_password},
   };
 }
 

@@ -74,6 +74,39 @@ http::SmsReportSecrets SmsReportSecretsOf(const Config& config,
   return secrets;
 }
 
+// What the email receipt webhooks check, from [channels.email] and each
+// entry of [[channels.email.providers]]; SNS's certificates and
+// subscription confirmations are fetched with `http`.
+http::EmailReceiptSecrets EmailReceiptSecretsOf(const Config& config, net::HttpClient& http) {
+  http::EmailReceiptSecrets secrets;
+  std::vector<const EmailProvider*> providers = {&config.email};
+  for (const auto& entry : config.email.providers) providers.push_back(&entry.settings);
+  for (const EmailProvider* p : providers) {
+    const auto& r = p->receipts;
+    if (!r.ses_sns_topic_arn.empty()) secrets.ses_topic_arns.push_back(r.ses_sns_topic_arn);
+    if (!r.sendgrid_webhook_public_key.empty()) {
+      secrets.sendgrid_public_keys.push_back(r.sendgrid_webhook_public_key);
+    }
+    if (!r.mailgun_webhook_signing_key.empty()) {
+      secrets.mailgun_signing_keys.push_back(r.mailgun_webhook_signing_key);
+    }
+    if (!r.postmark_webhook_password.empty()) {
+      secrets.postmark_credentials.emplace_back(r.postmark_webhook_username,
+                                                r.postmark_webhook_password);
+    }
+  }
+  secrets.fetch = [&http](const std::string& url) -> std::optional<std::string> {
+    net::HttpRequest request;
+    request.method = "GET";
+    request.url = url;
+    request.timeout = std::chrono::seconds(10);
+    const net::HttpResponse response = http.Perform(request);
+    if (response.status != 200) return std::nullopt;
+    return response.body;
+  };
+  return secrets;
+}
+
 // Slack's app for its routes, when [channels.slack] configures it (its keys
 // were checked when the providers were built); null otherwise.
 std::unique_ptr<channels::chat::SlackApp> SlackAppOf(const Config& config, db::Pool& pool,
@@ -272,7 +305,8 @@ int RunService(const Config& config, const Roles& roles) {
                                          .vapid_public_key = config.push.webpush.vapid_public_key,
                                          .whatsapp = WhatsAppWebhookSecretsOf(config),
                                          .slack = slack_app.get(),
-                                         .providers = [&providers] { return providers.Rows(); }});
+                                         .providers = [&providers] { return providers.Rows(); },
+                                         .email_receipts = EmailReceiptSecretsOf(config, providers.http())});
     parts.AfterStart([&server, host = settings.host] {
       std::cout << "  listening: http://" << host << ":" << server.port() << "\n";
     });

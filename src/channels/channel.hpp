@@ -106,6 +106,9 @@ enum class OutcomeKind {
   // The request reached the provider (or may have) and no answer came: it
   // may have been delivered. Final, never sent again (see OutcomeUnknown).
   kUnknown,
+  // Not handed to any provider: the address is suppressed (a hard bounce,
+  // docs/api.md "Suppressions"). The delivery is skipped.
+  kSkipped,
 };
 
 // What happened to one message. The worker routes on `kind`; `detail` is the
@@ -155,6 +158,7 @@ struct [[nodiscard]] Outcome {
   static Outcome AddressGone(std::string reason) {
     return Of(OutcomeKind::kAddressGone, std::move(reason));
   }
+  static Outcome Skipped(std::string reason) { return Of(OutcomeKind::kSkipped, std::move(reason)); }
   // Use OutcomeUnknown (channels/outcome_unknown.hpp), which words the reason.
   static Outcome Unknown(std::string reason) {
     return Of(OutcomeKind::kUnknown, std::move(reason));

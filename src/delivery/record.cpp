@@ -56,6 +56,10 @@ OutcomeUpdate PlanOutcome(const ClaimedDelivery& claimed, const channels::Outcom
       update.status = "failed";
       update.reason = DetailOr(outcome, "outcome unknown");
       break;
+    case channels::OutcomeKind::kSkipped:
+      update.status = "skipped";
+      update.reason = DetailOr(outcome, "skipped");
+      break;
     case channels::OutcomeKind::kAddressGone:
       update.status = "failed";
       update.reason = DetailOr(outcome, "address gone");
@@ -123,6 +127,8 @@ RecordResult RecordOutcomes(db::Pool& pool, std::optional<core::TimePoint> now,
     if (updates[i].status == "sent") {
       ++result.sent[m.channel];
       result.sent_latency.emplace_back(m.channel, found->second);
+    } else if (updates[i].status == "skipped") {
+      ++result.skipped[m.channel];
     } else if (updates[i].status == "failed") {
       ++result.failed[m.channel];
       if (outcomes[i].kind == channels::OutcomeKind::kUnknown) ++result.outcome_unknown[m.channel];

@@ -19,7 +19,7 @@ namespace chopar::delivery {
 
 // The row change one provider outcome asks for.
 struct OutcomeUpdate {
-  std::string status;  // "sent", "queued" (retry later) or "failed"
+  std::string status;  // "sent", "queued" (retry later), "failed" or "skipped"
   // "queued" only: the next attempt is due this long after the record's now
   // (whose time then ends the reason: "; retry at <RFC 3339>").
   std::optional<std::chrono::milliseconds> retry_in;
@@ -37,7 +37,8 @@ struct OutcomeUpdate {
 // Maps an outcome to the row change. Sent → sent (previous reason kept);
 // retry → queued after the provider's retry_after, else jittered backoff
 // for this attempt, or failed once the attempt was the last allowed;
-// permanent or unknown (channels/outcome_unknown.hpp) → failed; address gone → failed, with the
+// permanent or unknown (channels/outcome_unknown.hpp) → failed; skipped (a suppressed address)
+// → skipped; address gone → failed, with the
 // Telegram chat to deactivate, the push subscriptions to delete (the ones listed, or every target
 // of the message when none is) or the user's address to delete. Gone push subscriptions listed on a
 // sent outcome are deleted too. Pure apart from the draw from `random`.
@@ -51,6 +52,7 @@ struct RecordResult {
   int retried = 0;
   core::PerChannel<int> sent;
   core::PerChannel<int> failed;
+  core::PerChannel<int> skipped;  // suppressed addresses: never handed to a provider
   core::PerChannel<int> outcome_unknown;  // of `failed`: sent, and no answer came
   // Seconds from creation to sent, per sent delivery, for the latency metric.
   std::vector<std::pair<core::ChannelKind, double>> sent_latency;

@@ -12,6 +12,7 @@
 #include "db/notify_channels.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/queries.hpp"
+#include "delivery/suppressions.hpp"
 
 namespace chopar::delivery {
 namespace {
@@ -155,6 +156,20 @@ void Worker::SendPart(core::ChannelKind kind, std::vector<ClaimedDelivery> part,
       sendable.push_back(std::move(claimed));
     }
   }
+  // A suppressed address (a hard bounce) is answered here too: skipped.
+  if (const auto suppressed = SuppressedAmong(pool_, kind, sendable); !suppressed.empty()) {
+    std::vector<ClaimedDelivery> rest;
+    for (ClaimedDelivery& claimed : sendable) {
+      if (const auto found = suppressed.find(SuppressionAddress(claimed.message).value_or(""));
+          found != suppressed.end()) {
+        unaddressable_outcomes.push_back(channels::Outcome::Skipped("suppressed: " + found->second));
+        unaddressable.push_back(std::move(claimed));
+      } else {
+        rest.push_back(std::move(claimed));
+      }
+    }
+    sendable = std::move(rest);
+  }
   if (!unaddressable.empty()) {
     Count(RecordUntil(unaddressable, unaddressable_outcomes, [&] { return claim_holds_until; }),
           stats);
@@ -295,8 +310,10 @@ void Worker::Count(const RecordResult& recorded, RunStats& stats) {
   for (core::ChannelKind kind : core::AllChannels()) {
     stats.sent += recorded.sent[kind];
     stats.failed += recorded.failed[kind];
+    stats.skipped += recorded.skipped[kind];
     metrics_.Count(kind, DeliveryMetrics::Final::kSent, recorded.sent[kind]);
     metrics_.Count(kind, DeliveryMetrics::Final::kFailed, recorded.failed[kind]);
+    metrics_.Count(kind, DeliveryMetrics::Final::kSkipped, recorded.skipped[kind]);
     metrics_.CountOutcomeUnknown(kind, recorded.outcome_unknown[kind]);
   }
   for (const auto& [kind, seconds] : recorded.sent_latency) metrics_.ObserveLatency(kind, seconds);

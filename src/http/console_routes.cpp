@@ -12,15 +12,12 @@
 #include "http/message.hpp"
 #include "http/notification_view.hpp"
 #include "http/schedule_view.hpp"
+#include "http/page_params.hpp"
 #include "http/user_view.hpp"
 #include "hub/user_request.hpp"
 
 namespace chopar::http {
 namespace {
-
-int LimitParam(const Request& request, int fallback, int max) {
-  return static_cast<int>(request.query.GetInt("limit", 1, max).value_or(fallback));
-}
 
 struct ListSinkMessages {
   db::Pool& pool;
