@@ -46,6 +46,9 @@ const std::map<std::string, std::string> kGlobalTables = {
      "the workspaces that installed the Slack app and their sealed bot tokens: a few rows, "
      "written by an install; copied to every shard"},
     {"report_jobs", "the reports' schedule state: one row per configured job"},
+    {"suppressions",
+     "suppressed addresses (hard bounces): an address is nobody's in particular; a few rows, "
+     "copied to every shard"},
     {"report_runs", "one row per report run: global, a few a day"},
     {"inbox", "the outbox consumers' dedup table of the application's own database"},
     {"schema_migrations", "migrations: each shard has its own"},
@@ -65,6 +68,9 @@ const std::vector<Listed> kShardLocal = {
     {"record_outcomes",
      "by the delivery ids of its parameter (through a CTE the check does not "
      "follow): the outcomes of this shard's claims"},
+    {"record_email_receipt",
+     "by the email provider's message id of a receipt webhook, which names no user: run on "
+     "every shard, or keep a message id → shard map"},
     {"sms_record_report",
      "by the SMS provider's message id of a delivery report, which "
      "names no user: run on every shard, or keep a message id → shard map"},

@@ -278,6 +278,11 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "POST", "/v1/sms/eskiz/callback/wrong", { auth: null, body: { request_id: "1", status: "DELIVRD" }, expect: 404 });
     await call(chopar, "POST", "/v1/sms/playmobile/report/wrong", { auth: null, body: { messages: [{ "message-id": "chopar1a1", status: "Delivered" }] }, expect: 404 });
     await call(chopar, "POST", "/v1/sms/twilio/status", { auth: null, form: "MessageSid=SM1&MessageStatus=delivered", expect: 503 });
+    await call(chopar, "GET", "/v1/suppressions?channel=email", { expect: 200 });
+    await call(chopar, "GET", "/v1/suppressions?channel=telegram", { expect: 400 });
+    await call(chopar, "DELETE", "/v1/suppressions/email/nobody%40example.uz", { expect: 404 });
+    await call(chopar, "POST", "/v1/email/receipts/postmark", { auth: null, body: { RecordType: "Delivery", MessageID: "x" }, expect: 503 });
+    await call(chopar, "POST", "/v1/email/receipts/mailgun", { auth: null, body: { signature: {} }, expect: 503 });
     await call(chopar, "GET", "/v1/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=x&hub.challenge=1", { auth: null, expect: 503 });
     await call(chopar, "POST", "/v1/whatsapp/webhook", { auth: null, body: { object: "whatsapp_business_account" }, expect: 503 });
     // Slack's app is not configured here: its routes say so (503).

@@ -994,6 +994,131 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/email/receipts/ses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * SES events through Amazon SNS
+         * @description An SNS message (Notification, SubscriptionConfirmation,
+         *     UnsubscribeConfirmation) verified by its signature under the
+         *     certificate at SigningCertURL (an https sns.<region>.amazonaws.com
+         *     URL), from the configured topic, published within the last hour.
+         */
+        post: operations["sesReceipts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/email/receipts/sendgrid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * SendGrid's Event Webhook
+         * @description A JSON array of events, verified by ECDSA P-256 over the timestamp
+         *     header and the body; the timestamp within 10 minutes.
+         */
+        post: operations["sendgridReceipts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/email/receipts/mailgun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mailgun's webhooks
+         * @description {"signature": {timestamp, token, signature}, "event-data": {…}},
+         *     verified by HMAC-SHA256 under the webhook signing key; the
+         *     timestamp within 10 minutes.
+         */
+        post: operations["mailgunReceipts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/email/receipts/postmark": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Postmark's webhooks
+         * @description A Delivery, Bounce or SpamComplaint record, with the configured basic
+         *     auth credentials (put in the webhook's URL).
+         */
+        post: operations["postmarkReceipts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Suppressed addresses, newest first */
+        get: operations["listSuppressions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppressions/{channel}/{address}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channel: "email" | "sms";
+                /** @description The address, URL-encoded; matched in lower case. */
+                address: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Send to a suppressed address again */
+        delete: operations["deleteSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/topics/{key}": {
         parameters: {
             query?: never;
@@ -1346,6 +1471,32 @@ export interface components {
          * @description RFC 3339 UTC with whole seconds.
          */
         Time: string;
+        ReceiptResult: {
+            /** @description Events that moved a delivery's provider_status. */
+            recorded?: number;
+            /** @description Events naming no email delivery of this server. */
+            unmatched?: number;
+            /** @description Events of other kinds (opens */
+            ignored?: number;
+            /** @description Addresses newly suppressed by a hard bounce. */
+            suppressed?: number;
+            /** @description Users whose email a complaint turned off for a category. */
+            unsubscribed?: number;
+            /** @description SNS only */
+            confirmed?: boolean;
+        };
+        Suppression: {
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            channel: "email" | "sms";
+            address: string;
+            /** @enum {string} */
+            reason: "bounce" | "complaint" | "manual";
+            provider: string | null;
+            detail: string;
+            since: components["schemas"]["Time"];
+        };
         TimeOrNull: components["schemas"]["Time"] | null;
         /** @description Pass back as ?cursor= for the next page; null at the end. */
         NextCursor: string | null;
@@ -4216,6 +4367,190 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    sesReceipts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/plain": unknown;
+            };
+        };
+        responses: {
+            /** @description What this call recorded, or (SNS) that a subscription was confirmed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    sendgridReceipts: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Twilio-Email-Event-Webhook-Signature"?: string;
+                "X-Twilio-Email-Event-Webhook-Timestamp"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description What this call recorded, or (SNS) that a subscription was confirmed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    mailgunReceipts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description What this call recorded, or (SNS) that a subscription was confirmed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postmarkReceipts: {
+        parameters: {
+            query?: never;
+            header?: {
+                Authorization?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description What this call recorded, or (SNS) that a subscription was confirmed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                channel?: "email" | "sms";
+                address?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of suppressions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Suppression"][];
+                        next_cursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
+        };
+    };
+    deleteSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channel: "email" | "sms";
+                /** @description The address, URL-encoded; matched in lower case. */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No longer suppressed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     putTopic: {
