@@ -118,7 +118,8 @@ TEST_F(ConfigTest, EventsToEmitMustBeChoparsOwn) {
       FileRefusal("[events]\nemit = [\"delivery.sen\"]\n"),
       "config: [events] emit: \"delivery.sen\" matches none of chopar's events "
       "(notification.created, "
-      "notification.read, delivery.sent, delivery.failed, delivery.skipped, delivery.canceled)");
+      "notification.read, delivery.sent, delivery.failed, delivery.skipped, delivery.canceled, "
+      "delivery.delivered, delivery.bounced, delivery.complained)");
   EXPECT_EQ(FileRefusal("[events]\nemit = \"delivery.*\"\n"),
             "config: [events] emit has the wrong type (expected an array of strings)");
 }

@@ -65,10 +65,11 @@ class ChoparEventsTest : public chopar::testing::PgTest {
 
 TEST(EventSessionSettingsTest, ListsTheSelectedEventsBetweenCommasOrNothing) {
   EXPECT_EQ(EventSessionSettings({}), db::ServerSettings{});
-  EXPECT_EQ(EventSessionSettings({"delivery.*"}),
-            (db::ServerSettings{
-                {"chopar.events",
-                 ",delivery.sent,delivery.failed,delivery.skipped,delivery.canceled,"}}));
+  EXPECT_EQ(
+      EventSessionSettings({"delivery.*"}),
+      (db::ServerSettings{{"chopar.events",
+                           ",delivery.sent,delivery.failed,delivery.skipped,delivery.canceled,"
+                           "delivery.delivered,delivery.bounced,delivery.complained,"}}));
   EXPECT_EQ(EventSessionSettings({"notification.read", "delivery.failed"}),
             (db::ServerSettings{{"chopar.events", ",notification.read,delivery.failed,"}}));
 }
@@ -123,6 +124,29 @@ TEST_F(ChoparEventsTest, EachChangeWritesItsEventInItsTransaction) {
   const json read = Payload("notification.read");
   EXPECT_EQ(read["title"], "first");
   EXPECT_TRUE(read["read_at"].is_string());
+}
+
+TEST_F(ChoparEventsTest, WhatTheProviderReportedAfterTheSendIsAnEventOnce) {
+  auto conn = Session({"delivery.delivered", "delivery.bounced", "delivery.complained"});
+  const std::int64_t delivery = Notify(conn);
+  SetStatus(conn, delivery, "sent");
+  const auto report = [&](const std::string& status) {
+    conn.ExecText(
+        "UPDATE chopar.deliveries SET provider_status = $2, provider = 'postmark' "
+        "WHERE id = $1",
+        db::Params(delivery, status));
+  };
+  report("delivered");
+  report("delivered");  // no change: no second event
+  report("bounced");
+  report("read");  // WhatsApp's read is no event of these
+  report("complained");
+  EXPECT_EQ(Events(), (std::vector<std::string>{"delivery.delivered 7", "delivery.bounced 7",
+                                                "delivery.complained 7"}));
+  const json bounced = Payload("delivery.bounced");
+  EXPECT_EQ(bounced["provider_status"], "bounced");
+  EXPECT_EQ(bounced["provider"], "postmark");
+  EXPECT_EQ(bounced["status"], "sent");
 }
 
 TEST_F(ChoparEventsTest, OnlyTheSelectedEventsAreWritten) {
