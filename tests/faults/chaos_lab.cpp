@@ -168,18 +168,23 @@ class Providers {
       : random_(random),
         slow_webhook_(slow_webhook),
         email_faults(random),
+        postmark_faults(random),
         telegram_faults(random),
         push_faults(random),
         webhook_faults(random),
         webhook([this](const FakeHttpServer::Request&) { return Webhook(); },
                 FakeHttpServer::Options{slow_webhook ? kSlowReceiverBacklog : 0}) {}
 
-  FaultSwitch email_faults, telegram_faults, push_faults, webhook_faults;
+  FaultSwitch email_faults, postmark_faults, telegram_faults, push_faults, webhook_faults;
   FakeSmtpServer smtp{[this](FakeSmtpServer::Stage stage, const FakeSmtpServer::Session& session) {
     return Smtp(stage, session);
   }};
   testing::FakeTelegram telegram{[this](const json&) { return Telegram(); }};
   FakeHttpServer push{[this](const FakeHttpServer::Request&) { return Push(); }};
+  // Email's second provider ([[channels.email.providers]] after SMTP): a
+  // Postmark-speaking API with faults of its own. A message either may take
+  // counts for its delivery: once across both, or it is a duplicate.
+  FakeHttpServer postmark{[this](const FakeHttpServer::Request& r) { return Postmark(r); }};
   // The application's webhook that chopar's outbox relay publishes to.
   FakeHttpServer webhook;
 
@@ -242,6 +247,18 @@ class Providers {
         break;
     }
     return testing::BotOk(++message_ids_);
+  }
+
+  FakeHttpServer::Response Postmark(const FakeHttpServer::Request& request) {
+    return HttpAnswer(postmark_faults,
+                      {200,
+                       json({{"ErrorCode", 0},
+                             {"Message", "OK"},
+                             {"MessageID", "pm-" + std::to_string(request.delivery_id.value_or(0)) +
+                                               "-" + std::to_string(++message_ids_)}})
+                           .dump(),
+                       {},
+                       "application/json"});
   }
 
   FakeHttpServer::Response Push() {
@@ -630,9 +647,11 @@ void InjectFault(Fleet& fleet, Providers& providers, Random& random, ChaosReport
     ++report.faults["PostgreSQL crash and restart (pg_ctl restart -m immediate)"];
     return;
   }
-  FaultSwitch* switches[] = {&providers.email_faults, &providers.telegram_faults,
-                             &providers.push_faults, &providers.webhook_faults};
-  const char* names[] = {"email", "telegram", "push", "webhook"};
+  FaultSwitch* switches[] = {&providers.email_faults, &providers.postmark_faults,
+                             &providers.telegram_faults, &providers.push_faults,
+                             &providers.webhook_faults};
+  const char* names[] = {"email (SMTP, first)", "email (Postmark, second)", "telegram", "push",
+                         "webhook"};
   const std::size_t which = random.Index(std::size(switches));
   const Fault fault = kProviderFaults[random.Index(std::size(kProviderFaults))];
   const milliseconds length = random.Between(2000ms, 6000ms);
@@ -709,6 +728,7 @@ Received CountReceived(const Providers& providers) {
       }
     }
   };
+  count_http(providers.postmark, "email", 200);
   count_http(providers.telegram.server(), "telegram", 200);
   count_http(providers.push, "push", 201);
   return received;
@@ -811,6 +831,13 @@ void Check(const std::string& url, const Workload& workload, const Received& rec
       {});
   report.notifications_in_database =
       std::stoll(conn.ExecText("SELECT count(*) FROM chopar.notifications", {}).String(0, 0));
+  const auto by_provider = conn.ExecText(
+      "SELECT coalesce(provider, 'none'), count(*) FROM chopar.deliveries WHERE channel = 'email' "
+      "GROUP BY 1",
+      {});
+  for (int i = 0; i < by_provider.Rows(); ++i) {
+    report.email_by_provider[by_provider.String(i, 0)] = by_provider.Int(i, 1);
+  }
   std::set<std::pair<std::string, std::int64_t>> known;
   std::vector<double> latencies;
   report.deliveries = deliveries.Rows();
@@ -974,6 +1001,9 @@ std::string ChaosReport::Markdown() const {
   for (const auto& [status, count] : deliveries_by_status) {
     out << "| … " << status << " | " << count << " |\n";
   }
+  for (const auto& [provider, count] : email_by_provider) {
+    out << "| email deliveries answered by " << provider << " | " << count << " |\n";
+  }
   out << "| chopar processes that exited by themselves (restarted, as by the service manager) | "
       << processes_exited << " |\n";
   out << "| requests / SMTP sessions the providers saw | " << provider_requests << " |\n";
@@ -1035,8 +1065,6 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
       {"CHOPAR_LIMITS_HOURLY_EMAIL", "1000000"},
       {"CHOPAR_LIMITS_HOURLY_TELEGRAM", "1000000"},
       {"CHOPAR_LIMITS_HOURLY_PUSH", "1000000"},
-      {"CHOPAR_CHANNELS_EMAIL_PROVIDER", "smtp"},
-      {"CHOPAR_CHANNELS_EMAIL_SMTP_URL", providers.smtp.url()},
       {"CHOPAR_CHANNELS_EMAIL_FROM", "chopar <noreply@chaos.test>"},
       {"CHOPAR_CHANNELS_EMAIL_TIMEOUT_SECONDS", provider_timeout},
       {"CHOPAR_CHANNELS_TELEGRAM_PROVIDER", "telegram"},
@@ -1060,7 +1088,17 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
                                 "kind = \"webhook\"\nurl = \""
                              << providers.webhook.url() << "/events\"\nsecret = \""
                              << kWebhookSecret << "\"\ntimeout_seconds = " << provider_timeout
-                             << "\n";
+                             << "\n\n"
+                             // Two email providers: SMTP first, Postmark when SMTP does not
+                             // take a message (docs/configuration.md, "Several providers per
+                             // channel"); short circuits, so faults open and close them.
+                             << "[[channels.email.providers]]\nkind = \"smtp\"\nsmtp_url = \""
+                             << providers.smtp.url()
+                             << "\"\nfailure_threshold = 3\nopen_seconds = 5\n\n"
+                                "[[channels.email.providers]]\nkind = \"postmark\"\n"
+                                "postmark_server_token = \"chaos\"\npostmark_base_url = \""
+                             << providers.postmark.url()
+                             << "\"\nfailure_threshold = 3\nopen_seconds = 5\n";
   EventLog events;
   Fleet fleet(settings, config_file, env, events);
   for (int i = 0; i < fleet.size(); ++i) fleet.Start(i);

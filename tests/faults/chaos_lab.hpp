@@ -1,16 +1,18 @@
 #pragma once
 
 // The chaos lab: several `chopar serve` processes side by side on one
-// database, real provider fakes (SMTP, the Telegram Bot API, a Web Push
-// service, and an application's webhook for the outbox relay), a mixed
+// database, real provider fakes (two for email — SMTP first, a
+// Postmark-speaking API second, as [[channels.email.providers]] with
+// failover —, the Telegram Bot API, a Web Push service, and an
+// application's webhook for the outbox relay), a mixed
 // workload, and faults injected at random — kill -9 of a chopar process, a
 // crash of PostgreSQL (pg_ctl restart -m immediate), providers answering
 // 500, 429 with Retry-After, not answering (timeouts), resetting
 // connections, or stalling 10 s. Then it drains and checks, from the fakes'
 // own records and the database, that every delivery was received exactly
-// once, no schedule occurrence was lost or doubled, no notification was lost,
-// and every committed outbox event (and no other) reached the webhook. docs/RELIABILITY.md
-// describes the fault model and holds the figures of the long run.
+// once (across both email providers), no schedule occurrence was lost or doubled, no notification
+// was lost, and every committed outbox event (and no other) reached the webhook.
+// docs/RELIABILITY.md describes the fault model and holds the figures of the long run.
 //
 // With `slow_receiver`, the webhook is a modest receiver: every
 // answer comes 1-3 s late and its listen backlog is 16, so the relays must
@@ -55,6 +57,9 @@ struct ChaosReport {
   std::int64_t schedule_occurrences_expected = 0;
   std::int64_t deliveries = 0;
   std::map<std::string, std::int64_t> deliveries_by_status;
+  // Email deliveries by the provider that answered their last attempt
+  // (smtp, postmark): how much failover moved.
+  std::map<std::string, std::int64_t> email_by_provider;
   std::int64_t provider_requests = 0;  // every request the fakes saw
   std::int64_t received = 0;           // accepted by a fake
   // Failed as "outcome unknown" (their worker died mid-send, or the provider
