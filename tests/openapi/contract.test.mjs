@@ -281,6 +281,8 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "GET", "/v1/suppressions?channel=email", { expect: 200 });
     await call(chopar, "GET", "/v1/suppressions?channel=telegram", { expect: 400 });
     await call(chopar, "DELETE", "/v1/suppressions/email/nobody%40example.uz", { expect: 404 });
+    await call(chopar, "POST", "/v1/email/receipts/ses", { auth: null, body: { Type: "Notification" }, expect: 503 });
+    await call(chopar, "POST", "/v1/email/receipts/sendgrid", { auth: null, body: [{ event: "delivered" }], expect: 503 });
     await call(chopar, "POST", "/v1/email/receipts/postmark", { auth: null, body: { RecordType: "Delivery", MessageID: "x" }, expect: 503 });
     await call(chopar, "POST", "/v1/email/receipts/mailgun", { auth: null, body: { signature: {} }, expect: 503 });
     await call(chopar, "GET", "/v1/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=x&hub.challenge=1", { auth: null, expect: 503 });

@@ -1476,13 +1476,13 @@ export interface components {
             recorded?: number;
             /** @description Events naming no email delivery of this server. */
             unmatched?: number;
-            /** @description Events of other kinds (opens */
+            /** @description Events of other kinds: opens, clicks, deferrals. */
             ignored?: number;
             /** @description Addresses newly suppressed by a hard bounce. */
             suppressed?: number;
             /** @description Users whose email a complaint turned off for a category. */
             unsubscribed?: number;
-            /** @description SNS only */
+            /** @description SNS only: a subscription (true) or unsubscription (false) confirmation. */
             confirmed?: boolean;
         };
         Suppression: {
@@ -4379,6 +4379,7 @@ export interface operations {
         requestBody: {
             content: {
                 "text/plain": unknown;
+                "application/json": unknown;
             };
         };
         responses: {
