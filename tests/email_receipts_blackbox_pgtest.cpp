@@ -40,15 +40,15 @@ class EmailReceiptsBlackBox : public testing::DatabaseBlackBox {
     DatabaseBlackBox::SetUp();
     if (IsSkipped()) return;
     const int port = FreeLoopbackPort();
-    serve_ = Start("serve", port,
-                   DatabaseEnv(kApiKey,
-                               {{"CHOPAR_CHANNELS_EMAIL_PROVIDER", "postmark"},
-                                {"CHOPAR_CHANNELS_EMAIL_FROM", "Acme <noreply@acme.example>"},
-                                {"CHOPAR_CHANNELS_EMAIL_POSTMARK_SERVER_TOKEN", "pm-token"},
-                                {"CHOPAR_CHANNELS_EMAIL_POSTMARK_BASE_URL", postmark_.url()},
-                                {"CHOPAR_CHANNELS_EMAIL_POSTMARK_WEBHOOK_USERNAME", "chopar"},
-                                {"CHOPAR_CHANNELS_EMAIL_POSTMARK_WEBHOOK_PASSWORD", "hook-pass"}}),
-                   "serve.log");
+    serve_ = Start(
+        "serve", port,
+        DatabaseEnv(kApiKey, {{"CHOPAR_CHANNELS_EMAIL_PROVIDER", "postmark"},
+                              {"CHOPAR_CHANNELS_EMAIL_FROM", "Acme <noreply@acme.example>"},
+                              {"CHOPAR_CHANNELS_EMAIL_POSTMARK_SERVER_TOKEN", "pm-token"},
+                              {"CHOPAR_CHANNELS_EMAIL_POSTMARK_BASE_URL", postmark_.url()},
+                              {"CHOPAR_CHANNELS_EMAIL_POSTMARK_WEBHOOK_USERNAME", "chopar"},
+                              {"CHOPAR_CHANNELS_EMAIL_POSTMARK_WEBHOOK_PASSWORD", "hook-pass"}}),
+        "serve.log");
     api_ = std::make_unique<Api>(port, kApiKey);
     ASSERT_TRUE(WaitUntil([&] { return api_->Healthy(); }, 60s)) << serve_->Output();
   }
@@ -73,7 +73,8 @@ class EmailReceiptsBlackBox : public testing::DatabaseBlackBox {
     const json email = DeliveryOn(settled, "email");
     if (!email.is_object()) return nullptr;
     const json items = ParseJsonOrDiscarded(
-        api_->Call("GET", "/v1/deliveries?channel=email&user_id=" + std::to_string(user)).body)["items"];
+        api_->Call("GET", "/v1/deliveries?channel=email&user_id=" + std::to_string(user))
+            .body)["items"];
     for (const json& d : items) {
       if (d["id"] == email["id"]) return d;
     }

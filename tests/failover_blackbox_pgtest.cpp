@@ -129,8 +129,7 @@ class FailoverBlackBox : public testing::DatabaseBlackBox {
   // (with its provider fields).
   json EmailDelivery(const json& notification) {
     const json items = ParseJsonOrDiscarded(
-        api_->Call("GET", "/v1/deliveries?channel=email&user_id=" +
-                              notification["user_id"].dump())
+        api_->Call("GET", "/v1/deliveries?channel=email&user_id=" + notification["user_id"].dump())
             .body)["items"];
     const std::int64_t id = DeliveryOn(notification, "email")["id"].get<std::int64_t>();
     for (const json& delivery : items) {
@@ -186,9 +185,9 @@ TEST_F(FailoverBlackBox, APrimaryRefusingConnectionsHandsEveryMessageToTheSecond
   const std::vector<json> settled = NotifyAll(1, kUsers);
   ExpectAllSentOnceBySecondary(settled);
   // Three refusals in a row opened the primary's circuit.
-  EXPECT_NE(Metrics().find(
-                R"(chopar_provider_circuit_state{channel="email",provider="primary"} 1)"),
-            std::string::npos)
+  EXPECT_NE(
+      Metrics().find(R"(chopar_provider_circuit_state{channel="email",provider="primary"} 1)"),
+      std::string::npos)
       << Metrics();
 }
 
@@ -200,9 +199,11 @@ TEST_F(FailoverBlackBox, APrimaryAnswering503HandsEveryMessageToTheSecondaryOnce
   ExpectAllSentOnceBySecondary(settled);
   EXPECT_EQ(RequestsPerDelivery(primary_).size(), static_cast<std::size_t>(kUsers));
   const std::string metrics = Metrics();
-  EXPECT_NE(metrics.find(R"(chopar_provider_sends_total{channel="email",provider="primary",result="retry"} )" +
-                         std::to_string(kUsers)),
-            std::string::npos)
+  EXPECT_NE(
+      metrics.find(
+          R"(chopar_provider_sends_total{channel="email",provider="primary",result="retry"} )" +
+          std::to_string(kUsers)),
+      std::string::npos)
       << metrics;
   EXPECT_NE(metrics.find(R"(chopar_provider_circuit_state{channel="email",provider="primary"} 0)"),
             std::string::npos)
@@ -217,8 +218,7 @@ TEST_F(FailoverBlackBox, APrimaryThatTakesTheRequestAndNeverAnswersIsNotFailedOv
     const json delivery = EmailDelivery(notification);
     EXPECT_EQ(delivery["status"], "failed") << delivery.dump();
     EXPECT_EQ(delivery["provider"], "primary") << delivery.dump();
-    EXPECT_NE(delivery["last_error"].get<std::string>().find("outcome unknown"),
-              std::string::npos)
+    EXPECT_NE(delivery["last_error"].get<std::string>().find("outcome unknown"), std::string::npos)
         << delivery.dump();
   }
   EXPECT_EQ(secondary_.request_count(), 0u);
@@ -231,9 +231,9 @@ TEST_F(FailoverBlackBox, AnOpenCircuitKeepsMessagesAwayFromThePrimary) {
   primary_mode_ = Mode::kUnavailable;
   auto serve = Serve(primary_.url(), 2, 600);
   ExpectAllSentOnceBySecondary(NotifyAll(1, 4));
-  EXPECT_NE(Metrics().find(
-                R"(chopar_provider_circuit_state{channel="email",provider="primary"} 1)"),
-            std::string::npos)
+  EXPECT_NE(
+      Metrics().find(R"(chopar_provider_circuit_state{channel="email",provider="primary"} 1)"),
+      std::string::npos)
       << Metrics();
   // Sends already under way when it opened may have reached it; none after.
   const std::size_t asked = primary_.request_count();
@@ -259,9 +259,9 @@ TEST_F(FailoverBlackBox, AfterItsIntervalAProbeFindsThePrimaryBackAndClosesTheCi
       30s))
       << last.dump();
   EXPECT_EQ(last["provider_message_id"], "p-" + last["id"].dump());
-  EXPECT_NE(Metrics().find(
-                R"(chopar_provider_circuit_state{channel="email",provider="primary"} 0)"),
-            std::string::npos)
+  EXPECT_NE(
+      Metrics().find(R"(chopar_provider_circuit_state{channel="email",provider="primary"} 0)"),
+      std::string::npos)
       << Metrics();
   const json after = EmailDelivery(NotifyAll(next_user, 1)[0]);
   EXPECT_EQ(after["provider"], "primary") << after.dump();

@@ -100,12 +100,11 @@ std::unique_ptr<channels::Channel> BuildList(const std::string& channel,
                                              core::MetricsRegistry* metrics, Build build) {
   std::vector<channels::ProviderSlot> slots;
   for (const ListedProvider<Settings>& entry : entries) {
-    const std::string where =
-        "[[channels." + channel + ".providers]] " + entry.name;
+    const std::string where = "[[channels." + channel + ".providers]] " + entry.name;
     std::unique_ptr<channels::Channel> built = build(entry.settings, where);
     if (!built) throw std::runtime_error("config: " + where + " built no provider");
-    slots.push_back({entry.name, entry.settings.provider, std::move(built), entry.weight,
-                     entry.breaker});
+    slots.push_back(
+        {entry.name, entry.settings.provider, std::move(built), entry.weight, entry.breaker});
   }
   try {
     return std::make_unique<channels::FailoverChannel>(channel, std::move(slots), clock, metrics);
@@ -118,8 +117,7 @@ std::unique_ptr<channels::Channel> BuildList(const std::string& channel,
 
 ChannelProviders::ChannelProviders(const Config& config, db::Pool& pool, const core::Clock& clock,
                                    const std::string& sms_callback_secret,
-                                   const std::string& inbox_secret,
-                                   core::MetricsRegistry* metrics)
+                                   const std::string& inbox_secret, core::MetricsRegistry* metrics)
     : sink_(pool, config.server.public_url, inbox_secret) {
   const auto email = [&](const EmailProvider& e, const std::string& section) {
     return BuildEmail(e, config, http_, clock, inbox_secret, section);

@@ -15,8 +15,8 @@
 
 #include "app/closest_name.hpp"
 #include "app/config_binding.hpp"
-#include "app/config_value.hpp"
 #include "app/config_providers.hpp"
+#include "app/config_value.hpp"
 #include "app/report_config.hpp"
 #include "channels/provider_registry.hpp"
 #include "core/text.hpp"
@@ -226,19 +226,19 @@ std::vector<Binding> TargetBindings(outbox::TargetSettings& t) {
 std::vector<TableList> TableLists(Config& c) {
   std::vector<TableList> lists = ProviderLists(c);
   lists.push_back({"relay.targets",
-           [&c] {
-             c.relay.targets.emplace_back();
-             return TargetBindings(c.relay.targets.back());
-           },
-           [&c](const std::string& where, const std::vector<std::string>& keys) {
-             const std::string& kind = c.relay.targets.back().kind;
-             for (const std::string& key : keys) {
-               if (!kind.empty() && !outbox::TargetKeyApplies(kind, key)) {
-                 Fail(where + " (" + kind + "): key " + key + " does not apply to " + kind +
-                      " targets");
-               }
-             }
-           }});
+                   [&c] {
+                     c.relay.targets.emplace_back();
+                     return TargetBindings(c.relay.targets.back());
+                   },
+                   [&c](const std::string& where, const std::vector<std::string>& keys) {
+                     const std::string& kind = c.relay.targets.back().kind;
+                     for (const std::string& key : keys) {
+                       if (!kind.empty() && !outbox::TargetKeyApplies(kind, key)) {
+                         Fail(where + " (" + kind + "): key " + key + " does not apply to " + kind +
+                              " targets");
+                       }
+                     }
+                   }});
   return lists;
 }
 

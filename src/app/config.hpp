@@ -80,8 +80,8 @@ struct SmsProvider {
 // (docs/configuration.md, "Several providers per channel").
 template <typename Settings>
 struct ListedProvider {
-  std::string name;  // unique in the list: [a-z][a-z0-9_]{0,31}; default the kind
-  int weight = 0;    // share of first attempts (0: a standby)
+  std::string name;                   // unique in the list: [a-z][a-z0-9_]{0,31}; default the kind
+  int weight = 0;                     // share of first attempts (0: a standby)
   channels::BreakerSettings breaker;  // failure_threshold, open_seconds
   Settings settings;                  // settings.provider is the entry's `kind`
   std::vector<std::string> keys_set;  // the keys the entry set (the others are inherited)

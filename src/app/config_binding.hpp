@@ -2,8 +2,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,9 +20,9 @@ namespace chopar::app {
 // and the environment leave: a number's bounds, or a string's choices. The
 // error reads "[section] key " + `says`.
 struct Rule {
-  std::optional<double> above{};     // a number: greater than this
-  std::optional<double> at_least{};  // a number: at least this
-  std::optional<double> at_most{};   // a number: at most this
+  std::optional<double> above{};       // a number: greater than this
+  std::optional<double> at_least{};    // a number: at least this
+  std::optional<double> at_most{};     // a number: at most this
   std::vector<std::string> choices{};  // a string: one of these
   std::string says{};
   // A check of the key's own: what follows the key in the error (": …"),

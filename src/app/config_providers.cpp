@@ -26,8 +26,8 @@ std::optional<std::string> EmailKeyKind(const std::string& key) {
   for (const std::string_view kind : {"ses", "mailgun", "postmark", "sendgrid"}) {
     if (key.starts_with(std::string(kind) + "_")) return std::string(kind);
   }
-  static const std::set<std::string> smtp = {"smtp_url", "username", "password", "password_file",
-                                             "starttls", "ca_file"};
+  static const std::set<std::string> smtp = {"smtp_url",      "username", "password",
+                                             "password_file", "starttls", "ca_file"};
   if (smtp.contains(key)) return "smtp";
   return std::nullopt;
 }
@@ -57,10 +57,14 @@ ParsedText StartTlsSetting(channels::email::EmailSettings& email) {
 }
 
 // The secret keys an entry may also read from a file (<key>_file).
-const std::vector<std::string> kEmailSecrets = {
-    "password",         "ses_secret_access_key",       "ses_session_token",
-    "mailgun_api_key",  "mailgun_webhook_signing_key", "postmark_server_token",
-    "postmark_webhook_password", "sendgrid_api_key"};
+const std::vector<std::string> kEmailSecrets = {"password",
+                                                "ses_secret_access_key",
+                                                "ses_session_token",
+                                                "mailgun_api_key",
+                                                "mailgun_webhook_signing_key",
+                                                "postmark_server_token",
+                                                "postmark_webhook_password",
+                                                "sendgrid_api_key"};
 const std::vector<std::string> kSmsSecrets = {"password", "twilio_auth_token",
                                               "playmobile_password"};
 
@@ -75,7 +79,9 @@ struct ListSpec {
   std::function<std::vector<Binding>(const std::string&, Settings&, const std::string&)> bindings;
   std::function<std::optional<std::string>(const std::string&)> key_kind;
 
-  [[nodiscard]] std::string Path() const { return "channels." + channel + "." + std::string(kListKey); }
+  [[nodiscard]] std::string Path() const {
+    return "channels." + channel + "." + std::string(kListKey);
+  }
 };
 
 template <typename Settings>
@@ -131,9 +137,8 @@ void AddListedBindings(const ListSpec<Settings>& spec, std::vector<Binding>& all
   for (ListedProvider<Settings>& entry : *spec.entries) {
     std::vector<Binding> b = EntryBindings(spec, entry, spec.Path() + "." + entry.name);
     // The kind and the name are the file's: they say which entry a variable is for.
-    std::erase_if(b, [](const Binding& binding) {
-      return binding.key == "kind" || binding.key == "name";
-    });
+    std::erase_if(
+        b, [](const Binding& binding) { return binding.key == "kind" || binding.key == "name"; });
     all.insert(all.end(), std::make_move_iterator(b.begin()), std::make_move_iterator(b.end()));
   }
 }
@@ -169,8 +174,8 @@ void Complete(const ListSpec<Settings>& spec, const std::vector<std::string>& in
       if (std::find(entry.keys_set.begin(), entry.keys_set.end(), key) != entry.keys_set.end()) {
         continue;
       }
-      const auto target = std::find_if(own.begin(), own.end(),
-                                       [&](const Binding& b) { return b.key == key; });
+      const auto target =
+          std::find_if(own.begin(), own.end(), [&](const Binding& b) { return b.key == key; });
       const auto source = std::find_if(from_section.begin(), from_section.end(),
                                        [&](const Binding& b) { return b.key == key; });
       if (target == own.end() || source == from_section.end()) continue;
@@ -197,8 +202,8 @@ void Complete(const ListSpec<Settings>& spec, const std::vector<std::string>& in
 }
 
 ListSpec<EmailProvider> EmailList(Config& c) {
-  return {"email", &c.email.providers, &c.email, kEmailKinds, kEmailSecrets, EmailProviderBindings,
-          EmailKeyKind};
+  return {"email",       &c.email.providers,    &c.email,    kEmailKinds,
+          kEmailSecrets, EmailProviderBindings, EmailKeyKind};
 }
 ListSpec<SmsProvider> SmsList(Config& c) {
   return {"sms", &c.sms.providers, &c.sms, kSmsKinds, kSmsSecrets, SmsProviderBindings, SmsKeyKind};
@@ -264,7 +269,9 @@ std::vector<Binding> SmsProviderBindings(const std::string& section, SmsProvider
   };
 }
 
-std::vector<TableList> ProviderLists(Config& c) { return {ListOf(EmailList(c)), ListOf(SmsList(c))}; }
+std::vector<TableList> ProviderLists(Config& c) {
+  return {ListOf(EmailList(c)), ListOf(SmsList(c))};
+}
 
 std::vector<Binding> ListedProviderBindings(Config& c) {
   std::vector<Binding> all;

@@ -73,14 +73,16 @@ TEST_F(ConfigTest, AnEntrysSecretComesFromAFile) {
   const Config c = Load(R"(
 [[channels.email.providers]]
 kind = "sendgrid"
-sendgrid_api_key_file = ")" + secret.string() + R"("
+sendgrid_api_key_file = ")" +
+                        secret.string() + R"("
 )");
   EXPECT_EQ(c.email.providers[0].settings.sendgrid.api_key, "SG.key-from-file");
   EXPECT_THAT(FileRefusal(R"(
 [[channels.email.providers]]
 kind = "sendgrid"
 sendgrid_api_key = "inline"
-sendgrid_api_key_file = ")" + secret.string() + R"("
+sendgrid_api_key_file = ")" +
+                          secret.string() + R"("
 )"),
               HasSubstr("[[channels.email.providers]] #1 (sendgrid)"));
 }

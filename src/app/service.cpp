@@ -289,24 +289,25 @@ int RunService(const Config& config, const Roles& roles) {
     settings.inbox_secret = inbox_secret;
     auto& server = parts.Emplace<http::Server>(
         "api server", settings, http::Dependencies{pool, notify, users, inbox, metrics});
-    RegisterAreaRoutes(server.router(), {.pool = pool,
-                                         .clock = clock,
-                                         .templates = template_store,
-                                         .users = users,
-                                         .canceler = canceler,
-                                         .schedules = schedules,
-                                         .topics = topics,
-                                         .broadcasts = broadcasts,
-                                         .reports = report_status,
-                                         .telegram = telegram_updates.get(),
-                                         .outbox_sources = relays.sources(),
-                                         .inbox_secret = inbox_secret,
-                                         .sms = SmsReportSecretsOf(config, sms_callback_secret),
-                                         .vapid_public_key = config.push.webpush.vapid_public_key,
-                                         .whatsapp = WhatsAppWebhookSecretsOf(config),
-                                         .slack = slack_app.get(),
-                                         .providers = [&providers] { return providers.Rows(); },
-                                         .email_receipts = EmailReceiptSecretsOf(config, providers.http())});
+    RegisterAreaRoutes(server.router(),
+                       {.pool = pool,
+                        .clock = clock,
+                        .templates = template_store,
+                        .users = users,
+                        .canceler = canceler,
+                        .schedules = schedules,
+                        .topics = topics,
+                        .broadcasts = broadcasts,
+                        .reports = report_status,
+                        .telegram = telegram_updates.get(),
+                        .outbox_sources = relays.sources(),
+                        .inbox_secret = inbox_secret,
+                        .sms = SmsReportSecretsOf(config, sms_callback_secret),
+                        .vapid_public_key = config.push.webpush.vapid_public_key,
+                        .whatsapp = WhatsAppWebhookSecretsOf(config),
+                        .slack = slack_app.get(),
+                        .providers = [&providers] { return providers.Rows(); },
+                        .email_receipts = EmailReceiptSecretsOf(config, providers.http())});
     parts.AfterStart([&server, host = settings.host] {
       std::cout << "  listening: http://" << host << ":" << server.port() << "\n";
     });

@@ -158,7 +158,9 @@ struct [[nodiscard]] Outcome {
   static Outcome AddressGone(std::string reason) {
     return Of(OutcomeKind::kAddressGone, std::move(reason));
   }
-  static Outcome Skipped(std::string reason) { return Of(OutcomeKind::kSkipped, std::move(reason)); }
+  static Outcome Skipped(std::string reason) {
+    return Of(OutcomeKind::kSkipped, std::move(reason));
+  }
   // Use OutcomeUnknown (channels/outcome_unknown.hpp), which words the reason.
   static Outcome Unknown(std::string reason) {
     return Of(OutcomeKind::kUnknown, std::move(reason));

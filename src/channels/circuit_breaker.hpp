@@ -12,8 +12,8 @@ namespace chopar::channels {
 // When a provider is given a rest: [[channels.<channel>.providers]]'s
 // failure_threshold and open_seconds.
 struct BreakerSettings {
-  int failure_threshold = 5;                  // consecutive failed sends that open the circuit
-  std::chrono::seconds open_for{30};          // how long it stays open before one probe
+  int failure_threshold = 5;          // consecutive failed sends that open the circuit
+  std::chrono::seconds open_for{30};  // how long it stays open before one probe
 };
 
 enum class CircuitState {

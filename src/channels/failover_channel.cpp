@@ -90,7 +90,9 @@ FailoverChannel::FailoverChannel(std::string channel_name, std::vector<ProviderS
           {{"channel", channel_name_}, {"provider", slot->entry.name}});
       metrics->AddCollector([&state, &failures, &breaker = slot->breaker] {
         const CircuitBreaker::Snapshot now = breaker.Read();
-        state.Set(now.state == CircuitState::kClosed ? 0 : now.state == CircuitState::kOpen ? 1 : 2);
+        state.Set(now.state == CircuitState::kClosed ? 0
+                  : now.state == CircuitState::kOpen ? 1
+                                                     : 2);
         failures.Set(now.consecutive_failures);
       });
     }
@@ -101,10 +103,9 @@ FailoverChannel::FailoverChannel(std::string channel_name, std::vector<ProviderS
 FailoverChannel::~FailoverChannel() = default;
 
 std::size_t FailoverChannel::StartOf(std::int64_t delivery_id, const std::vector<int>& weights) {
-  const std::uint64_t total = std::accumulate(weights.begin(), weights.end(), std::uint64_t{0},
-                                              [](std::uint64_t sum, int w) {
-                                                return sum + static_cast<std::uint64_t>(std::max(w, 0));
-                                              });
+  const std::uint64_t total = std::accumulate(
+      weights.begin(), weights.end(), std::uint64_t{0},
+      [](std::uint64_t sum, int w) { return sum + static_cast<std::uint64_t>(std::max(w, 0)); });
   if (total == 0) return 0;
   std::uint64_t pick = Mix(static_cast<std::uint64_t>(delivery_id)) % total;
   for (std::size_t i = 0; i < weights.size(); ++i) {
@@ -173,9 +174,10 @@ void FailoverChannel::SendReporting(std::span<const Message> messages,
       }
       std::vector<IndexedOutcome> done;
       for (std::size_t k = 0; k < wanted.size(); ++k) {
-        Outcome outcome = k < outcomes.size()
-                              ? std::move(outcomes[k])
-                              : Outcome::Retry(slot.entry.name + " gave no outcome for this message");
+        Outcome outcome =
+            k < outcomes.size()
+                ? std::move(outcomes[k])
+                : Outcome::Retry(slot.entry.name + " gave no outcome for this message");
         outcome.provider = slot.entry.name;
         slot.breaker.Record(!IsFailure(outcome));
         if (slot.sent != nullptr) {

@@ -148,9 +148,8 @@ TEST_F(FailoverChannelTest, APermanentRefusalOfOneMessageIsFinalAndNotAFailure) 
 }
 
 TEST_F(FailoverChannelTest, WhenEveryProviderRetriesTheLastRetryStands) {
-  Build(Unavailable, [](const Message&) {
-    return Outcome::Retry("secondary 429", std::chrono::seconds(17));
-  });
+  Build(Unavailable,
+        [](const Message&) { return Outcome::Retry("secondary 429", std::chrono::seconds(17)); });
   const std::vector<Outcome> outcomes = SendAll(1, 1);
   EXPECT_EQ(outcomes[0].kind, OutcomeKind::kRetry);
   EXPECT_EQ(outcomes[0].provider, "secondary");
@@ -195,12 +194,16 @@ TEST_F(FailoverChannelTest, TheCircuitsAreInTheMetrics) {
   const std::string text = metrics_.Render();
   EXPECT_THAT(text, ::testing::HasSubstr(
                         R"(chopar_provider_circuit_state{channel="email",provider="primary"} 1)"));
-  EXPECT_THAT(text, ::testing::HasSubstr(
-                        R"(chopar_provider_circuit_state{channel="email",provider="secondary"} 0)"));
-  EXPECT_THAT(text, ::testing::HasSubstr(
-                        R"(chopar_provider_sends_total{channel="email",provider="secondary",result="sent"} 1)"));
-  EXPECT_THAT(text, ::testing::HasSubstr(
-                        R"(chopar_provider_failovers_total{channel="email",provider="primary"} 1)"));
+  EXPECT_THAT(text,
+              ::testing::HasSubstr(
+                  R"(chopar_provider_circuit_state{channel="email",provider="secondary"} 0)"));
+  EXPECT_THAT(
+      text,
+      ::testing::HasSubstr(
+          R"(chopar_provider_sends_total{channel="email",provider="secondary",result="sent"} 1)"));
+  EXPECT_THAT(text,
+              ::testing::HasSubstr(
+                  R"(chopar_provider_failovers_total{channel="email",provider="primary"} 1)"));
 }
 
 TEST_F(FailoverChannelTest, EveryCircuitOpenAsksToRetryWhenTheFirstHalfOpens) {

@@ -35,10 +35,9 @@ core::Page<Suppression> ListSuppressions(db::Pool& pool, const std::optional<std
   }
   const std::optional<std::int64_t> before =
       cursor ? std::optional(DecodeIdCursor(*cursor)) : std::nullopt;
-  const auto rows =
-      pool.Acquire()->Exec(queries::kListSuppressions, channel,
-                           address ? std::optional(Lower(*address)) : std::nullopt, before,
-                           limit + 1);
+  const auto rows = pool.Acquire()->Exec(queries::kListSuppressions, channel,
+                                         address ? std::optional(Lower(*address)) : std::nullopt,
+                                         before, limit + 1);
   return PageOf(rows, limit, "id", [](const db::Result& r, int i) {
     return Suppression{.id = r.Int(i, "id"),
                        .channel = r.String(i, "channel"),

@@ -25,7 +25,7 @@ struct OutcomeUpdate {
   std::optional<std::chrono::milliseconds> retry_in;
   std::optional<std::string> reason;  // → last_error; nullopt keeps the old one
   std::optional<std::string> provider_message_id;
-  std::optional<std::string> provider;  // who answered: Outcome::provider, when set
+  std::optional<std::string> provider;             // who answered: Outcome::provider, when set
   std::optional<std::int64_t> telegram_chat_gone;  // deactivate this chat
   std::vector<std::int64_t> gone_push;             // delete these subscriptions
   std::vector<std::int64_t> gone_devices;          // and these mobile devices
@@ -52,7 +52,7 @@ struct RecordResult {
   int retried = 0;
   core::PerChannel<int> sent;
   core::PerChannel<int> failed;
-  core::PerChannel<int> skipped;  // suppressed addresses: never handed to a provider
+  core::PerChannel<int> skipped;          // suppressed addresses: never handed to a provider
   core::PerChannel<int> outcome_unknown;  // of `failed`: sent, and no answer came
   // Seconds from creation to sent, per sent delivery, for the latency metric.
   std::vector<std::pair<core::ChannelKind, double>> sent_latency;

@@ -30,12 +30,14 @@ std::unordered_map<std::string, std::string> SuppressedAmong(
   if (!HasSuppressions(channel)) return suppressed;
   std::vector<std::string> addresses;
   for (const ClaimedDelivery& claimed : part) {
-    if (auto address = SuppressionAddress(claimed.message)) addresses.push_back(std::move(*address));
+    if (auto address = SuppressionAddress(claimed.message))
+      addresses.push_back(std::move(*address));
   }
   if (addresses.empty()) return suppressed;
   auto conn = pool.Acquire();
-  const auto rows = conn->Exec(queries::kSuppressedAddresses, std::string(core::ChannelName(channel)),
-                               db::ArrayLiteral(addresses));
+  const auto rows =
+      conn->Exec(queries::kSuppressedAddresses, std::string(core::ChannelName(channel)),
+                 db::ArrayLiteral(addresses));
   for (int r = 0; r < rows.Rows(); ++r) {
     std::string why = rows.String(r, "reason");
     const std::string provider = rows.String(r, "provider");

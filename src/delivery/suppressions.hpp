@@ -26,7 +26,7 @@ std::optional<std::string> SuppressionAddress(const channels::Message& message);
 // suppressions. One indexed query. Throws db::DbError / db::PoolTimeout:
 // the part is then not sent (its lease runs out and it is claimed again).
 std::unordered_map<std::string, std::string> SuppressedAmong(db::Pool& pool,
-                                                              core::ChannelKind channel,
-                                                              std::span<const ClaimedDelivery> part);
+                                                             core::ChannelKind channel,
+                                                             std::span<const ClaimedDelivery> part);
 
 }  // namespace chopar::delivery

@@ -162,7 +162,8 @@ void Worker::SendPart(core::ChannelKind kind, std::vector<ClaimedDelivery> part,
     for (ClaimedDelivery& claimed : sendable) {
       if (const auto found = suppressed.find(SuppressionAddress(claimed.message).value_or(""));
           found != suppressed.end()) {
-        unaddressable_outcomes.push_back(channels::Outcome::Skipped("suppressed: " + found->second));
+        unaddressable_outcomes.push_back(
+            channels::Outcome::Skipped("suppressed: " + found->second));
         unaddressable.push_back(std::move(claimed));
       } else {
         rest.push_back(std::move(claimed));

@@ -11,8 +11,8 @@
 #include "http/json_view.hpp"
 #include "http/message.hpp"
 #include "http/notification_view.hpp"
-#include "http/schedule_view.hpp"
 #include "http/page_params.hpp"
+#include "http/schedule_view.hpp"
 #include "http/user_view.hpp"
 #include "hub/user_request.hpp"
 

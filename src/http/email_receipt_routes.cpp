@@ -64,8 +64,7 @@ Response Record(db::Pool& pool, hub::UserService& users, const core::Clock& cloc
                       .recipient = r.recipient,
                       .detail = r.detail});
   }
-  const hub::EmailReceiptsRecorded recorded =
-      hub::RecordEmailReceipts(pool, users, events, clock);
+  const hub::EmailReceiptsRecorded recorded = hub::RecordEmailReceipts(pool, users, events, clock);
   return JsonResponse(200, {{"recorded", recorded.recorded},
                             {"unmatched", recorded.unmatched},
                             {"ignored", ignored + static_cast<int>(batch.skipped)},
@@ -133,7 +132,8 @@ void RegisterEmailReceiptRoutes(Router& router, db::Pool& pool, hub::UserService
                      "host");
                }
                const auto pem = certificates->Get(message->signing_cert_url, *secrets);
-               if (!pem) throw core::Unavailable("ses: the SNS signing certificate could not be fetched");
+               if (!pem)
+                 throw core::Unavailable("ses: the SNS signing certificate could not be fetched");
                receipts::SnsReceipts batch;
                for (const std::string& arn : secrets->ses_topic_arns) {
                  batch = receipts::VerifiedSesReceipts(request.body, *pem, arn, clock.Now());
@@ -160,8 +160,8 @@ void RegisterEmailReceiptRoutes(Router& router, db::Pool& pool, hub::UserService
                const std::string signature(
                    request.Header("x-twilio-email-event-webhook-signature").value_or(""));
                const auto batch = FirstVerified(sendgrid_keys, [&](const auto& key) {
-                 return receipts::VerifiedSendGridReceipts(*key, timestamp, signature,
-                                                           request.body, clock.Now());
+                 return receipts::VerifiedSendGridReceipts(*key, timestamp, signature, request.body,
+                                                           clock.Now());
                });
                if (!batch.ok()) Refuse(batch, "sendgrid");
                return Record(pool, users, clock, batch);
@@ -170,9 +170,10 @@ void RegisterEmailReceiptRoutes(Router& router, db::Pool& pool, hub::UserService
   router.Add("POST", "/v1/email/receipts/mailgun", Auth::kNone,
              [&pool, &users, &clock, secrets](const Request& request) {
                RequireConfigured(!secrets->mailgun_signing_keys.empty(), "mailgun");
-               const auto batch = FirstVerified(secrets->mailgun_signing_keys, [&](const std::string& key) {
-                 return receipts::VerifiedMailgunReceipts(request.body, key, clock.Now());
-               });
+               const auto batch =
+                   FirstVerified(secrets->mailgun_signing_keys, [&](const std::string& key) {
+                     return receipts::VerifiedMailgunReceipts(request.body, key, clock.Now());
+                   });
                if (!batch.ok()) Refuse(batch, "mailgun");
                return Record(pool, users, clock, batch);
              });
@@ -181,11 +182,12 @@ void RegisterEmailReceiptRoutes(Router& router, db::Pool& pool, hub::UserService
              [&pool, &users, &clock, secrets](const Request& request) {
                RequireConfigured(!secrets->postmark_credentials.empty(), "postmark");
                const std::string authorization(request.Header("authorization").value_or(""));
-               const auto batch = FirstVerified(
-                   secrets->postmark_credentials, [&](const std::pair<std::string, std::string>& c) {
-                     return receipts::VerifiedPostmarkReceipts(authorization, c.first, c.second,
-                                                               request.body, clock.Now());
-                   });
+               const auto batch =
+                   FirstVerified(secrets->postmark_credentials,
+                                 [&](const std::pair<std::string, std::string>& c) {
+                                   return receipts::VerifiedPostmarkReceipts(
+                                       authorization, c.first, c.second, request.body, clock.Now());
+                                 });
                if (!batch.ok()) Refuse(batch, "postmark");
                return Record(pool, users, clock, batch);
              });

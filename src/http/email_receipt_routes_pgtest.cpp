@@ -44,7 +44,8 @@ class EmailReceiptRoutesTest : public testing::HttpServerPgTest {
     sendgrid_key_ = chopar::testing::NewP256KeyPem();
     EmailReceiptSecrets secrets;
     secrets.ses_topic_arns = {kTopic};
-    secrets.sendgrid_public_keys = {core::Base64Encode(chopar::testing::PublicKeyDerOfPem(sendgrid_key_))};
+    secrets.sendgrid_public_keys = {
+        core::Base64Encode(chopar::testing::PublicKeyDerOfPem(sendgrid_key_))};
     secrets.mailgun_signing_keys = {kMailgunKey};
     secrets.postmark_credentials = {{"chopar", "pm-hook-pass"}};
     // Amazon's certificate URL answers with the test's certificate; the
@@ -74,8 +75,9 @@ class EmailReceiptRoutesTest : public testing::HttpServerPgTest {
     EXPECT_EQ(created.status, 201) << created.body;
     const auto notification = json::parse(created.body)["id"].get<std::int64_t>();
     const auto rows = pool_->Acquire()->ExecText(
-        "UPDATE chopar.deliveries SET status = 'sent', sent_at = now(), claimed_at = now(), attempts = 1, provider_message_id = '" + id +
-            "' WHERE notification_id = " + std::to_string(notification) + " RETURNING id",
+        "UPDATE chopar.deliveries SET status = 'sent', sent_at = now(), claimed_at = now(), "
+        "attempts = 1, provider_message_id = '" +
+            id + "' WHERE notification_id = " + std::to_string(notification) + " RETURNING id",
         {});
     return rows.Int(0, "id");
   }
@@ -121,8 +123,7 @@ class EmailReceiptRoutesTest : public testing::HttpServerPgTest {
              {{"bounceType", "Permanent"},
               {"bounceSubType", "General"},
               {"bouncedRecipients",
-               {{{"emailAddress", address},
-                 {"diagnosticCode", "smtp; 550 5.1.1 user unknown"}}}},
+               {{{"emailAddress", address}, {"diagnosticCode", "smtp; 550 5.1.1 user unknown"}}}},
               {"timestamp", "2026-12-06T10:00:00.000Z"}}},
             {"mail", {{"messageId", message_id}, {"destination", {address}}}}};
   }
@@ -136,9 +137,10 @@ TEST_F(EmailReceiptRoutesTest, SesHardBounceThroughSnsSuppressesTheAddress) {
   const auto delivery = SentEmail(1, "Aziz@Example.uz", "0107-ses-1");
   const auto now = std::chrono::system_clock::now();
   // Forged (the message changed after signing): refused, nothing changes.
-  auto forged = client().Post("/v1/email/receipts/ses",
-                              SnsNotification(SesBounce("0107-ses-1", "aziz@example.uz"), now, true),
-                              {"Content-Type: text/plain"});
+  auto forged =
+      client().Post("/v1/email/receipts/ses",
+                    SnsNotification(SesBounce("0107-ses-1", "aziz@example.uz"), now, true),
+                    {"Content-Type: text/plain"});
   EXPECT_EQ(forged.status, 401) << forged.body;
   // Published two hours ago: outside SNS's window, a replay.
   auto stale = client().Post(
@@ -211,7 +213,8 @@ TEST_F(EmailReceiptRoutesTest, SnsSubscriptionConfirmationIsFetched) {
   ASSERT_TRUE(parsed.has_value());
   body["Signature"] = core::Base64Encode(chopar::testing::SignWithPem(
       sns_key_, EVP_sha1(), channels::email::receipts::SnsStringToSign(*parsed)));
-  const auto answer = client().Post("/v1/email/receipts/ses", body.dump(), {"Content-Type: text/plain"});
+  const auto answer =
+      client().Post("/v1/email/receipts/ses", body.dump(), {"Content-Type: text/plain"});
   ASSERT_EQ(answer.status, 200) << answer.body;
   EXPECT_EQ(json::parse(answer.body)["confirmed"], true);
   const std::lock_guard lock(mutex_);
@@ -231,15 +234,15 @@ TEST_F(EmailReceiptRoutesTest, SendGridBounceIsVerifiedByItsEcdsaSignature) {
     const std::string ts = std::to_string(timestamp);
     const std::string signature = core::Base64Encode(
         chopar::testing::SignWithPem(sendgrid_key_, EVP_sha256(), ts + signed_body));
-    return client().Post("/v1/email/receipts/sendgrid", body,
-                         {"Content-Type: application/json",
-                          "X-Twilio-Email-Event-Webhook-Timestamp: " + ts,
-                          "X-Twilio-Email-Event-Webhook-Signature: " + signature});
+    return client().Post(
+        "/v1/email/receipts/sendgrid", body,
+        {"Content-Type: application/json", "X-Twilio-Email-Event-Webhook-Timestamp: " + ts,
+         "X-Twilio-Email-Event-Webhook-Signature: " + signature});
   };
   const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();
-  EXPECT_EQ(post(now, body + " ").status, 401);  // signed over another body
+  EXPECT_EQ(post(now, body + " ").status, 401);   // signed over another body
   EXPECT_EQ(post(now - 3600, body).status, 401);  // an hour old: a replay
   EXPECT_EQ(ProviderStatus(delivery), "");
   const auto valid = post(now, body);
@@ -254,18 +257,17 @@ TEST_F(EmailReceiptRoutesTest, MailgunBounceIsVerifiedByItsHmac) {
   const auto post = [&](std::int64_t timestamp, const std::string& key) {
     const std::string ts = std::to_string(timestamp);
     const std::string token = "tok-" + ts;
-    const json body = {
-        {"signature",
-         {{"timestamp", ts},
-          {"token", token},
-          {"signature", core::HexEncode(core::HmacSha256(key, ts + token))}}},
-        {"event-data",
-         {{"event", "failed"},
-          {"severity", "permanent"},
-          {"recipient", "kamola@example.uz"},
-          {"timestamp", static_cast<double>(timestamp)},
-          {"delivery-status", {{"code", 550}, {"description", "No such mailbox"}}},
-          {"message", {{"headers", {{"message-id", "20261206.1@mg.acme.uz"}}}}}}}};
+    const json body = {{"signature",
+                        {{"timestamp", ts},
+                         {"token", token},
+                         {"signature", core::HexEncode(core::HmacSha256(key, ts + token))}}},
+                       {"event-data",
+                        {{"event", "failed"},
+                         {"severity", "permanent"},
+                         {"recipient", "kamola@example.uz"},
+                         {"timestamp", static_cast<double>(timestamp)},
+                         {"delivery-status", {{"code", 550}, {"description", "No such mailbox"}}},
+                         {"message", {{"headers", {{"message-id", "20261206.1@mg.acme.uz"}}}}}}}};
     return client().Post("/v1/email/receipts/mailgun", body.dump(),
                          {"Content-Type: application/json"});
   };

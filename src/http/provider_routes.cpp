@@ -33,8 +33,8 @@ nlohmann::json ProvidersDocument(const std::vector<ProviderRow>& rows, core::Tim
 void RegisterProviderRoutes(Router& router, ProviderRows rows, const core::Clock& clock) {
   router.Add("GET", "/v1/providers", Auth::kServerKey,
              [rows = std::move(rows), &clock](const Request&) {
-               return JsonResponse(200, ProvidersDocument(rows ? rows() : std::vector<ProviderRow>{},
-                                                          clock.Now()));
+               return JsonResponse(
+                   200, ProvidersDocument(rows ? rows() : std::vector<ProviderRow>{}, clock.Now()));
              });
 }
 

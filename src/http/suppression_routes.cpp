@@ -24,10 +24,9 @@ struct ListSuppressions {
   db::Pool& pool;
   Response operator()(const Request& request) const {
     return JsonResponse(
-        200, PageView(console::ListSuppressions(pool, request.query.Get("channel"),
-                                                request.query.Get("address"),
-                                                LimitParam(request, 50, 500),
-                                                request.query.Get("cursor")),
+        200, PageView(console::ListSuppressions(
+                          pool, request.query.Get("channel"), request.query.Get("address"),
+                          LimitParam(request, 50, 500), request.query.Get("cursor")),
                       SuppressionView));
   }
 };

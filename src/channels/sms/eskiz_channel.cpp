@@ -187,13 +187,16 @@ std::vector<Outcome> EskizChannel::Send(std::span<const Message> messages) {
         if (status.is_string() && IsFinalEskizStatus(status.get<std::string>())) item.final_status = status.get<std::string>();
       } else if (r.status == 404) {
         item.forget_provider_id = true;
-        outcome = Outcome::Retry("eskiz has no message " + item.provider_id + ": it will be sent at the next attempt");
+        outcome = Outcome::Retry("eskiz has no message " + item.provider_id +
+                                 ": it will be sent at the next attempt");
       } else {
-        outcome = r.status == 0 ? Outcome::Retry("eskiz status_by_id: " + r.error_message)
-                                : Outcome::Retry("status_by_id: " + Reason(r),
-                                                 r.status == 429 ? net::ParseRetryAfter(
-                                                                       r.Header("retry-after").value_or(""), answered_at)
-                                                                 : std::nullopt);
+        outcome = r.status == 0
+                      ? Outcome::Retry("eskiz status_by_id: " + r.error_message)
+                      : Outcome::Retry("status_by_id: " + Reason(r),
+                                       r.status == 429
+                                           ? net::ParseRetryAfter(
+                                                 r.Header("retry-after").value_or(""), answered_at)
+                                           : std::nullopt);
         // Eskiz has the message and did not say what became of it.
         outcome.provider_may_hold = true;
       }
