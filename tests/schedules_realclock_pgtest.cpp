@@ -1,8 +1,9 @@
 // Black-box, real clock (issue 4, acceptance item 3): the built `chopar serve`
-// fires a `* * * * *` schedule within a second of each minute, and an
-// occurrence missed while the process was killed with SIGKILL across its
-// minute fires exactly once after the restart. Nothing is simulated, so the
-// test takes two to three minutes of real time.
+// fires a `* * * * *` schedule within a second of each minute, never before
+// it, and an occurrence missed while the process was killed with SIGKILL
+// across its minute — while its firing, written ahead of the minute, waited
+// for it in an open transaction — fires exactly once after the restart.
+// Nothing is simulated, so the test takes two to three minutes of real time.
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -50,8 +51,9 @@ class ScheduleRealClock : public testing::ServeBlackBox {
   }
 
   // When the occurrence due at `due` was fired (its notification's
-  // created_at, the firing transaction's start), in Unix seconds; nullopt
-  // while it has not fired.
+  // created_at: the due instant itself for a firing written ahead of it,
+  // else the firing transaction's start), in Unix seconds; nullopt while it
+  // has not fired.
   std::optional<double> FiredAt(core::TimePoint due) const {
     const std::string text = db_->Scalar(
         "SELECT extract(epoch FROM created_at)::text FROM chopar.notifications WHERE dedup_key = "
@@ -65,6 +67,22 @@ class ScheduleRealClock : public testing::ServeBlackBox {
     std::optional<double> fired;
     WaitUntil([&] { return (fired = FiredAt(due)).has_value(); }, timeout);
     return fired;
+  }
+
+  // When the occurrence's delivery was sent, in Unix seconds ("" before).
+  std::string SentAt(core::TimePoint due) const {
+    return db_->Scalar(
+        "SELECT extract(epoch FROM d.sent_at)::text FROM chopar.deliveries d JOIN "
+        "chopar.notifications n ON n.id = d.notification_id WHERE n.dedup_key = '" +
+        DedupKey(due) + "'");
+  }
+
+  // Whether a firing transaction is written and waiting for its instant:
+  // idle in a transaction whose last statement advanced the schedules.
+  bool FiringWaits() const {
+    return db_->Count(
+               "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+               "AND state = 'idle in transaction' AND query LIKE '%skipped_count%'") == 1;
   }
 
   // Notifications, deliveries and sink messages of one occurrence.
@@ -112,10 +130,18 @@ TEST_F(ScheduleRealClock, FiresEachMinuteOnTimeAndOnceAfterKill9) {
   EXPECT_EQ(db_->Scalar("SELECT data->>'due_at' FROM chopar.notifications WHERE dedup_key = '" +
                         DedupKey(*first) + "'"),
             core::FormatRfc3339(*first));
+  // Sent within a second of the minute, and not before it.
+  ASSERT_TRUE(WaitUntil([&] { return !SentAt(*first).empty(); }, 30s)) << serve->Output();
+  EXPECT_GE(std::stod(SentAt(*first)), UnixSecondsFraction(*first));
+  EXPECT_LT(std::stod(SentAt(*first)) - UnixSecondsFraction(*first), 1.0);
 
-  // 2. kill -9 just before the following minute; start again after it.
+  // 2. kill -9 just before the following minute, while its firing is
+  // written and waits for it (prepare_seconds 3); start again after it.
   const core::TimePoint missed = *first + 60s;
   std::this_thread::sleep_until(missed - 1500ms);
+  EXPECT_TRUE(WaitUntil([&] { return FiringWaits(); }, 1000ms))
+      << "no firing waited for the minute: the kill would not come at the worst moment";
+  EXPECT_FALSE(FiredAt(missed).has_value()) << "visible before its minute";
   serve->Signal(SIGKILL);
   serve->Wait(10s);
   ASSERT_LT(WallClock::now(), missed)

@@ -91,9 +91,10 @@ function latency(values) {
 }
 
 function withoutSamples(f) {
-  const { lateness_ms, fired_lag_ms, pipeline_ms, ...rest } = f;
+  const { lateness_ms, fired_lag_ms, claimed_lag_ms, pipeline_ms, ...rest } = f;
   const out = { ...rest, lateness: latency(lateness_ms) };
   if (fired_lag_ms) out.fired_lag = latency(fired_lag_ms);
+  if (claimed_lag_ms) out.claimed_lag = latency(claimed_lag_ms);
   if (pipeline_ms) out.fired_to_sent = latency(pipeline_ms);
   return out;
 }
@@ -346,7 +347,7 @@ function printSummary(r) {
   if (r.due_minute) {
     const { chopar: c, bullmq: b } = r.due_minute;
     lines.push('(b) due in one minute, lateness due → sent',
-      `  chopar : ${c.sent}/${c.expected} sent, ${lat(c)} (fired p95 ${fmt.ms(c.fired_lag.p95_ms)}, fired → sent p95 ${fmt.ms(c.fired_to_sent.p95_ms)})`,
+      `  chopar : ${c.sent}/${c.expected} sent, ${lat(c)} (fired p95 ${fmt.ms(c.fired_lag.p95_ms)}, claimed p95 ${fmt.ms(c.claimed_lag.p95_ms)}, fired → sent p95 ${fmt.ms(c.fired_to_sent.p95_ms)})`,
       `  BullMQ : ${b.sent}/${b.expected} sent, ${lat(b)}`,
       `  ${cmp(`p95 ratio ${(c.lateness.p95_ms / b.lateness.p95_ms).toFixed(3)}, ${verdict(c.lateness.p95_ms <= b.lateness.p95_ms / 10 && c.lateness.p95_ms < 1000 && c.lost === 0)}`, 'chopar p95 <= BullMQ p95 / 10 and < 1 s')}`);
   }

@@ -145,6 +145,7 @@ std::vector<Binding> Bindings(Config& c) {
       {"scheduler", "batch", &c.scheduler.batch, Positive()},
       {"scheduler", "concurrency", &c.scheduler.concurrency, Positive()},
       {"scheduler", "max_sleep_seconds", &c.scheduler.max_sleep, Positive()},
+      {"scheduler", "prepare_seconds", &c.scheduler.prepare, Between(0, 30)},
       {"broadcast", "batch", &c.broadcast.batch, Positive()},
       {"broadcast", "lease_seconds", &c.broadcast.lease, Positive()},
       {"broadcast", "deliveries_per_second", &c.broadcast.deliveries_per_second,

@@ -123,6 +123,8 @@ const std::vector<KeyCase>& EveryKey() {
             [](const Config& c) { EXPECT_EQ(c.scheduler.concurrency, 1); }),
       Other("scheduler", "max_sleep_seconds", "30.5",
             [](const Config& c) { EXPECT_EQ(c.scheduler.max_sleep, milliseconds(30'500)); }),
+      Other("scheduler", "prepare_seconds", "0.5",
+            [](const Config& c) { EXPECT_EQ(c.scheduler.prepare, milliseconds(500)); }),
       Other("broadcast", "batch", "300", [](const Config& c) { EXPECT_EQ(c.broadcast.batch, 300); }),
       Other("broadcast", "lease_seconds", "12.5",
             [](const Config& c) { EXPECT_EQ(c.broadcast.lease, milliseconds(12'500)); }),

@@ -35,7 +35,7 @@ InboxStream::Fetched InboxStream::Fetch(const std::string& request_id) const {
   const core::LogScope scope("request_id", request_id);
   Fetched result;
   try {
-    result.items = inbox_.ListSince(user_id_, last_id_, kBatch);
+    result.items = inbox_.ListUnsent(user_id_, Unsent(std::chrono::system_clock::now()), kBatch);
     result.unread_count = inbox_.UnreadCount(user_id_, hub::InboxService::ReadFrom::kPrimary);
     result.ok = true;
   } catch (const std::exception& e) {
@@ -44,11 +44,36 @@ InboxStream::Fetched InboxStream::Fetch(const std::string& request_id) const {
   return result;
 }
 
+hub::InboxService::Unsent InboxStream::Unsent(core::TimePoint now) const {
+  hub::InboxService::Unsent unsent;
+  unsent.after_id = last_id_;
+  core::TimePoint since = std::max(opened_, now - kLateWindow);
+  // Full: what was forgotten is older than the oldest kept, or as old
+  // (notifications fired together share their created_at).
+  if (remembered_.size() >= kMaxRemembered)
+    since = std::max(since, remembered_.front().created_at + std::chrono::microseconds(1));
+  unsent.late_since = since;
+  for (const Sent& sent : remembered_) {
+    if (sent.created_at >= since) unsent.sent.push_back(sent.id);
+  }
+  return unsent;
+}
+
 std::string InboxStream::Advance(const Fetched& fetched, bool& more) {
   std::string text;
   for (const auto& item : fetched.items) {
-    text += FormatSseEvent("notification", DumpJson(NotificationView(item)), item.id);
     last_id_ = std::max(last_id_, item.id);
+    text += FormatSseEvent("notification", DumpJson(NotificationView(item)), last_id_);
+    // Kept in created_at order: a late one goes where it belongs.
+    const auto at =
+        std::upper_bound(remembered_.begin(), remembered_.end(), item.created_at,
+                         [](core::TimePoint t, const Sent& sent) { return t < sent.created_at; });
+    remembered_.insert(at, Sent{item.id, item.created_at});
+  }
+  const core::TimePoint horizon = std::chrono::system_clock::now() - kLateWindow;
+  while (!remembered_.empty() &&
+         (remembered_.front().created_at < horizon || remembered_.size() > kMaxRemembered)) {
+    remembered_.pop_front();
   }
   if (fetched.unread_count != last_count_) {
     last_count_ = fetched.unread_count;

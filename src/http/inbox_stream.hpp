@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -17,10 +19,24 @@ namespace chopar::http {
 // notification id sent, the unread count last sent). One stream's session
 // drives it, one call at a time: Fetch() on the handler pool (it reads the
 // database), the rest on the connection's strand.
+//
+// Ids are drawn before a transaction commits, so a notification can become
+// visible after one with a larger id was sent: a scheduler's firing is
+// written up to [scheduler] prepare_seconds ahead of its instant, and a
+// broadcast's batch is one transaction. The stream therefore also looks at
+// what was created within the last kLateWindow (never before the stream
+// opened) with a smaller id, and sends what it has not sent.
 class InboxStream {
  public:
   // Notifications read per fetch; a full batch asks for another at once.
   static constexpr int kBatch = 100;
+  // How long a notification's transaction may take from its created_at to
+  // its commit and still reach an open stream: above the longest
+  // prepare_seconds (30) and the statement timeout's default (60).
+  static constexpr std::chrono::seconds kLateWindow{90};
+  // The ids sent within kLateWindow that a stream keeps; beyond them the
+  // window starts at the oldest kept, so nothing is sent twice.
+  static constexpr std::size_t kMaxRemembered = 2000;
 
   // What one fetch read; `ok` is false when the read failed (logged), and
   // the stream tries again at its next heartbeat tick.
@@ -35,7 +51,11 @@ class InboxStream {
   // was opened).
   InboxStream(hub::InboxService& inbox, std::int64_t user_id, std::int64_t last_id,
               std::int64_t unread_count)
-      : inbox_(inbox), user_id_(user_id), last_id_(last_id), last_count_(unread_count) {}
+      : inbox_(inbox),
+        user_id_(user_id),
+        opened_(std::chrono::system_clock::now()),
+        last_id_(last_id),
+        last_count_(unread_count) {}
 
   // The first event of every stream: the unread count it starts from.
   [[nodiscard]] std::string Opening() const;
@@ -45,7 +65,8 @@ class InboxStream {
   // log lines.
   [[nodiscard]] Fetched Fetch(const std::string& request_id) const;
 
-  // The events for `fetched` ("notification" per item, with its id; then
+  // The events for `fetched` ("notification" per item, with the largest id
+  // sent so far as its `id:` — where a reconnection resumes; then
   // "unread_count" if it changed), moving the stream past them; "" when
   // nothing changed. `more` is set when a full batch came.
   std::string Advance(const Fetched& fetched, bool& more);
@@ -53,9 +74,19 @@ class InboxStream {
   [[nodiscard]] std::int64_t user_id() const { return user_id_; }
 
  private:
+  struct Sent {
+    std::int64_t id;
+    core::TimePoint created_at;
+  };
+  // What a fetch asks for at `now`.
+  [[nodiscard]] hub::InboxService::Unsent Unsent(core::TimePoint now) const;
+
   hub::InboxService& inbox_;
   const std::int64_t user_id_;
+  const core::TimePoint opened_;
   std::int64_t last_id_;
+  // Sent within kLateWindow, oldest created first (at most kMaxRemembered).
+  std::deque<Sent> remembered_;
   std::int64_t last_count_;
 };
 

@@ -103,6 +103,46 @@ TEST_F(SseTest, LastEventIdSendsWhatWasMissed) {
   EXPECT_EQ(json::parse(missed[1].data)["title"], "c");
 }
 
+// A transaction that drew a smaller id commits after a larger one was sent
+// (a scheduler's firing written ahead of its instant, a long batch): the
+// stream still sends it, once, and its `id:` stays the largest sent, where a
+// reconnection resumes.
+TEST_F(SseTest, ANotificationCommittedAfterALargerOneIsSentOnce) {
+  PutUser(1, {{"email", "aziz@example.uz"}});
+  SseGroup streams(server_->port());
+  const int s = streams.Open(StreamPath(1));
+  ASSERT_TRUE(streams.RunUntil([&] { return !streams.Events(s).empty(); }));
+
+  auto held = db_->Connect();
+  held.ExecScript(
+      "BEGIN; INSERT INTO chopar.notifications (user_id, type, title) "
+      "VALUES (1, 'task.due', 'held'); SELECT pg_notify('chopar_inbox', '1')");
+  const std::int64_t later = Notify(1, {{"title", "later"}}).Json()["id"];
+  ASSERT_TRUE(streams.RunUntil([&] {
+    return Named(streams.Events(s), "notification").size() == 1;
+  })) << streams.Received(s);
+  held.ExecScript("COMMIT");
+  ASSERT_TRUE(streams.RunUntil([&] {
+    return Named(streams.Events(s), "notification").size() == 2;
+  })) << streams.Received(s);
+  const std::int64_t last = Notify(1, {{"title", "last"}}).Json()["id"];
+  ASSERT_TRUE(streams.RunUntil([&] {
+    return Named(streams.Events(s), "notification").size() >= 3;
+  })) << streams.Received(s);
+  ASSERT_TRUE(streams.RunUntil([&] {
+    return HasEvent(streams.Events(s), "unread_count", {{"count", 3}});
+  })) << streams.Received(s);
+
+  const auto sent = Named(streams.Events(s), "notification");
+  ASSERT_EQ(sent.size(), 3u) << streams.Received(s);
+  EXPECT_EQ(json::parse(sent[0].data)["title"], "later");
+  EXPECT_EQ(json::parse(sent[1].data)["title"], "held");
+  EXPECT_LT(json::parse(sent[1].data)["id"].get<std::int64_t>(), later);
+  EXPECT_EQ(sent[1].id, std::to_string(later));
+  EXPECT_EQ(json::parse(sent[2].data)["title"], "last");
+  EXPECT_EQ(sent[2].id, std::to_string(last));
+}
+
 // The only wake-up source here is the listener reconnecting: the row is
 // inserted without NOTIFY, then the LISTEN connection is killed.
 TEST_F(SseTest, ListenerReconnectWakesEveryStreamSoNothingIsMissed) {

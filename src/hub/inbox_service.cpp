@@ -4,6 +4,7 @@
 
 #include "core/channel_kind.hpp"
 #include "core/request_error.hpp"
+#include "core/time_format.hpp"
 #include "hub/cursor.hpp"
 #include "hub/queries.hpp"
 
@@ -63,10 +64,13 @@ std::int64_t InboxService::MarkRead(std::int64_t user_id, const MarkReadRequest&
   return updated;
 }
 
-std::vector<Notification> InboxService::ListSince(std::int64_t user_id, std::int64_t after_id,
-                                                  int limit) {
+std::vector<Notification> InboxService::ListUnsent(std::int64_t user_id, const Unsent& unsent,
+                                                   int limit) {
+  std::optional<std::string> late_since;
+  if (unsent.late_since) late_since = core::FormatRfc3339Micros(*unsent.late_since);
   auto conn = pool_.Acquire();
-  const auto rows = conn->Exec(queries::kListNotificationsSince, user_id, after_id, limit);
+  const auto rows = conn->Exec(queries::kListNotificationsUnsent, user_id, unsent.after_id, limit,
+                               late_since, db::ArrayLiteral(unsent.sent));
   return ReadRows(rows, rows.Rows(), &ReadNotification);
 }
 

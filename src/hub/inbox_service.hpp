@@ -55,9 +55,17 @@ class InboxService {
   // transaction's time): a record of when, which nothing decides on.
   std::int64_t MarkRead(std::int64_t user_id, const MarkReadRequest& request);
 
-  // Notifications of the user with id > after_id, oldest first, at most
-  // `limit`: what an SSE stream has not sent yet.
-  std::vector<Notification> ListSince(std::int64_t user_id, std::int64_t after_id, int limit = 100);
+  // What an SSE stream has not sent yet, by id, at most `limit`: the user's
+  // notifications with id > after_id, and those with a smaller id created at
+  // or after `late_since` that are not in `sent` — a transaction that drew a
+  // smaller id can commit after a larger one was sent (a firing prepared
+  // ahead of its instant, a long batch).
+  struct Unsent {
+    std::int64_t after_id = 0;
+    std::optional<core::TimePoint> late_since;  // none: by id alone
+    std::vector<std::int64_t> sent;
+  };
+  std::vector<Notification> ListUnsent(std::int64_t user_id, const Unsent& unsent, int limit = 100);
   // The user's newest notification id (0 if none): where a new stream starts.
   std::int64_t LatestId(std::int64_t user_id);
 

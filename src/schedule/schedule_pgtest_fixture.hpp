@@ -2,12 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+#include <latch>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/clock.hpp"
 #include "core/time_format.hpp"
+#include "db/pool.hpp"
 #include "hub/user_service.hpp"
 #include "schedule/schedule_service.hpp"
 #include "schedule/scheduler.hpp"
@@ -47,6 +50,61 @@ class SchedulePgTest : public testing::PgTest {
   }
   std::size_t BulkPut(const nlohmann::json& body) {
     return service_->BulkPut(ParseScheduleSpecs(body));
+  }
+
+  // Users 1..`users` (without a zone) and `count` schedules "k0", "k1", …
+  // of `cron` in UTC, one per user in turn.
+  void PutMany(int count, int users, const std::string& cron, const std::string& policy) {
+    db_->Scalar(
+        "INSERT INTO chopar.users (id, email) SELECT i, 'u' || i || '@example.uz' FROM "
+        "generate_series(1, " +
+        std::to_string(users) + ") i");
+    nlohmann::json items = nlohmann::json::array();
+    for (int i = 0; i < count; ++i) {
+      nlohmann::json item = Body(1 + i % users, cron, "UTC", policy);
+      item["key"] = "k" + std::to_string(i);
+      items.push_back(std::move(item));
+    }
+    ASSERT_EQ(BulkPut({{"schedules", items}}), static_cast<std::size_t>(count));
+  }
+
+  // Two schedulers of batch 50, each with a pool of its own (as two
+  // processes have), that start `fire` on both at once; get() the results.
+  struct RacingSchedulers {
+    RacingSchedulers(const std::string& url, const core::Clock& clock,
+                     core::MetricsRegistry& metrics)
+        : pool_a(url, 2),
+          pool_b(url, 2),
+          a(pool_a, clock, metrics, Settings()),
+          b(pool_b, clock, metrics, Settings()) {}
+    template <typename Fire>
+    std::pair<std::future<SchedulerRunStats>, std::future<SchedulerRunStats>> Start(Fire fire) {
+      const auto run = [this, fire](Scheduler& scheduler) {
+        start.arrive_and_wait();
+        return fire(scheduler);
+      };
+      return {std::async(std::launch::async, run, std::ref(a)),
+              std::async(std::launch::async, run, std::ref(b))};
+    }
+    static SchedulerSettings Settings() {
+      SchedulerSettings settings;
+      settings.batch = 50;
+      return settings;
+    }
+    db::Pool pool_a, pool_b;
+    Scheduler a, b;
+    std::latch start{2};
+  };
+
+  // What two racing schedulers did together: `schedules` claimed, `fired`
+  // occurrences, each with its one notification.
+  void ExpectEachFiredOnce(const SchedulerRunStats& a, const SchedulerRunStats& b, int schedules,
+                           int fired) {
+    EXPECT_EQ(a.claimed + b.claimed, schedules);
+    EXPECT_EQ(a.fired + b.fired, fired);
+    EXPECT_EQ(a.duplicates + b.duplicates, 0);
+    EXPECT_EQ(Notifications(), fired);
+    EXPECT_EQ(db_->Count("SELECT count(DISTINCT dedup_key) FROM chopar.notifications"), fired);
   }
 
   static nlohmann::json Body(std::int64_t user_id, const std::string& cron,

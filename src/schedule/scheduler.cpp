@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <variant>
 
@@ -91,6 +92,8 @@ SchedulerMetrics::SchedulerMetrics(core::MetricsRegistry& registry)
                                  300, 900, 3600, 21600, 86400})),
       due(registry.GetGauge("chopar_schedules_due",
                             "Enabled schedules whose next_fire_at has passed")),
+      waiting(registry.GetGauge("chopar_schedule_firings_waiting",
+                                "Firing transactions written ahead, waiting for their instant")),
       fired(registry.GetCounter("chopar_schedule_fired_total",
                                 "Schedule occurrences fired (notifications created)")),
       skipped(registry.GetCounter("chopar_schedule_skipped_total",
@@ -125,18 +128,18 @@ SchedulerRunStats Scheduler::RunOnce() {
   return total;
 }
 
-Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
+Scheduler::BatchResult Scheduler::WriteBatch(db::Transaction& tx, core::TimePoint now,
+                                             std::optional<core::TimePoint> after) {
   BatchResult result;
   SchedulerRunStats& stats = result.stats;
   const std::string now_text = core::FormatRfc3339Micros(now);
-  auto tx = pool_.Begin("fire_schedules");
-  const auto rows = tx.Exec(queries::kClaimDueSchedules, now_text, settings_.batch);
+  const auto rows =
+      tx.Exec(queries::kClaimDueSchedules, now_text, settings_.batch, TimeOrNull(after));
   if (rows.Empty()) return result;
   result.more = rows.Rows() >= settings_.batch;
 
   std::map<std::string, CronPattern, std::less<>> patterns;
   std::vector<hub::NotificationRequest> requests;
-  std::vector<core::TimePoint> request_due;
   FiringUpdates updates;
   for (int i = 0; i < rows.Rows(); ++i) {
     if (requests.size() >= kMaxFiresPerBatch) {
@@ -187,40 +190,95 @@ Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
         request.data["due_at"] = core::FormatRfc3339(due);
         request.data["schedule"] = key;
         requests.push_back(std::move(request));
-        request_due.push_back(due);
+        result.due.push_back(due);
       }
     }
     stats.skipped += static_cast<int>(decision.skipped);
     updates.Add(key, decision);
   }
 
-  const std::vector<hub::BatchItemResult> notified =
-      hub::NotifyService::NotifyIn(tx, requests, now);
+  result.notified = hub::NotifyService::NotifyIn(tx, requests, now);
   using db::ArrayLiteral;
   tx.Exec(queries::kRecordFirings, ArrayLiteral(updates.key), ArrayLiteral(updates.next_fire_at),
           ArrayLiteral(updates.last_due_at), ArrayLiteral(updates.skipped),
           ArrayLiteral(updates.last_skipped_at), ArrayLiteral(updates.last_error), now_text);
-  tx.Commit();
   stats.batches = 1;
-  metrics_.notifications.CountCommitted(notified);
+  return result;
+}
 
-  for (std::size_t i = 0; i < notified.size(); ++i) {
-    if (const auto* created = std::get_if<hub::NotifyResult>(&notified[i])) {
+Scheduler::BatchResult Scheduler::FireBatch(core::TimePoint now) {
+  auto tx = pool_.Begin("fire_schedules");
+  BatchResult result = WriteBatch(tx, now, std::nullopt);
+  if (result.stats.batches == 0) return result;
+  tx.Commit();
+  Account(result, now);
+  return result;
+}
+
+void Scheduler::Account(BatchResult& batch, core::TimePoint committed_at) {
+  SchedulerRunStats& stats = batch.stats;
+  metrics_.notifications.CountCommitted(batch.notified);
+  for (std::size_t i = 0; i < batch.notified.size(); ++i) {
+    if (const auto* created = std::get_if<hub::NotifyResult>(&batch.notified[i])) {
       if (!created->created) {
         ++stats.duplicates;
         continue;
       }
       ++stats.fired;
-      metrics_.lag.Observe(std::chrono::duration<double>(now - request_due[i]).count());
+      metrics_.lag.Observe(std::chrono::duration<double>(committed_at - batch.due[i]).count());
     } else {
       // The user row is share-locked by the claim, so it cannot vanish.
       spdlog::error("schedule firing refused: {}",
-                    std::get<core::RequestError>(notified[i]).what());
+                    std::get<core::RequestError>(batch.notified[i]).what());
     }
   }
   metrics_.fired.Inc(stats.fired);
   metrics_.skipped.Inc(stats.skipped);
-  return result;
+}
+
+SchedulerRunStats Scheduler::FireAhead(core::TimePoint instant) {
+  // Everything is decided as of the instant; rows already due now are the
+  // business of RunOnce(), which fires them at once rather than at `instant`.
+  const core::TimePoint started = clock_.Now();
+  auto tx = pool_.Begin("fire_schedules_ahead");
+  BatchResult all;
+  while (!loop_.Stopping() && clock_.Now() < instant) {
+    BatchResult batch = WriteBatch(tx, instant, started);
+    all.stats.batches += batch.stats.batches;
+    all.stats.claimed += batch.stats.claimed;
+    all.stats.skipped += batch.stats.skipped;
+    all.stats.failed += batch.stats.failed;
+    std::move(batch.notified.begin(), batch.notified.end(), std::back_inserter(all.notified));
+    all.due.insert(all.due.end(), batch.due.begin(), batch.due.end());
+    if (!batch.more) break;
+  }
+  if (all.stats.batches == 0) return {};
+  // Not visible, not sent, before the instant: the commit is the firing.
+  metrics_.waiting.Add(1);
+  const bool reached = WaitUntil(instant);
+  metrics_.waiting.Add(-1);
+  if (!reached) return {};  // rolled back: still due
+  tx.Commit();
+  all.stats.batches = 1;  // one transaction
+  Account(all, clock_.Now());
+  return all.stats;
+}
+
+bool Scheduler::WaitUntil(core::TimePoint instant) {
+  // A simulated clock moves without notice: look at it every few
+  // milliseconds. The real one is waited for in one sleep.
+  constexpr milliseconds kSimulatedClockPoll{5};
+  std::unique_lock lock(stop_mutex_);
+  while (!stop_requested_) {
+    const auto left = instant - clock_.Now();
+    if (left <= core::TimePoint::duration::zero()) return true;
+    if (clock_.IsReal()) {
+      stop_cv_.wait_for(lock, left);
+    } else {
+      stop_cv_.wait_for(lock, std::min<std::chrono::nanoseconds>(left, kSimulatedClockPoll));
+    }
+  }
+  return false;
 }
 
 DueState Scheduler::LookUpDue() {
@@ -237,15 +295,38 @@ DueState Scheduler::LookUpDue() {
 
 void Scheduler::Start() { loop_.Start(); }
 
-void Scheduler::Stop() { loop_.StopAndJoin(); }
+void Scheduler::Stop() {
+  {
+    const std::scoped_lock lock(stop_mutex_);
+    stop_requested_ = true;
+  }
+  stop_cv_.notify_all();
+  loop_.StopAndJoin();
+}
 
-db::Next Scheduler::Step() { return db::Next::SleepUpTo(IdleWait(RunOnce())); }
-
-milliseconds Scheduler::IdleWait(const SchedulerRunStats& last) {
+db::Next Scheduler::Step() {
+  const SchedulerRunStats fired = RunOnce();
   const DueState due = LookUpDue();
+  if (due.next_fire_at && settings_.prepare > milliseconds(0)) {
+    const core::TimePoint now = clock_.Now();
+    if (*due.next_fire_at > now && *due.next_fire_at - now <= settings_.prepare) {
+      if (FireAhead(*due.next_fire_at).claimed > 0) return db::Next::Again();
+      // Every row of that instant is held by another scheduler's firing:
+      // look again once it is due (its commit moves next_fire_at on).
+      const auto until = std::chrono::ceil<milliseconds>(*due.next_fire_at - clock_.Now());
+      return db::Next::SleepUpTo(std::clamp(until, milliseconds(1), settings_.busy_retry));
+    }
+  }
+  return db::Next::SleepUpTo(IdleWait(fired, due));
+}
+
+milliseconds Scheduler::IdleWait(const SchedulerRunStats& last, const DueState& due) {
   if (!due.next_fire_at) return settings_.max_sleep;
   const auto until = std::chrono::ceil<milliseconds>(*due.next_fire_at - clock_.Now());
-  if (until > milliseconds(0)) return std::min(until, settings_.max_sleep);
+  if (until > milliseconds(0)) {
+    // Wake in time to fire ahead of it.
+    return std::clamp(until - settings_.prepare, milliseconds(0), settings_.max_sleep);
+  }
   // Still due: became due while we worked (go again), or held by other
   // schedulers or a user update (look again shortly, or on NOTIFY).
   return last.claimed > 0 ? milliseconds(0) : settings_.busy_retry;

@@ -84,25 +84,11 @@ TEST_F(SchedulerTest, ScheduleThatCannotBeEvaluatedIsParkedAndTheOthersFire) {
 }
 
 TEST_F(SchedulerTest, TwoSchedulersRacingFireEachOccurrenceExactlyOnce) {
-  db_->Scalar(
-      "INSERT INTO chopar.users (id, email) SELECT i, 'u' || i || '@example.uz' FROM "
-      "generate_series(1, 100) i");
-  nlohmann::json items = nlohmann::json::array();
-  for (int i = 0; i < 1500; ++i) {
-    nlohmann::json item = Body(1 + i % 100, "* * * * *", "UTC", "all");
-    item["key"] = "k" + std::to_string(i);
-    items.push_back(std::move(item));
-  }
-  EXPECT_EQ(BulkPut({{"schedules", items}}), 1500u);
+  PutMany(1500, 100, "* * * * *", "all");
   clock_.Advance(minutes(3));  // three occurrences of each are due: 4500 notifications
 
-  SchedulerSettings settings;
-  settings.batch = 50;
-  db::Pool pool_a(db_->url(), 2), pool_b(db_->url(), 2);
-  Scheduler a(pool_a, clock_, metrics_, settings), b(pool_b, clock_, metrics_, settings);
-  std::latch start(2);
-  const auto run = [&](Scheduler& scheduler) {
-    start.arrive_and_wait();
+  RacingSchedulers racing(db_->url(), clock_, metrics_);
+  auto [fa, fb] = racing.Start([](Scheduler& scheduler) {
     SchedulerRunStats total;
     // Each RunOnce stops early when the other holds the rest; keep going
     // until nothing is due.
@@ -113,16 +99,10 @@ TEST_F(SchedulerTest, TwoSchedulersRacingFireEachOccurrenceExactlyOnce) {
       total.duplicates += s.duplicates;
     }
     return total;
-  };
-  auto fa = std::async(std::launch::async, run, std::ref(a));
-  auto fb = std::async(std::launch::async, run, std::ref(b));
+  });
   const SchedulerRunStats ra = fa.get(), rb = fb.get();
 
-  EXPECT_EQ(ra.claimed + rb.claimed, 1500);
-  EXPECT_EQ(ra.fired + rb.fired, 4500);
-  EXPECT_EQ(ra.duplicates + rb.duplicates, 0);
-  EXPECT_EQ(Notifications(), 4500);
-  EXPECT_EQ(db_->Count("SELECT count(DISTINCT dedup_key) FROM chopar.notifications"), 4500);
+  ExpectEachFiredOnce(ra, rb, 1500, 4500);
   EXPECT_EQ(
       db_->Count(
           "SELECT count(*) FROM chopar.schedules WHERE next_fire_at = '2026-10-20T10:04:00Z'"),
@@ -345,7 +325,8 @@ TEST_F(SchedulerTest, ClaimReadsEachUserByKey) {
       "FROM generate_series(1, 2000) i; ANALYZE chopar.users; ANALYZE chopar.schedules");
   auto conn = db_->Connect();
   const std::string plan = testing::AnalyzedPlan(
-      conn, queries::kClaimDueSchedules.sql, db::Params(core::FormatRfc3339(clock_.Now()), 500));
+      conn, queries::kClaimDueSchedules.sql,
+      db::Params(core::FormatRfc3339(clock_.Now()), 500, std::optional<std::string>()));
   EXPECT_EQ(plan.find("Seq Scan on users"), std::string::npos) << plan;
   EXPECT_NE(plan.find("users_pkey"), std::string::npos) << plan;
 }

@@ -16,6 +16,11 @@ struct SchedulerSettings {
   int concurrency = 2;
   // [scheduler] max_sleep_seconds: idle wake-up when no NOTIFY arrives.
   std::chrono::milliseconds max_sleep{std::chrono::seconds(60)};
+  // [scheduler] prepare_seconds: how long before a due instant its firings
+  // are written, in transactions held open and committed at the instant, so
+  // that thousands of occurrences due at once appear together at it instead
+  // of over the second it takes to write them. Zero: written at the instant.
+  std::chrono::milliseconds prepare{std::chrono::seconds(3)};
   // Due schedules all held by other schedulers: look again after this. Not
   // configurable.
   std::chrono::milliseconds busy_retry{500};

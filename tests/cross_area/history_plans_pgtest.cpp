@@ -164,7 +164,10 @@ TEST_F(HistoryPlansTest, NotifyInboxAndDedupStatementsUseIndexes) {
   ExpectIndexDriven(hub::queries::kListUnreadNotifications,
                     "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20");
   ExpectIndexDriven(hub::queries::kUnreadCount, "7");
-  ExpectIndexDriven(hub::queries::kListNotificationsSince, "7, " + id + " - 1000, 100");
+  ExpectIndexDriven(hub::queries::kListNotificationsUnsent,
+                    "7, " + id + " - 1000, 100, NULL, '{}'");
+  ExpectIndexDriven(hub::queries::kListNotificationsUnsent,
+                    "7, " + id + ", 100, now() - interval '90 seconds', '{" + id + "}'");
   ExpectIndexDriven(hub::queries::kLatestNotificationId, "7");
   ExpectIndexDriven(hub::queries::kMarkReadIds, "7, '{" + id + "}'");
   ExpectIndexDriven(hub::queries::kMarkReadAll, "7");

@@ -111,11 +111,15 @@ export async function schedulesSize(client) {
 
 // The firings of schedules whose key starts with `prefix` due at `dueMs`:
 // one row per sink message (a duplicate send shows as a second row), with
-// the notification's creation and the delivery's sent_at.
+// the notification's creation, the delivery's claim and its sent_at. A
+// firing written ahead of its instant has created_at = the instant (it is
+// committed then), so the claim is when it had become visible and a worker
+// took it.
 const kFirings = `
   SELECT n.data->>'schedule' AS key,
          extract(epoch FROM (n.data->>'due_at')::timestamptz) * 1000 AS due_ms,
          extract(epoch FROM n.created_at) * 1000 AS created_ms,
+         extract(epoch FROM d.claimed_at) * 1000 AS claimed_ms,
          extract(epoch FROM d.sent_at) * 1000 AS sent_ms,
          d.status,
          (SELECT count(*) FROM chopar.sink_messages m WHERE m.delivery_id = d.id) AS sink_rows
@@ -162,6 +166,7 @@ export async function firings(client, prefix, dueMs, expected) {
     duplicates: rows.length - new Set(rows.map((r) => r.key)).size + Math.max(0, sinkRows - rows.length),
     lateness_ms: sent.map((r) => Number(r.sent_ms) - Number(r.due_ms)),
     fired_lag_ms: rows.map((r) => Number(r.created_ms) - Number(r.due_ms)),
+    claimed_lag_ms: sent.map((r) => Number(r.claimed_ms) - Number(r.due_ms)),
     pipeline_ms: sent.map((r) => Number(r.sent_ms) - Number(r.created_ms)),
   };
 }

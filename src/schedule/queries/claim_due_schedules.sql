@@ -1,6 +1,8 @@
 -- plan: generic
 -- Locks up to $2 schedules due at $1, earliest first, for one firing
--- transaction. Rows another scheduler holds are skipped, never waited for.
+-- transaction; with $3, only those due after $3 (a firing prepared ahead of
+-- its instant $1 leaves what is overdue to the firing at once). Rows another
+-- scheduler holds are skipped, never waited for.
 -- The user row is share-locked too (skipping users whose row a time-zone
 -- change holds): the zone read here stays current until COMMIT, and the
 -- notification insert's foreign-key check never waits on a user update that
@@ -19,6 +21,7 @@ WITH due AS MATERIALIZED (
          type, title, body, link, data, channels, critical, delay_seconds, cancellation_key
   FROM chopar.schedules
   WHERE enabled AND next_fire_at <= $1::timestamptz
+    AND next_fire_at > coalesce($3::timestamptz, '-infinity')
   ORDER BY next_fire_at
   LIMIT $2::int
   FOR UPDATE SKIP LOCKED
