@@ -466,8 +466,10 @@ export interface paths {
         /**
          * Live updates for the token's user (Server-Sent Events)
          * @description Events: `unread_count` (`{"count": n}`) on connect and whenever the
-         *     count changes; `notification` (an `id:` line and the notification
-         *     object) for each new notification; a `: ping` comment after 15 s
+         *     count changes; `notification` (an `id:` line, the largest
+         *     notification id sent so far, and the notification object) for each
+         *     new notification, including one whose transaction committed after a
+         *     larger id was sent; a `: ping` comment after 15 s
          *     without events. `Last-Event-ID` replays the user's notifications
          *     after that id first.
          */
