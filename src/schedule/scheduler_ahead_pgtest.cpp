@@ -114,6 +114,30 @@ TEST_F(SchedulerAheadTest, StopBeforeTheInstantRollsBackAndTheOccurrenceStillFir
             "2026-10-20T11:00:01Z");
 }
 
+TEST_F(SchedulerAheadTest, AConnectionLostWhileWaitingLosesNothing) {
+  AddUser(1, "UTC");
+  Put("pill-1", Body(1, "0 11 * * *"));
+  clock_.Set(At("2026-10-20T10:59:58Z"));
+
+  auto ahead = std::async(std::launch::async,
+                          [&] { return scheduler_->FireAhead(At("2026-10-20T11:00:00Z")); });
+  EXPECT_TRUE(WaitUntil([&] { return PreparedFirings() == 1; }, 20s));
+  // The database ends the waiting session (a restart, a failover, an
+  // administrator): its firings are rolled back with it.
+  EXPECT_EQ(db_->Count("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
+                       "datname = current_database() AND state = 'idle in transaction'"),
+            1);
+  clock_.Set(At("2026-10-20T11:00:00Z"));
+  EXPECT_ANY_THROW(ahead.get());  // the commit fails; the loop would log it and step again
+
+  EXPECT_EQ(Notifications(), 0);
+  EXPECT_EQ(NextFire("pill-1"), "2026-10-20T11:00:00Z");
+  clock_.Set(At("2026-10-20T11:00:00.200Z"));
+  EXPECT_EQ(scheduler_->RunOnce().fired, 1);
+  EXPECT_EQ(scheduler_->RunOnce().claimed, 0);
+  EXPECT_EQ(FiredDueAts("pill-1"), "2026-10-20T11:00:00Z");
+}
+
 TEST_F(SchedulerAheadTest, SchedulersPreparingTheSameInstantFireEachOccurrenceOnce) {
   PutMany(1500, 100, "0 11 * * *", "latest");
   clock_.Set(At("2026-10-20T10:59:57Z"));
