@@ -36,17 +36,26 @@ class SchedulerAheadTest : public SchedulePgTest {
                       instant + "' FOR UPDATE SKIP LOCKED) s");
   }
   std::int64_t Deliveries() { return db_->Count("SELECT count(*) FROM chopar.deliveries"); }
+
+  // "pill-1" of user 1, due at 11:00, and the scheduler firing it ahead
+  // from 10:59:58, in a thread; `prepared` tells whether it got to wait.
+  std::future<SchedulerRunStats> FireElevenAhead(bool& prepared) {
+    AddUser(1, "UTC");
+    Put("pill-1", Body(1, "0 11 * * *"));
+    clock_.Set(At("2026-10-20T10:59:58Z"));
+    auto ahead = std::async(std::launch::async,
+                            [this] { return scheduler_->FireAhead(At("2026-10-20T11:00:00Z")); });
+    prepared = WaitUntil([&] { return PreparedFirings() == 1; }, 20s);
+    return ahead;
+  }
 };
 
 TEST_F(SchedulerAheadTest, AppearsAtItsInstantAndNotBefore) {
-  AddUser(1, "UTC");
-  Put("pill-1", Body(1, "0 11 * * *"));
-  Put("late", Body(1, "57 10 * * *"));  // due 10:57, overdue below
-  clock_.Set(At("2026-10-20T10:59:58Z"));
-
-  auto ahead = std::async(std::launch::async,
-                          [&] { return scheduler_->FireAhead(At("2026-10-20T11:00:00Z")); });
-  if (!WaitUntil([&] { return PreparedFirings() == 1; }, 20s)) {
+  AddUser(2, "UTC");
+  Put("late", Body(2, "57 10 * * *"));  // due 10:57, overdue below
+  bool prepared = false;
+  auto ahead = FireElevenAhead(prepared);
+  if (!prepared) {
     scheduler_->Stop();  // so the future's destructor does not wait for 11:00
     FAIL() << "the firing was not written ahead";
   }
@@ -89,13 +98,9 @@ TEST_F(SchedulerAheadTest, AppearsAtItsInstantAndNotBefore) {
 }
 
 TEST_F(SchedulerAheadTest, StopBeforeTheInstantRollsBackAndTheOccurrenceStillFires) {
-  AddUser(1, "UTC");
-  Put("pill-1", Body(1, "0 11 * * *"));
-  clock_.Set(At("2026-10-20T10:59:58Z"));
-
-  auto ahead = std::async(std::launch::async,
-                          [&] { return scheduler_->FireAhead(At("2026-10-20T11:00:00Z")); });
-  EXPECT_TRUE(WaitUntil([&] { return PreparedFirings() == 1; }, 20s));
+  bool prepared = false;
+  auto ahead = FireElevenAhead(prepared);
+  EXPECT_TRUE(prepared);
   scheduler_->Stop();
   ASSERT_EQ(ahead.wait_for(20s), std::future_status::ready);
   EXPECT_EQ(ahead.get().claimed, 0);
@@ -115,13 +120,9 @@ TEST_F(SchedulerAheadTest, StopBeforeTheInstantRollsBackAndTheOccurrenceStillFir
 }
 
 TEST_F(SchedulerAheadTest, AConnectionLostWhileWaitingLosesNothing) {
-  AddUser(1, "UTC");
-  Put("pill-1", Body(1, "0 11 * * *"));
-  clock_.Set(At("2026-10-20T10:59:58Z"));
-
-  auto ahead = std::async(std::launch::async,
-                          [&] { return scheduler_->FireAhead(At("2026-10-20T11:00:00Z")); });
-  EXPECT_TRUE(WaitUntil([&] { return PreparedFirings() == 1; }, 20s));
+  bool prepared = false;
+  auto ahead = FireElevenAhead(prepared);
+  EXPECT_TRUE(prepared);
   // The database ends the waiting session (a restart, a failover, an
   // administrator): its firings are rolled back with it.
   EXPECT_EQ(db_->Count("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
