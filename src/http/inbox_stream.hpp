@@ -31,8 +31,8 @@ class InboxStream {
   // Notifications read per fetch; a full batch asks for another at once.
   static constexpr int kBatch = 100;
   // How long a notification's transaction may take from its created_at to
-  // its commit and still reach an open stream: above the longest
-  // prepare_seconds (30) and the statement timeout's default (60).
+  // its commit and still reach an open stream: three times the longest
+  // prepare_seconds (30), room for a long batch too.
   static constexpr std::chrono::seconds kLateWindow{90};
   // The ids sent within kLateWindow that a stream keeps; beyond them the
   // window starts at the oldest kept, so nothing is sent twice.
