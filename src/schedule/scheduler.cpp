@@ -116,13 +116,7 @@ SchedulerRunStats Scheduler::RunOnce() {
   SchedulerRunStats total;
   while (!loop_.Stopping()) {
     const BatchResult result = FireBatch(clock_.Now());
-    const SchedulerRunStats& batch = result.stats;
-    total.batches += batch.batches;
-    total.claimed += batch.claimed;
-    total.fired += batch.fired;
-    total.duplicates += batch.duplicates;
-    total.skipped += batch.skipped;
-    total.failed += batch.failed;
+    total += result.stats;
     if (!result.more) break;
   }
   return total;
@@ -244,10 +238,7 @@ SchedulerRunStats Scheduler::FireAhead(core::TimePoint instant) {
   BatchResult all;
   while (!loop_.Stopping() && clock_.Now() < instant) {
     BatchResult batch = WriteBatch(tx, instant, started);
-    all.stats.batches += batch.stats.batches;
-    all.stats.claimed += batch.stats.claimed;
-    all.stats.skipped += batch.stats.skipped;
-    all.stats.failed += batch.stats.failed;
+    all.stats += batch.stats;  // fired and duplicates are counted at the commit
     std::move(batch.notified.begin(), batch.notified.end(), std::back_inserter(all.notified));
     all.due.insert(all.due.end(), batch.due.begin(), batch.due.end());
     if (!batch.more) break;

@@ -24,6 +24,16 @@ struct SchedulerRunStats {
   int duplicates = 0;  // occurrences whose notification existed already (dedup key)
   int skipped = 0;     // occurrences skipped by the catch-up policy
   int failed = 0;      // schedules whose next firing could not be computed (last_error set)
+
+  SchedulerRunStats& operator+=(const SchedulerRunStats& other) {
+    batches += other.batches;
+    claimed += other.claimed;
+    fired += other.fired;
+    duplicates += other.duplicates;
+    skipped += other.skipped;
+    failed += other.failed;
+    return *this;
+  }
 };
 
 // The earliest next_fire_at of enabled schedules and how many are due.

@@ -93,10 +93,7 @@ TEST_F(SchedulerTest, TwoSchedulersRacingFireEachOccurrenceExactlyOnce) {
     // Each RunOnce stops early when the other holds the rest; keep going
     // until nothing is due.
     while (scheduler.LookUpDue().due > 0) {
-      const SchedulerRunStats s = scheduler.RunOnce();
-      total.claimed += s.claimed;
-      total.fired += s.fired;
-      total.duplicates += s.duplicates;
+      total += scheduler.RunOnce();
     }
     return total;
   });
