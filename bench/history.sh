@@ -81,7 +81,8 @@ explain() {
     -c "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE q($args)"
 }
 {
-  explain claim src/delivery/queries/claim_candidates.sql "NULL, 500, 0, '{telegram}', '{push}', '{}'"
+  explain claim src/delivery/queries/claim_candidates.sql \
+    "NULL, 500, 0, '{telegram}', '{push}', '{}', '{mobile}', (SELECT active_from FROM chopar.delivery_horizon)"
   explain "dedup lookup" src/hub/queries/find_by_dedup_key.sql "1, 'history-10'"
   explain "inbox list" src/hub/queries/list_notifications.sql \
     "1, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 50"

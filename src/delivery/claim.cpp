@@ -218,6 +218,12 @@ const db::Query& ApplyClaimFor(std::size_t rows) {
   return rows >= kPlannedEachTimeFrom ? kPlannedEachTime : queries::kApplyClaim;
 }
 
+// Keeps what `result`'s first row read of the horizon; true when it is lower
+// than `bound`, the one the claim was bound by.
+bool LearnHorizon(ActiveHorizon* horizon, ActiveHorizon::Micros bound, const db::Result& result) {
+  return horizon != nullptr && horizon->Learn(bound, result.Text(0, "horizon"));
+}
+
 std::optional<double> ReadNextDue(const db::Result& result) {
   const auto wait = result.OptString(0, "wait_ms");
   if (!wait) return std::nullopt;
@@ -235,8 +241,11 @@ std::vector<ClaimKey> KeysOf(std::span<const ClaimedDelivery> claimed) {
 
 ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
                        const WorkerSettings& settings, const ChannelSet& channels,
-                       const templates::TemplateLookup* templates) {
+                       const templates::TemplateLookup* templates, ActiveHorizon* horizon) {
   ClaimResult result;
+  const ActiveHorizon::Micros bound =
+      horizon != nullptr ? horizon->Current() : ActiveHorizon::kMinusInfinity;
+  const std::string bound_sql = ActiveHorizon::Sql(bound);
   auto tx = pool.Begin("claim_deliveries");
   const auto locked =
       tx.Exec(queries::kClaimCandidates, db::SqlNowParam(sql_now), settings.batch,
@@ -244,12 +253,15 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
               db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kTelegramChat)),
               db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kPushSubscription)),
               db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kUser)),
-              db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kDevice)));
+              db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kDevice)), bound_sql);
   if (locked.Empty()) {
-    result.next_due_ms =
-        ReadNextDue(tx.ExecAndCommit(queries::kNextWakeup, db::Params(db::SqlNowParam(sql_now))));
+    const auto next =
+        tx.ExecAndCommit(queries::kNextWakeup, db::Params(db::SqlNowParam(sql_now), bound_sql));
+    result.next_due_ms = ReadNextDue(next);
+    result.horizon_lowered = LearnHorizon(horizon, bound, next);
     return result;
   }
+  result.horizon_lowered = LearnHorizon(horizon, bound, locked);
   // The one instant of this claim: the database's, as its first statement saw it.
   const core::TimePoint now = core::ParsePgTimestamp(locked.Text(0, "now"));
   std::vector<Row> rows;
@@ -292,10 +304,14 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
                   db::ArrayLiteral(reasons), db::SqlTime(now), db::SqlTime(now + settings.lease),
                   db::SqlTime(created_from), db::SqlTime(created_to))}};
   const bool took_all = static_cast<int>(rows.size()) < settings.batch;
-  if (took_all) last.push_back({queries::kNextWakeup, db::Params(db::SqlNowParam(sql_now))});
+  if (took_all)
+    last.push_back({queries::kNextWakeup, db::Params(db::SqlNowParam(sql_now), bound_sql)});
   auto results = tx.ExecAndCommit(last);
   const db::Result& applied = results.front();
-  if (took_all) result.next_due_ms = ReadNextDue(results.back());
+  if (took_all) {
+    result.next_due_ms = ReadNextDue(results.back());
+    result.horizon_lowered |= LearnHorizon(horizon, bound, results.back());
+  }
 
   std::unordered_map<std::int64_t, int> sending;  // id → row of `applied`
   for (int i = 0; i < applied.Rows(); ++i) {

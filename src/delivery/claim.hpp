@@ -13,6 +13,7 @@
 #include "db/pool.hpp"
 #include "db/statement_time.hpp"
 #include "delivery/channel_set.hpp"
+#include "delivery/horizon.hpp"
 #include "delivery/settings.hpp"
 #include "templates/template_store.hpp"
 
@@ -53,6 +54,10 @@ struct ClaimResult {
   // already past), nullopt inside when nothing is pending. Not asked after a
   // full batch (the worker claims again at once).
   std::optional<std::optional<double>> next_due_ms;
+  // The claim found the horizon of active deliveries lower than the one it
+  // was bound by (an older delivery was requeued): it may have left due rows
+  // out, and the next claim, bound by the lower one, should come at once.
+  bool horizon_lowered = false;
 };
 
 // Claims up to settings.batch due deliveries in ONE short transaction
@@ -77,8 +82,13 @@ struct ClaimResult {
 // otherwise (see db::SqlNow). Throws db::DbError / db::PoolTimeout; then
 // nothing was claimed. Thread-safe; any number of claims may run at once, in
 // any processes.
+//
+// The status lookups are bound by `horizon` (the worker's, shared by its
+// loops), and the claim keeps what it read of the row there; without one
+// they are bound by -infinity and read every week.
 ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> now,
                        const WorkerSettings& settings, const ChannelSet& channels,
-                       const templates::TemplateLookup* templates = nullptr);
+                       const templates::TemplateLookup* templates = nullptr,
+                       ActiveHorizon* horizon = nullptr);
 
 }  // namespace chopar::delivery

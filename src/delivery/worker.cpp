@@ -98,8 +98,10 @@ Worker::~Worker() {
 RunStats Worker::RunOnce() {
   RunStats stats;
   const SteadyTime claimed_at = steady_clock::now();
-  ClaimResult claim = ClaimBatch(pool_, db::SqlNow(clock_), settings_, channels_, templates_);
+  ClaimResult claim =
+      ClaimBatch(pool_, db::SqlNow(clock_), settings_, channels_, templates_, &horizon_);
   stats.claimed = claim.locked;
+  stats.horizon_lowered = claim.horizon_lowered;
   // Nothing handed to a provider: what the claim saw of the queue still
   // holds (a send could take long, and its retries fall due later).
   if (claim.to_send.empty()) stats.next_due_ms = claim.next_due_ms;
@@ -377,7 +379,7 @@ db::Next Worker::Step(const db::StepContext& context) {
   // nothing (a third of a single notification's database time went to
   // such empty claims): sleep until the next row falls due, or a NOTIFY of
   // rows queued since this claim began ends the sleep at once.
-  if (stats.claimed >= settings_.batch) return db::Next::Again();
+  if (stats.claimed >= settings_.batch || stats.horizon_lowered) return db::Next::Again();
   return db::Next::SleepUpTo(
       IdleWait(stats.claimed > 0 ? 1 : context.idle_streak + 1, stats.next_due_ms));
 }
@@ -389,9 +391,12 @@ milliseconds Worker::IdleWait(int empty_claims, std::optional<std::optional<doub
   const milliseconds floor =
       std::min(poll, core::BackoffCeiling({kMinIdleWait, poll}, std::max(empty_claims, 1)));
   if (!next_due_ms) {
-    const auto wait = pool_.Acquire()
-                          ->Exec(queries::kNextWakeup, db::Params(db::SqlNowParam(clock_)))
-                          .OptString(0, 0);
+    const ActiveHorizon::Micros bound = horizon_.Current();
+    const auto next = pool_.Acquire()->Exec(
+        queries::kNextWakeup, db::Params(db::SqlNowParam(clock_), ActiveHorizon::Sql(bound)));
+    // Lowered since the claim: claim again after the shortest wait.
+    if (horizon_.Learn(bound, next.Text(0, "horizon"))) return floor;
+    const auto wait = next.OptString(0, "wait_ms");
     next_due_ms = wait ? std::optional(std::stod(*wait)) : std::nullopt;
   }
   if (!*next_due_ms) return poll;

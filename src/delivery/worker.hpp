@@ -36,6 +36,9 @@ struct RunStats {
   int canceled = 0;  // escalate-if-unread: the notification was read
   int deferred = 0;  // quiet hours
   int ignored = 0;   // answers that arrived after the claim was taken back
+  // The claim found the horizon of active deliveries lowered
+  // (ClaimResult::horizon_lowered): claim again at once.
+  bool horizon_lowered = false;
 };
 
 // Delivers queued deliveries (docs/ARCHITECTURE.md "The data flow"): claim a
@@ -164,6 +167,7 @@ class Worker {
   DeliveryMetrics metrics_;
   db::Pool lease_pool_;
   LeaseKeeper leases_;
+  ActiveHorizon horizon_;  // bounds every claim of this worker's loops
 
   std::mutex inflight_mutex_;
   std::uint64_t next_batch_ = 0;

@@ -43,6 +43,10 @@ HistoryMaintenance::HistoryMaintenance(db::Pool& pool, const core::Clock& clock,
       last_error_(metrics.GetGauge(
           "chopar_history_maintenance_last_error_timestamp_seconds",
           "When the partition maintenance of the history tables last failed (Unix time)")),
+      delivery_horizon_(metrics.GetGauge(
+          "chopar_delivery_horizon_timestamp_seconds",
+          "No queued or sending delivery was created before this (Unix time; 0 while no week "
+          "of history is left out of the claim)")),
       loop_(
           LoopSettings(), [this](const db::StepContext&) { return Step(); }, metrics) {
   for (const HistoryTable& table : kHistoryTables) {
@@ -101,6 +105,7 @@ MaintenanceReport HistoryMaintenance::Pass() {
     }
   }
   if (settings_.notifications_days > 0) report.dedup_keys_deleted = ForgetDroppedDedupKeys();
+  report.delivery_horizon = AdvanceDeliveryHorizon();
   if (report.created > 0) spdlog::info("history: created {} partitions ahead", report.created);
   if (report.digest_items_deleted > 0 || report.dedup_keys_deleted > 0) {
     spdlog::info("history: deleted {} digest items and {} dedup keys of dropped notifications",
@@ -120,6 +125,18 @@ long HistoryMaintenance::ForgetDroppedDedupKeys() {
     deleted += rows;
     if (rows < settings_.dedup_batch) return deleted;
   }
+}
+
+std::string HistoryMaintenance::AdvanceDeliveryHorizon() {
+  const auto margin = std::chrono::duration_cast<std::chrono::seconds>(kDeliveryHorizonMargin);
+  auto tx = pool_.Begin("delivery_horizon");
+  std::string horizon =
+      tx.ExecAndCommit(queries::kAdvanceDeliveryHorizon,
+                       db::Params(db::SqlNowParam(clock_), std::to_string(margin.count()) + " s"))
+          .String(0, "active_from");
+  delivery_horizon_.Set(horizon == "-infinity" ? 0.0
+                                               : UnixSeconds(core::ParsePgTimestamp(horizon)));
+  return horizon;
 }
 
 db::Next HistoryMaintenance::Step() {

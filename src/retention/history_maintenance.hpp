@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,7 +32,15 @@ struct MaintenanceReport {
   std::vector<std::string> dropped;  // partitions dropped, oldest first
   long digest_items_deleted = 0;     // items of closed digests, before their notifications
   long dedup_keys_deleted = 0;       // keys of the notifications dropped
+  // The horizon of active deliveries after the pass: PostgreSQL's text of
+  // chopar.delivery_horizon.active_from ("-infinity" until a week was passed).
+  std::string delivery_horizon;
 };
+
+// How far behind now the horizon of active deliveries always stays: a
+// delivery's created_at is stamped by the clock of the host that inserted
+// it, which may be behind the database's.
+inline constexpr std::chrono::days kDeliveryHorizonMargin{14};
 
 // Keeps the partitioned history tables ready and within their retention
 // (docs/operations.md, "Partitioned history"): each pass, per table, in one
@@ -42,7 +51,10 @@ struct MaintenanceReport {
 // never a DELETE. With notifications_days, the transaction that drops
 // notifications first deletes the items of the closed digests that name
 // them, and the pass then forgets their dedup keys (notification_dedup) in
-// batches of settings.dedup_batch, one short transaction each. Creating or dropping a partition
+// batches of settings.dedup_batch, one short transaction each. Last, it
+// moves the horizon of active deliveries (migration 0037) past the weeks
+// ended more than kDeliveryHorizonMargin ago that hold no queued or sending
+// delivery, so the claim's lookups leave them out. Creating or dropping a partition
 // takes the table's ACCESS EXCLUSIVE lock for a moment: the transaction waits at most 2 s for it
 // (lock_timeout), so it never queues live traffic behind it for longer; a
 // pass that could not get it fails and is tried again after the loop's
@@ -57,6 +69,7 @@ struct MaintenanceReport {
 //   chopar_history_partitions_dropped_total{table}
 //   chopar_history_maintenance_last_success_timestamp_seconds
 //   chopar_history_maintenance_last_error_timestamp_seconds
+//   chopar_delivery_horizon_timestamp_seconds  the horizon after the last pass
 //   and the loop's chopar_loop_*{loop="history"}.
 //
 // The pool, clock and registry must outlive this. Thread-safe.
@@ -82,6 +95,8 @@ class HistoryMaintenance {
   MaintenanceReport Pass();
   // Deletes the dedup keys of dropped notifications, batch by batch.
   long ForgetDroppedDedupKeys();
+  // Moves the horizon of active deliveries; returns it.
+  std::string AdvanceDeliveryHorizon();
   db::Next Step();
 
   struct TableMetrics {
@@ -95,6 +110,7 @@ class HistoryMaintenance {
   std::vector<TableMetrics> table_metrics_;  // as kHistoryTables
   core::Gauge& last_success_;
   core::Gauge& last_error_;
+  core::Gauge& delivery_horizon_;
   db::BackgroundLoop loop_;
 };
 

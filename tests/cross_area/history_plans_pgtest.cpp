@@ -134,8 +134,8 @@ TEST_F(HistoryPlansTest, DeliveryWorkerStatementsUseIndexes) {
   const std::string ids = "'{" + id + "}'";
   const std::string tokens = "'{" + token + "}'";
   ExpectIndexDriven(delivery::queries::kClaimCandidates,
-                    "NULL, 100, 60000, '{telegram}', '{push}', '{}', '{mobile}'");
-  ExpectIndexDriven(delivery::queries::kNextWakeup, "NULL");
+                    "NULL, 100, 60000, '{telegram}', '{push}', '{}', '{mobile}', '-infinity'");
+  ExpectIndexDriven(delivery::queries::kNextWakeup, "NULL, '-infinity'");
   const std::string created_at =
       "'" + Scalar("SELECT created_at FROM chopar.deliveries WHERE id = " + id) + "'";
   ExpectIndexDriven(delivery::queries::kApplyClaim,

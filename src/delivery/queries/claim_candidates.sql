@@ -12,6 +12,10 @@
 -- name the channels whose address is a Telegram chat, the push
 -- subscriptions, a text in user_addresses, or the mobile devices
 -- (core::AddressStore).
+-- $8: the horizon of active deliveries the worker knows (delivery/horizon.hpp):
+-- no queued or sending row is older, so each lane leaves the weeks before
+-- it out at executor start-up. Every row returns the horizon as this
+-- statement saw it (`horizon`), so a claim bound by a higher one claims again.
 -- The delivery columns come from the locking CTEs, so they are the locked
 -- (newest) row versions.
 WITH expired AS MATERIALIZED (
@@ -19,6 +23,7 @@ WITH expired AS MATERIALIZED (
          send_started_at IS NOT NULL AS send_started, unless_read, digest_id
   FROM chopar.deliveries
   WHERE status = 'sending' AND lease_until < coalesce($1::timestamptz, now())
+    AND created_at >= $8::timestamptz
     -- Downtime does not count against a lease ($3, in milliseconds): for one
     -- lease after the server started, no lease is taken back, so the
     -- heartbeats of sends that outlived a crash can renew theirs first. A
@@ -35,6 +40,7 @@ WITH expired AS MATERIALIZED (
          false AS send_started, unless_read, digest_id
   FROM chopar.deliveries
   WHERE status = 'queued' AND NOT bulk AND next_attempt_at <= coalesce($1::timestamptz, now())
+    AND created_at >= $8::timestamptz
   ORDER BY next_attempt_at
   LIMIT greatest($2::int - (SELECT count(*) FROM expired), 0)
   FOR UPDATE SKIP LOCKED
@@ -45,6 +51,7 @@ WITH expired AS MATERIALIZED (
          false AS send_started, unless_read, digest_id
   FROM chopar.deliveries
   WHERE status = 'queued' AND bulk AND next_attempt_at <= coalesce($1::timestamptz, now())
+    AND created_at >= $8::timestamptz
   ORDER BY next_attempt_at
   LIMIT greatest($2::int - (SELECT count(*) FROM expired) - (SELECT count(*) FROM due), 0)
   FOR UPDATE SKIP LOCKED
@@ -80,7 +87,8 @@ SELECT c.id, c.notification_id, c.user_id, c.channel, c.attempts, c.reclaimed, c
                                             'token', v.token, 'app', v.app) ORDER BY v.id)
           FROM chopar.devices v WHERE v.user_id = c.user_id)::text
        END AS device_targets,
-       CASE WHEN c.channel = ANY($7::text[]) THEN x.dedup_key END AS dedup_key
+       CASE WHEN c.channel = ANY($7::text[]) THEN x.dedup_key END AS dedup_key,
+       (SELECT h.active_from::text FROM chopar.delivery_horizon h) AS horizon
 FROM claimed c
 -- Two primary-key lookups per claimed row. OFFSET 0 keeps the planner from
 -- flattening the subquery into joins: a generic plan, guessing a few dozen
