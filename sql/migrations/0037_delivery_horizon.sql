@@ -1,10 +1,9 @@
 -- The horizon of active deliveries: no queued or sending delivery has a
--- created_at before active_from. Every statement that finds deliveries by
--- status (the claim's lanes, the wake-up question, the queue depth) bounds
--- created_at by it, so PostgreSQL leaves the older weekly partitions out
--- before it opens their indexes: a year of kept history costs the claim
--- what a few weeks do (docs/BENCHMARKS.md, "The horizon of active
--- deliveries").
+-- created_at before active_from. The worker's lookups by status (the
+-- claim's lanes, the wake-up question) bound created_at by it, so
+-- PostgreSQL leaves the older weekly partitions out before it opens their
+-- indexes: a year of kept history costs the claim what a few weeks do
+-- (docs/BENCHMARKS.md, "The horizon of active deliveries, built").
 --
 -- The invariant is kept by the only two writers of the row:
 -- - chopar.advance_delivery_horizon (the history maintenance pass) moves it

@@ -92,13 +92,11 @@ class DeliveryHorizonTest : public delivery::testing::DeliveryPgTest {
         std::to_string(delivery) +
         " AND d.created_at >= p.lower_bound AND d.created_at < p.upper_bound");
   }
-  // True once a backend other than the test's waits for a lock while
-  // running a statement that contains `text`.
-  bool SomeoneWaitsInA(const std::string& text) {
-    return Count(
-               "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-               "AND query LIKE '%" +
-               text + "%' AND pid <> pg_backend_pid()") > 0;
+  // True once some backend waits for a lock that `holder`'s session holds.
+  bool SomeoneWaitsFor(db::Connection& holder) {
+    const std::string pid = holder.ExecText("SELECT pg_backend_pid()", {}).String(0, 0);
+    return Count("SELECT count(*) FROM pg_stat_activity WHERE " + pid +
+                 " = ANY (pg_blocking_pids(pid))") > 0;
   }
 
   delivery::ClaimResult Claim(ActiveHorizon& horizon) {
@@ -156,7 +154,7 @@ TEST_F(DeliveryHorizonTest, ARetryWaitingForAnAdvanceLowersWhatTheAdvanceMovedTo
   ASSERT_EQ(moved, QuietHorizon());
 
   auto retry = std::async(std::launch::async, [&] { console::RetryDelivery(*pool_, failed); });
-  ASSERT_TRUE(WaitUntil([&] { return SomeoneWaitsInA("delivery_horizon h"); }));
+  ASSERT_TRUE(WaitUntil([&] { return SomeoneWaitsFor(advance); }));
   advance.ExecText("COMMIT", {});
   retry.get();
 
@@ -174,7 +172,7 @@ TEST_F(DeliveryHorizonTest, AnAdvanceWaitingForARetryStopsBeforeTheRetriedWeek) 
   ASSERT_EQ(retry.Exec(console::queries::kRequeueDelivery, failed).Rows(), 1);
 
   auto pass = std::async(std::launch::async, [&] { return maintenance_->RunOnce(); });
-  ASSERT_TRUE(WaitUntil([&] { return SomeoneWaitsInA("advance_delivery_horizon"); }));
+  ASSERT_TRUE(WaitUntil([&] { return SomeoneWaitsFor(retry); }));
   retry.ExecText("COMMIT", {});
 
   // Stopped at the week (-infinity before the first pass), never past it.

@@ -14,10 +14,9 @@ WITH requeued AS (
   WHERE id = $1 AND status NOT IN ('sent', 'sending')
   RETURNING id, created_at
 ), lowered AS (
+  -- Run whether or not the query below reads it, as every data-modifying CTE.
   UPDATE chopar.delivery_horizon h
   SET active_from = least(h.active_from, r.created_at)
   FROM requeued r
-  RETURNING h.active_from
 )
-SELECT id, pg_notify('chopar_deliveries', ''), (SELECT count(*) FROM lowered) AS horizons
-FROM requeued
+SELECT id, pg_notify('chopar_deliveries', '') FROM requeued
