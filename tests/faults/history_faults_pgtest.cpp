@@ -211,6 +211,39 @@ class HistoryFaults : public testing::DatabaseBlackBox {
     return true;
   }
 
+  // The horizon of active deliveries (migration 0037) over the weeks of
+  // PartitionFiveWeeksBack(): a delivery queued for tomorrow in the third
+  // week (after deliveries_legacy and the oldest week) holds it in, so a
+  // pass moves the horizon to that week's start. The test holds the
+  // horizon's row, which the pass's advance locks first, so the advance
+  // waits in its open transaction (a pass's partition DDL would wait for a
+  // lock on a week, so the week itself cannot be held). Returns the start
+  // of the third week.
+  std::string HoldTheHorizon(db::Connection& blocker) {
+    const std::string start = db_->Scalar(
+        "SELECT lower_bound FROM chopar.history_partitions('chopar.deliveries') "
+        "ORDER BY upper_bound OFFSET 2 LIMIT 1");
+    WriteHistory("'" + start + "'::timestamptz + interval '1 hour'");
+    db_->Scalar("UPDATE chopar.deliveries SET next_attempt_at = now() + interval '1 day'");
+    blocker.ExecText("BEGIN", {});
+    blocker.ExecText("SELECT active_from FROM chopar.delivery_horizon FOR UPDATE", {});
+    return start;
+  }
+  // Passes of the horizon's advance waiting for a lock.
+  std::int64_t AdvancesWaiting() {
+    return db_->Count(
+        "SELECT count(*) FROM pg_stat_activity a JOIN pg_locks w ON w.pid = a.pid "
+        "AND NOT w.granted WHERE a.datname = current_database() "
+        "AND a.query LIKE '%advance_delivery_horizon(%' AND a.pid <> pg_backend_pid()");
+  }
+  std::string Horizon() { return db_->Scalar("SELECT active_from FROM chopar.delivery_horizon"); }
+  // Queued or sending deliveries created before the horizon: none, always.
+  std::int64_t ActiveBeforeTheHorizon() {
+    return db_->Count(
+        "SELECT count(*) FROM chopar.deliveries WHERE status IN ('queued', 'sending') "
+        "AND created_at < (SELECT active_from FROM chopar.delivery_horizon)");
+  }
+
   // The partitions RemoveNewestWeeks() dropped: deliveries' newest and the
   // one before it (which the pass creates first), then sink_messages' two.
   std::vector<std::string> removed_;
@@ -294,6 +327,70 @@ TEST_F(HistoryFaults, DatabaseCrashWhileCreatingPartitionsIsRecoveredByTheRunnin
   ExpectWholeHistory(1);
   worker->Signal(SIGTERM);
   EXPECT_EQ(worker->Wait(30s), 0) << worker->Output();
+}
+
+// The horizon of active deliveries is moved by the same pass, in one
+// transaction of its own: a worker killed while that transaction waits for
+// the horizon's row leaves the horizon where it was or, had its statements
+// already reached the server, where they put it — never past the queued
+// delivery — and the next worker moves it there.
+TEST_F(HistoryFaults, WorkerKilledWhileMovingTheHorizonNeverPassesAQueuedDelivery) {
+  PartitionFiveWeeksBack();
+  db::Connection blocker = db_->Connect();
+  const std::string held = HoldTheHorizon(blocker);
+  auto worker = StartWorker("worker-1.log");
+  ASSERT_TRUE(WaitUntil([&] { return AdvancesWaiting() == 1; }, 60s)) << worker->Output();
+  worker->Signal(SIGKILL);
+  EXPECT_EQ(worker->Wait(10s), 128 + SIGKILL);
+  blocker.ExecText("ROLLBACK", {});
+  ASSERT_TRUE(WaitUntil([&] { return AdvancesWaiting() == 0; }, 30s));
+  EXPECT_EQ(ActiveBeforeTheHorizon(), 0) << Horizon();
+
+  worker = StartWorker("worker-2.log");
+  ASSERT_TRUE(WaitUntil([&] { return Horizon() == held; }, 60s)) << Horizon() << worker->Output();
+  EXPECT_EQ(ActiveBeforeTheHorizon(), 0);
+  worker->Signal(SIGTERM);
+  EXPECT_EQ(worker->Wait(30s), 0) << worker->Output();
+}
+
+TEST_F(HistoryFaults, DatabaseCrashWhileMovingTheHorizonIsRecoveredByTheRunningLoop) {
+  PartitionFiveWeeksBack();
+  auto blocker = std::make_unique<db::Connection>(db_->Connect());
+  const std::string held = HoldTheHorizon(*blocker);
+  auto worker = StartWorker("worker.log");
+  ASSERT_TRUE(WaitUntil([&] { return AdvancesWaiting() == 1; }, 60s)) << worker->Output();
+  TestServer::CrashAndRestart();
+  blocker.reset();
+  // Its move went with the crash, or the loop has passed again already.
+  EXPECT_EQ(ActiveBeforeTheHorizon(), 0) << Horizon();
+
+  // The same process, without a restart, passes again after its backoff.
+  ASSERT_TRUE(WaitUntil([&] { return Horizon() == held; }, 90s)) << Horizon() << worker->Output();
+  EXPECT_TRUE(worker->Running()) << worker->Output();
+  EXPECT_EQ(ActiveBeforeTheHorizon(), 0);
+  worker->Signal(SIGTERM);
+  EXPECT_EQ(worker->Wait(30s), 0) << worker->Output();
+}
+
+// Two workers pass at once: both advances wait for the horizon's row, then
+// take it in turn; the horizon ends at the queued delivery's week.
+TEST_F(HistoryFaults, TwoWorkersMovingTheHorizonAtOnceStopAtTheSameWeek) {
+  PartitionFiveWeeksBack();
+  db::Connection blocker = db_->Connect();
+  const std::string held = HoldTheHorizon(blocker);
+  auto first = StartWorker("worker-1.log");
+  auto second = StartWorker("worker-2.log");
+  ASSERT_TRUE(WaitUntil([&] { return AdvancesWaiting() == 2; }, 60s))
+      << first->Output() << second->Output();
+  blocker.ExecText("ROLLBACK", {});
+
+  ASSERT_TRUE(WaitUntil([&] { return AdvancesWaiting() == 0 && Horizon() == held; }, 60s))
+      << Horizon();
+  EXPECT_EQ(ActiveBeforeTheHorizon(), 0);
+  for (auto* worker : {first.get(), second.get()}) {
+    worker->Signal(SIGTERM);
+    EXPECT_EQ(worker->Wait(30s), 0) << worker->Output();
+  }
 }
 
 }  // namespace
