@@ -102,6 +102,8 @@ statements() {
     SELECT CASE WHEN query LIKE '%WITH expired AS MATERIALIZED%' THEN 'CLAIM' ELSE 'other' END,
            calls, round(mean_exec_time::numeric, 3) AS mean_ms,
            round(total_exec_time::numeric) AS total_ms,
+           'hit ' || shared_blks_hit || ' read ' || shared_blks_read
+             || ' dirtied ' || shared_blks_dirtied || ' wal_fpi ' || wal_fpi AS buffers,
            left(regexp_replace(regexp_replace(query, '--[^\n]*', '', 'g'), '\s+', ' ', 'g'), 90)
     FROM pg_stat_statements
     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$1')

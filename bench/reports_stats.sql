@@ -39,39 +39,71 @@ PREPARE floor_rows(timestamptz, timestamptz) AS
 \set week_start '(date_trunc(''week'', now()) - interval ''7 days'')'
 \set week_end 'date_trunc(''week'', now())'
 \set today 'date_trunc(''day'', now())'
+-- notifications_created is BRIN (migration 0038); it was a B-tree on the
+-- same column before. The statistics run on one, then twice on the other
+-- built in its place, and so on: BRIN, B-tree, B-tree, BRIN, BRIN, B-tree.
+-- Results go to /dev/null; the times to the terminal.
+\set measure 'EXECUTE summary(' :week_start ', ' :week_end ', 5); EXECUTE floor_rows(' :week_start ', ' :week_end '); EXECUTE anomaly(' :today ', now(), ' :today ' - interval ''7 days'', now() - interval ''7 days'', ' :today ' - interval ''14 days'', now() - interval ''14 days'');'
+\set to_btree 'CREATE INDEX notifications_created_btree ON notifications (created_at); DROP INDEX notifications_created; ANALYZE notifications;'
+\set to_brin 'CREATE INDEX notifications_created ON notifications USING brin (created_at) WITH (autosummarize = on); DROP INDEX notifications_created_btree; ANALYZE notifications;'
+\echo == the last full week: builtin summary, then the floor; then today so far and the same hours one and two weeks before: anomaly metrics; with notifications_created as BRIN and as a B-tree, in turn
 \timing on
-\echo == last full week: builtin summary, then the floor (x3, interleaved)
-EXECUTE summary(:week_start, :week_end, 5);
-EXECUTE floor_rows(:week_start, :week_end);
-EXECUTE summary(:week_start, :week_end, 5);
-EXECUTE floor_rows(:week_start, :week_end);
-EXECUTE summary(:week_start, :week_end, 5);
-EXECUTE floor_rows(:week_start, :week_end);
-\echo == today so far and the same hours one and two weeks before: anomaly metrics (x3)
-EXECUTE anomaly(:today, now(), :today - interval '7 days', now() - interval '7 days',
-                :today - interval '14 days', now() - interval '14 days');
-EXECUTE anomaly(:today, now(), :today - interval '7 days', now() - interval '7 days',
-                :today - interval '14 days', now() - interval '14 days');
-EXECUTE anomaly(:today, now(), :today - interval '7 days', now() - interval '7 days',
-                :today - interval '14 days', now() - interval '14 days');
+\o /dev/null
+\echo -- BRIN: summary, floor, anomaly
+:measure
+\echo -- to B-tree: create, drop, analyze
+:to_btree
+\echo -- B-tree: summary, floor, anomaly (twice)
+:measure
+:measure
+\echo -- to BRIN: create, drop, analyze
+:to_brin
+\echo -- BRIN: summary, floor, anomaly (twice)
+:measure
+:measure
+\echo -- to B-tree: create, drop, analyze
+:to_btree
+\echo -- B-tree: summary, floor, anomaly
+:measure
+\echo -- back to BRIN
+:to_brin
+\o
 \timing off
 \echo == the plans (index-driven: no Seq Scan on notifications or deliveries)
 EXPLAIN (COSTS OFF) EXECUTE summary(:week_start, :week_end, 5);
 EXPLAIN (COSTS OFF) EXECUTE anomaly(:today, now(), :today - interval '7 days', now() - interval '7 days',
                 :today - interval '14 days', now() - interval '14 days');
 
-\echo == what the created_at index costs inserts: 200,000 notifications in batches of 500, with and without notifications_created (interleaved)
+\echo == what the created_at index costs inserts: 200,000 notifications in batches of 500 into copies of the table without it, with it (BRIN) and with the B-tree it was (interleaved)
 CREATE TABLE plain_n (LIKE notifications INCLUDING ALL);
-CREATE TABLE indexed_n (LIKE notifications INCLUDING ALL);
+CREATE TABLE brin_n (LIKE notifications INCLUDING ALL);
+CREATE TABLE btree_n (LIKE notifications INCLUDING ALL);
 DO $$ BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_indexes WHERE tablename = 'indexed_n' AND indexdef LIKE '%(created_at)') THEN
-    RAISE EXCEPTION 'indexed_n lacks the created_at index';
+  IF NOT EXISTS (SELECT 1 FROM pg_indexes WHERE tablename = 'brin_n' AND indexdef LIKE '%USING brin (created_at)%') THEN
+    RAISE EXCEPTION 'brin_n lacks the created_at index';
   END IF;
   EXECUTE (SELECT 'DROP INDEX ' || indexname FROM pg_indexes
-           WHERE tablename = 'plain_n' AND indexdef LIKE '%(created_at)');
+           WHERE tablename = 'plain_n' AND indexdef LIKE '%USING brin (created_at)%');
+  EXECUTE (SELECT 'DROP INDEX ' || indexname FROM pg_indexes
+           WHERE tablename = 'btree_n' AND indexdef LIKE '%USING brin (created_at)%');
+  CREATE INDEX ON btree_n (created_at);
 END $$;
+CREATE FUNCTION pg_temp.insert_batches(target regclass) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..200 LOOP
+    EXECUTE format('INSERT INTO %s (user_id, type, title) '
+                   'SELECT 1 + g %% 5000, ''task.due'', ''t'' FROM generate_series(1, 500) g', target);
+  END LOOP;
+END $$;
+\o /dev/null
 \timing on
-DO $$ BEGIN FOR i IN 1..200 LOOP INSERT INTO plain_n (user_id, type, title) SELECT 1 + g % 5000, 'task.due', 't' FROM generate_series(1, 500) g; END LOOP; END $$;
-DO $$ BEGIN FOR i IN 1..200 LOOP INSERT INTO indexed_n (user_id, type, title) SELECT 1 + g % 5000, 'task.due', 't' FROM generate_series(1, 500) g; END LOOP; END $$;
-DO $$ BEGIN FOR i IN 1..200 LOOP INSERT INTO plain_n (user_id, type, title) SELECT 1 + g % 5000, 'task.due', 't' FROM generate_series(1, 500) g; END LOOP; END $$;
-DO $$ BEGIN FOR i IN 1..200 LOOP INSERT INTO indexed_n (user_id, type, title) SELECT 1 + g % 5000, 'task.due', 't' FROM generate_series(1, 500) g; END LOOP; END $$;
+\echo -- without, BRIN, B-tree, three times
+SELECT pg_temp.insert_batches('plain_n');
+SELECT pg_temp.insert_batches('brin_n');
+SELECT pg_temp.insert_batches('btree_n');
+SELECT pg_temp.insert_batches('plain_n');
+SELECT pg_temp.insert_batches('brin_n');
+SELECT pg_temp.insert_batches('btree_n');
+SELECT pg_temp.insert_batches('plain_n');
+SELECT pg_temp.insert_batches('brin_n');
+SELECT pg_temp.insert_batches('btree_n');

@@ -37,6 +37,7 @@ constexpr int kPartitionedNotificationsVersion = 20;
 // The first migration a database of the 946804a layout (0001–0022) has not run.
 constexpr int kAfter946804aVersion = 23;
 constexpr int kLegacyPartitionKeysVersion = 29;
+constexpr int kNotificationsCreatedBrinVersion = 38;
 
 long RowsToConvert() {
   const char* value = std::getenv("CHOPAR_TEST_CONVERSION_ROWS");
@@ -291,6 +292,22 @@ TEST(HistoryConversion, UpgradesThe946804aLayoutBesideLiveTraffic) {
   });
   ASSERT_NE(legacy_keys, all.end());
   EXPECT_NO_THROW(db.Connect().ExecScript(legacy_keys->sql));
+  // 0038: notifications_created is BRIN, valid, on every partition.
+  EXPECT_EQ(db.Scalar("SELECT a.amname || ' ' || i.indisvalid FROM pg_index i "
+                      "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
+                      "WHERE i.indexrelid = 'chopar.notifications_created'::regclass"),
+            "brin true");
+  EXPECT_EQ(
+      db.Count("SELECT count(*) FROM pg_inherits "
+               "WHERE inhparent = 'chopar.notifications_created'::regclass"),
+      db.Count("SELECT count(*) FROM pg_partition_tree('chopar.notifications') WHERE isleaf"));
+  const auto created_brin = std::find_if(all.begin(), all.end(), [](const db::Migration& m) {
+    return m.version == kNotificationsCreatedBrinVersion;
+  });
+  ASSERT_NE(created_brin, all.end());
+  EXPECT_NO_THROW(db.Connect().ExecScript(created_brin->sql));
+  EXPECT_EQ(db.Count("SELECT count(*) FROM pg_class WHERE relname = 'notifications_created_brin'"),
+            0);
   EXPECT_LT(Seconds(run.longest), 5.0);
   Report("0023-" + std::to_string(all.back().version), rows, fill_seconds, run);
 }

@@ -231,5 +231,46 @@ TEST_F(HistoryPlansTest, ARecentWindowReadsOnlyRecentPartitions) {
   }
 }
 
+// The claim and the throttle find a delivery's notification by its key,
+// (id, created_at), in its own week. After a burst of notifications that
+// share a created_at (batches) was written and deleted, the key's index of
+// the week is a level deeper and its statistics say created_at is nearly
+// unique: a B-tree on created_at alone (notifications_created before 0038)
+// then won the planner's tie, and each lookup read its row's whole batch.
+// notifications_created is BRIN since, so the key is the only index path.
+TEST_F(HistoryPlansTest, LookupsOfNotificationsByKeyUseTheKeyAfterABurstOfDeletes) {
+  const std::string before = Scalar("SELECT max(id) FROM chopar.notifications");
+  Scalar(
+      "INSERT INTO chopar.notifications (user_id, type, title, created_at) "
+      "SELECT 1 + g % 500, 'plan.test', 'burst', now() - (g / 1000) * interval '1 second' "
+      "FROM generate_series(1, 200000) g");
+  Scalar("DELETE FROM chopar.notifications WHERE id > " + before);
+  Scalar("VACUUM ANALYZE chopar.notifications");
+  // The indexes each plan reads notifications through.
+  const auto notification_indexes = [](const std::string& plan) {
+    std::set<std::string> indexes;
+    const auto walk = [&](const auto& self, const nlohmann::json& node) -> void {
+      if (node.value("Relation Name", "").rfind("notifications", 0) == 0)
+        indexes.insert(node.value("Index Name", node.value("Node Type", "")));
+      if (node.contains("Plans"))
+        for (const auto& child : node["Plans"]) self(self, child);
+    };
+    walk(walk, nlohmann::json::parse(plan)[0]["Plan"]);
+    return indexes;
+  };
+  for (const std::string& plan :
+       {Plan(delivery::queries::kClaimCandidates,
+             "NULL, 500, 0, '{telegram}', '{push}', '{}', '{mobile}', '-infinity'"),
+        Plan(delivery::queries::kCountThrottleWindow,
+             "'{1}', '{plan.test}', ARRAY[now() - interval '1 hour'], '{}'")}) {
+    const std::set<std::string> indexes = notification_indexes(plan);
+    EXPECT_FALSE(indexes.empty()) << plan;
+    for (const std::string& index : indexes)
+      EXPECT_TRUE(index.size() > 5 && index.compare(index.size() - 5, 5, "_pkey") == 0)
+          << index << " in\n"
+          << plan;
+  }
+}
+
 }  // namespace
 }  // namespace chopar
