@@ -232,11 +232,12 @@ TEST_F(HistoryPlansTest, ARecentWindowReadsOnlyRecentPartitions) {
 }
 
 // The claim and the throttle find a delivery's notification by its key,
-// (id, created_at), in its own week. After a burst of notifications that
-// share a created_at (batches) was written and deleted, the key's index of
-// the week is a level deeper and its statistics say created_at is nearly
-// unique: a B-tree on created_at alone (notifications_created before 0038)
-// then won the planner's tie, and each lookup read its row's whole batch.
+// (id, created_at), in its own week. Where the statistics say created_at is
+// nearly unique, a B-tree on created_at alone (notifications_created before
+// 0038) was costed as the key was, and won the tie where the key's index is
+// the bigger one: after a burst of batched notifications written and
+// deleted, and in this fixture in a week nothing was written to. Each lookup
+// then read its row's whole batch, which shares one created_at.
 // notifications_created is BRIN since, so the key is the only index path.
 TEST_F(HistoryPlansTest, LookupsOfNotificationsByKeyUseTheKeyAfterABurstOfDeletes) {
   const std::string before = Scalar("SELECT max(id) FROM chopar.notifications");
