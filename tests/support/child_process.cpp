@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <sys/socket.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -73,16 +75,48 @@ std::string ChildProcess::Output() const {
   return text.str();
 }
 
-int FreeLoopbackPort() {
+namespace {
+
+// Binds a TCP socket to 127.0.0.1:`port` (0: the kernel picks one) and
+// closes it; the port bound, or 0 when the bind failed.
+int ProbeLoopbackPort(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
   socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                     getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
   close(fd);
-  return ntohs(address.sin_port);
+  return bound ? ntohs(address.sin_port) : 0;
+}
+
+// The first port of the kernel's ephemeral range (ip_local_port_range), or 0.
+int FirstEphemeralPort() {
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  int first = 0;
+  return range >> first ? first : 0;
+}
+
+}  // namespace
+
+int FreeLoopbackPort() {
+  // Below the ephemeral range: every outgoing connection (the tests' HTTP
+  // clients, the servers' own) draws its local port from that range, so a
+  // port the kernel handed out there can be taken by a client socket before
+  // the server binds it. Below it only another test's pick can collide.
+  constexpr int kLowest = 10000;  // above the fixed ports the tests use
+  const int ceiling = FirstEphemeralPort();
+  if (ceiling > kLowest + 1000) {
+    static thread_local std::mt19937 random{std::random_device{}()};
+    std::uniform_int_distribution<int> pick(kLowest, ceiling - 1);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      if (const int port = ProbeLoopbackPort(pick(random)); port != 0) return port;
+    }
+  }
+  return ProbeLoopbackPort(0);
 }
 
 bool WaitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {

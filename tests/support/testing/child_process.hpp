@@ -37,7 +37,9 @@ class ChildProcess {
 };
 
 // A TCP port on 127.0.0.1 that was free a moment ago (for a server a test
-// starts; another process could take it in between, which tests accept).
+// starts), picked at random below the kernel's ephemeral range, where no
+// client socket takes it in between; another test's pick still could, which
+// tests accept.
 int FreeLoopbackPort();
 
 // Polls `condition` every 50 ms until it holds or `timeout` passes.
