@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/metrics.hpp"
+#include "http/account_routes.hpp"
 #include "http/broadcast_routes.hpp"
 #include "http/channel_routes.hpp"
 #include "http/console_routes.hpp"
@@ -58,6 +59,7 @@ void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
   http::RegisterSuppressionRoutes(router, parts.pool);
   http::RegisterEmailReceiptRoutes(router, parts.pool, parts.users, parts.clock,
                                    parts.email_receipts);
+  http::RegisterAccountRoutes(router, parts.accounts);
   http::RegisterWebRoutes(router);
 }
 
@@ -77,6 +79,7 @@ int PrintRoutes(std::ostream& out) {
   broadcast::TopicService topics(pool);
   broadcast::BroadcastService broadcasts(pool, &template_store);
   reports::ReportStatus report_status(pool, {}, clock);
+  console::AccountService accounts(pool, clock);
 
   http::Settings settings;
   settings.metrics_access = http::MetricsAccess::kApiKey;
@@ -102,7 +105,8 @@ int PrintRoutes(std::ostream& out) {
                                        .whatsapp = {},
                                        .slack = nullptr,
                                        .providers = {},
-                                       .email_receipts = {}});
+                                       .email_receipts = {},
+                                       .accounts = accounts});
   std::vector<std::string> lines;
   for (const http::Route& route : server.router().routes()) {
     lines.push_back(route.method + " " + OpenApiPath(route));

@@ -9,6 +9,7 @@
 #include "channels/chat/slack_app.hpp"
 #include "channels/chat/whatsapp_provider.hpp"
 #include "channels/telegram/updates.hpp"
+#include "console/accounts.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
 #include "http/email_receipt_routes.hpp"
@@ -51,6 +52,8 @@ struct AreaRouteParts {
   http::ProviderRows providers;
   // The email providers' receipt webhooks' secrets; empty: they answer 503.
   http::EmailReceiptSecrets email_receipts;
+  // Console accounts and their sessions (the console's sign-in).
+  console::AccountService& accounts;
 };
 
 // Registers every route of the areas (templates, workflows, preferences,

@@ -13,6 +13,7 @@
 #include "app/schedule_commands.hpp"
 #include "app/service.hpp"
 #include "app/shutdown_signal.hpp"
+#include "app/user_commands.hpp"
 #include "channels/chat/chat_channels.hpp"
 #include "channels/mobile/mobile_provider.hpp"
 #include "channels/webpush/vapid.hpp"
@@ -77,7 +78,22 @@ int RunCli(int argc, char** argv) {
   import->add_option("--title", import_flags.title, "notification title of rows without one")->capture_default_str();
   import->add_option("--body", import_flags.body, "notification body of rows without one");
 
-  for (auto* sub : {serve, worker, scheduler, relay, migrate, import}) {
+  auto* users = cli.add_subcommand("users", "manage console accounts");
+  users->require_subcommand(1);
+  auto* users_add = users->add_subcommand("add", "add a console account");
+  UserAddFlags user_add_flags;
+  users_add->add_option("--email", user_add_flags.email, "the account's email")->required();
+  users_add->add_option("--role", user_add_flags.role, "admin, operator or viewer")->required();
+  users_add->add_flag("--password-stdin", user_add_flags.password_stdin,
+                      "read the password from stdin's first line (else one is generated and "
+                      "printed once)");
+  auto* users_list = users->add_subcommand("list", "list console accounts");
+  auto* users_delete = users->add_subcommand("delete", "delete a console account and its sessions");
+  std::string user_delete_email;
+  users_delete->add_option("--email", user_delete_email, "the account's email")->required();
+
+  for (auto* sub : {serve, worker, scheduler, relay, migrate, import, users_add, users_list,
+                    users_delete}) {
     sub->add_option("--config", config_path, "TOML configuration file")->check(CLI::ExistingFile);
   }
 
@@ -115,6 +131,13 @@ int RunCli(int argc, char** argv) {
     if (scheduler->parsed()) return RunService(config, Roles::FromNames({"scheduler", "reports"}));
     if (relay->parsed()) return RunService(config, Roles::Only(ProcessRole::kRelay));
     if (import->parsed()) return RunScheduleImport(config, import_flags);
+    if (users_add->parsed()) {
+      return RunUserAdd(config, user_add_flags, std::cin, std::cout, std::cerr);
+    }
+    if (users_list->parsed()) return RunUserList(config, std::cout);
+    if (users_delete->parsed()) {
+      return RunUserDelete(config, user_delete_email, std::cout, std::cerr);
+    }
     return RunService(config, Roles::FromNames(config.server.roles));
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());

@@ -23,11 +23,13 @@
 #include "channels/chat/whatsapp_provider.hpp"
 #include "channels/telegram/poller.hpp"
 #include "channels/telegram/updates.hpp"
+#include "console/accounts.hpp"
 #include "core/clock.hpp"
 #include "core/text.hpp"
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
+#include "http/account_routes.hpp"
 #include "http/server.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
@@ -246,6 +248,9 @@ int RunService(const Config& config, const Roles& roles) {
   // what creates deliveries, then the worker's drain, then the relays that
   // carry the drain's events, and the metrics last, so a scrape sees it all.
   std::cout << "chopar " << CHOPAR_VERSION << " running " << roles.Describe() << "\n";
+  // The console's accounts and sessions (API role); the server's routes
+  // and its session resolver refer to it.
+  std::unique_ptr<console::AccountService> accounts;
   Components parts;
   AddMetricsServer(parts, config, pool, metrics);
   parts.Add("queue depth", queue_depth);
@@ -287,8 +292,12 @@ int RunService(const Config& config, const Roles& roles) {
     settings.metrics_access = MetricsAccessOf(config.server);
     settings.api_key = ApiKeyOrStored(settings.api_key, config);
     settings.inbox_secret = inbox_secret;
+    console::AccountSettings account_settings;
+    account_settings.bootstrap_key = settings.api_key;
+    accounts = std::make_unique<console::AccountService>(pool, clock, account_settings);
     auto& server = parts.Emplace<http::Server>(
         "api server", settings, http::Dependencies{pool, notify, users, inbox, metrics});
+    server.AcceptCredentials({.api_keys = {}, .sessions = http::SessionResolver(*accounts)});
     RegisterAreaRoutes(server.router(),
                        {.pool = pool,
                         .clock = clock,
@@ -307,7 +316,8 @@ int RunService(const Config& config, const Roles& roles) {
                         .whatsapp = WhatsAppWebhookSecretsOf(config),
                         .slack = slack_app.get(),
                         .providers = [&providers] { return providers.Rows(); },
-                        .email_receipts = EmailReceiptSecretsOf(config, providers.http())});
+                        .email_receipts = EmailReceiptSecretsOf(config, providers.http()),
+                        .accounts = *accounts});
     parts.AfterStart([&server, host = settings.host] {
       std::cout << "  listening: http://" << host << ":" << server.port() << "\n";
     });

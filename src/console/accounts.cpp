@@ -353,6 +353,11 @@ void AccountService::Revoke(std::int64_t session_id) {
   }
 }
 
+void AccountService::RevokeToken(std::string_view token) {
+  pool_.Acquire()->Exec(queries::kRevokeConsoleSessionByToken, TokenHash(token),
+                        db::SqlNowParam(clock_));
+}
+
 std::int64_t AccountService::RevokeAll(std::int64_t account_id) {
   return pool_.Acquire()
       ->Exec(queries::kRevokeConsoleAccountSessions, account_id, db::SqlNowParam(clock_))

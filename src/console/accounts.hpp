@@ -158,6 +158,9 @@ class AccountService {
   // Revokes a session (idempotent for one revoked already). 404 not_found
   // for an unknown id.
   void Revoke(std::int64_t session_id);
+  // Revokes the session of a token (signing out); nothing for an unknown
+  // or revoked one.
+  void RevokeToken(std::string_view token);
   // Revokes every open session of an account; returns how many.
   std::int64_t RevokeAll(std::int64_t account_id);
   // The open sessions, newest first (at most 500), of one account or of all.
