@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/metrics.hpp"
+#include "http/access_routes.hpp"
 #include "http/account_routes.hpp"
 #include "http/broadcast_routes.hpp"
 #include "http/channel_routes.hpp"
@@ -38,6 +39,22 @@ std::string OpenApiPath(const http::Route& route) {
   return path.empty() ? "/" : path;
 }
 
+// What `chopar routes --access` prints after a route: "public",
+// "subscriber", "<scope> global|tenant", or "undeclared".
+std::string AccessLabel(const http::Route& route) {
+  switch (route.auth) {
+    case http::Auth::kNone:
+      return "public";
+    case http::Auth::kSubscriber:
+      return "subscriber";
+    case http::Auth::kServerKey:
+      break;
+  }
+  if (!route.access) return "undeclared";
+  return std::string(http::ScopeName(route.access->scope)) +
+         (route.access->tenancy == http::Tenancy::kTenant ? " tenant" : " global");
+}
+
 }  // namespace
 
 void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
@@ -60,10 +77,11 @@ void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
   http::RegisterEmailReceiptRoutes(router, parts.pool, parts.users, parts.clock,
                                    parts.email_receipts);
   http::RegisterAccountRoutes(router, parts.accounts);
+  http::RegisterAccessRoutes(router, parts.pool, parts.api_keys, parts.tenants);
   http::RegisterWebRoutes(router);
 }
 
-int PrintRoutes(std::ostream& out) {
+int PrintRoutes(std::ostream& out, bool with_access) {
   // A pool connects on its first Acquire(), which no registration does.
   db::PoolSettings pool_settings;
   pool_settings.conninfo = "host=/nonexistent dbname=routes";
@@ -80,6 +98,8 @@ int PrintRoutes(std::ostream& out) {
   broadcast::BroadcastService broadcasts(pool, &template_store);
   reports::ReportStatus report_status(pool, {}, clock);
   console::AccountService accounts(pool, clock);
+  access::ApiKeyStore api_keys(pool);
+  access::TenantStore tenants(pool);
 
   http::Settings settings;
   settings.metrics_access = http::MetricsAccess::kApiKey;
@@ -106,10 +126,13 @@ int PrintRoutes(std::ostream& out) {
                                        .slack = nullptr,
                                        .providers = {},
                                        .email_receipts = {},
-                                       .accounts = accounts});
+                                       .accounts = accounts,
+                                       .api_keys = api_keys,
+                                       .tenants = tenants});
   std::vector<std::string> lines;
   for (const http::Route& route : server.router().routes()) {
-    lines.push_back(route.method + " " + OpenApiPath(route));
+    lines.push_back(route.method + " " + OpenApiPath(route) +
+                    (with_access ? " " + AccessLabel(route) : ""));
   }
   std::sort(lines.begin(), lines.end());
   for (const auto& line : lines) out << line << "\n";

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "access/api_keys.hpp"
+#include "access/tenants.hpp"
 #include "broadcast/broadcast_service.hpp"
 #include "broadcast/topic_service.hpp"
 #include "channels/chat/slack_app.hpp"
@@ -54,6 +56,9 @@ struct AreaRouteParts {
   http::EmailReceiptSecrets email_receipts;
   // Console accounts and their sessions (the console's sign-in).
   console::AccountService& accounts;
+  // API keys and tenants (docs/tenants-and-access.md).
+  access::ApiKeyStore& api_keys;
+  access::TenantStore& tenants;
 };
 
 // Registers every route of the areas (templates, workflows, preferences,
@@ -68,7 +73,9 @@ void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts);
 // writes them (`{name:str}` → `{name}`); /metrics included (served with the
 // API key unless [server] says otherwise). Builds the same parts as the
 // service on a pool that never connects: nothing reaches a database or the
-// network. Returns 0.
-int PrintRoutes(std::ostream& out);
+// network. With `with_access`, each line ends with who may call the route:
+// "public", "subscriber", "<scope> global|tenant" (http/route_access.hpp)
+// or "undeclared" (a route no credential may call). Returns 0.
+int PrintRoutes(std::ostream& out, bool with_access = false);
 
 }  // namespace chopar::app

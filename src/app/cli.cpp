@@ -60,8 +60,13 @@ int RunCli(int argc, char** argv) {
   auto* vapid = cli.add_subcommand("vapid-keys", "print a new VAPID key pair for [channels.push]");
   auto* routes = cli.add_subcommand(
       "routes", "print every HTTP route the API serves, \"METHOD /path/{param}\" a line");
+  bool routes_access = false;
+  routes->add_flag("--access", routes_access,
+                   "end each line with who may call it: public, subscriber, "
+                   "\"<scope> global|tenant\" or undeclared");
 
-  auto* cron = cli.add_subcommand("cron", "print the next fire times of a cron pattern in a time zone");
+  auto* cron =
+      cli.add_subcommand("cron", "print the next fire times of a cron pattern in a time zone");
   std::string cron_pattern, cron_timezone = "UTC", cron_after;
   int cron_count = 5;
   cron->add_option("pattern", cron_pattern, "5-field cron pattern or @daily, …")->required();
@@ -71,11 +76,14 @@ int RunCli(int argc, char** argv) {
 
   auto* schedules = cli.add_subcommand("schedules", "manage schedules");
   schedules->require_subcommand(1);
-  auto* import = schedules->add_subcommand("import", "load schedules from a CSV (key,user_id,cron or HH:MM,timezone)");
+  auto* import = schedules->add_subcommand(
+      "import", "load schedules from a CSV (key,user_id,cron or HH:MM,timezone)");
   ImportFlags import_flags;
   import->add_option("file", import_flags.file, "CSV file")->required()->check(CLI::ExistingFile);
-  import->add_option("--type", import_flags.type, "notification type of rows without one")->capture_default_str();
-  import->add_option("--title", import_flags.title, "notification title of rows without one")->capture_default_str();
+  import->add_option("--type", import_flags.type, "notification type of rows without one")
+      ->capture_default_str();
+  import->add_option("--title", import_flags.title, "notification title of rows without one")
+      ->capture_default_str();
   import->add_option("--body", import_flags.body, "notification body of rows without one");
 
   auto* users = cli.add_subcommand("users", "manage console accounts");
@@ -92,8 +100,8 @@ int RunCli(int argc, char** argv) {
   std::string user_delete_email;
   users_delete->add_option("--email", user_delete_email, "the account's email")->required();
 
-  for (auto* sub : {serve, worker, scheduler, relay, migrate, import, users_add, users_list,
-                    users_delete}) {
+  for (auto* sub :
+       {serve, worker, scheduler, relay, migrate, import, users_add, users_list, users_delete}) {
     sub->add_option("--config", config_path, "TOML configuration file")->check(CLI::ExistingFile);
   }
 
@@ -106,11 +114,11 @@ int RunCli(int argc, char** argv) {
   try {
     if (vapid->parsed()) {
       const auto keys = channels::webpush::GenerateVapidKeys();
-      std::cout << "[channels.push]\nvapid_public_key = \"" << keys.public_key << "\"\nvapid_private_key = \""
-                << keys.private_key << "\"\n";
+      std::cout << "[channels.push]\nvapid_public_key = \"" << keys.public_key
+                << "\"\nvapid_private_key = \"" << keys.private_key << "\"\n";
       return 0;
     }
-    if (routes->parsed()) return PrintRoutes(std::cout);
+    if (routes->parsed()) return PrintRoutes(std::cout, routes_access);
     if (cron->parsed()) return RunCronPreview(cron_pattern, cron_timezone, cron_after, cron_count);
     if (outbox_install->parsed()) return RunOutboxInstall(install_flags);
     // Until [log] is read: text lines, already with credentials redacted.

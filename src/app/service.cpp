@@ -5,6 +5,8 @@
 #include <iostream>
 #include <optional>
 
+#include "access/api_keys.hpp"
+#include "access/tenants.hpp"
 #include "app/api_routes.hpp"
 #include "app/channel_providers.hpp"
 #include "app/components.hpp"
@@ -29,6 +31,7 @@
 #include "db/pool.hpp"
 #include "delivery/delivery_metrics.hpp"
 #include "delivery/worker.hpp"
+#include "http/access_routes.hpp"
 #include "http/account_routes.hpp"
 #include "http/server.hpp"
 #include "hub/inbox_service.hpp"
@@ -196,8 +199,8 @@ int RunService(const Config& config, const Roles& roles) {
 
   // Workers sign unsubscribe links and tell Eskiz the callback URL with
   // these; the API checks them: every process reads the same ones.
-  const std::string sms_callback_secret = SharedSecret(
-      pool, config.server.data_dir, "sms_callback_secret", config.sms.callback_secret);
+  const std::string sms_callback_secret =
+      SharedSecret(pool, config.server.data_dir, "sms_callback_secret", config.sms.callback_secret);
   const std::string inbox_secret =
       SharedSecret(pool, config.server.data_dir, "inbox_secret", config.server.http.inbox_secret);
   ChannelProviders providers(config, pool, clock, sms_callback_secret, inbox_secret, &metrics);
@@ -251,6 +254,9 @@ int RunService(const Config& config, const Roles& roles) {
   // The console's accounts and sessions (API role); the server's routes
   // and its session resolver refer to it.
   std::unique_ptr<console::AccountService> accounts;
+  // API keys and tenants (docs/tenants-and-access.md).
+  access::ApiKeyStore api_keys(pool);
+  access::TenantStore tenants(pool);
   Components parts;
   AddMetricsServer(parts, config, pool, metrics);
   parts.Add("queue depth", queue_depth);
@@ -264,13 +270,12 @@ int RunService(const Config& config, const Roles& roles) {
   if (roles.Has(ProcessRole::kWorker)) {
     // Partitions of the history tables ahead, and [retention]: every worker
     // process keeps them (they serialise on an advisory lock).
-    parts.Emplace<retention::HistoryMaintenance>("history", pool, clock, metrics,
-                                                 config.retention);
+    parts.Emplace<retention::HistoryMaintenance>("history", pool, clock, metrics, config.retention);
     parts.Emplace<delivery::Worker>("delivery worker", pool, providers.set(), clock, metrics,
                                     config.delivery, core::ThreadLocalRandom::Instance(),
                                     &template_store);
-    parts.Emplace<broadcast::FanOut>("broadcast fan-out", pool, clock, metrics,
-                                     config.broadcast, &template_store);
+    parts.Emplace<broadcast::FanOut>("broadcast fan-out", pool, clock, metrics, config.broadcast,
+                                     &template_store);
   }
   if (roles.Has(ProcessRole::kScheduler)) {
     // Delayed notifications (send_at) are released, and digest windows
@@ -285,8 +290,8 @@ int RunService(const Config& config, const Roles& roles) {
   }
   if (roles.Has(ProcessRole::kApi)) {
     if (telegram_updates && config.telegram.updates == "polling") {
-      parts.Emplace<channels::telegram::TelegramPoller>("telegram poller", *telegram_updates,
-                                                        pool, providers.http(), metrics);
+      parts.Emplace<channels::telegram::TelegramPoller>("telegram poller", *telegram_updates, pool,
+                                                        providers.http(), metrics);
     }
     http::Settings settings = config.server.http;
     settings.metrics_access = MetricsAccessOf(config.server);
@@ -297,7 +302,8 @@ int RunService(const Config& config, const Roles& roles) {
     accounts = std::make_unique<console::AccountService>(pool, clock, account_settings);
     auto& server = parts.Emplace<http::Server>(
         "api server", settings, http::Dependencies{pool, notify, users, inbox, metrics});
-    server.AcceptCredentials({.api_keys = {}, .sessions = http::SessionResolver(*accounts)});
+    server.AcceptCredentials(
+        {.api_keys = http::ApiKeyResolver(api_keys), .sessions = http::SessionResolver(*accounts)});
     RegisterAreaRoutes(server.router(),
                        {.pool = pool,
                         .clock = clock,
@@ -317,7 +323,9 @@ int RunService(const Config& config, const Roles& roles) {
                         .slack = slack_app.get(),
                         .providers = [&providers] { return providers.Rows(); },
                         .email_receipts = EmailReceiptSecretsOf(config, providers.http()),
-                        .accounts = *accounts});
+                        .accounts = *accounts,
+                        .api_keys = api_keys,
+                        .tenants = tenants});
     parts.AfterStart([&server, host = settings.host] {
       std::cout << "  listening: http://" << host << ":" << server.port() << "\n";
     });

@@ -11,19 +11,20 @@ namespace chopar::core {
 // The HTTP layer maps each code to a status in one place
 // (http::MapException); a CLI or a queue consumer maps it to its own terms.
 enum class ErrorCode {
-  kBadRequest,       // the HTTP request itself is malformed
-  kInvalidJson,      // the body is not the JSON (object) expected
-  kInvalidField,     // a field is missing, of the wrong type or out of range
-  kInvalidCallback,  // a provider's callback names no message or no status
-  kUnauthorized,     // missing or wrong credentials
-  kNotFound,         // the addressed object does not exist
-  kUserNotFound,     // the user a request names does not exist
-  kConflict,         // the object's state does not allow the change
-  kMethodNotAllowed, // the path exists with other methods
-  kPayloadTooLarge,  // the request is larger than accepted
-  kHeadersTooLarge,  // the request's headers are larger than accepted
-  kRateLimited,      // too many requests; retry later
-  kUnavailable,      // a dependency (configuration, database) is missing or down
+  kBadRequest,        // the HTTP request itself is malformed
+  kInvalidJson,       // the body is not the JSON (object) expected
+  kInvalidField,      // a field is missing, of the wrong type or out of range
+  kInvalidCallback,   // a provider's callback names no message or no status
+  kUnauthorized,      // missing or wrong credentials
+  kForbidden,         // the credentials are right but may not do this
+  kNotFound,          // the addressed object does not exist
+  kUserNotFound,      // the user a request names does not exist
+  kConflict,          // the object's state does not allow the change
+  kMethodNotAllowed,  // the path exists with other methods
+  kPayloadTooLarge,   // the request is larger than accepted
+  kHeadersTooLarge,   // the request's headers are larger than accepted
+  kRateLimited,       // too many requests; retry later
+  kUnavailable,       // a dependency (configuration, database) is missing or down
 };
 
 // The snake_case code of the API's error body ("invalid_json", "user_not_found", …;
@@ -40,6 +41,8 @@ constexpr std::string_view ErrorCodeName(ErrorCode code) {
       return "invalid_callback";
     case ErrorCode::kUnauthorized:
       return "unauthorized";
+    case ErrorCode::kForbidden:
+      return "forbidden";
     case ErrorCode::kNotFound:
       return "not_found";
     case ErrorCode::kUserNotFound:
@@ -87,6 +90,9 @@ inline RequestError InvalidField(std::string field, const std::string& message) 
 }
 inline RequestError Unauthorized(const std::string& message) {
   return RequestError(ErrorCode::kUnauthorized, message);
+}
+inline RequestError Forbidden(const std::string& message) {
+  return RequestError(ErrorCode::kForbidden, message);
 }
 inline RequestError NotFound(const std::string& message) {
   return RequestError(ErrorCode::kNotFound, message);

@@ -2,7 +2,11 @@
 
 #include <poll.h>
 
+#include <optional>
+#include <tuple>
+
 #include "core/text.hpp"
+#include "db/actor.hpp"
 #include "db/errors.hpp"
 #include "db/session_settings.hpp"
 
@@ -37,6 +41,28 @@ constexpr Query kSetPlanMode{
     "       set_config('enable_nestloop', CASE $1::text WHEN 'custom' THEN 'off' ELSE 'on' END,"
     "                  false)",
     Plan::kAny};
+
+// The audit log's actor for the rest of the transaction (db/actor.hpp).
+// LOCAL: a statement outside a transaction block runs in the implicit one of
+// its pipeline, which ends at the pipeline's sync.
+constexpr Query kSetActor{"chopar.set_actor",
+                          "SELECT pg_catalog.set_config('chopar.actor', $1, true)", Plan::kAny};
+
+bool IsSessionStatement(const Statement& statement) {
+  return statement.query.name == std::string_view(kSetPlanMode.name) ||
+         statement.query.name == std::string_view(kSetActor.name);
+}
+
+// `statements` with this thread's actor set first (after a BEGIN that
+// opens them), or empty when the thread has none.
+std::vector<Statement> WithActor(std::span<const Statement> statements) {
+  const std::string& actor = CurrentActor();
+  if (actor.empty()) return {};
+  std::vector<Statement> sent(statements.begin(), statements.end());
+  const bool opens = !sent.empty() && std::string_view(sent.front().query.sql) == "BEGIN";
+  sent.insert(sent.begin() + (opens ? 1 : 0), Statement{kSetActor, Params(actor)});
+  return sent;
+}
 
 Statement PlanSwitch(Plan plan) {
   const char* mode = plan == Plan::kGeneric ? "generic" : plan == Plan::kCustom ? "custom" : "auto";
@@ -158,11 +184,12 @@ void Connection::Prepare(const Query& query) {
 }
 
 Result Connection::Exec(const Query& query, const Params& params) {
-  if (pooling_ != ServerPooling::kNone) return ExecText(query.sql, params);
-  if (query.plan != Plan::kAny && session_plan_ != query.plan) {
+  if (!CurrentActor().empty() || (pooling_ == ServerPooling::kNone && query.plan != Plan::kAny &&
+                                  session_plan_ != query.plan)) {
     const Statement statement{query, params};
     return std::move(ExecPipeline(std::span(&statement, 1)).back());
   }
+  if (pooling_ != ServerPooling::kNone) return ExecText(query.sql, params);
   Prepare(query);
   const ParamPointers pointers(params);
   ++round_trips_;
@@ -198,17 +225,23 @@ bool Connection::SendInPipeline(const Statement& statement) {
 }
 
 std::vector<Result> Connection::ExecPipeline(std::span<const Statement> statements) {
-  if (pooling_ != ServerPooling::kNone) return ExecPipelineAsGiven(statements);
-  auto [sent, plan_after] = WithPlanSwitches(statements);
+  const std::vector<Statement> with_actor = WithActor(statements);
+  const std::span<const Statement> given =
+      with_actor.empty() ? statements : std::span<const Statement>(with_actor);
+  std::vector<Statement> sent(given.begin(), given.end());
+  std::optional<Plan> plan_after;
+  if (pooling_ == ServerPooling::kNone) {
+    std::tie(sent, plan_after) = WithPlanSwitches(given);
+  }
   if (sent.size() == statements.size()) return ExecPipelineAsGiven(statements);
   // A failure forgets the plan mode (Check), a broken pipeline the connection.
   std::vector<Result> results = ExecPipelineAsGiven(sent);
-  session_plan_ = plan_after;
+  if (plan_after) session_plan_ = *plan_after;
   // The callers' statements' results only, in their order.
   std::vector<Result> theirs;
   theirs.reserve(statements.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
-    if (sent[i].query.name != kSetPlanMode.name) theirs.push_back(std::move(results[i]));
+    if (!IsSessionStatement(sent[i])) theirs.push_back(std::move(results[i]));
   }
   return theirs;
 }

@@ -10,6 +10,7 @@
 #include "core/log_context.hpp"
 #include "core/request_error.hpp"
 #include "core/text.hpp"
+#include "db/actor.hpp"
 #include "http/error_response.hpp"
 #include "http/subscriber_token.hpp"
 
@@ -44,12 +45,90 @@ std::string Join(const std::vector<std::string>& items, std::string_view separat
   return out;
 }
 
-void CheckServerKey(const Request& request, const std::string& api_key) {
+bool ChangesState(std::string_view method) { return method != "GET" && method != "HEAD"; }
+
+Caller BootstrapCaller() {
+  return Caller{.kind = Caller::Kind::kBootstrapKey,
+                .id = 0,
+                .name = "api_key",
+                .scopes = ScopeSet::All(),
+                .tenant = std::nullopt,
+                .csrf_token = {}};
+}
+
+// The caller of a console session's cookie; its CSRF token checked on a
+// state-changing request.
+Caller CheckSession(const Request& request, std::string_view token, const AuthKeys& keys) {
+  auto caller = keys.resolvers.sessions ? keys.resolvers.sessions(token) : std::nullopt;
+  if (!caller) throw core::Unauthorized("console session expired or signed out; sign in again");
+  if (ChangesState(request.method)) {
+    const auto sent = request.Header(kCsrfHeader);
+    if (!sent || caller->csrf_token.empty() ||
+        !core::ConstantTimeEquals(*sent, caller->csrf_token)) {
+      throw core::Forbidden("missing or wrong X-CSRF-Token for this console session");
+    }
+  }
+  return std::move(*caller);
+}
+
+// The caller of a server-credential route; nullopt when it can only be told
+// with the database (`with_database` false: an API key that is not the
+// bootstrap key, a session) and so is left to Dispatch.
+std::optional<Caller> CheckServerCaller(const Request& request, const AuthKeys& keys,
+                                        bool with_database) {
   const auto header = request.Header("authorization");
-  if (!header) throw core::Unauthorized("missing Authorization: Bearer <api key>");
+  if (!header) {
+    const auto cookie = request.Header("cookie");
+    const std::string_view token =
+        cookie ? CookieValue(*cookie, kSessionCookie) : std::string_view{};
+    if (token.empty()) throw core::Unauthorized("missing Authorization: Bearer <api key>");
+    if (!with_database) return std::nullopt;
+    return CheckSession(request, token, keys);
+  }
   const std::string_view token = BearerToken(*header);
-  if (api_key.empty() || token.empty() || !core::ConstantTimeEquals(token, api_key)) {
-    throw core::Unauthorized("invalid API key");
+  if (token.empty()) throw core::Unauthorized("invalid API key");
+  if (!keys.api_key.empty() && core::ConstantTimeEquals(token, keys.api_key)) {
+    return BootstrapCaller();
+  }
+  if (!keys.resolvers.api_keys) throw core::Unauthorized("invalid API key");
+  if (!with_database) return std::nullopt;
+  auto caller = keys.resolvers.api_keys(token);
+  if (!caller) throw core::Unauthorized("invalid API key (unknown, expired or deleted)");
+  return caller;
+}
+
+// A state-changing route a credential calls, but not the sending of
+// notifications and broadcasts: that is the application's traffic, which
+// the notifications themselves record.
+bool IsAudited(const Route& route) {
+  return ChangesState(route.method) && route.access && route.access->scope != Scope::kNotify;
+}
+
+// The audit log's actor (db/actor.hpp): who, from where, in which request.
+std::string AuditActor(const Caller& caller, const Request& request) {
+  return DumpJson({{"actor", caller.AuditName()},
+                   {"name", caller.name},
+                   {"address", request.client_address},
+                   {"request_id", request.id}});
+}
+
+std::string RouteName(const Route& route) { return route.method + " " + route.pattern; }
+
+// Whether the caller may call the route at all (the handler may still keep
+// a tenant's key to its tenant's data).
+void Authorize(const Route& route, const Caller& caller) {
+  if (!route.access) {
+    throw core::Forbidden(RouteName(route) +
+                          " is not in the route access table; no credential may call it");
+  }
+  if (!caller.scopes.Has(route.access->scope)) {
+    throw core::Forbidden("this credential lacks the scope \"" +
+                          std::string(ScopeName(route.access->scope)) + "\" that " +
+                          RouteName(route) + " needs");
+  }
+  if (caller.tenant && route.access->tenancy == Tenancy::kGlobal) {
+    throw core::Forbidden("a key confined to tenant \"" + *caller.tenant + "\" may not call " +
+                          RouteName(route) + ": it reaches beyond one tenant");
   }
 }
 
@@ -67,15 +146,16 @@ std::int64_t CheckSubscriber(const Request& request, const AuthKeys& keys, bool 
   const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();
-  const VerifiedToken verified =
-      VerifySubscriberToken(keys.inbox_secret, token, {.now = now, .v1_until = keys.v1_tokens_until});
+  const VerifiedToken verified = VerifySubscriberToken(
+      keys.inbox_secret, token, {.now = now, .v1_until = keys.v1_tokens_until});
   switch (verified.outcome) {
     case VerifiedToken::Outcome::kValid:
       break;
     case VerifiedToken::Outcome::kInvalid:
       throw core::Unauthorized("invalid subscriber token");
     case VerifiedToken::Outcome::kExpired:
-      throw core::Unauthorized("subscriber token expired; get a new one (GET /v1/users/{id}/token)");
+      throw core::Unauthorized(
+          "subscriber token expired; get a new one (GET /v1/users/{id}/token)");
     case VerifiedToken::Outcome::kV1Retired:
       throw core::Unauthorized(
           "v1 subscriber tokens are no longer accepted; get a new one (GET /v1/users/{id}/token)");
@@ -94,7 +174,8 @@ void Authenticate(const Route& route, Request& request, const AuthKeys& keys, bo
     case Auth::kNone:
       break;
     case Auth::kServerKey:
-      CheckServerKey(request, keys.api_key);
+      request.caller = CheckServerCaller(request, keys, with_database);
+      if (request.caller) Authorize(route, *request.caller);
       break;
     case Auth::kSubscriber:
       request.subscriber = CheckSubscriber(request, keys, with_database);
@@ -129,9 +210,25 @@ void BindParams(const Route& route, const std::vector<std::string>& raw, Request
 
 }  // namespace
 
+std::string_view CookieValue(std::string_view cookie_header, std::string_view name) {
+  while (!cookie_header.empty()) {
+    const auto end = cookie_header.find(';');
+    std::string_view pair = cookie_header.substr(0, end);
+    cookie_header =
+        end == std::string_view::npos ? std::string_view{} : cookie_header.substr(end + 1);
+    while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+    const auto equals = pair.find('=');
+    if (equals != std::string_view::npos && pair.substr(0, equals) == name) {
+      return pair.substr(equals + 1);
+    }
+  }
+  return {};
+}
+
 std::string_view BearerToken(std::string_view authorization) {
   constexpr std::string_view kScheme = "bearer ";
-  if (authorization.size() <= kScheme.size() || !core::StartsWithIgnoringCase(authorization, kScheme)) {
+  if (authorization.size() <= kScheme.size() ||
+      !core::StartsWithIgnoringCase(authorization, kScheme)) {
     return {};
   }
   std::string_view token = authorization.substr(kScheme.size());
@@ -191,8 +288,10 @@ std::optional<Response> Dispatcher::AdmitCaller(const struct Route& route,
     case Auth::kSubscriber:
       return limiter_->Admit(RateScope::kSubscriber, std::to_string(request.subscriber.value()));
     case Auth::kServerKey:
-      // The server has one API key: its calls share one bucket.
-      return limiter_->Admit(RateScope::kApiKey, "api_key");
+      // Each credential has its bucket: the bootstrap key, each API key,
+      // each console account.
+      return limiter_->Admit(RateScope::kApiKey,
+                             request.caller ? request.caller->AuditName() : "api_key");
     case Auth::kNone:
       break;
   }
@@ -226,12 +325,16 @@ Response Dispatcher::Route(Request& request, std::string& route_label) const {
   const auto& route = *match.route;
   route_label = route.pattern;
   if (limiter_ != nullptr && IsPublicPath(request.path)) {
-    if (auto refused = limiter_->Admit(RateScope::kAddress, request.client_address)) return *refused;
+    if (auto refused = limiter_->Admit(RateScope::kAddress, request.client_address))
+      return *refused;
   }
   request.query = QueryParams::Parse(request.raw_query);
   Authenticate(route, request, keys_, /*with_database=*/true);
   if (auto refused = AdmitCaller(route, request)) return *refused;
   BindParams(route, match.raw_params, request);
+  // What the handler changes is the audit log's, in its own transactions.
+  std::optional<db::ActorScope> actor;
+  if (request.caller && IsAudited(route)) actor.emplace(AuditActor(*request.caller, request));
   return route.handler(request);
 }
 

@@ -13,6 +13,18 @@
 
 namespace chopar::http {
 
+// The credentials besides the bootstrap key that the database knows.
+struct CredentialResolvers {
+  // The caller of an API key other than AuthKeys::api_key (POST
+  // /v1/api-keys), or nullopt when no such key is in force (unknown,
+  // expired or deleted). Reads the database; empty: api_key is the only key.
+  std::function<std::optional<Caller>(std::string_view key)> api_keys;
+  // The caller of a console session by its cookie's token (kSessionCookie),
+  // or nullopt when the session is unknown, expired or revoked. Reads the
+  // database; empty: no session is accepted.
+  std::function<std::optional<Caller>(std::string_view token)> sessions;
+};
+
 struct AuthKeys {
   std::string api_key;       // server endpoints; empty: every server call is refused
   std::string inbox_secret;  // subscriber tokens; empty: every token is refused
@@ -23,18 +35,29 @@ struct AuthKeys {
   // counts as 0), read on a handler thread from the database: a token of
   // another generation was revoked. Empty: not checked.
   std::function<std::optional<std::int64_t>(std::int64_t)> token_generation;
+  CredentialResolvers resolvers;
 };
+
+// The cookie a console session travels in, and the header that must repeat
+// the session's CSRF token on every request that is not a GET or a HEAD.
+inline constexpr std::string_view kSessionCookie = "chopar_session";
+inline constexpr std::string_view kCsrfHeader = "x-csrf-token";
+
+// The value of the cookie `name` in a Cookie header, or empty.
+std::string_view CookieValue(std::string_view cookie_header, std::string_view name);
 
 // Turns a parsed request into a response: finds the route (404 not_found,
 // 405 with Allow), takes the request from the client address's rate limit
 // (public paths only), checks authentication (401 unauthorized: a subscriber
 // token is checked for its signature, expiry and v1 cutoff, then against the
-// user's current token generation), takes it from the subscriber's or the
-// API key's rate limit (429 rate_limited, before the handler), converts path
-// ids (400 invalid_field), runs the handler, maps any exception
-// through MapException, adds CORS headers for the browser-facing inbox
-// routes (and answers their OPTIONS preflight), and records the request in
-// `metrics` (HttpMetrics::Record).
+// user's current token generation; an API key against [server] api_key and
+// the keys of POST /v1/api-keys; a console session's cookie, with its CSRF
+// token on a state-changing request), checks that the caller may call the
+// route (403 forbidden: its scope, its tenant, the route access table),
+// takes it from the subscriber's or the API key's rate limit (429 rate_limited, before the
+// handler), converts path ids (400 invalid_field), runs the handler, maps any exception through
+// MapException, adds CORS headers for the browser-facing inbox routes (and answers their OPTIONS
+// preflight), and records the request in `metrics` (HttpMetrics::Record).
 //
 // Runs on handler threads: it calls handlers, which block. Thread-safe (the
 // router is read-only once serving). Never throws.
@@ -55,6 +78,8 @@ class Dispatcher {
   // refused by Dispatch): safe on an IO thread. Never throws.
   [[nodiscard]] std::optional<ErrorInfo> Preauthorize(const Request& request) const noexcept;
   [[nodiscard]] const Router& router() const { return router_; }
+  // Before serving only (not thread-safe).
+  void AcceptCredentials(CredentialResolvers resolvers) { keys_.resolvers = std::move(resolvers); }
   [[nodiscard]] HttpMetrics& metrics() const { return metrics_; }
 
   // The metrics label for requests that matched no route.

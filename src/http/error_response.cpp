@@ -30,7 +30,8 @@ nlohmann::json ErrorInfo::ToJson() const {
 
 Response ErrorInfo::ToResponse() const {
   Response response = JsonResponse(status, ToJson());
-  if (retry_after) response.headers.emplace_back("Retry-After", std::to_string(retry_after->count()));
+  if (retry_after)
+    response.headers.emplace_back("Retry-After", std::to_string(retry_after->count()));
   return response;
 }
 
@@ -44,6 +45,8 @@ int HttpStatus(core::ErrorCode code) {
       return 400;
     case ErrorCode::kUnauthorized:
       return 401;
+    case ErrorCode::kForbidden:
+      return 403;
     case ErrorCode::kNotFound:
     case ErrorCode::kUserNotFound:
       return 404;

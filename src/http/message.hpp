@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "http/caller.hpp"
 #include "http/query_string.hpp"
 
 namespace chopar::http {
@@ -37,6 +38,9 @@ struct Request {
   std::map<std::string, std::string, std::less<>> strings;
   // The user of a valid subscriber token (inbox routes only).
   std::optional<std::int64_t> subscriber;
+  // Who called a route that needs the server's credentials: the bootstrap
+  // key, an API key or a console session (set by the dispatcher).
+  std::optional<Caller> caller;
 
   // A header by lower-case name.
   [[nodiscard]] std::optional<std::string_view> Header(std::string_view lower_name) const;

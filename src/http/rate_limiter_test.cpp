@@ -35,7 +35,8 @@ class RateLimiterTest : public ::testing::Test {
   explicit RateLimiterTest(RateLimitSettings settings = Small())
       : limiter_(settings, clock_, metrics_),
         http_metrics_(metrics_),
-        dispatcher_(router_, AuthKeys{kApiKey, kSecret, std::nullopt, {}}, http_metrics_, &limiter_) {
+        dispatcher_(router_, AuthKeys{kApiKey, kSecret, std::nullopt, {}, {}}, http_metrics_,
+                    &limiter_) {
     router_.Add("GET", "/v1/inbox/unread-count", Auth::kSubscriber, Counted());
     router_.Add("GET", "/v1/unsubscribe", Auth::kNone, Counted());
     router_.Add("GET", "/v1/users/{id}", Auth::kServerKey, Counted());
@@ -61,7 +62,9 @@ class RateLimiterTest : public ::testing::Test {
     return dispatcher_.Dispatch(request);
   }
 
-  static std::string Token(std::int64_t user) { return MakeSubscriberToken(kSecret, user, 0, kFarFuture); }
+  static std::string Token(std::int64_t user) {
+    return MakeSubscriberToken(kSecret, user, 0, kFarFuture);
+  }
 
   static std::optional<std::string> Header(const Response& response, const std::string& name) {
     for (const auto& [key, value] : response.headers) {

@@ -93,8 +93,9 @@ void Router::Add(std::string method, std::string pattern, Auth auth, Handler han
       throw std::invalid_argument("duplicate route " + method + " " + pattern);
     }
   }
-  Route route{std::move(method), std::move(pattern), auth, std::move(handler), {}, body_limit};
+  Route route{std::move(method), std::move(pattern), auth, std::move(handler), {}, body_limit, {}};
   route.segments = ParsePattern(route.pattern);
+  if (auth == Auth::kServerKey) route.access = DeclaredAccess(route.method, route.pattern);
   routes_.push_back(std::move(route));
 }
 

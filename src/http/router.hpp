@@ -1,11 +1,13 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "http/message.hpp"
+#include "http/route_access.hpp"
 
 namespace chopar::http {
 
@@ -35,6 +37,10 @@ struct Route {
   // The largest request body this route accepts; 0: the server's default.
   // Bulk endpoints raise it (PUT /v1/schedules carries up to 10,000 items).
   std::size_t body_limit = 0;
+  // What a caller of an Auth::kServerKey route needs: its entry in the
+  // route access table (http/route_access.hpp). nullopt: the route is not
+  // declared there, and every caller is refused (403 forbidden).
+  std::optional<RouteAccess> access;
 };
 
 // Method + path pattern → handler. Patterns are '/'-separated segments:

@@ -95,13 +95,16 @@ constexpr const char* kSecret = "inbox-secret";
 
 class DispatcherTest : public ::testing::Test {
  protected:
-  DispatcherTest() : http_metrics_(metrics_), dispatcher_(router_, AuthKeys{kApiKey, kSecret, std::nullopt, {}}, http_metrics_) {
+  DispatcherTest()
+      : http_metrics_(metrics_),
+        dispatcher_(router_, AuthKeys{kApiKey, kSecret, std::nullopt, {}, {}}, http_metrics_) {
     router_.Add("GET", "/open", Auth::kNone, Named("open"));
     router_.Add("GET", "/v1/users/{id}", Auth::kServerKey, [](const Request& request) {
       return JsonResponse(200, {{"id", request.Id("id")}});
     });
-    router_.Add("GET", "/v1/things/{key:str}", Auth::kServerKey, [](const Request& request) {
-      return JsonResponse(200, {{"key", request.String("key")}});
+    // A route of the route access table (a test's own would be refused).
+    router_.Add("GET", "/v1/templates/{type:str}", Auth::kServerKey, [](const Request& request) {
+      return JsonResponse(200, {{"key", request.String("type")}});
     });
     router_.Add("GET", "/v1/inbox/whoami", Auth::kSubscriber, [](const Request& request) {
       return JsonResponse(
@@ -176,7 +179,7 @@ TEST_F(DispatcherTest, ServerRoutesNeedTheApiKey) {
 }
 
 TEST_F(DispatcherTest, AnEmptyApiKeyAcceptsNobody) {
-  Dispatcher open_dispatcher(router_, AuthKeys{"", kSecret, std::nullopt, {}}, http_metrics_);
+  Dispatcher open_dispatcher(router_, AuthKeys{"", kSecret, std::nullopt, {}, {}}, http_metrics_);
   Request request;
   request.method = "GET";
   request.path = "/v1/users/1";
@@ -197,14 +200,14 @@ TEST_F(DispatcherTest, IdsMustBePositiveInt64) {
 }
 
 TEST_F(DispatcherTest, StringParametersArePercentDecoded) {
-  EXPECT_EQ(Body(Call("GET", "/v1/things/pill%2D17", ServerKey()))["key"], "pill-17");
-  EXPECT_EQ(Call("GET", "/v1/things/pill%zz", ServerKey()).status, 400);
+  EXPECT_EQ(Body(Call("GET", "/v1/templates/pill%2D17", ServerKey()))["key"], "pill-17");
+  EXPECT_EQ(Call("GET", "/v1/templates/pill%zz", ServerKey()).status, 400);
 }
 
 TEST_F(DispatcherTest, NulInAStringParameterIsRefusedNamingIt) {
-  const auto response = Call("GET", "/v1/things/pill%0017", ServerKey());
+  const auto response = Call("GET", "/v1/templates/pill%0017", ServerKey());
   EXPECT_EQ(response.status, 400);
-  EXPECT_EQ(Body(response)["error"]["field"], "key");
+  EXPECT_EQ(Body(response)["error"]["field"], "type");
 }
 
 TEST_F(DispatcherTest, SubscriberTokenAsBearerOrQuery) {
@@ -229,7 +232,8 @@ TEST_F(DispatcherTest, BadSubscriberTokensAreUnauthorized) {
   EXPECT_EQ(Call("GET", "/v1/inbox/whoami", ServerKey()).status, 401);
   // A subscriber token is not the API key.
   EXPECT_EQ(
-      Call("GET", "/v1/users/42", {{"authorization", "Bearer " + MakeSubscriberToken(kSecret, 42, 0, 4'102'444'800)}})
+      Call("GET", "/v1/users/42",
+           {{"authorization", "Bearer " + MakeSubscriberToken(kSecret, 42, 0, 4'102'444'800)}})
           .status,
       401);
 }
@@ -261,6 +265,7 @@ TEST_F(DispatcherTest, EachErrorCodeMapsToItsStatusAndName) {
       {ErrorCode::kInvalidField, 400, "invalid_field"},
       {ErrorCode::kInvalidCallback, 400, "invalid_callback"},
       {ErrorCode::kUnauthorized, 401, "unauthorized"},
+      {ErrorCode::kForbidden, 403, "forbidden"},
       {ErrorCode::kNotFound, 404, "not_found"},
       {ErrorCode::kUserNotFound, 404, "user_not_found"},
       {ErrorCode::kMethodNotAllowed, 405, "method_not_allowed"},
@@ -303,13 +308,13 @@ TEST_F(DispatcherTest, EachExceptionTypeMapsToItsStatus) {
        "unavailable", "1"},
       {std::make_exception_ptr(db::SerializationFailure("40P01", "deadlock detected")), 503,
        "unavailable", "1"},
-      {std::make_exception_ptr(db::LockNotAvailable("55P03", "lock timeout")), 503,
-       "unavailable", "1"},
-      {std::make_exception_ptr(db::QueryCanceled("57014", "statement timeout")), 503,
-       "unavailable", "1"},
+      {std::make_exception_ptr(db::LockNotAvailable("55P03", "lock timeout")), 503, "unavailable",
+       "1"},
+      {std::make_exception_ptr(db::QueryCanceled("57014", "statement timeout")), 503, "unavailable",
+       "1"},
       {std::make_exception_ptr(db::ConnectionError("", "gone")), 503, "unavailable", "5"},
-      {std::make_exception_ptr(db::ConnectionError("57P01", "admin shutdown")), 503,
-       "unavailable", "5"},
+      {std::make_exception_ptr(db::ConnectionError("57P01", "admin shutdown")), 503, "unavailable",
+       "5"},
       {std::make_exception_ptr(db::InsufficientResources("53100", "No space left on device")), 503,
        "unavailable", "30"},
       {std::make_exception_ptr(db::UniqueViolation("23505", "dup")), 500, "internal"},
@@ -330,8 +335,8 @@ TEST_F(DispatcherTest, EachExceptionTypeMapsToItsStatus) {
 }
 
 TEST_F(DispatcherTest, CountsRequestsByRouteAndStatus) {
-  auto& counter = metrics_.GetCounter(
-      "chopar_http_requests_total", "", {{"route", "/v1/users/{id}"}, {"status", "401"}});
+  auto& counter = metrics_.GetCounter("chopar_http_requests_total", "",
+                                      {{"route", "/v1/users/{id}"}, {"status", "401"}});
   const double before = counter.Value();
   Call("GET", "/v1/users/3");
   Call("GET", "/v1/users/4");

@@ -120,7 +120,8 @@ AuthKeys MakeAuthKeys(const Settings& settings, const std::optional<Dependencies
   AuthKeys keys{.api_key = settings.api_key,
                 .inbox_secret = settings.inbox_secret,
                 .v1_tokens_until = V1TokenCutoff(settings.accept_v1_tokens_until),
-                .token_generation = {}};
+                .token_generation = {},
+                .resolvers = {}};
   if (deps) {
     keys.token_generation = [&inbox = deps->inbox](std::int64_t user_id) {
       return inbox.TokenGeneration(user_id);
@@ -192,6 +193,10 @@ asio::awaitable<void> Server::Impl::AcceptLoop() {
     if (!sessions.Add(session)) continue;  // stopping: the socket closes with the session
     session->Start();
   }
+}
+
+void Server::AcceptCredentials(CredentialResolvers resolvers) {
+  impl_->dispatcher.AcceptCredentials(std::move(resolvers));
 }
 
 Server::Server(Settings settings, Dependencies deps)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "http/api.hpp"
+#include "http/dispatcher.hpp"
 #include "http/router.hpp"
 #include "http/settings.hpp"
 
@@ -38,6 +39,10 @@ class Server {
   // Every API route is registered at construction; more may be added here
   // before Start() (for example by later areas of the application).
   Router& router();
+  // Who else may call the server-credential routes besides [server]
+  // api_key: the keys of POST /v1/api-keys and the console's sessions
+  // (AuthKeys::api_keys, AuthKeys::sessions). Before Start() only.
+  void AcceptCredentials(CredentialResolvers resolvers);
 
   // Binds and listens, starts the IO threads, the handler pool and the inbox
   // listener. Throws boost::system::system_error if the address cannot be

@@ -1,0 +1,1 @@
+DELETE FROM chopar.api_keys WHERE id = $1 RETURNING id

@@ -1,0 +1,1 @@
+DELETE FROM chopar.tenants WHERE key = $1 RETURNING key

@@ -1,0 +1,125 @@
+#include "http/route_access.hpp"
+
+#include <string>
+
+namespace chopar::http {
+namespace {
+
+constexpr Tenancy kGlobal = Tenancy::kGlobal;
+
+// Every route that needs the server's credentials, with the scope it needs.
+// A route missing here is refused to every caller, and RouteAccessTest
+// fails for it: adding a route means deciding who may call it.
+std::vector<DeclaredRoute> Table() {
+  using enum Scope;
+  return {
+      // Notifications and broadcasts: what an application sends.
+      {"POST", "/v1/notifications", {kNotify, kGlobal}},
+      {"POST", "/v1/notifications/batch", {kNotify, kGlobal}},
+      {"POST", "/v1/broadcasts", {kNotify, kGlobal}},
+      {"POST", "/v1/notifications/cancel", {kManage, kGlobal}},
+      {"GET", "/v1/notifications/{id}", {kRead, kGlobal}},
+      {"GET", "/v1/deliveries", {kRead, kGlobal}},
+      {"GET", "/v1/broadcasts/{id}", {kRead, kGlobal}},
+      // What an operator does to a delivery or a broadcast in flight.
+      {"POST", "/v1/deliveries/{id}/retry", {kOperate, kGlobal}},
+      {"POST", "/v1/broadcasts/{id}/cancel", {kOperate, kGlobal}},
+      // Users, their addresses, devices, preferences and inboxes.
+      {"GET", "/v1/users", {kRead, kGlobal}},
+      {"PUT", "/v1/users/{id}", {kManage, kGlobal}},
+      {"GET", "/v1/users/{id}", {kRead, kGlobal}},
+      {"PUT", "/v1/users/{id}/telegram", {kManage, kGlobal}},
+      {"DELETE", "/v1/users/{id}/telegram", {kManage, kGlobal}},
+      {"GET", "/v1/users/{id}/telegram/link", {kRead, kGlobal}},
+      {"POST", "/v1/users/{id}/push-subscriptions", {kManage, kGlobal}},
+      {"GET", "/v1/users/{id}/push-subscriptions", {kRead, kGlobal}},
+      {"DELETE", "/v1/users/{id}/push-subscriptions/{sub_id}", {kManage, kGlobal}},
+      {"POST", "/v1/users/{id}/devices", {kManage, kGlobal}},
+      {"GET", "/v1/users/{id}/devices", {kRead, kGlobal}},
+      {"DELETE", "/v1/users/{id}/devices/{device_id}", {kManage, kGlobal}},
+      {"POST", "/v1/users/{id}/slack/connect", {kManage, kGlobal}},
+      // A subscriber token opens the user's inbox: reading it is the
+      // application's backend rendering the bell.
+      {"GET", "/v1/users/{id}/token", {kRead, kGlobal}},
+      {"POST", "/v1/users/{id}/token/revoke", {kManage, kGlobal}},
+      {"GET", "/v1/users/{id}/notifications", {kRead, kGlobal}},
+      {"GET", "/v1/users/{id}/notifications/unread-count", {kRead, kGlobal}},
+      {"POST", "/v1/users/{id}/notifications/read", {kManage, kGlobal}},
+      // Templates and workflows.
+      {"GET", "/v1/templates", {kRead, kGlobal}},
+      {"GET", "/v1/templates/{type}", {kRead, kGlobal}},
+      {"PUT", "/v1/templates/{type}", {kManage, kGlobal}},
+      {"DELETE", "/v1/templates/{type}", {kManage, kGlobal}},
+      {"POST", "/v1/templates/preview", {kRead, kGlobal}},
+      // Topics.
+      {"PUT", "/v1/topics/{key}", {kManage, kGlobal}},
+      {"DELETE", "/v1/topics/{key}", {kManage, kGlobal}},
+      {"GET", "/v1/topics/{key}/subscribers", {kRead, kGlobal}},
+      {"PUT", "/v1/topics/{key}/subscribers", {kManage, kGlobal}},
+      {"DELETE", "/v1/topics/{key}/subscribers", {kManage, kGlobal}},
+      // Schedules.
+      {"GET", "/v1/schedules", {kRead, kGlobal}},
+      {"PUT", "/v1/schedules", {kManage, kGlobal}},
+      {"GET", "/v1/schedules/{key}", {kRead, kGlobal}},
+      {"PUT", "/v1/schedules/{key}", {kManage, kGlobal}},
+      {"DELETE", "/v1/schedules/{key}", {kManage, kGlobal}},
+      {"POST", "/v1/schedules/preview", {kRead, kGlobal}},
+      // Channels, providers and what the deployment observes.
+      {"GET", "/v1/providers", {kRead, kGlobal}},
+      {"GET", "/v1/suppressions", {kRead, kGlobal}},
+      {"DELETE", "/v1/suppressions/{channel}/{address}", {kManage, kGlobal}},
+      {"GET", "/v1/slack/install", {kAdmin, kGlobal}},
+      {"GET", "/v1/slack/workspaces", {kRead, kGlobal}},
+      {"DELETE", "/v1/slack/workspaces/{team_id}", {kAdmin, kGlobal}},
+      {"GET", "/v1/outbox/stats", {kRead, kGlobal}},
+      {"GET", "/v1/reports", {kRead, kGlobal}},
+      {"GET", "/v1/sink/messages", {kRead, kGlobal}},
+      {"GET", "/v1/stats/deliveries", {kRead, kGlobal}},
+      {"GET", "/v1/stats/overview", {kRead, kGlobal}},
+      {"GET", "/metrics", {kRead, kGlobal}},
+      // Access itself.
+      {"POST", "/v1/api-keys", {kAdmin, kGlobal}},
+      {"GET", "/v1/api-keys", {kAdmin, kGlobal}},
+      {"DELETE", "/v1/api-keys/{id}", {kAdmin, kGlobal}},
+      {"GET", "/v1/tenants", {kAdmin, kGlobal}},
+      {"PUT", "/v1/tenants/{key}", {kAdmin, kGlobal}},
+      {"GET", "/v1/tenants/{key}", {kAdmin, kGlobal}},
+      {"DELETE", "/v1/tenants/{key}", {kAdmin, kGlobal}},
+      {"GET", "/v1/audit", {kAdmin, kGlobal}},
+      // The console's own session (any role), and its accounts (admins).
+      {"GET", "/v1/console/session", {kRead, kGlobal}},
+      {"POST", "/v1/console/sign-out", {kRead, kGlobal}},
+      {"GET", "/v1/console/accounts", {kAdmin, kGlobal}},
+      {"POST", "/v1/console/accounts", {kAdmin, kGlobal}},
+      {"PATCH", "/v1/console/accounts/{id}", {kAdmin, kGlobal}},
+      {"DELETE", "/v1/console/accounts/{id}", {kAdmin, kGlobal}},
+      {"GET", "/v1/console/sessions", {kAdmin, kGlobal}},
+      {"POST", "/v1/console/sessions/{id}/revoke", {kAdmin, kGlobal}},
+  };
+}
+
+}  // namespace
+
+const std::vector<DeclaredRoute>& DeclaredRoutes() {
+  static const std::vector<DeclaredRoute> kTable = Table();
+  return kTable;
+}
+
+std::string DocumentedPattern(std::string_view pattern) {
+  std::string documented(pattern);
+  for (auto at = documented.find(":str}"); at != std::string::npos;
+       at = documented.find(":str}", at)) {
+    documented.erase(at, 4);
+  }
+  return documented;
+}
+
+std::optional<RouteAccess> DeclaredAccess(std::string_view method, std::string_view pattern) {
+  const std::string documented = DocumentedPattern(pattern);
+  for (const DeclaredRoute& route : DeclaredRoutes()) {
+    if (route.method == method && route.pattern == documented) return route.access;
+  }
+  return std::nullopt;
+}
+
+}  // namespace chopar::http
