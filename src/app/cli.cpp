@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "app/api_routes.hpp"
 #include "app/config.hpp"
@@ -17,8 +19,19 @@
 #include "channels/chat/chat_channels.hpp"
 #include "channels/mobile/mobile_provider.hpp"
 #include "channels/webpush/vapid.hpp"
+#include "db/actor.hpp"
 
 namespace chopar::app {
+namespace {
+
+// The audit log's actor of a command run from the command line: "cli",
+// named by the operating system's user.
+std::string CommandLineActor() {
+  const char* user = std::getenv("USER");
+  return nlohmann::json{{"actor", "cli"}, {"name", user != nullptr ? user : ""}}.dump();
+}
+
+}  // namespace
 
 int RunCli(int argc, char** argv) {
   // Before any thread starts, so every thread inherits the blocked mask and
@@ -138,13 +151,17 @@ int RunCli(int argc, char** argv) {
     if (worker->parsed()) return RunService(config, Roles::Only(ProcessRole::kWorker));
     if (scheduler->parsed()) return RunService(config, Roles::FromNames({"scheduler", "reports"}));
     if (relay->parsed()) return RunService(config, Roles::Only(ProcessRole::kRelay));
-    if (import->parsed()) return RunScheduleImport(config, import_flags);
-    if (users_add->parsed()) {
-      return RunUserAdd(config, user_add_flags, std::cin, std::cout, std::cerr);
-    }
-    if (users_list->parsed()) return RunUserList(config, std::cout);
-    if (users_delete->parsed()) {
-      return RunUserDelete(config, user_delete_email, std::cout, std::cerr);
+    {
+      // What these commands change is the audit log's, by "cli".
+      const db::ActorScope cli_actor(CommandLineActor());
+      if (import->parsed()) return RunScheduleImport(config, import_flags);
+      if (users_add->parsed()) {
+        return RunUserAdd(config, user_add_flags, std::cin, std::cout, std::cerr);
+      }
+      if (users_list->parsed()) return RunUserList(config, std::cout);
+      if (users_delete->parsed()) {
+        return RunUserDelete(config, user_delete_email, std::cout, std::cerr);
+      }
     }
     return RunService(config, Roles::FromNames(config.server.roles));
   } catch (const std::exception& e) {

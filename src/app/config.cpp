@@ -45,10 +45,10 @@ struct HttpLimit {
 };
 
 std::array<HttpLimit, 3> HttpLimits(http::RateLimitSettings& l) {
-  return {{{"subscriber_per_second", "subscriber_burst", &l.subscriber_per_second,
-            &l.subscriber_burst},
-           {"address_per_second", "address_burst", &l.address_per_second, &l.address_burst},
-           {"api_key_per_second", "api_key_burst", &l.api_key_per_second, &l.api_key_burst}}};
+  return {
+      {{"subscriber_per_second", "subscriber_burst", &l.subscriber_per_second, &l.subscriber_burst},
+       {"address_per_second", "address_burst", &l.address_per_second, &l.address_burst},
+       {"api_key_per_second", "api_key_burst", &l.api_key_per_second, &l.api_key_burst}}};
 }
 
 // [server] metrics_listen: empty, or an address [server] listen would take.
@@ -183,6 +183,7 @@ std::vector<Binding> Bindings(Config& c) {
       {"events", "emit", &c.events.emit, {.check = [&c] { return EmitProblem(c.events.emit); }}},
       {"retention", "notifications_days", &c.retention.notifications_days, NotNegative()},
       {"retention", "deliveries_days", &c.retention.deliveries_days, NotNegative()},
+      {"retention", "audit_days", &c.retention.audit_days, NotNegative()},
   };
   for (core::ChannelKind kind : core::AllChannels()) {
     b.push_back({"limits.hourly", std::string(core::ChannelName(kind)),

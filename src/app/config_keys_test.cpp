@@ -342,6 +342,8 @@ const std::vector<KeyCase>& EveryKey() {
             [](const Config& c) { EXPECT_EQ(c.retention.notifications_days, 0); }),
       Other("retention", "deliveries_days", "30",
             [](const Config& c) { EXPECT_EQ(c.retention.deliveries_days, 30); }),
+      Other("retention", "audit_days", "365",
+            [](const Config& c) { EXPECT_EQ(c.retention.audit_days, 365); }),
   };
   return cases;
 }

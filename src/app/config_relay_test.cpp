@@ -119,7 +119,7 @@ TEST_F(ConfigTest, EventsToEmitMustBeChoparsOwn) {
       "config: [events] emit: \"delivery.sen\" matches none of chopar's events "
       "(notification.created, "
       "notification.read, delivery.sent, delivery.failed, delivery.skipped, delivery.canceled, "
-      "delivery.delivered, delivery.bounced, delivery.complained)");
+      "delivery.delivered, delivery.bounced, delivery.complained, audit.recorded)");
   EXPECT_EQ(FileRefusal("[events]\nemit = \"delivery.*\"\n"),
             "config: [events] emit has the wrong type (expected an array of strings)");
 }

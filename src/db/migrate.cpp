@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/text.hpp"
+#include "db/actor.hpp"
 #include "db/errors.hpp"
 #include "db/migrations_embedded.hpp"
 
@@ -173,6 +174,10 @@ std::vector<std::string> SplitSqlStatements(std::string_view s) {
 
 int Migrate(Connection& conn, std::span<const Migration> migrations,
             const MigrateOptions& options) {
+  // Migrations are not a caller's changes: no audit actor, and no
+  // statement put in front of a migration's own (CREATE INDEX CONCURRENTLY
+  // must run alone).
+  const ActorScope no_actor("");
   // Waiting for another process's migrations has no limit; each lock a
   // migration itself takes does.
   conn.ExecScript("SET statement_timeout = 0; SET lock_timeout = 0");

@@ -105,8 +105,13 @@ MaintenanceReport HistoryMaintenance::Pass() {
     }
   }
   if (settings_.notifications_days > 0) report.dedup_keys_deleted = ForgetDroppedDedupKeys();
+  if (settings_.audit_days > 0) report.audit_rows_deleted = ForgetOldAuditRows();
   report.delivery_horizon = AdvanceDeliveryHorizon();
   if (report.created > 0) spdlog::info("history: created {} partitions ahead", report.created);
+  if (report.audit_rows_deleted > 0) {
+    spdlog::info("history: deleted {} audit log rows older than {} days", report.audit_rows_deleted,
+                 settings_.audit_days);
+  }
   if (report.digest_items_deleted > 0 || report.dedup_keys_deleted > 0) {
     spdlog::info("history: deleted {} digest items and {} dedup keys of dropped notifications",
                  report.digest_items_deleted, report.dedup_keys_deleted);
@@ -122,6 +127,19 @@ long HistoryMaintenance::ForgetDroppedDedupKeys() {
     const int rows =
         tx.ExecAndCommit(queries::kDeleteExpiredDedupKeys, db::Params(settings_.dedup_batch))
             .Rows();
+    deleted += rows;
+    if (rows < settings_.dedup_batch) return deleted;
+  }
+}
+
+long HistoryMaintenance::ForgetOldAuditRows() {
+  long deleted = 0;
+  for (;;) {
+    auto tx = pool_.Begin("audit_retention");
+    const int rows = tx.ExecAndCommit(queries::kDeleteOldAuditRows,
+                                      db::Params(settings_.dedup_batch, settings_.audit_days,
+                                                 db::SqlNowParam(clock_)))
+                         .Rows();
     deleted += rows;
     if (rows < settings_.dedup_batch) return deleted;
   }

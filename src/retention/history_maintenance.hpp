@@ -32,6 +32,7 @@ struct MaintenanceReport {
   std::vector<std::string> dropped;  // partitions dropped, oldest first
   long digest_items_deleted = 0;     // items of closed digests, before their notifications
   long dedup_keys_deleted = 0;       // keys of the notifications dropped
+  long audit_rows_deleted = 0;       // audit log rows older than audit_days
   // The horizon of active deliveries after the pass: PostgreSQL's text of
   // chopar.delivery_horizon.active_from ("-infinity" until a week was passed).
   std::string delivery_horizon;
@@ -54,7 +55,9 @@ inline constexpr std::chrono::days kDeliveryHorizonMargin{14};
 // batches of settings.dedup_batch, one short transaction each. Last, it
 // moves the horizon of active deliveries (migration 0037) past the weeks
 // ended more than kDeliveryHorizonMargin ago that hold no queued or sending
-// delivery, so the claim's lookups leave them out. Creating or dropping a partition
+// delivery, so the claim's lookups leave them out. With audit_days, it
+// deletes the audit log's rows older than that, oldest first, in batches of
+// settings.dedup_batch (a DELETE: the log is a plain table). Creating or dropping a partition
 // takes the table's ACCESS EXCLUSIVE lock for a moment: the transaction waits at most 2 s for it
 // (lock_timeout), so it never queues live traffic behind it for longer; a
 // pass that could not get it fails and is tried again after the loop's
@@ -95,6 +98,8 @@ class HistoryMaintenance {
   MaintenanceReport Pass();
   // Deletes the dedup keys of dropped notifications, batch by batch.
   long ForgetDroppedDedupKeys();
+  // Deletes the audit rows older than audit_days, batch by batch.
+  long ForgetOldAuditRows();
   // Moves the horizon of active deliveries; returns it.
   std::string AdvanceDeliveryHorizon();
   db::Next Step();

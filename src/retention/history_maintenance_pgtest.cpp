@@ -286,6 +286,32 @@ TEST_F(HistoryMaintenanceTest, ZeroDaysKeepsEverything) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries"), 1);
 }
 
+// The audit log keeps audit_days: older rows go, oldest first, in batches;
+// newer ones stay; 0 keeps all.
+TEST_F(HistoryMaintenanceTest, AuditRetentionDeletesOnlyRowsOlderThanItsDays) {
+  core::SimulatedClock clock(cutover_ + 30 * kWeek);
+  const std::string insert =
+      "INSERT INTO chopar.audit_log (at, actor, action, resource, resource_id, after) "
+      "SELECT " +
+      Sql(clock.Now()) +
+      "::timestamptz - make_interval(days => d), 'cli', 'create', "
+      "'user', d::text, '{}' FROM generate_series(";
+  // 25 rows 100..124 days old first (oldest first, as the log is written),
+  // then 5 rows 1..5 days old.
+  db_->Scalar("WITH r AS (" + insert + "124, 100, -1) d RETURNING 1) SELECT count(*) FROM r");
+  db_->Scalar("WITH r AS (" + insert + "5, 1, -1) d RETURNING 1) SELECT count(*) FROM r");
+  HistoryMaintenance keep_all(*pool_, clock, metrics_, {});
+  EXPECT_EQ(keep_all.RunOnce().audit_rows_deleted, 0);
+  RetentionSettings settings;
+  settings.audit_days = 90;
+  settings.dedup_batch = 10;  // three batches
+  HistoryMaintenance retention(*pool_, clock, metrics_, settings);
+  EXPECT_EQ(retention.RunOnce().audit_rows_deleted, 25);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.audit_log"), 5);
+  EXPECT_EQ(db_->Count("SELECT max(resource_id::int) FROM chopar.audit_log"), 5);
+  EXPECT_EQ(retention.RunOnce().audit_rows_deleted, 0);
+}
+
 // Retention while a writer inserts and updates deliveries in the current
 // weeks without pause: the writer never fails, and retention drops what it
 // should (a pass that could not get its lock in time is simply repeated).

@@ -15,6 +15,9 @@ struct RetentionSettings {
   // weekly partitions go once every row in them is older than this, so a
   // row lives between deliveries_days and deliveries_days + 7 days.
   int deliveries_days = 0;
+  // Days an audit log row is kept; 0 keeps them forever. Deleted in
+  // batches of dedup_batch, oldest first.
+  int audit_days = 0;
   // How often a worker process creates partitions ahead and drops old ones.
   std::chrono::seconds interval{std::chrono::hours(1)};
   // How many weeks of partitions exist ahead of now after each pass.
