@@ -19,7 +19,8 @@ hub::Delivery RetryDelivery(db::Pool& pool, std::int64_t delivery_id) {
                              "delivery " + std::to_string(delivery_id) + " is " + status +
                                  "; only a delivery that is not sent can be retried");
   }
-  tx.Exec(queries::kRequeueDelivery, delivery_id);
+  tx.Defer(queries::kRequeueDelivery, delivery_id);
+  tx.Defer(queries::kAuditDeliveryRetry, delivery_id, status);
   const auto delivery = tx.Exec(queries::kGetDelivery, delivery_id);
   tx.Commit();
   return hub::ReadDelivery(delivery, 0);

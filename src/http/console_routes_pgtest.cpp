@@ -112,6 +112,12 @@ TEST_F(ConsoleRoutesTest, RetryRequeuesAFailedDeliveryWithAttemptsReset) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries WHERE id = " + std::to_string(id) +
                        " AND next_attempt_at <= now()"),
             1);
+  // The retry is in the audit log, once, by the bootstrap key.
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.audit_log WHERE resource = 'delivery' AND "
+                       "resource_id = '" + std::to_string(id) +
+                       "' AND actor = 'api_key' AND before->>'status' = 'failed' AND "
+                       "after->>'status' = 'queued'"),
+            1);
 }
 
 TEST_F(ConsoleRoutesTest, RetryRefusesSentAndSendingDeliveriesAndUnknownIds) {
@@ -129,6 +135,7 @@ TEST_F(ConsoleRoutesTest, RetryRefusesSentAndSendingDeliveriesAndUnknownIds) {
     EXPECT_EQ(response.ErrorCode(), "conflict") << channel;
   }
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries WHERE attempts = 1"), 2);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.audit_log WHERE resource = 'delivery'"), 0);
   EXPECT_EQ(client().Post("/v1/deliveries/999999/retry", "", {kAuth}).ErrorCode(), "not_found");
 }
 
