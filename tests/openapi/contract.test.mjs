@@ -325,6 +325,27 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "POST", "/v1/users/2/token/revoke", { expect: 200 });
     await call(chopar, "POST", "/v1/users/999/token/revoke", { expect: 404 });
 
+    // Tenants, API keys and their scopes, the audit log (docs/tenants-and-access.md).
+    await call(chopar, "PUT", "/v1/tenants/acme", { body: { name: "Acme", branding: { sender_name: "Acme", primary_color: "#0a7cff" } }, expect: 201 });
+    await call(chopar, "PUT", "/v1/tenants/acme", { body: { name: "Acme Ltd", preferences: { sms: false } }, expect: 200 });
+    await call(chopar, "PUT", "/v1/tenants/acme", { body: { name: "" }, expect: 400 });
+    await call(chopar, "GET", "/v1/tenants/acme", { expect: 200 });
+    await call(chopar, "GET", "/v1/tenants?limit=10", { expect: 200 });
+    const reader = await call(chopar, "POST", "/v1/api-keys", { body: { name: "reader", scopes: ["read"] }, expect: 201 });
+    await call(chopar, "POST", "/v1/api-keys", { body: { name: "x", scopes: ["root"] }, expect: 400 });
+    await call(chopar, "POST", "/v1/api-keys", { body: { name: "x", scopes: ["read"], tenant: "nobody" }, expect: 404 });
+    await call(chopar, "GET", "/v1/api-keys", { expect: 200 });
+    await call(chopar, "GET", "/v1/users/1", { auth: `Bearer ${reader.body.key}`, expect: 200 });
+    await call(chopar, "PUT", "/v1/users/1", { auth: `Bearer ${reader.body.key}`, body: { locale: "en" }, expect: 403 });
+    await call(chopar, "GET", "/v1/api-keys", { auth: `Bearer ${reader.body.key}`, expect: 403 });
+    await call(chopar, "GET", "/v1/audit?resource=tenant&limit=5", { expect: 200 });
+    await call(chopar, "GET", "/v1/audit?limit=0", { expect: 400 });
+    await call(chopar, "DELETE", `/v1/api-keys/${reader.body.id}`, { expect: 204 });
+    await call(chopar, "DELETE", `/v1/api-keys/${reader.body.id}`, { expect: 404 });
+    await call(chopar, "GET", "/v1/users/1", { auth: `Bearer ${reader.body.key}`, expect: 401 });
+    await call(chopar, "DELETE", "/v1/tenants/acme", { expect: 204 });
+    await call(chopar, "GET", "/v1/tenants/acme", { expect: 404 });
+
     await call(chopar, "GET", "/v1/outbox/stats", { expect: 200 });
     await call(chopar, "GET", "/v1/outbox/stats", { auth: "Bearer wrong", expect: 401 });
     for (const file of ["/", "/console/index.html", "/widget/chopar-bell.js", "/widget/chopar-sw.js"]) {

@@ -50,4 +50,28 @@ describe("the routes", { skip: binary ? false : "CHOPAR_TEST_BINARY is not set" 
     console.log(`${routes.length} routes, ${documented.size} documented operations, ${assets.length} web assets by x-chopar-web-assets`);
     assert.ok(report.length === 0, report.join("\n"));
   });
+
+  // Who may call each operation, as the description says it
+  // (x-required-scope, x-tenancy), is what the server enforces
+  // (`chopar routes --access`, from src/http/route_access.cpp).
+  it("state the scope and tenancy the server requires", () => {
+    const run = spawnSync(binary, ["routes", "--access"], { encoding: "utf8", env: { PATH: process.env.PATH } });
+    assert.equal(run.status, 0, `chopar routes --access failed: ${run.stderr}`);
+    const wrong = [];
+    for (const line of run.stdout.split("\n").filter(Boolean)) {
+      const [method, pathname, scope, tenancy] = line.split(" ");
+      const operation = spec.paths[pathname]?.[method.toLowerCase()];
+      if (!operation) continue;  // the test above reports it
+      const documented = operation["x-required-scope"];
+      if (scope === "public" || scope === "subscriber") {
+        if (documented !== undefined) wrong.push(`${method} ${pathname}: x-required-scope ${documented}, but it takes no API key`);
+        continue;
+      }
+      if (documented !== scope || operation["x-tenancy"] !== tenancy) {
+        wrong.push(`${method} ${pathname}: documented ${documented} ${operation["x-tenancy"]}, served ${scope} ${tenancy}`);
+      }
+      if (!operation.responses?.["403"]) wrong.push(`${method} ${pathname}: no 403 response`);
+    }
+    assert.deepEqual(wrong, []);
+  });
 });
