@@ -74,4 +74,19 @@ describe("the routes", { skip: binary ? false : "CHOPAR_TEST_BINARY is not set" 
     }
     assert.deepEqual(wrong, []);
   });
+
+  // The table of docs/tenants-and-access.md is the same
+  // (scripts/update-route-access-table rewrites it).
+  it("are listed with their scope in docs/tenants-and-access.md", () => {
+    const run = spawnSync(binary, ["routes", "--access"], { encoding: "utf8", env: { PATH: process.env.PATH } });
+    assert.equal(run.status, 0, `chopar routes --access failed: ${run.stderr}`);
+    const served = run.stdout.split("\n").filter(Boolean)
+      .map((line) => line.split(" "))
+      .filter(([, , scope]) => scope !== "public" && scope !== "subscriber")
+      .map(([method, pathname, scope, tenancy]) => `${method} ${pathname} ${scope} ${tenancy}`);
+    const page = fs.readFileSync(path.join(REPO_ROOT, "docs", "tenants-and-access.md"), "utf8");
+    const listed = [...page.matchAll(/^\| `([A-Z]+ [^`]+)` \| `([a-z]+)` \| ([a-z]+) \|$/gm)]
+      .map(([, route, scope, tenancy]) => `${route} ${scope} ${tenancy}`);
+    assert.deepEqual(listed.sort(), served.sort(), "run scripts/update-route-access-table");
+  });
 });
