@@ -228,12 +228,15 @@ std::vector<Result> Connection::ExecPipeline(std::span<const Statement> statemen
   const std::vector<Statement> with_actor = WithActor(statements);
   const std::span<const Statement> given =
       with_actor.empty() ? statements : std::span<const Statement>(with_actor);
-  std::vector<Statement> sent(given.begin(), given.end());
+  std::vector<Statement> sent;
   std::optional<Plan> plan_after;
   if (pooling_ == ServerPooling::kNone) {
     std::tie(sent, plan_after) = WithPlanSwitches(given);
+  } else if (!with_actor.empty()) {
+    sent = with_actor;
   }
-  if (sent.size() == statements.size()) return ExecPipelineAsGiven(statements);
+  // Nothing added: the callers' statements as they are, copied nowhere.
+  if (sent.size() <= statements.size()) return ExecPipelineAsGiven(statements);
   // A failure forgets the plan mode (Check), a broken pipeline the connection.
   std::vector<Result> results = ExecPipelineAsGiven(sent);
   if (plan_after) session_plan_ = *plan_after;

@@ -4,14 +4,17 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <thread>
 
+#include "db/actor.hpp"
 #include "db/errors.hpp"
 #include "db/migrate.hpp"
 #include "db/pool.hpp"
 #include "db/session_settings.hpp"
+#include "testing/pgbouncer.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar::db {
@@ -144,9 +147,11 @@ TEST_F(DbTest, ConstraintViolationsAreTyped) {
 TEST_F(DbTest, LinkCheckRefusesExternalLinksInTheDatabaseItself) {
   auto conn = pool_->Acquire();
   conn->Exec(kInsertUser, 1, std::nullopt);
-  constexpr Query insert{"test.insert_link",
-                         "INSERT INTO notifications (user_id, type, title, link) VALUES (1, 'a.b', 't', $1)"};
-  for (const char* bad : {"https://evil.example", "//evil.example", "/\\evil.example", "javascript:alert(1)", "/"}) {
+  constexpr Query insert{
+      "test.insert_link",
+      "INSERT INTO notifications (user_id, type, title, link) VALUES (1, 'a.b', 't', $1)"};
+  for (const char* bad :
+       {"https://evil.example", "//evil.example", "/\\evil.example", "javascript:alert(1)", "/"}) {
     EXPECT_THROW(conn->Exec(insert, bad), CheckViolation) << bad;
   }
   EXPECT_NO_THROW(conn->Exec(insert, "/tasks/1"));
@@ -384,6 +389,85 @@ TEST_F(DbTest, ListenReceivesNotify) {
   }
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].payload, "hello");
+}
+
+}  // namespace
+}  // namespace chopar::db
+
+namespace chopar::db {
+namespace {
+
+constexpr Query kActorSeen{"test.actor_seen",
+                           "SELECT COALESCE(current_setting('chopar.actor', true), '') AS actor"};
+
+// An ActorScope names its actor to every round trip of its thread, for the
+// transaction that round trip is in, and adds no round trip; outside it,
+// nothing is sent and no session keeps a stale actor.
+TEST_F(DbTest, AnActorTravelsInTheSameRoundTripsAndEndsWithItsTransaction) {
+  Pool pool(db_->url(), 1);
+  EXPECT_EQ(pool.Acquire()->Exec(kActorSeen).String(0, 0), "");
+  {
+    // The connection prepares the statement that sets the actor once.
+    const ActorScope actor(R"({"actor":"first"})");
+    pool.Acquire()->Exec(kActorSeen);
+  }
+  std::uint64_t with_actor = RoundTripsOf(pool, [&] {
+    const ActorScope actor(R"({"actor":"key:1"})");
+    // Autocommit: the statement's own implicit transaction.
+    EXPECT_EQ(pool.Acquire()->Exec(kActorSeen).String(0, 0), R"({"actor":"key:1"})");
+    auto tx = pool.Begin("with_actor");
+    tx.Exec(kInsertUser, 7, "a@b.uz");
+    EXPECT_EQ(tx.ExecAndCommit(kActorSeen, {}).String(0, 0), R"({"actor":"key:1"})");
+  });
+  EXPECT_EQ(with_actor, 3u);  // the same as without an actor: 1 + 2
+  {
+    const ActorScope outer(R"({"actor":"outer"})");
+    {
+      const ActorScope inner(R"({"actor":"inner"})");
+      EXPECT_EQ(pool.Acquire()->Exec(kActorSeen).String(0, 0), R"({"actor":"inner"})");
+    }
+    EXPECT_EQ(pool.Acquire()->Exec(kActorSeen).String(0, 0), R"({"actor":"outer"})");
+    const ActorScope none("");
+    EXPECT_EQ(pool.Acquire()->Exec(kActorSeen).String(0, 0), "");
+  }
+  // The same pooled connection, after the scope: LOCAL ended with each
+  // transaction.
+  EXPECT_EQ(pool.Acquire()->Exec(kActorSeen).String(0, 0), "");
+}
+
+// Behind a transaction-mode pooler the actor still reaches the statement:
+// it travels in the statement's own transaction, never in the session.
+TEST_F(DbTest, AnActorReachesTheStatementBehindATransactionPooler) {
+  if (!testing::PgBouncer::Available()) GTEST_SKIP() << "pgbouncer is not installed";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("chopar-actor-bouncer-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    testing::PgBouncer bouncer(dir);
+    PoolSettings settings;
+    settings.conninfo = bouncer.Url(db_->url());
+    settings.pooling = ServerPooling::kTransaction;
+    settings.size = 2;
+    Pool pool(settings);
+    {
+      const ActorScope actor(R"({"actor":"key:9"})");
+      EXPECT_EQ(pool.Acquire()->Exec(kActorSeen).String(0, 0), R"({"actor":"key:9"})");
+      auto tx = pool.Begin("behind_the_pooler");
+      EXPECT_EQ(tx.Exec(kActorSeen).String(0, 0), R"({"actor":"key:9"})");
+      tx.Commit();
+    }
+    EXPECT_EQ(pool.Acquire()->Exec(kActorSeen).String(0, 0), "");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Another thread's scope is not this thread's.
+TEST_F(DbTest, AnActorIsItsThreadsOnly) {
+  Pool pool(db_->url(), 2);
+  const ActorScope actor(R"({"actor":"main"})");
+  std::string seen_elsewhere = "unset";
+  std::thread([&] { seen_elsewhere = pool.Acquire()->Exec(kActorSeen).String(0, 0); }).join();
+  EXPECT_EQ(seen_elsewhere, "");
 }
 
 }  // namespace
