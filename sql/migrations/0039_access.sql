@@ -119,9 +119,13 @@ BEGIN
   IF TG_OP = 'UPDATE' AND before - 'updated_at' = after - 'updated_at' THEN
     RETURN NULL;
   END IF;
-  SELECT string_agg(COALESCE(after, before) ->> c, '/' ORDER BY ord)
-    INTO id_text
-    FROM unnest(string_to_array(TG_ARGV[1], ',')) WITH ORDINALITY AS ids(c, ord);
+  IF pg_catalog.strpos(TG_ARGV[1], ',') = 0 THEN
+    id_text := COALESCE(after, before) ->> TG_ARGV[1];
+  ELSE
+    SELECT string_agg(COALESCE(after, before) ->> c, '/' ORDER BY ord)
+      INTO id_text
+      FROM unnest(string_to_array(TG_ARGV[1], ',')) WITH ORDINALITY AS ids(c, ord);
+  END IF;
   FOR i IN 2 .. TG_NARGS - 1 LOOP
     secret := TG_ARGV[i];
     IF before ? secret AND before -> secret <> 'null' THEN
