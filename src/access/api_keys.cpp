@@ -1,5 +1,7 @@
 #include "access/api_keys.hpp"
 
+#include <algorithm>
+
 #include "access/queries.hpp"
 #include "console/page.hpp"
 #include "core/encoding.hpp"
@@ -74,6 +76,16 @@ bool ApiKeyStore::Delete(std::int64_t id) {
   std::erase_if(cache_,
                 [id](const auto& entry) { return entry.second.key && entry.second.key->id == id; });
   return deleted;
+}
+
+bool ApiKeyStore::LooksLikeKey(std::string_view token) {
+  constexpr std::size_t kEncoded = (kRandomBytes * 4 + 2) / 3;  // unpadded base64url
+  if (token.size() != kKeyPrefix.size() + kEncoded || !token.starts_with(kKeyPrefix)) return false;
+  return std::all_of(token.begin() + static_cast<std::ptrdiff_t>(kKeyPrefix.size()), token.end(),
+                     [](char c) {
+                       return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                              (c >= '0' && c <= '9') || c == '-' || c == '_';
+                     });
 }
 
 std::optional<ApiKey> ApiKeyStore::Resolve(std::string_view token) {

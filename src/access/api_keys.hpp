@@ -62,6 +62,9 @@ class ApiKeyStore {
   core::Page<ApiKey> List(int limit, const std::optional<std::string>& cursor);
   // Whether a key was deleted.
   bool Delete(std::int64_t id);
+  // Whether `token` has the form of a key Create makes ("chopar_" and 43
+  // base64url characters): what can be told without the database.
+  static bool LooksLikeKey(std::string_view token);
   // The key in force (not expired, not deleted) whose text is `token`.
   std::optional<ApiKey> Resolve(std::string_view token);
 

@@ -319,8 +319,8 @@ Caller CallerOfKey(const access::ApiKey& key) {
 
 std::function<std::optional<Caller>(std::string_view)> ApiKeyResolver(access::ApiKeyStore& keys) {
   return [&keys](std::string_view token) -> std::optional<Caller> {
-    // Only chopar's own keys are looked up: anything else cannot be one.
-    if (!token.starts_with(access::ApiKeyStore::kKeyPrefix)) return std::nullopt;
+    // Only what has the form of chopar's keys is looked up.
+    if (!access::ApiKeyStore::LooksLikeKey(token)) return std::nullopt;
     const auto key = keys.Resolve(token);
     if (!key) return std::nullopt;
     return CallerOfKey(*key);

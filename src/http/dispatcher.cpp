@@ -6,6 +6,7 @@
 #include <charconv>
 #include <chrono>
 
+#include "access/api_keys.hpp"
 #include "core/encoding.hpp"
 #include "core/log_context.hpp"
 #include "core/request_error.hpp"
@@ -90,7 +91,9 @@ std::optional<Caller> CheckServerCaller(const Request& request, const AuthKeys& 
   if (!keys.api_key.empty() && core::ConstantTimeEquals(token, keys.api_key)) {
     return BootstrapCaller();
   }
-  if (!keys.resolvers.api_keys) throw core::Unauthorized("invalid API key");
+  if (!keys.resolvers.api_keys || !access::ApiKeyStore::LooksLikeKey(token)) {
+    throw core::Unauthorized("invalid API key");
+  }
   if (!with_database) return std::nullopt;
   auto caller = keys.resolvers.api_keys(token);
   if (!caller) throw core::Unauthorized("invalid API key (unknown, expired or deleted)");
