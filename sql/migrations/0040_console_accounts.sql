@@ -61,3 +61,14 @@ CREATE TABLE chopar.console_sign_in_failures (
   PRIMARY KEY (kind, key)
 );
 CREATE INDEX console_sign_in_failures_window ON chopar.console_sign_in_failures (window_started_at);
+
+-- The audit log (migration 0039) records what a caller changes here: an
+-- account made, its role changed, deleted; a session revoked. Signing in is
+-- no caller's change (it has no actor); secrets read "[secret]".
+CREATE TRIGGER audit AFTER INSERT OR UPDATE OR DELETE ON chopar.console_accounts
+  FOR EACH ROW WHEN (pg_catalog.current_setting('chopar.actor', true) <> '')
+  EXECUTE FUNCTION chopar.audit_change('console_account', 'id', 'password_hash');
+CREATE TRIGGER audit AFTER UPDATE OR DELETE ON chopar.console_sessions
+  FOR EACH ROW WHEN (pg_catalog.current_setting('chopar.actor', true) <> '')
+  EXECUTE FUNCTION chopar.audit_change('console_session', 'id', 'token_hash', 'csrf_token',
+                                       'bootstrap_key_hash');

@@ -9,6 +9,7 @@
 
 #include "access/api_keys.hpp"
 #include "access/tenants.hpp"
+#include "console/accounts.hpp"
 #include "core/encoding.hpp"
 #include "db/actor.hpp"
 #include "http/access_routes.hpp"
@@ -244,6 +245,25 @@ TEST_F(AccessRoutesTest, SecretsAreElidedInTheAuditLog) {
   EXPECT_EQ(pushed[0]["after"]["p256dh"], "[secret]");
   EXPECT_EQ(pushed[0]["after"]["auth"], "[secret]");
   EXPECT_EQ(pushed[0]["after"]["endpoint"], "https://push.example/sub/1");
+}
+
+// An account made from the command line (actor "cli") is audited with its
+// password hash elided; a role change records before and after.
+TEST_F(AccessRoutesTest, ConsoleAccountChangesAreAuditedWithoutTheirPasswords) {
+  console::AccountService accounts(*pool_, clock_);
+  const db::ActorScope actor(R"({"actor":"cli","name":"root"})");
+  const auto account = accounts.Add({.email = "ops@example.com",
+                                     .role = console::Role::kViewer,
+                                     .password = "correct horse battery"});
+  accounts.ChangeRole(account.id, console::Role::kOperator);
+  const json rows = Audit("?resource=console_account");
+  ASSERT_EQ(rows.size(), 2u) << rows.dump();
+  EXPECT_EQ(rows[1]["action"], "create");
+  EXPECT_EQ(rows[1]["actor"], "cli");
+  EXPECT_EQ(rows[1]["after"]["password_hash"], "[secret]");
+  EXPECT_EQ(rows[0]["before"]["role"], "viewer");
+  EXPECT_EQ(rows[0]["after"]["role"], "operator");
+  EXPECT_EQ(rows.dump().find("$argon2id"), std::string::npos);
 }
 
 TEST_F(AccessRoutesTest, SendingNotificationsIsNotAudited) {
