@@ -1,6 +1,8 @@
 // The admin console in a real browser: sign in, see a failed delivery with
 // its error, retry it and watch it become sent through the sink, read the
-// email in the sink inbox, and see the overview chart with data.
+// email in the sink inbox, and see the overview chart with data; then
+// console accounts: sign-in with an email and password, the throttle, the
+// CSRF token, what a viewer may do, and revoked sessions.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 
@@ -79,7 +81,15 @@ describe("console", { skip }, () => {
     await page.getByLabel("API key").fill(API_KEY);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Overview" }).waitFor();
-    assert.equal(await page.evaluate(() => sessionStorage.getItem("chopar.apiKey")), API_KEY);
+    // A fresh install has no account: the key opened a session, kept in an
+    // HttpOnly cookie that no script reads; the key itself is kept nowhere.
+    assert.equal(await page.evaluate(() => sessionStorage.length + localStorage.length), 0);
+    assert.doesNotMatch(await page.evaluate(() => document.cookie), /chopar_session/);
+    const cookie = (await browser.context.cookies()).find((c) => c.name === "chopar_session");
+    assert.ok(cookie, "the session cookie is set");
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, "Strict");
+    assert.equal(await page.locator("#who").textContent(), "API key (admin)");
   });
 
   it("renders the overview chart with data", async () => {
@@ -185,10 +195,9 @@ describe("console", { skip }, () => {
     const pager = { name: "pager", address: "pager_number", default: true, template_fields: ["text"], settings: "channels.pager" };
     const user = await chopar.call("GET", `/v1/users/${GULNORA}`);
     assert.deepEqual(user.addresses, {}, "the built-in channels keep their addresses in fields of their own");
-    // A tab of its own (signed in as the console's tab is), so that the
+    // A tab of its own (signed in by the same session cookie), so that the
     // channels it fetched stay out of the other tests.
     const tab = await browser.context.newPage();
-    await tab.addInitScript((key) => sessionStorage.setItem("chopar.apiKey", key), API_KEY);
     let sent = null;
     await tab.route("**/v1/channels", (route) =>
       route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ channels: [...served.channels, pager] }) }),
@@ -254,5 +263,150 @@ describe("console", { skip }, () => {
       await Promise.race([note.waitFor(), page.locator(".card").first().waitFor()]);
       assert.equal(await error.count(), 0, `${heading}: no error shown`);
     }
+  });
+});
+
+describe("console accounts", { skip }, () => {
+  const PASSWORD = "correct horse battery staple";
+  let chopar, admin, viewer, failedDelivery;
+
+  async function signIn(page, email, password = PASSWORD) {
+    await page.goto(`${chopar.url}/`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    const answered = page.waitForResponse((r) => r.url().endsWith("/v1/console/sign-in") && r.request().method() === "POST");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    return answered;
+  }
+
+  // A request from the page with its session cookie; `csrf`: the header's
+  // value, "session" for the session's own token, null for none.
+  function fetchFromPage(page, method, pathname, { csrf = "session", body } = {}) {
+    return page.evaluate(
+      async ({ method, pathname, csrf, body }) => {
+        const headers = { "Content-Type": "application/json" };
+        if (csrf === "session") headers["X-CSRF-Token"] = (await (await fetch("/v1/console/session")).json()).csrf_token;
+        else if (csrf !== null) headers["X-CSRF-Token"] = csrf;
+        const response = await fetch(pathname, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        const text = await response.text();
+        return { status: response.status, body: text ? JSON.parse(text) : null };
+      },
+      { method, pathname, csrf, body },
+    );
+  }
+
+  before(async () => {
+    chopar = new Chopar({ name: "accounts" });
+    const deadPort = await freePort();
+    await chopar.start({
+      CHOPAR_CHANNELS_EMAIL_PROVIDER: "smtp",
+      CHOPAR_CHANNELS_EMAIL_SMTP_URL: `smtp://127.0.0.1:${deadPort}`,
+      CHOPAR_DELIVERY_MAX_ATTEMPTS: "1",
+    });
+    await chopar.call("PUT", `/v1/users/${AZIZ}`, { email: "aziz@example.uz", preferences: { telegram: false, push: false } });
+    const failed = await chopar.notify(AZIZ, { channels: ["email"] });
+    failedDelivery = await until("the failed delivery", async () => {
+      const { items } = await chopar.call("GET", `/v1/deliveries?status=failed&user_id=${AZIZ}`);
+      return items.find((d) => d.notification_id === failed.id);
+    });
+    // The server's key adds accounts (an admin's API key may).
+    await chopar.call("POST", "/v1/console/accounts", { email: "admin@example.uz", role: "admin", password: PASSWORD }, 201);
+    await chopar.call("POST", "/v1/console/accounts", { email: "viewer@example.uz", role: "viewer", password: PASSWORD }, 201);
+    await chopar.call("POST", "/v1/console/accounts", { email: "operator@example.uz", role: "operator", password: PASSWORD }, 201);
+    admin = await launch();
+    viewer = await launch();
+  });
+
+  after(async () => {
+    await admin?.close();
+    await viewer?.close();
+    await chopar?.dispose();
+  });
+
+  it("signs in with an account once one exists, and the API key no longer does", async () => {
+    const page = await admin.context.newPage();
+    await page.goto(`${chopar.url}/`);
+    await page.getByLabel("Email").waitFor();
+    assert.equal(await page.getByLabel("API key").count(), 0, "the key's form is gone");
+    const byKey = await page.evaluate(async (key) => (await fetch("/v1/console/sign-in", { method: "POST", body: JSON.stringify({ api_key: key }) })).status, API_KEY);
+    assert.equal(byKey, 401);
+    const answer = await signIn(page, "ADMIN@example.uz");
+    assert.equal(answer.status(), 200);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    assert.equal(await page.locator("#who").textContent(), "admin@example.uz (admin)");
+    await page.getByRole("link", { name: "Accounts" }).click();
+    await page.locator('tr[data-account][data-role="viewer"]').waitFor();
+    await page.screenshot({ path: screenshotPath("console-accounts"), fullPage: true });
+  });
+
+  it("says so after five wrong passwords, and then refuses even the right one", async () => {
+    const page = await viewer.context.newPage();
+    for (let i = 0; i < 5; i++) {
+      const answer = await signIn(page, "operator@example.uz", "not the password at all");
+      assert.equal(answer.status(), 401);
+      await page.getByRole("alert").filter({ hasText: "Wrong email or password." }).waitFor();
+    }
+    const throttled = await signIn(page, "operator@example.uz");
+    assert.equal(throttled.status(), 429);
+    const retryAfter = Number(throttled.headers()["retry-after"]);
+    assert.ok(retryAfter > 880 && retryAfter <= 900, `Retry-After: ${retryAfter}`);
+    await page.getByRole("alert").filter({ hasText: "Too many failed sign-ins. Try again in 15 minutes." }).waitFor();
+    await page.screenshot({ path: screenshotPath("console-sign-in-throttled") });
+    await page.close();
+  });
+
+  it("refuses a state-changing request without the session's X-CSRF-Token", async () => {
+    const page = admin.context.pages().at(-1);
+    const body = { email: "csrf@example.uz", role: "viewer", password: PASSWORD };
+    const without = await fetchFromPage(page, "POST", "/v1/console/accounts", { csrf: null, body });
+    assert.equal(without.status, 403);
+    assert.equal(without.body.error.code, "forbidden");
+    const wrong = await fetchFromPage(page, "POST", "/v1/console/accounts", { csrf: "not-the-token", body });
+    assert.equal(wrong.status, 403);
+    const right = await fetchFromPage(page, "POST", "/v1/console/accounts", { body });
+    assert.equal(right.status, 201);
+    // A GET needs none.
+    assert.equal((await fetchFromPage(page, "GET", "/v1/console/accounts", { csrf: null })).status, 200);
+  });
+
+  it("hides a viewer's retry button, and the server refuses the retry anyway", async () => {
+    const page = await viewer.context.newPage();
+    assert.equal((await signIn(page, "viewer@example.uz")).status(), 200);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    assert.equal(await page.getByRole("link", { name: "Accounts" }).isVisible(), false);
+    await page.goto(`${chopar.url}/#/deliveries`);
+    const row = page.locator(`tr[data-delivery="${failedDelivery.id}"][data-status="failed"]`);
+    await row.waitFor();
+    assert.equal(await row.locator("button").count(), 0, "no Retry button for a viewer");
+    const retry = await fetchFromPage(page, "POST", `/v1/deliveries/${failedDelivery.id}/retry`);
+    assert.equal(retry.status, 403);
+    assert.match(retry.body.error.message, /operate/);
+    assert.equal((await fetchFromPage(page, "GET", "/v1/console/accounts", { csrf: null })).status, 403);
+    const { items } = await chopar.call("GET", `/v1/deliveries?status=failed&user_id=${AZIZ}`);
+    assert.ok(items.some((d) => d.id === failedDelivery.id), "still failed: nothing was retried");
+  });
+
+  it("signs the other browser out when an admin revokes its session", async () => {
+    const viewerPage = viewer.context.pages().at(-1);
+    assert.equal((await fetchFromPage(viewerPage, "GET", "/v1/stats/overview", { csrf: null })).status, 200);
+    const page = admin.context.pages().at(-1);
+    await page.goto(`${chopar.url}/#/overview`);
+    await page.goto(`${chopar.url}/#/accounts`);
+    const { items } = await chopar.call("GET", "/v1/console/sessions");
+    const session = items.find((s) => s.email === "viewer@example.uz");
+    assert.ok(session, "the viewer's session is listed");
+    await page.getByRole("button", { name: `Revoke session ${session.id}` }).click();
+    await page.getByRole("status").filter({ hasText: `Session ${session.id} is revoked.` }).waitFor();
+    assert.equal((await fetchFromPage(viewerPage, "GET", "/v1/stats/overview", { csrf: null })).status, 401);
+    await viewerPage.goto(`${chopar.url}/#/deliveries`);
+    await viewerPage.getByLabel("Password").waitFor();
+  });
+
+  it("signs out", async () => {
+    const page = admin.context.pages().at(-1);
+    await page.goto(`${chopar.url}/#/overview`);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Password").waitFor();
+    assert.equal((await fetchFromPage(page, "GET", "/v1/console/session", { csrf: null })).status, 401);
   });
 });

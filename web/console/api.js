@@ -1,8 +1,9 @@
-// The console's client of chopar's API, on the same origin. The API key is
-// kept in sessionStorage: it lasts as long as the tab and is never sent
-// anywhere but this server.
-
-const KEY_NAME = "chopar.apiKey";
+// The console's client of chopar's API, on the same origin. It is signed in
+// by a session cookie (chopar_session: HttpOnly, SameSite=Strict, set by
+// POST /v1/console/sign-in), which scripts cannot read; every request that
+// changes something repeats the session's CSRF token in X-CSRF-Token. The
+// session (who, which role, the CSRF token) is kept in memory only: a new
+// tab asks GET /v1/console/session.
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -11,40 +12,103 @@ export class ApiError extends Error {
     this.status = status;
     this.code = error ? error.code : null;
     this.field = error ? error.field : null;
+    this.retryAfter = null;
   }
 }
 
-export function apiKey() {
-  return sessionStorage.getItem(KEY_NAME);
+let current = null;
+
+// The signed-in session: {account: {id, email, role} | null, role,
+// csrf_token, expires_at}, or null.
+export function session() {
+  return current;
 }
 
-export function setApiKey(key) {
-  if (key) sessionStorage.setItem(KEY_NAME, key);
-  else sessionStorage.removeItem(KEY_NAME);
+export function setSession(value) {
+  current = value || null;
 }
 
-// Calls `path` with the API key; resolves to the JSON body (null for 204),
-// rejects with ApiError. A 401 signs out.
-export async function api(path, { method = "GET", body, key = apiKey() } = {}) {
+// What a role may do, as the server decides it (docs/api.md "Console
+// accounts"): viewer reads; operator also retries and cancels; admin does
+// everything (the bootstrap key's session is an admin's).
+const ROLE_SCOPES = {
+  viewer: ["read"],
+  operator: ["read", "operate"],
+  admin: ["read", "operate", "manage", "notify", "admin"],
+};
+
+// Whether the session's role holds `scope` ("read", "operate", "manage",
+// "admin"): buttons the role may not use are not shown (the server refuses
+// them anyway).
+export function can(scope) {
+  return Boolean(current && (ROLE_SCOPES[current.role] || []).includes(scope));
+}
+
+async function send(path, method, body) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (method !== "GET" && method !== "HEAD" && current) headers["X-CSRF-Token"] = current.csrf_token;
   const response = await fetch(path, {
     method,
-    headers: {
-      Authorization: `Bearer ${key}`,
-      ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
-    },
+    credentials: "same-origin",
+    headers,
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   const text = await response.text();
   const json = text ? JSON.parse(text) : null;
   if (!response.ok) {
     const error = new ApiError(response.status, json);
-    if (response.status === 401 && key === apiKey()) {
-      setApiKey(null);
+    error.retryAfter = response.headers.get("Retry-After");
+    throw error;
+  }
+  return json;
+}
+
+// Calls `path` with the session's cookie; resolves to the JSON body (null
+// for 204), rejects with ApiError. A 401 signs out.
+export async function api(path, { method = "GET", body } = {}) {
+  try {
+    return await send(path, method, body);
+  } catch (error) {
+    if (error.status === 401 && current) {
+      current = null;
       window.dispatchEvent(new Event("chopar-signed-out"));
     }
     throw error;
   }
-  return json;
+}
+
+// Signs in with {email, password} or, while no account exists, {api_key};
+// resolves to the session. Rejects with ApiError: 401 for a wrong email,
+// password or key, 429 (retryAfter set) while sign-ins are throttled.
+export async function signIn(credentials) {
+  current = await send("/v1/console/sign-in", "POST", credentials);
+  return current;
+}
+
+// The session of this browser's cookie, or null when there is none.
+export async function resumeSession() {
+  try {
+    current = await send("/v1/console/session", "GET");
+  } catch (error) {
+    if (error.status !== 401) throw error;
+    current = null;
+  }
+  return current;
+}
+
+export async function signOut() {
+  try {
+    await send("/v1/console/sign-out", "POST");
+  } finally {
+    current = null;
+  }
+}
+
+// Whether any console account exists (GET /v1/console/sign-in): until one
+// does, the server's API key signs in.
+export async function accountsExist() {
+  return (await send("/v1/console/sign-in", "GET")).accounts_exist;
 }
 
 // Like api(), but an endpoint this server does not have (404 on the route

@@ -1,5 +1,6 @@
-// The console: sign-in with the API key, then a page per hash route.
-import { api, apiKey, setApiKey } from "./api.js";
+// The console: sign-in with an account (or, while none exists, the server's
+// API key), then a page per hash route.
+import { accountsExist, can, resumeSession, session, signIn, signOut as endSession } from "./api.js";
 import { h, errorBox } from "./dom.js";
 import { overviewPage } from "./pages/overview.js";
 import { deliveriesPage } from "./pages/deliveries.js";
@@ -10,6 +11,7 @@ import { reportsPage } from "./pages/reports.js";
 import { outboxPage } from "./pages/outbox.js";
 import { sinkPage } from "./pages/sink.js";
 import { providersPage } from "./pages/providers.js";
+import { accountsPage } from "./pages/accounts.js";
 
 // Route pattern → page. A page is (main, params, signal) => void; it stops
 // its timers when `signal` aborts (the next navigation).
@@ -24,6 +26,7 @@ const ROUTES = [
   [/^\/outbox$/, outboxPage, "Outbox"],
   [/^\/sink$/, sinkPage, "Sink inbox"],
   [/^\/providers$/, providersPage, "Providers"],
+  [/^\/accounts$/, accountsPage, "Accounts"],
 ];
 
 const main = document.getElementById("main");
@@ -31,46 +34,93 @@ const nav = document.getElementById("nav");
 const signOut = document.getElementById("sign-out");
 let current = null;
 
-function signInPage() {
+const who = document.getElementById("who");
+const accountsLink = document.getElementById("nav-accounts");
+
+function signInFailure(error, wrong) {
+  if (error.status === 401) return wrong;
+  if (error.status === 429) {
+    const minutes = Math.max(1, Math.ceil(Number(error.retryAfter || 60) / 60));
+    return `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+  }
+  return error.message;
+}
+
+async function signInPage() {
   nav.hidden = true;
   signOut.hidden = true;
+  who.hidden = true;
   document.title = "Sign in — chopar console";
-  const input = h("input", { id: "api-key", name: "api-key", type: "password", autocomplete: "off", required: true, "aria-describedby": "api-key-help" });
+  let withAccounts = true;
+  try {
+    withAccounts = await accountsExist();
+  } catch (error) {
+    main.replaceChildren(errorBox(error));
+    return;
+  }
   const message = h("p", { role: "alert", class: "error", hidden: true });
-  const form = h(
-    "form",
-    { class: "card sign-in", "aria-labelledby": "sign-in-title" },
-    h("h1", { id: "sign-in-title" }, "Sign in"),
-    h("label", { for: "api-key" }, "API key"),
-    input,
-    h("p", { id: "api-key-help", class: "muted" }, "The server's API key ([server] api_key; printed by chopar serve). It stays in this tab only."),
-    message,
-    h("button", { type: "submit" }, "Sign in"),
-  );
+  let form, first, credentials, wrong;
+  if (withAccounts) {
+    const email = h("input", { id: "email", name: "email", type: "email", autocomplete: "username", required: true });
+    const password = h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true });
+    first = email;
+    credentials = () => ({ email: email.value.trim(), password: password.value });
+    wrong = "Wrong email or password.";
+    form = h(
+      "form",
+      { class: "card sign-in", "aria-labelledby": "sign-in-title" },
+      h("h1", { id: "sign-in-title" }, "Sign in"),
+      h("label", { for: "email" }, "Email"),
+      email,
+      h("label", { for: "password" }, "Password"),
+      password,
+      message,
+      h("button", { type: "submit" }, "Sign in"),
+    );
+  } else {
+    const key = h("input", { id: "api-key", name: "api-key", type: "password", autocomplete: "off", required: true, "aria-describedby": "api-key-help" });
+    first = key;
+    credentials = () => ({ api_key: key.value.trim() });
+    wrong = "That API key is not valid.";
+    form = h(
+      "form",
+      { class: "card sign-in", "aria-labelledby": "sign-in-title" },
+      h("h1", { id: "sign-in-title" }, "Sign in"),
+      h("p", { class: "muted" }, "No console account exists yet. Sign in with the server's API key, then add accounts under Accounts (or run chopar users add)."),
+      h("label", { for: "api-key" }, "API key"),
+      key,
+      h("p", { id: "api-key-help", class: "muted" }, "The server's API key ([server] api_key; printed by chopar serve). It opens a session of this browser; the key itself is not kept."),
+      message,
+      h("button", { type: "submit" }, "Sign in"),
+    );
+  }
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     message.hidden = true;
     try {
-      await api("/v1/stats/overview", { key: input.value.trim() });
-      setApiKey(input.value.trim());
+      await signIn(credentials());
       if (!location.hash || location.hash === "#/") location.hash = "#/overview";
       route();
     } catch (error) {
-      message.textContent = error.status === 401 ? "That API key is not valid." : error.message;
+      message.textContent = signInFailure(error, wrong);
       message.hidden = false;
-      input.focus();
+      first.focus();
     }
   });
   main.replaceChildren(form);
-  input.focus();
+  first.focus();
 }
 
 function route() {
   if (current) current.abort();
   current = new AbortController();
-  if (!apiKey()) return signInPage();
+  if (!session()) return signInPage();
   nav.hidden = false;
   signOut.hidden = false;
+  const signedIn = session();
+  who.textContent = `${signedIn.account ? signedIn.account.email : "API key"} (${signedIn.role})`;
+  who.hidden = false;
+  accountsLink.hidden = !can("admin");
   const path = (location.hash || "#/overview").slice(1);
   for (const [pattern, page, title] of ROUTES) {
     const match = path.match(pattern);
@@ -88,10 +138,12 @@ function route() {
   location.hash = "#/overview";
 }
 
-signOut.addEventListener("click", () => {
-  setApiKey(null);
+signOut.addEventListener("click", async () => {
+  await endSession().catch(() => {});
   route();
 });
 window.addEventListener("chopar-signed-out", route);
 window.addEventListener("hashchange", route);
-route();
+resumeSession()
+  .then(route)
+  .catch((error) => main.replaceChildren(errorBox(error)));

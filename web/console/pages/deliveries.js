@@ -1,5 +1,5 @@
 // Deliveries: filter by status, channel and user; retry what failed.
-import {api, channelNames, query} from '../api.js';
+import {api, can, channelNames, query} from '../api.js';
 import {errorBox, formatTime, h, relativeTime, statusBadge, table} from '../dom.js';
 
 const STATUSES = ['', 'queued', 'sending', 'sent', 'failed', 'skipped', 'canceled'];
@@ -63,7 +63,8 @@ export async function deliveriesPage(main, _params, signal) {
           {
             title: "",
             cell: (d) => {
-              if (d.status === "sent" || d.status === "sending") return "";
+              // A viewer may not retry (the server refuses it too).
+              if (d.status === "sent" || d.status === "sending" || !can("operate")) return "";
               const button = h("button", { type: "button", class: "small", "aria-label": `Retry delivery ${d.id}` }, "Retry");
               button.addEventListener("click", () => retry(d, button));
               return button;

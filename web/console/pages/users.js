@@ -1,5 +1,5 @@
 // Users: browse, and edit one user's addresses, preferences and quiet hours.
-import {api, channelNames, channelsAddressedByUser, query} from '../api.js';
+import {api, can, channelNames, channelsAddressedByUser, query} from '../api.js';
 import {errorBox, formatTime, h, pagedList, table} from '../dom.js';
 
 export async function usersPage(main, _params, signal) {
@@ -112,7 +112,8 @@ export async function userPage(main, [id], signal) {
           field('quiet-start', 'From', quietStart),
           field('quiet-end', 'Until', quietEnd),
           ),
-      h('button', {type: 'submit'}, 'Save'),
+      // Changing a user needs the manage scope (an admin's session).
+      can('manage') ? h('button', {type: 'submit'}, 'Save') : null,
   );
   admin.id = "user-admin";
   quietOn.id = "quiet-on";
@@ -153,8 +154,8 @@ export async function userPage(main, [id], signal) {
 async function telegramCard(user, message) {
   const chat = h("input", { type: "number", id: "telegram-chat", value: user.telegram?.chat_id || "" });
   const state = user.telegram ? (user.telegram.active ? "connected" : "blocked the bot (inactive)") : "not connected";
-  const save = h("button", { type: "button" }, "Connect chat");
-  const remove = h("button", { type: "button", class: "quiet", hidden: !user.telegram }, "Disconnect");
+  const save = h("button", { type: "button", hidden: !can("manage") }, "Connect chat");
+  const remove = h("button", { type: "button", class: "quiet", hidden: !user.telegram || !can("manage") }, "Disconnect");
   save.addEventListener("click", async () => {
     try {
       await api(`/v1/users/${user.id}/telegram`, { method: "PUT", body: { chat_id: Number(chat.value) } });
@@ -186,6 +187,7 @@ async function devicesCard(user, message) {
           {
             title: "",
             cell: (d) => {
+              if (!can("manage")) return "";
               const button = h("button", { type: "button", class: "small quiet", "aria-label": `Remove device ${d.id}` }, "Remove");
               button.addEventListener("click", async () => {
                 try {
@@ -217,6 +219,7 @@ async function pushCard(user, message) {
           {
             title: "",
             cell: (s) => {
+              if (!can("manage")) return "";
               const button = h("button", { type: "button", class: "small quiet" }, "Remove");
               button.addEventListener("click", async () => {
                 try {
