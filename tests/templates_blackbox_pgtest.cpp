@@ -391,10 +391,10 @@ json ThreeHundredItems() {
 
 TEST_F(TemplatesBlackBox, NestedSectionsBombIsRefusedOnPreviewAndNotify) {
   // 3 levels would render 270 MB: the preview is stopped at the body's limit.
-  const auto preview = api_->Call(
-      "POST", "/v1/templates/preview",
-      {{"template", {{"title", "t"}, {"body", NestedSections(3, "0123456789")}}},
-       {"data", {{"a", ThreeHundredItems()}}}});
+  const auto preview =
+      api_->Call("POST", "/v1/templates/preview",
+                 {{"template", {{"title", "t"}, {"body", NestedSections(3, "0123456789")}}},
+                  {"data", {{"a", ThreeHundredItems()}}}});
   EXPECT_EQ(preview.status, 400) << preview.body;
   json error = ParseJsonOrDiscarded(preview.body)["error"];
   EXPECT_EQ(error["code"], "invalid_field");
@@ -409,9 +409,9 @@ TEST_F(TemplatesBlackBox, NestedSectionsBombIsRefusedOnPreviewAndNotify) {
   bomb["locales"]["en"]["title"] = "x" + NestedSections(3, "");
   ASSERT_EQ(api_->Call("PUT", "/v1/templates/task.due", bomb).status, 200);
   MakeUser(3, "en", 0);
-  const auto refused = api_->Call(
-      "POST", "/v1/notifications",
-      {{"user_id", 3}, {"type", "task.due"}, {"data", {{"a", ThreeHundredItems()}}}});
+  const auto refused =
+      api_->Call("POST", "/v1/notifications",
+                 {{"user_id", 3}, {"type", "task.due"}, {"data", {{"a", ThreeHundredItems()}}}});
   EXPECT_EQ(refused.status, 400) << refused.body;
   error = ParseJsonOrDiscarded(refused.body)["error"];
   EXPECT_EQ(error["field"], "data");
@@ -558,6 +558,73 @@ TEST_F(TemplatesBlackBox, OneClickUnsubscribeFromTheReceivedEmail) {
   EXPECT_EQ(Notify({{"user_id", 1}, {"type", "other.news"}, {"title", "News"}})["channels"],
             json({"email"}))
       << "other categories keep their email";
+}
+
+// A notification in a tenant (docs/tenants-and-access.md): the tenant's own
+// template of the type says it, and the email carries the tenant's branding
+// — its sender name as the From display name, its logo, colour and footer —
+// while a notification outside the tenant is as before.
+TEST_F(TemplatesBlackBox, ATenantsTemplateAndBrandingShapeItsEmailAndBell) {
+  const auto tenant = api_->Call("PUT", "/v1/tenants/acme",
+                                 {{"name", "Acme"},
+                                  {"branding",
+                                   {{"sender_name", "Acme Support"},
+                                    {"logo_url", "https://acme.example/logo.png"},
+                                    {"primary_color", "#ff5500"},
+                                    {"footer", "Acme Inc., 1 Main St"}}}});
+  ASSERT_LT(tenant.status, 300) << tenant.body;
+  ASSERT_EQ(api_->Call("PUT", "/v1/templates/task.due", kTaskDue).status, 200);
+  json own = kTaskDue;
+  own["locales"]["en"]["email"]["subject"] = "Acme: {{task.title}}";
+  own["locales"]["en"]["title"] = "Acme task: {{task.title}}";
+  const auto put = api_->Call("PUT", "/v1/templates/task.due?tenant=acme", own);
+  ASSERT_EQ(put.status, 200) << put.body;
+  EXPECT_EQ(ParseJsonOrDiscarded(put.body)["tenant"], "acme");
+
+  MakeUser(1, "en", 0, {{"email", true}});
+  MakeUser(2, "en", 0, {{"email", true}});
+  ASSERT_EQ(api_->Call("PUT", "/v1/users/1", {{"tenants", {"acme"}}}).status, 200);
+  const json data = {{"task", {{"title", "Report"}, {"due", "18:00"}}}};
+  const json in_acme = Notify(
+      {{"user_id", 1}, {"type", "task.due"}, {"data", data}, {"tenant", "acme"}, {"link", "/t/1"}});
+  const json outside =
+      Notify({{"user_id", 2}, {"type", "task.due"}, {"data", data}, {"link", "/t/1"}});
+  Settled(in_acme["id"]);
+  Settled(outside["id"]);
+
+  const json branded = ReceivedEmail("user1@example.uz");
+  EXPECT_EQ(branded["headers"]["subject"], "Acme: Report");
+  EXPECT_NE(branded["headers"]["from"].get<std::string>().find("Acme Support"), std::string::npos)
+      << branded["headers"]["from"];
+  EXPECT_NE(branded["headers"]["from"].get<std::string>().find("noreply@chopar.example.uz"),
+            std::string::npos)
+      << "the address stays the deployment's";
+  const std::string html = branded["parts"]["text/html"];
+  EXPECT_NE(html.find("https://acme.example/logo.png"), std::string::npos) << html;
+  EXPECT_NE(html.find("background:#ff5500"), std::string::npos) << html;
+  EXPECT_NE(html.find("Acme Inc., 1 Main St"), std::string::npos) << html;
+  EXPECT_NE(branded["parts"]["text/plain"].get<std::string>().find("Acme Inc., 1 Main St"),
+            std::string::npos);
+
+  const json plain = ReceivedEmail("user2@example.uz");
+  EXPECT_EQ(plain["headers"]["subject"], "Due soon: Report");
+  EXPECT_EQ(plain["headers"]["from"].get<std::string>().find("Acme"), std::string::npos);
+  const std::string plain_html = plain["parts"]["text/html"];
+  EXPECT_EQ(plain_html.find("acme.example"), std::string::npos);
+  EXPECT_EQ(plain_html.find("Acme Inc."), std::string::npos);
+
+  // The bell: the item names its tenant, which the user's token may read.
+  const auto token = ParseJsonOrDiscarded(api_->Call("GET", "/v1/users/1/token").body)["token"];
+  const std::vector<std::string> bearer = {"Authorization: Bearer " + token.get<std::string>()};
+  const auto inbox = Plain("GET", base() + "/v1/inbox/notifications?tenant=acme", bearer);
+  ASSERT_EQ(inbox.status, 200) << inbox.body;
+  const json items = ParseJsonOrDiscarded(inbox.body)["items"];
+  ASSERT_EQ(items.size(), 1u) << inbox.body;
+  EXPECT_EQ(items[0]["tenant"], "acme");
+  EXPECT_EQ(items[0]["title"], "Acme task: Report");
+  const auto shown = Plain("GET", base() + "/v1/inbox/tenants/acme", bearer);
+  ASSERT_EQ(shown.status, 200) << shown.body;
+  EXPECT_EQ(ParseJsonOrDiscarded(shown.body)["branding"]["primary_color"], "#ff5500");
 }
 
 }  // namespace

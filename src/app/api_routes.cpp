@@ -19,6 +19,7 @@
 #include "http/suppression_routes.hpp"
 #include "http/telegram_routes.hpp"
 #include "http/template_routes.hpp"
+#include "http/tenant_inbox_routes.hpp"
 #include "http/web_routes.hpp"
 #include "http/whatsapp_routes.hpp"
 #include "http/workflow_routes.hpp"
@@ -78,6 +79,7 @@ void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
                                    parts.email_receipts);
   http::RegisterAccountRoutes(router, parts.accounts);
   http::RegisterAccessRoutes(router, parts.pool, parts.api_keys, parts.tenants);
+  http::RegisterTenantInboxRoutes(router, parts.tenants, parts.users);
   http::RegisterWebRoutes(router);
 }
 

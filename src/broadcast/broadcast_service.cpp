@@ -89,7 +89,7 @@ CreatedBroadcast BroadcastService::Create(const BroadcastRequest& request) {
   }
   const auto row = pool_.Acquire()->Exec(queries::kInsertBroadcast, request.topic,
                                          hub::EncodeStoredRequest(each).dump(),
-                                         hub::kStoredRequestVersion, request.dedup_key);
+                                         hub::StoredRequestVersionOf(each), request.dedup_key);
   if (!row.Bool(0, "topic_exists")) throw core::NotFound("topic " + *request.topic + " not found");
   CreatedBroadcast result;
   result.created = row.Bool(0, "created");

@@ -36,6 +36,15 @@ struct DeviceTarget {
   std::string app;  // the app it belongs to ("" when the user has one app)
 };
 
+// A tenant's branding of the emails of its notifications
+// (docs/tenants-and-access.md): each member as the API validated it.
+struct Branding {
+  std::optional<std::string> logo_url;       // http(s)
+  std::optional<std::string> primary_color;  // #rrggbb
+  std::optional<std::string> sender_name;    // the From display name
+  std::optional<std::string> footer;         // plain text
+};
+
 // Everything a provider needs to send one delivery. Built by the worker from
 // the claimed row; no database access is needed to send it.
 struct Message {
@@ -64,6 +73,9 @@ struct Message {
   std::optional<std::string> subject;  // email.subject
   std::optional<std::string> html;     // email.html: the content inside the email layout
   std::optional<std::string> text;     // email.text, telegram.text (HTML) or sms.text
+  // The branding of the notification's tenant, for an email (the email
+  // block's "branding" in the notification's content); none outside tenants.
+  std::optional<Branding> branding;
 
   // The address for this channel (only the one for `channel` is set).
   std::optional<std::string> email;
@@ -81,7 +93,8 @@ struct Message {
 // registered fields (core::ChannelInfo::fields: {"subject", "html", "text"}
 // for email, {"text"} for Telegram and SMS, {"title", "body"} for push), each
 // into the message's member of that name; null, or members the channel does
-// not have, change nothing.
+// not have, change nothing. A "branding" object in the block becomes the
+// message's branding.
 void ApplyChannelTexts(Message& message, const nlohmann::json& block);
 
 // Why `message` cannot be handed to a provider (no address for its

@@ -1,11 +1,22 @@
-#include "channels/channel.hpp"
-
 #include <unistd.h>
+
+#include "channels/channel.hpp"
 
 namespace chopar::channels {
 
 void ApplyChannelTexts(Message& message, const nlohmann::json& block) {
   if (!block.is_object()) return;
+  if (const auto branding = block.find("branding");
+      branding != block.end() && branding->is_object()) {
+    const auto member = [&](const char* name) -> std::optional<std::string> {
+      const auto it = branding->find(name);
+      if (it == branding->end() || !it->is_string() || it->get<std::string>().empty())
+        return std::nullopt;
+      return it->get<std::string>();
+    };
+    message.branding = Branding{member("logo_url"), member("primary_color"), member("sender_name"),
+                                member("footer")};
+  }
   for (const core::MessageField& field : core::InfoOf(message.channel).fields) {
     const auto it = block.find(field.key);
     if (it == block.end() || !it->is_string()) continue;

@@ -1,5 +1,8 @@
 #include "channels/render.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "core/encoding.hpp"
 #include "core/text.hpp"
 
@@ -16,9 +19,22 @@ constexpr Words kUzbek{"Ochish", "Siz bu xabarni bildirishnoma sozlamalaringiz t
 constexpr std::string_view kFont =
     "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;";
 
+// A colour a style attribute may hold: #rgb or #rrggbb, nothing that
+// could end the declaration.
+bool IsHexColor(std::string_view color) {
+  if ((color.size() != 4 && color.size() != 7) || color[0] != '#') return false;
+  return std::all_of(color.begin() + 1, color.end(),
+                     [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
 std::string EmailHtml(const Message& message, const std::optional<std::string>& link,
                       const Words& words, const std::string& subject,
                       const std::string& unsubscribe_url) {
+  const Branding* branding = message.branding ? &*message.branding : nullptr;
+  std::string button_color = "#2563eb";
+  if (branding != nullptr && branding->primary_color && IsHexColor(*branding->primary_color)) {
+    button_color = *branding->primary_color;
+  }
   std::string html =
       "<!doctype html>\n<html lang=\"" + HtmlEscape(message.locale) +
       "\"><head><meta charset=\"utf-8\">"
@@ -33,6 +49,11 @@ std::string EmailHtml(const Message& message, const std::optional<std::string>& 
       "style=\"max-width:560px;background:#ffffff;border-radius:8px;" +
       std::string(kFont) +
       "color:#18181b;\"><tr><td style=\"padding:24px;font-size:16px;line-height:1.5;\">\n";
+  if (branding != nullptr && branding->logo_url) {
+    html += "<img src=\"" + HtmlEscape(*branding->logo_url) + "\" alt=\"" +
+            HtmlEscape(branding->sender_name.value_or("")) +
+            "\" style=\"display:block;max-height:48px;max-width:200px;margin:0 0 16px;\">\n";
+  }
   if (message.html) {
     html += *message.html + "\n";
   } else {
@@ -46,17 +67,22 @@ std::string EmailHtml(const Message& message, const std::optional<std::string>& 
     html +=
         "<table role=\"presentation\" cellspacing=\"0\" cellpadding=\"0\" "
         "style=\"margin-top:16px;\"><tr>"
-        "<td style=\"border-radius:6px;background:#2563eb;\"><a href=\"" +
-        HtmlEscape(*link) +
+        "<td style=\"border-radius:6px;background:" +
+        button_color + ";\"><a href=\"" + HtmlEscape(*link) +
         "\" style=\"display:inline-block;padding:12px 20px;color:#ffffff;text-decoration:none;"
         "font-weight:600;\">" +
         std::string(words.open) + "</a></td></tr></table>\n";
   }
-  html += "</td></tr></table>\n<p style=\"max-width:560px;margin:16px auto 0;" +
-          std::string(kFont) + "font-size:12px;line-height:1.5;color:#71717a;\">" +
-          HtmlEscape(words.unsubscribe) + " <a href=\"" + HtmlEscape(unsubscribe_url) +
-          "\" style=\"color:#71717a;\">" + std::string(words.preferences) +
-          "</a></p>\n</td></tr></table>\n</body></html>\n";
+  html += "</td></tr></table>\n";
+  if (branding != nullptr && branding->footer) {
+    html += "<p style=\"max-width:560px;margin:16px auto 0;" + std::string(kFont) +
+            "font-size:12px;line-height:1.5;color:#52525b;\">" +
+            HtmlEscapeLines(*branding->footer) + "</p>\n";
+  }
+  html += "<p style=\"max-width:560px;margin:16px auto 0;" + std::string(kFont) +
+          "font-size:12px;line-height:1.5;color:#71717a;\">" + HtmlEscape(words.unsubscribe) +
+          " <a href=\"" + HtmlEscape(unsubscribe_url) + "\" style=\"color:#71717a;\">" +
+          std::string(words.preferences) + "</a></p>\n</td></tr></table>\n</body></html>\n";
   return html;
 }
 
@@ -158,6 +184,9 @@ EmailContent RenderEmail(const Message& message, std::string_view public_url,
     if (!message.body.empty()) content.text += message.body + "\n\n";
   }
   if (link) content.text += std::string(words.open) + ": " + *link + "\n\n";
+  if (message.branding && message.branding->footer) {
+    content.text += *message.branding->footer + "\n\n";
+  }
   content.text += "-- \n" + std::string(words.unsubscribe) + " " + std::string(words.preferences) +
                   ":\n" + content.unsubscribe_url + "\n";
   content.html = EmailHtml(message, link, words, content.subject, content.unsubscribe_url);

@@ -7,14 +7,23 @@
 #include "http/error_response.hpp"
 #include "http/json_view.hpp"
 #include "http/notification_view.hpp"
+#include "http/tenancy.hpp"
 
 namespace chopar::http {
 namespace {
 
+// A notification's tenant: the one it names, or the confined key's own
+// (a confined key naming another tenant is 403 forbidden).
+hub::NotificationRequest InCallersTenant(const Request& request, hub::NotificationRequest parsed) {
+  parsed.tenant = ActingTenant(request, parsed.tenant, "tenant");
+  return parsed;
+}
+
 struct CreateNotification {
   hub::NotifyService& notify;
   Response operator()(const Request& request) const {
-    const auto parsed = hub::ParseNotificationRequest(ParseJsonObject(request));
+    const auto parsed =
+        InCallersTenant(request, hub::ParseNotificationRequest(ParseJsonObject(request)));
     const auto result = notify.Notify(parsed);
     return JsonResponse(result.created ? 201 : 200, NotifyResultView(result));
   }
@@ -42,7 +51,7 @@ struct CreateNotificationBatch {
         if (!(*items)[i].is_object()) {
           throw core::InvalidJson("each notification must be a JSON object");
         }
-        valid.push_back(hub::ParseNotificationRequest((*items)[i]));
+        valid.push_back(InCallersTenant(request, hub::ParseNotificationRequest((*items)[i])));
         valid_index.push_back(i);
       } catch (const core::RequestError& e) {
         results[i] = ToErrorInfo(e).ToJson();
@@ -63,8 +72,8 @@ struct CreateNotificationBatch {
 struct GetNotification {
   hub::InboxService& inbox;
   Response operator()(const Request& request) const {
-    return JsonResponse(200,
-                        NotificationWithDeliveriesView(inbox.GetNotification(request.Id("id"))));
+    return JsonResponse(200, NotificationWithDeliveriesView(
+                                 inbox.GetNotification(request.Id("id"), ConfinedTenant(request))));
   }
 };
 
@@ -72,22 +81,30 @@ void RequireUser(hub::InboxService& inbox, std::int64_t user_id) {
   if (!inbox.UserExists(user_id)) throw core::UserNotFound(user_id);
 }
 
+// A key confined to a tenant sees the notifications in its tenant of the
+// tenant's users; ?tenant= narrows anyone's list to one tenant.
 struct ListUserNotifications {
   hub::InboxService& inbox;
+  hub::UserService& users;
   Response operator()(const Request& request) const {
     const std::int64_t user_id = request.Id("id");
-    const auto options = InboxListOptions(request.query);
-    RequireUser(inbox, user_id);
+    auto options = InboxListOptions(request.query);
+    options.tenant = QueryTenant(request);
+    users.RequireUser(user_id, ConfinedTenant(request));
     return JsonResponse(200, PageView(inbox.List(user_id, options), NotificationView));
   }
 };
 
 struct UserUnreadCount {
   hub::InboxService& inbox;
+  hub::UserService& users;
   Response operator()(const Request& request) const {
     const std::int64_t user_id = request.Id("id");
-    RequireUser(inbox, user_id);
-    return JsonResponse(200, {{"count", inbox.UnreadCount(user_id)}});
+    const auto tenant = QueryTenant(request);
+    users.RequireUser(user_id, ConfinedTenant(request));
+    return JsonResponse(
+        200,
+        {{"count", inbox.UnreadCount(user_id, hub::InboxService::ReadFrom::kReadPool, tenant)}});
   }
 };
 
@@ -133,9 +150,9 @@ void RegisterNotificationRoutes(Router& router, const Dependencies& deps) {
              CreateNotificationBatch{deps.notify});
   router.Add("GET", "/v1/notifications/{id}", Auth::kServerKey, GetNotification{deps.inbox});
   router.Add("GET", "/v1/users/{id}/notifications", Auth::kServerKey,
-             ListUserNotifications{deps.inbox});
+             ListUserNotifications{deps.inbox, deps.users});
   router.Add("GET", "/v1/users/{id}/notifications/unread-count", Auth::kServerKey,
-             UserUnreadCount{deps.inbox});
+             UserUnreadCount{deps.inbox, deps.users});
   router.Add("POST", "/v1/users/{id}/notifications/read", Auth::kServerKey,
              MarkUserNotificationsRead{deps.inbox});
   router.Add("GET", "/v1/deliveries", Auth::kServerKey, ListDeliveries{deps.inbox});

@@ -14,6 +14,7 @@ nlohmann::json NotificationView(const hub::Notification& n) {
           {"data", n.data},
           {"critical", n.critical},
           {"dedup_key", OrNull(n.dedup_key)},
+          {"tenant", OrNull(n.tenant)},
           {"created_at", TimeView(n.created_at)},
           {"read_at", TimeView(n.read_at)}};
 }

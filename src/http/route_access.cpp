@@ -6,6 +6,7 @@ namespace chopar::http {
 namespace {
 
 constexpr Tenancy kGlobal = Tenancy::kGlobal;
+constexpr Tenancy kTenant = Tenancy::kTenant;
 
 // Every route that needs the server's credentials, with the scope it needs.
 // A route missing here is refused to every caller, and RouteAccessTest
@@ -14,11 +15,11 @@ std::vector<DeclaredRoute> Table() {
   using enum Scope;
   return {
       // Notifications and broadcasts: what an application sends.
-      {"POST", "/v1/notifications", {kNotify, kGlobal}},
-      {"POST", "/v1/notifications/batch", {kNotify, kGlobal}},
+      {"POST", "/v1/notifications", {kNotify, kTenant}},
+      {"POST", "/v1/notifications/batch", {kNotify, kTenant}},
       {"POST", "/v1/broadcasts", {kNotify, kGlobal}},
       {"POST", "/v1/notifications/cancel", {kManage, kGlobal}},
-      {"GET", "/v1/notifications/{id}", {kRead, kGlobal}},
+      {"GET", "/v1/notifications/{id}", {kRead, kTenant}},
       {"GET", "/v1/deliveries", {kRead, kGlobal}},
       {"GET", "/v1/broadcasts/{id}", {kRead, kGlobal}},
       // What an operator does to a delivery or a broadcast in flight.
@@ -26,8 +27,8 @@ std::vector<DeclaredRoute> Table() {
       {"POST", "/v1/broadcasts/{id}/cancel", {kOperate, kGlobal}},
       // Users, their addresses, devices, preferences and inboxes.
       {"GET", "/v1/users", {kRead, kGlobal}},
-      {"PUT", "/v1/users/{id}", {kManage, kGlobal}},
-      {"GET", "/v1/users/{id}", {kRead, kGlobal}},
+      {"PUT", "/v1/users/{id}", {kManage, kTenant}},
+      {"GET", "/v1/users/{id}", {kRead, kTenant}},
       {"PUT", "/v1/users/{id}/telegram", {kManage, kGlobal}},
       {"DELETE", "/v1/users/{id}/telegram", {kManage, kGlobal}},
       {"GET", "/v1/users/{id}/telegram/link", {kRead, kGlobal}},
@@ -42,14 +43,14 @@ std::vector<DeclaredRoute> Table() {
       // application's backend rendering the bell.
       {"GET", "/v1/users/{id}/token", {kRead, kGlobal}},
       {"POST", "/v1/users/{id}/token/revoke", {kManage, kGlobal}},
-      {"GET", "/v1/users/{id}/notifications", {kRead, kGlobal}},
-      {"GET", "/v1/users/{id}/notifications/unread-count", {kRead, kGlobal}},
+      {"GET", "/v1/users/{id}/notifications", {kRead, kTenant}},
+      {"GET", "/v1/users/{id}/notifications/unread-count", {kRead, kTenant}},
       {"POST", "/v1/users/{id}/notifications/read", {kManage, kGlobal}},
       // Templates and workflows.
-      {"GET", "/v1/templates", {kRead, kGlobal}},
-      {"GET", "/v1/templates/{type}", {kRead, kGlobal}},
-      {"PUT", "/v1/templates/{type}", {kManage, kGlobal}},
-      {"DELETE", "/v1/templates/{type}", {kManage, kGlobal}},
+      {"GET", "/v1/templates", {kRead, kTenant}},
+      {"GET", "/v1/templates/{type}", {kRead, kTenant}},
+      {"PUT", "/v1/templates/{type}", {kManage, kTenant}},
+      {"DELETE", "/v1/templates/{type}", {kManage, kTenant}},
       {"POST", "/v1/templates/preview", {kRead, kGlobal}},
       // Topics.
       {"PUT", "/v1/topics/{key}", {kManage, kGlobal}},

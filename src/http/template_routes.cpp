@@ -4,6 +4,7 @@
 #include "core/request_error.hpp"
 #include "http/message.hpp"
 #include "http/template_view.hpp"
+#include "http/tenancy.hpp"
 #include "hub/validation.hpp"
 #include "templates/rendering.hpp"
 
@@ -22,28 +23,28 @@ struct PutTemplate {
   templates::TemplateStore& store;
   Response operator()(const Request& request) const {
     const auto parsed = templates::ParseTemplate(TypeOf(request), ParseJsonObject(request));
-    return JsonResponse(200, TemplateView(store.Put(parsed)));
+    return JsonResponse(200, TemplateView(store.Put(parsed, QueryTenant(request))));
   }
 };
 
 struct GetTemplate {
   templates::TemplateStore& store;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, TemplateView(store.Get(TypeOf(request))));
+    return JsonResponse(200, TemplateView(store.Get(TypeOf(request), QueryTenant(request))));
   }
 };
 
 struct ListTemplates {
   templates::TemplateStore& store;
-  Response operator()(const Request& /*request*/) const {
-    return JsonResponse(200, TemplateListView(store.List()));
+  Response operator()(const Request& request) const {
+    return JsonResponse(200, TemplateListView(store.List(QueryTenant(request))));
   }
 };
 
 struct DeleteTemplate {
   templates::TemplateStore& store;
   Response operator()(const Request& request) const {
-    store.Delete(TypeOf(request));
+    store.Delete(TypeOf(request), QueryTenant(request));
     return NoContentResponse();
   }
 };

@@ -15,6 +15,7 @@ nlohmann::json TemplateView(const templates::StoredTemplate& stored) {
           {"digest", t.digest},
           {"throttle", t.throttle},
           {"escalate", t.escalate},
+          {"tenant", OrNull(stored.tenant)},
           {"created_at", TimeView(stored.created_at)},
           {"updated_at", TimeView(stored.updated_at)}};
 }

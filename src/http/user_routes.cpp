@@ -5,24 +5,35 @@
 #include "core/time_format.hpp"
 #include "http/api.hpp"
 #include "http/subscriber_token.hpp"
+#include "http/tenancy.hpp"
 #include "http/user_view.hpp"
 
 namespace chopar::http {
 namespace {
+
+// A key confined to a tenant sees the user's membership of that tenant
+// only, never which other tenants the user belongs to.
+nlohmann::json UserViewFor(const Request& request, hub::User user) {
+  if (const auto confined = ConfinedTenant(request)) user.tenants = {*confined};
+  return UserView(user);
+}
 
 struct PutUser {
   hub::UserService& users;
   Response operator()(const Request& request) const {
     const std::int64_t user_id = request.Id("id");
     return JsonResponse(
-        200, UserView(users.PutUser(user_id, hub::ParseUserUpdate(ParseJsonObject(request)))));
+        200,
+        UserViewFor(request, users.PutUser(user_id, hub::ParseUserUpdate(ParseJsonObject(request)),
+                                           ConfinedTenant(request))));
   }
 };
 
 struct GetUser {
   hub::UserService& users;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, UserView(users.GetUser(request.Id("id"))));
+    return JsonResponse(
+        200, UserViewFor(request, users.GetUser(request.Id("id"), ConfinedTenant(request))));
   }
 };
 
@@ -50,8 +61,8 @@ struct AddPushSubscription {
     const std::int64_t user_id = request.Id("id");
     const auto parsed = hub::ParsePushSubscription(ParseJsonObject(request),
                                                    users.options().allow_http_push_endpoints);
-    const auto subscription = users.AddPushSubscription(user_id, parsed,
-                                                        hub::UserService::EndpointOfAnother::kMove);
+    const auto subscription =
+        users.AddPushSubscription(user_id, parsed, hub::UserService::EndpointOfAnother::kMove);
     return JsonResponse(subscription.created ? 201 : 200, {{"id", subscription.id}});
   }
 };
@@ -75,13 +86,12 @@ struct GetSubscriberToken {
         request.query.GetInt("ttl", kMinTokenTtl, kMaxTokenTtl).value_or(kDefaultTokenTtl);
     const auto generation = inbox.TokenGeneration(user_id);
     if (!generation) throw core::UserNotFound(user_id);
-    const auto now = std::chrono::time_point_cast<std::chrono::seconds>(
-        std::chrono::system_clock::now());
+    const auto now =
+        std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
     const auto expires = now + std::chrono::seconds(ttl);
-    return JsonResponse(
-        200, {{"token", MakeSubscriberToken(secret, user_id, *generation,
-                                            expires.time_since_epoch().count())},
-              {"expires_at", core::FormatRfc3339(expires)}});
+    return JsonResponse(200, {{"token", MakeSubscriberToken(secret, user_id, *generation,
+                                                            expires.time_since_epoch().count())},
+                              {"expires_at", core::FormatRfc3339(expires)}});
   }
 };
 

@@ -27,6 +27,7 @@ nlohmann::json UserView(const hub::User& user) {
                                  : nlohmann::json(nullptr)},
       {"addresses", std::move(addresses)},
       {"channels", std::move(channels)},
+      {"tenants", user.tenants},
       {"created_at", TimeView(user.created_at)},
       {"updated_at", TimeView(user.updated_at)},
   };

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "hub/preferences.hpp"
+
 namespace chopar::hub {
 namespace {
 
@@ -11,7 +13,8 @@ const Kinds kAll(core::AllChannels().begin(), core::AllChannels().end());
 constexpr Addressable kEverywhere = {true, true, true, true};
 
 TEST(ChannelChoice, PreferencesAndDefaultsOverAllAddresses) {
-  // The source document's worked example: ({email:true, telegram:true}, all addresses) → [email, telegram, push].
+  // The source document's worked example: ({email:true, telegram:true}, all addresses) → [email,
+  // telegram, push].
   EXPECT_EQ(ChooseChannels({{"email", true}, {"telegram", true}}, kEverywhere, kAll, false),
             (Kinds{ChannelKind::kEmail, ChannelKind::kTelegram, ChannelKind::kPush}));
 }
@@ -241,6 +244,29 @@ TEST(ChannelChoice, ResolutionTable) {
         c.expected)
         << c.name;
   }
+}
+
+// A tenant's defaults under the user's own settings (WithTenantDefaults).
+TEST(ChannelChoice, TheUsersOwnSettingsWinOverTheTenantsDefaults) {
+  const nlohmann::json tenant = {{"email", false},
+                                 {"sms", true},
+                                 {"categories", {{"marketing", false}}},
+                                 {"types", {{"task.due", {{"email", true}, {"push", false}}}}}};
+  const nlohmann::json own = {{"sms", false},
+                              {"categories", {{"marketing", {{"push", true}}}}},
+                              {"types", {{"task.due", {{"push", true}}}}}};
+  const nlohmann::json merged = WithTenantDefaults(tenant, own);
+  EXPECT_EQ(merged["email"], false) << "the user set none: the tenant's";
+  EXPECT_EQ(merged["sms"], false) << "the user's own";
+  EXPECT_EQ(merged["types"]["task.due"], nlohmann::json({{"email", true}, {"push", true}}));
+  EXPECT_EQ(merged["categories"]["marketing"]["push"], true);
+  EXPECT_EQ(merged["categories"]["marketing"]["email"], false)
+      << "the tenant's whole-category false, spelled out for the channels the user left";
+  const PreferenceScope marketing{"promo.sale", "marketing"};
+  EXPECT_EQ(ChooseChannels(merged, kEverywhere, kAll, false, marketing),
+            (Kinds{ChannelKind::kPush}));
+  EXPECT_EQ(WithTenantDefaults(nlohmann::json::object(), own), own);
+  EXPECT_EQ(WithTenantDefaults(tenant, nlohmann::json::object()), tenant);
 }
 
 }  // namespace

@@ -36,8 +36,10 @@ core::Page<Notification> InboxService::List(std::int64_t user_id, const ListOpti
   InboxCursor after{std::numeric_limits<std::int64_t>::max() / 2, kMaxId};
   if (options.cursor) after = DecodeInboxCursor(*options.cursor);
   auto conn = reads_.Acquire();
-  const auto& query = options.unread_only ? queries::kListUnreadNotifications : queries::kListNotifications;
-  const auto rows = conn->Exec(query, user_id, after.created_micros, after.id, limit + 1);
+  const auto& query =
+      options.unread_only ? queries::kListUnreadNotifications : queries::kListNotifications;
+  const auto rows =
+      conn->Exec(query, user_id, after.created_micros, after.id, limit + 1, options.tenant);
   const bool more = rows.Rows() > limit;
   const int shown = more ? limit : rows.Rows();
   core::Page<Notification> page{ReadRows(rows, shown, &ReadNotification), std::nullopt};
@@ -48,9 +50,10 @@ core::Page<Notification> InboxService::List(std::int64_t user_id, const ListOpti
   return page;
 }
 
-std::int64_t InboxService::UnreadCount(std::int64_t user_id, ReadFrom from) {
+std::int64_t InboxService::UnreadCount(std::int64_t user_id, ReadFrom from,
+                                       const std::optional<std::string>& tenant) {
   auto conn = (from == ReadFrom::kPrimary ? pool_ : reads_).Acquire();
-  return conn->Exec(queries::kUnreadCount, user_id).Int(0, 0);
+  return conn->Exec(queries::kUnreadCount, user_id, tenant).Int(0, 0);
 }
 
 std::int64_t InboxService::MarkRead(std::int64_t user_id, const MarkReadRequest& request) {
@@ -79,19 +82,23 @@ std::int64_t InboxService::LatestId(std::int64_t user_id) {
   return conn->Exec(queries::kLatestNotificationId, user_id).Int(0, 0);
 }
 
-NotificationWithDeliveries InboxService::GetNotification(std::int64_t notification_id) {
+NotificationWithDeliveries InboxService::GetNotification(std::int64_t notification_id,
+                                                         const std::optional<std::string>& tenant) {
   auto conn = pool_.Acquire();
   const auto rows = conn->Exec(queries::kGetNotification, notification_id);
-  if (rows.Empty()) throw core::NotFound("notification " + std::to_string(notification_id) + " does not exist");
+  if (rows.Empty() || (tenant && rows.OptString(0, "tenant") != tenant))
+    throw core::NotFound("notification " + std::to_string(notification_id) + " does not exist");
   const auto deliveries = conn->Exec(queries::kNotificationDeliveries, notification_id);
   return {ReadNotification(rows, 0), ReadRows(deliveries, deliveries.Rows(), &ReadDelivery)};
 }
 
 core::Page<Delivery> InboxService::ListDeliveries(const DeliveryFilter& filter) {
   const int limit = CheckLimit(filter.limit, 500);
-  if (filter.status && *filter.status != "queued" && *filter.status != "sending" && *filter.status != "sent" &&
-      *filter.status != "failed" && *filter.status != "skipped" && *filter.status != "canceled") {
-    throw core::InvalidField("status", "status must be queued, sending, sent, failed, skipped or canceled");
+  if (filter.status && *filter.status != "queued" && *filter.status != "sending" &&
+      *filter.status != "sent" && *filter.status != "failed" && *filter.status != "skipped" &&
+      *filter.status != "canceled") {
+    throw core::InvalidField("status",
+                             "status must be queued, sending, sent, failed, skipped or canceled");
   }
   if (filter.channel && !core::ParseChannel(*filter.channel)) {
     throw core::InvalidField("channel", "channel must be " + core::ChannelNamesText());
@@ -99,7 +106,8 @@ core::Page<Delivery> InboxService::ListDeliveries(const DeliveryFilter& filter) 
   std::int64_t before = kMaxId;
   if (filter.cursor) before = DecodeIdCursor(*filter.cursor);
   auto conn = reads_.Acquire();
-  const auto rows = conn->Exec(queries::kListDeliveries, filter.status, filter.channel, filter.user_id, limit + 1, before);
+  const auto rows = conn->Exec(queries::kListDeliveries, filter.status, filter.channel,
+                               filter.user_id, limit + 1, before);
   const bool more = rows.Rows() > limit;
   const int shown = more ? limit : rows.Rows();
   core::Page<Delivery> page{ReadRows(rows, shown, &ReadDelivery), std::nullopt};

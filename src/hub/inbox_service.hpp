@@ -39,6 +39,8 @@ class InboxService {
     int limit = 20;                       // 1..100
     std::optional<std::string> cursor{};  // opaque, from next_cursor
     bool unread_only = false;
+    // Only the notifications in this tenant (none: every notification).
+    std::optional<std::string> tenant{};
   };
   // A page of the user's notifications, newest first, keyset-paginated.
   // Throws core::RequestError kInvalidField for a malformed cursor or limit.
@@ -48,7 +50,9 @@ class InboxService {
   // primary (which has every commit: what an SSE stream needs, since it
   // reads after a wake-up for a row just committed).
   enum class ReadFrom { kReadPool, kPrimary };
-  std::int64_t UnreadCount(std::int64_t user_id, ReadFrom from = ReadFrom::kReadPool);
+  // `tenant`: only the notifications in that tenant.
+  std::int64_t UnreadCount(std::int64_t user_id, ReadFrom from = ReadFrom::kReadPool,
+                           const std::optional<std::string>& tenant = std::nullopt);
 
   // Returns how many became read (ids of other users are ignored; a repeat
   // gives 0). Wakes the user's streams. read_at is the database's now() (the
@@ -70,8 +74,10 @@ class InboxService {
   std::int64_t LatestId(std::int64_t user_id);
 
   // GET /v1/notifications/{id}: the notification with its deliveries.
-  // Throws core::RequestError kNotFound.
-  NotificationWithDeliveries GetNotification(std::int64_t notification_id);
+  // Throws core::RequestError kNotFound, also (with `tenant`) for one that
+  // is not in that tenant.
+  NotificationWithDeliveries GetNotification(
+      std::int64_t notification_id, const std::optional<std::string>& tenant = std::nullopt);
 
   // GET /v1/deliveries with optional filters status/channel/user_id, limit,
   // cursor; newest first.

@@ -25,6 +25,8 @@ struct Notification {
   nlohmann::json data = nlohmann::json::object();
   bool critical = false;
   std::optional<std::string> dedup_key;
+  // The tenant it is in; none for a notification outside tenants.
+  std::optional<std::string> tenant;
   core::TimePoint created_at;
   std::optional<core::TimePoint> read_at;
 };
@@ -54,8 +56,8 @@ struct NotificationWithDeliveries {
 };
 
 // A notification from the columns of a row of the inbox queries (id,
-// user_id, type, title, body, link, data, critical, dedup_key, created_at,
-// read_at).
+// user_id, type, title, body, link, data, critical, dedup_key, tenant,
+// created_at, read_at).
 Notification ReadNotification(const db::Result& rows, int row);
 // A delivery from the columns of a row of list_deliveries.sql (and the
 // deliveries of get_notification.sql).

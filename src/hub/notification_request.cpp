@@ -71,6 +71,10 @@ NotificationRequest ParseNotificationRequest(const nlohmann::json& body) {
     r.delay_seconds = static_cast<int>(it->get<std::int64_t>());
   }
   r.cancellation_key = OptionalString(body, "cancellation_key", 1, 255);
+  r.tenant = OptionalString(body, "tenant", 1, 100);
+  if (r.tenant && !IsValidTenantKey(*r.tenant)) {
+    throw core::InvalidField("tenant", "tenant must be a tenant key");
+  }
   return r;
 }
 

@@ -13,6 +13,7 @@ Notification ReadNotification(const db::Result& rows, int row) {
   n.data = nlohmann::json::parse(rows.Text(row, "data"));
   n.critical = rows.Bool(row, "critical");
   n.dedup_key = rows.OptString(row, "dedup_key");
+  n.tenant = rows.OptString(row, "tenant");
   n.created_at = db::TimeColumn(rows, row, "created_at");
   n.read_at = db::OptTimeColumn(rows, row, "read_at");
   return n;

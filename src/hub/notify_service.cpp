@@ -15,6 +15,7 @@
 #include "db/statement_time.hpp"
 #include "hub/channel_choice.hpp"
 #include "hub/notification_content.hpp"
+#include "hub/preferences.hpp"
 #include "hub/queries.hpp"
 #include "hub/stored_request.hpp"
 #include "workflow/digest_join.hpp"
@@ -85,14 +86,69 @@ Recipients LoadRecipients(Session& session, const std::vector<NotificationReques
   return recipients;
 }
 
+// A tenant a batch names: its defaults and which of the batch's users
+// belong to it.
+struct TenantContext {
+  nlohmann::json preferences;
+  nlohmann::json branding;
+  std::set<std::int64_t> members;
+};
+
+// The tenants `requests` name, by key (a key no tenant has is absent);
+// empty without a query when they name none.
+template <typename Session>
+std::map<std::string, TenantContext, std::less<>> LoadTenants(
+    Session& session, const std::vector<NotificationRequest>& requests) {
+  std::set<std::string> keys;
+  std::set<std::int64_t> users;
+  for (const auto& r : requests) {
+    if (!r.tenant) continue;
+    keys.insert(*r.tenant);
+    users.insert(r.user_id);
+  }
+  std::map<std::string, TenantContext, std::less<>> tenants;
+  if (keys.empty()) return tenants;
+  const auto rows =
+      session.Exec(queries::kTenantsForNotify,
+                   db::ArrayLiteral(std::vector<std::int64_t>(users.begin(), users.end())),
+                   db::ArrayLiteral(std::vector<std::string>(keys.begin(), keys.end())));
+  for (int i = 0; i < rows.Rows(); ++i) {
+    TenantContext& t = tenants[rows.String(i, "key")];
+    t.preferences = nlohmann::json::parse(rows.Text(i, "preferences"));
+    t.branding = nlohmann::json::parse(rows.Text(i, "branding"));
+    const std::string members = rows.OptString(i, "members").value_or("");
+    for (std::size_t start = 0; start < members.size();) {
+      const std::size_t comma = std::min(members.find(',', start), members.size());
+      t.members.insert(std::stoll(members.substr(start, comma - start)));
+      start = comma + 1;
+    }
+  }
+  return tenants;
+}
+
+// The tenant's branding on the email a notification in it sends: beside
+// the email's texts in the notification's content, where the worker reads
+// them (channels::Message::branding).
+void AddBranding(NotificationContent& said, const nlohmann::json& branding,
+                 const std::vector<core::ChannelKind>& chosen) {
+  if (!branding.is_object() || branding.empty()) return;
+  if (std::ranges::find(chosen, core::ChannelKind::kEmail) == chosen.end()) return;
+  if (said.channels.is_null()) said.channels = nlohmann::json::object();
+  nlohmann::json& email = said.channels[std::string(core::ChannelName(core::ChannelKind::kEmail))];
+  if (email.is_null()) email = nlohmann::json::object();
+  if (email.contains("error")) return;
+  email["branding"] = branding;
+}
+
 // The insert_notifications parameters: one array per column.
 struct InsertColumns {
   std::vector<std::int64_t> idx, user_id;
   std::vector<std::optional<std::int64_t>> drawn_id;
   std::vector<std::string> type, title, body, data, channels;
   std::vector<std::optional<std::string>> link, dedup_key, category, content, held, held_until,
-      cancellation_key;
+      cancellation_key, tenant;
   std::vector<bool> critical;
+  bool any_tenant = false;
 
   // `escalate`: the type's escalate-if-unread, when it has one; its channels
   // among `chosen` are held until `now` + after_seconds.
@@ -130,6 +186,8 @@ struct InsertColumns {
     link.push_back(r.link);
     dedup_key.push_back(r.dedup_key);
     cancellation_key.push_back(r.cancellation_key);
+    tenant.push_back(r.tenant);
+    any_tenant = any_tenant || r.tenant.has_value();
     critical.push_back(r.critical);
   }
 };
@@ -139,6 +197,7 @@ struct DelayedColumns {
   std::vector<std::int64_t> idx, id, user_id;
   std::vector<std::string> due_at, request;
   std::vector<std::optional<std::string>> dedup_key, cancellation_key;
+  int version = 1;  // the newest form among them (StoredRequestVersionOf)
 
   void Add(std::size_t index, const NotificationRequest& r, std::int64_t drawn,
            core::TimePoint due) {
@@ -151,6 +210,7 @@ struct DelayedColumns {
     released.send_at.reset();
     released.delay_seconds.reset();
     request.push_back(EncodeStoredRequest(released).dump());
+    version = std::max(version, StoredRequestVersionOf(released));
     dedup_key.push_back(r.dedup_key);
     cancellation_key.push_back(r.cancellation_key);
   }
@@ -205,7 +265,7 @@ bool NeedsTransaction(const std::vector<NotificationRequest>& requests, core::Ti
   return std::ranges::any_of(requests, [&](const NotificationRequest& r) {
     if (r.DueAt(now) > now) return true;
     if (lookup == nullptr) return false;
-    const auto tmpl = lookup->Find(r.type);
+    const auto tmpl = lookup->FindFor(r.type, r.tenant);
     return tmpl != nullptr && tmpl->digest.is_object();
   });
 }
@@ -222,12 +282,13 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
   bool any_template = false, any_delayed = false;
   if (lookup != nullptr) {
     for (std::size_t i = 0; i < requests.size(); ++i) {
-      found[i] = lookup->Find(requests[i].type);
+      found[i] = lookup->FindFor(requests[i].type, requests[i].tenant);
       any_template = any_template || found[i] != nullptr;
     }
   }
   for (const NotificationRequest& r : requests) any_delayed = any_delayed || r.DueAt(now) > now;
   const auto recipients = LoadRecipients(session, requests, any_template || any_delayed);
+  const auto tenants = LoadTenants(session, requests);
   const std::string created_at = core::FormatRfc3339(now);
 
   InsertColumns columns;
@@ -242,11 +303,24 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
       continue;
     }
     const Recipient& user = it->second;
+    const TenantContext* tenant = nullptr;
+    if (r.tenant) {
+      const auto found_tenant = tenants.find(*r.tenant);
+      if (found_tenant == tenants.end() || !found_tenant->second.members.contains(r.user_id)) {
+        results[i] = core::InvalidField("tenant", "user " + std::to_string(r.user_id) +
+                                                      " does not belong to tenant " + *r.tenant);
+        continue;
+      }
+      tenant = &found_tenant->second;
+    }
     const templates::Template* tmpl = found[i].get();
     const auto category = tmpl != nullptr && tmpl->category ? tmpl->category : r.category;
     const PreferenceScope scope{
         r.type, category ? std::optional<std::string_view>(*category) : std::nullopt};
-    chosen[i] = ChooseChannels(user.preferences, user.addressable, r.channels, r.critical, scope);
+    chosen[i] =
+        ChooseChannels(tenant != nullptr ? WithTenantDefaults(tenant->preferences, user.preferences)
+                                         : user.preferences,
+                       user.addressable, r.channels, r.critical, scope);
     std::optional<std::int64_t> id = r.id;
     if (!id && !recipients.drawn_ids.empty()) id = recipients.drawn_ids.at(i);
     try {
@@ -259,6 +333,7 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
       // Composed for a delayed one too: a request that cannot be rendered
       // is refused now, not when it is due.
       NotificationContent said = ComposeContent(r, tmpl, user.locale, context, chosen[i]);
+      if (tenant != nullptr) AddBranding(said, tenant->branding, chosen[i]);
       if (const core::TimePoint due = r.DueAt(now); due > now) {
         delayed.Add(i, r, *id, due);
         chosen[i].clear();  // chosen when it is released
@@ -296,7 +371,9 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         core::FormatRfc3339Micros(now), ArrayLiteral(columns.drawn_id),
         ArrayLiteral(columns.category), ArrayLiteral(columns.content), ArrayLiteral(columns.held),
         ArrayLiteral(columns.held_until), ArrayLiteral(columns.cancellation_key),
-        broadcast_due ? std::optional(core::FormatRfc3339Micros(*broadcast_due)) : std::nullopt);
+        broadcast_due ? std::optional(core::FormatRfc3339Micros(*broadcast_due)) : std::nullopt,
+        // NULL without a tenant: unnest pads it with NULLs.
+        columns.any_tenant ? std::optional(ArrayLiteral(columns.tenant)) : std::nullopt);
     ReadInserted(inserted, requests, chosen, results, find_existing);
     std::vector<workflow::DigestItem> joining;
     for (auto& [index, item] : digest_items) {
@@ -319,7 +396,7 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         queries::kInsertDelayed, ArrayLiteral(delayed.idx), ArrayLiteral(delayed.id),
         ArrayLiteral(delayed.user_id), ArrayLiteral(delayed.due_at), ArrayLiteral(delayed.request),
         ArrayLiteral(delayed.dedup_key), ArrayLiteral(delayed.cancellation_key),
-        core::FormatRfc3339Micros(now), kStoredRequestVersion);
+        core::FormatRfc3339Micros(now), delayed.version);
     ReadInserted(inserted, requests, chosen, results, find_existing);
     for (std::size_t row = 0; row < delayed.idx.size(); ++row) {
       auto& result = std::get<NotifyResult>(*results[static_cast<std::size_t>(delayed.idx[row])]);

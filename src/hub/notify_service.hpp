@@ -39,6 +39,10 @@ struct NotificationRequest {
   std::optional<int> delay_seconds;
   // Cancels it and its deliveries (POST /v1/notifications/cancel).
   std::optional<std::string> cancellation_key;
+  // The tenant the notification is in (docs/tenants-and-access.md): the
+  // user must belong to it; its template of the type, its default
+  // preferences and its branding apply. None: as before tenants.
+  std::optional<std::string> tenant;
   // The id drawn when a delayed notification was asked for, which it gets
   // when released. Never read from a request body.
   std::optional<std::int64_t> id;
@@ -57,6 +61,8 @@ inline constexpr int kMaxDelaySeconds = 366 * 24 * 3600;
 // (kInvalidJson, kInvalidField) naming the field: wrong types, missing user_id/type, a type or
 // category that does not match ^[a-z]+(\.[a-z_]+)*$, an external link, unknown channels, lengths.
 // A missing title is refused when the notification is created, if its type has no template.
+// "tenant", when given, must be a tenant key (membership is checked when it is created:
+// kInvalidField "tenant" for a user who does not belong to that tenant, or no such tenant).
 NotificationRequest ParseNotificationRequest(const nlohmann::json& body);
 
 struct NotifyResult {

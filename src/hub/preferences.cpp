@@ -152,4 +152,40 @@ nlohmann::json WithCategoryChannels(nlohmann::json preferences, const std::strin
   return preferences;
 }
 
+nlohmann::json WithTenantDefaults(const nlohmann::json& tenant_defaults,
+                                  const nlohmann::json& own) {
+  if (!tenant_defaults.is_object() || tenant_defaults.empty()) return own;
+  if (!own.is_object()) return tenant_defaults;
+  // A whole name's boolean spelled out per channel, so that one channel
+  // the user set leaves the tenant's value on the others.
+  const auto per_channel = [](const nlohmann::json& value) {
+    if (value.is_object()) return value;
+    nlohmann::json spelled = nlohmann::json::object();
+    if (!value.is_boolean()) return spelled;
+    for (const core::ChannelKind kind : core::AllChannels()) {
+      spelled[std::string(core::ChannelName(kind))] = value;
+    }
+    return spelled;
+  };
+  nlohmann::json merged = tenant_defaults;
+  for (const auto& [key, value] : own.items()) {
+    const bool group = key == "categories" || key == "types";
+    if (!group || !value.is_object() || !merged[key].is_object()) {
+      merged[key] = value;
+      continue;
+    }
+    nlohmann::json& names = merged[key];
+    for (const auto& [name, setting] : value.items()) {
+      if (!setting.is_object() || !names.contains(name)) {
+        names[name] = setting;
+        continue;
+      }
+      nlohmann::json channels = per_channel(names[name]);
+      for (const auto& [channel, enabled] : setting.items()) channels[channel] = enabled;
+      names[name] = std::move(channels);
+    }
+  }
+  return merged;
+}
+
 }  // namespace chopar::hub

@@ -38,6 +38,15 @@ void ValidatePreferences(const nlohmann::json& preferences, const std::string& f
 // jsonb_strip_nulls(stored || given)).
 nlohmann::json MergedPreferences(nlohmann::json stored, const nlohmann::json& given);
 
+// The preferences a notification in a tenant is chosen by: the tenant's
+// default preferences (`tenant_defaults`, a user's shape) with the user's
+// own (`own`) over them — every channel, category and type the user set
+// is the user's, the rest the tenant's; what neither sets falls to the
+// channels' defaults. Within `categories` and `types` a name both set is
+// merged channel by channel (a boolean for a whole name is that value on
+// every channel), the user's winning. Pure; thread-safe.
+nlohmann::json WithTenantDefaults(const nlohmann::json& tenant_defaults, const nlohmann::json& own);
+
 // Checks preferences about to be stored (after a merge or a change):
 // within kMaxPreferenceNames per group and kMaxPreferencesBytes. Only the
 // bounds: a member stored before the rules above stays. Throws

@@ -71,7 +71,16 @@ NotificationRequest DecodeVersion1(const nlohmann::json& form) {
   return r;
 }
 
+// Version 1 and the tenant.
+NotificationRequest DecodeVersion2(const nlohmann::json& form) {
+  NotificationRequest r = DecodeVersion1(form);
+  r.tenant = Text(form, "tenant");
+  return r;
+}
+
 }  // namespace
+
+int StoredRequestVersionOf(const NotificationRequest& request) { return request.tenant ? 2 : 1; }
 
 nlohmann::json EncodeStoredRequest(const NotificationRequest& r) {
   nlohmann::json form = {
@@ -84,6 +93,7 @@ nlohmann::json EncodeStoredRequest(const NotificationRequest& r) {
   if (r.cancellation_key) form["cancellation_key"] = *r.cancellation_key;
   if (r.send_at) form["send_at"] = core::FormatRfc3339Micros(*r.send_at);
   if (r.delay_seconds) form["delay_seconds"] = *r.delay_seconds;
+  if (r.tenant) form["tenant"] = *r.tenant;
   nlohmann::json channels = nlohmann::json::array();
   for (core::ChannelKind kind : r.channels) channels.push_back(core::ChannelName(kind));
   form["channels"] = std::move(channels);
@@ -94,6 +104,8 @@ NotificationRequest DecodeStoredRequest(int version, const nlohmann::json& store
   switch (version) {
     case 1:
       return DecodeVersion1(stored);
+    case 2:
+      return DecodeVersion2(stored);
     default:
       throw StoredRequestError("stored request: version " + std::to_string(version) +
                                " is newer than this chopar (which reads up to " +

@@ -25,7 +25,16 @@ namespace chopar::hub {
 // 3339) and delay_seconds. A delayed notification's request and a
 // broadcast's notification (the API's body as accepted, before this form
 // was written for it) are both of this form.
-inline constexpr int kStoredRequestVersion = 1;
+//
+// Version 2: version 1 and `tenant` (a tenant key, absent: none). Written
+// only for a request in a tenant, so that a request without one stays
+// readable by a release that knows version 1 only; a release that knows
+// version 1 only refuses a version 2 form rather than dropping its tenant.
+inline constexpr int kStoredRequestVersion = 2;
+
+// The version EncodeStoredRequest(request) writes: 2 for a request in a
+// tenant, 1 otherwise. Pure.
+int StoredRequestVersionOf(const NotificationRequest& request);
 
 // A stored form that cannot be decoded: a version this binary does not
 // know (written by a newer one), or a field of the wrong type (edited by
@@ -35,7 +44,7 @@ class StoredRequestError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// `request` in the form of kStoredRequestVersion. Pure.
+// `request` in the form of StoredRequestVersionOf(request). Pure.
 nlohmann::json EncodeStoredRequest(const NotificationRequest& request);
 
 // The request a form of `version` holds. Throws StoredRequestError. Pure.

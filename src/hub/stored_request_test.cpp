@@ -112,6 +112,29 @@ TEST(StoredRequestTest, WhatIsEncodedDecodesToTheSameRequest) {
   EXPECT_TRUE(delayed.channels.empty());
 }
 
+// Version 2: version 1's members and the tenant, written only for a
+// request in a tenant (one without stays version 1).
+constexpr const char* kVersion2DelayedInTenant =
+    R"({"user_id": 7, "type": "task.due", "title": "Due", "data": {"task": 1},)"
+    R"( "critical": false, "channels": ["email"], "tenant": "acme"})";
+
+TEST(StoredRequestTest, Version2CarriesTheTenant) {
+  const NotificationRequest r =
+      DecodeStoredRequest(2, nlohmann::json::parse(kVersion2DelayedInTenant));
+  EXPECT_EQ(r.user_id, 7);
+  EXPECT_EQ(r.tenant, "acme");
+  EXPECT_EQ(r.channels, (std::vector<ChannelKind>{ChannelKind::kEmail}));
+  EXPECT_FALSE(DecodeStoredRequest(2, nlohmann::json::parse(kVersion1DelayedPlain)).tenant)
+      << "a version 1 form is a version 2 form without a tenant";
+
+  NotificationRequest plain = r;
+  plain.tenant.reset();
+  EXPECT_EQ(StoredRequestVersionOf(plain), 1);
+  EXPECT_FALSE(EncodeStoredRequest(plain).contains("tenant"));
+  EXPECT_EQ(StoredRequestVersionOf(r), 2);
+  EXPECT_EQ(DecodeStoredRequest(StoredRequestVersionOf(r), EncodeStoredRequest(r)).tenant, "acme");
+}
+
 // The API refuses these today; work accepted before a rule was tightened
 // (or by a looser rule) must still be released.
 TEST(StoredRequestTest, TheApisRulesDoNotApplyToWhatWasStored) {

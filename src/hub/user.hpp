@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/channel_kind.hpp"
 #include "core/clock.hpp"
@@ -37,6 +38,8 @@ struct User {
   // Addresses on channels whose address is kept in user_addresses
   // (core::AddressStore::kUser), by channel name.
   std::map<std::string, std::string, std::less<>> addresses;
+  // The tenants the user belongs to, by key.
+  std::vector<std::string> tenants;
   // Whether each registered channel has an address to deliver to now.
   core::PerChannel<bool> reachable;
   core::TimePoint created_at;

@@ -99,12 +99,37 @@ UserAddresses ParseAddresses(const nlohmann::json& given) {
   return addresses;
 }
 
+// "tenants": an array of at most kMaxUserTenants tenant keys, each once.
+std::vector<std::string> ParseTenantKeys(const nlohmann::json& given) {
+  if (!given.is_array()) {
+    throw core::InvalidField("tenants", "tenants must be an array of tenant keys or null");
+  }
+  if (given.size() > kMaxUserTenants) {
+    throw core::InvalidField(
+        "tenants", "a user belongs to at most " + std::to_string(kMaxUserTenants) + " tenants");
+  }
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    const std::string field = "tenants[" + std::to_string(i) + "]";
+    if (!given[i].is_string() || !IsValidTenantKey(given[i].get<std::string>())) {
+      throw core::InvalidField(field, field + " must be a tenant key");
+    }
+    std::string key = given[i].get<std::string>();
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+      throw core::InvalidField(field, field + " repeats " + key);
+    }
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
 }  // namespace
 
 UserUpdate ParseUserUpdate(const nlohmann::json& body) {
   RequireObject(body);
-  static const std::set<std::string> kKnown = {
-      "email", "phone", "timezone", "locale", "preferences", "quiet_hours", "admin", "addresses"};
+  static const std::set<std::string> kKnown = {"email",  "phone",       "timezone",
+                                               "locale", "preferences", "quiet_hours",
+                                               "admin",  "addresses",   "tenants"};
   for (const auto& [key, value] : body.items()) {
     if (!kKnown.contains(key)) throw core::InvalidField(key, "unknown field " + key);
   }
@@ -171,6 +196,10 @@ UserUpdate ParseUserUpdate(const nlohmann::json& body) {
   std::optional<UserAddresses> addresses;
   if (const nlohmann::json* given = Given(body, "addresses")) addresses = ParseAddresses(*given);
   update.addresses = UpdateOf(body, "addresses", std::move(addresses));
+
+  std::optional<std::vector<std::string>> tenants;
+  if (const nlohmann::json* given = Given(body, "tenants")) tenants = ParseTenantKeys(*given);
+  update.tenants = UpdateOf(body, "tenants", std::move(tenants));
   return update;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace chopar::hub {
 
@@ -33,6 +34,9 @@ struct QuietHours {
 inline constexpr std::size_t kMaxUserAddressBytes = 2048;
 using UserAddresses = std::map<std::string, std::optional<std::string>, std::less<>>;
 
+// The most tenants one user may belong to.
+inline constexpr std::size_t kMaxUserTenants = 100;
+
 // A validated create-or-merge of one user (PUT /v1/users/{id}, docs/api.md
 // "Users and addresses"). A new user gets the values given and the defaults
 // for the rest. Clearing restores the default: email, phone and quiet_hours
@@ -49,6 +53,9 @@ struct UserUpdate {
   FieldUpdate<bool> admin;
   // Merged channel by channel; cleared, every one is removed first.
   FieldUpdate<UserAddresses> addresses;
+  // The tenants the user belongs to (keys, each once): replaces the
+  // memberships; cleared, the user belongs to none.
+  FieldUpdate<std::vector<std::string>> tenants;
 };
 
 // The chat a user's Telegram notifications go to (PUT /v1/users/{id}/telegram).
@@ -70,7 +77,7 @@ struct PushSubscription {
 // JSON object, kInvalidField otherwise. Pure; thread-safe.
 
 // {"email", "phone", "timezone", "locale", "preferences", "quiet_hours",
-// "admin", "addresses"}: a member left out is kept, null clears it. The phone is
+// "admin", "addresses", "tenants"}: a member left out is kept, null clears it. The phone is
 // normalised ("+998 90 123-45-67" → "+998901234567").
 UserUpdate ParseUserUpdate(const nlohmann::json& body);
 // {"chat_id": integer}.

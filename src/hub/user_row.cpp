@@ -26,6 +26,16 @@ User ReadUser(const db::Result& rows, int row) {
       user.addresses.emplace(it.key(), it->get<std::string>());
     }
   }
+  if (!rows.IsNull(row, "tenants")) {
+    const std::string tenants = rows.String(row, "tenants");
+    std::size_t start = 0;
+    while (start <= tenants.size()) {
+      const std::size_t comma = tenants.find(',', start);
+      user.tenants.push_back(tenants.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
   user.reachable = core::ReachableChannels(core::AddressesHeld{
       .email = user.email.has_value(),
       .phone = user.phone.has_value(),

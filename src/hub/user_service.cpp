@@ -1,5 +1,6 @@
 #include "hub/user_service.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/request_error.hpp"
@@ -55,12 +56,32 @@ void WriteAddresses(db::Transaction& tx, std::int64_t user_id,
           db::ArrayLiteral(set_addresses), db::ArrayLiteral(removed));
 }
 
+// The tenants of a PUT: every one must exist; then they are the user's.
+void WriteTenants(db::Transaction& tx, std::int64_t user_id,
+                  const std::vector<std::string>& tenants) {
+  const auto keys = db::ArrayLiteral(tenants);
+  if (const auto unknown = tx.Exec(queries::kUnknownTenant, keys); !unknown.Empty()) {
+    const std::string field = "tenants[" + std::to_string(unknown.Int(0, "position")) + "]";
+    throw core::InvalidField(field, field + " is not a tenant");
+  }
+  tx.Exec(queries::kSetUserTenants, user_id, keys);
+}
+
 }  // namespace
 
-User UserService::PutUser(std::int64_t user_id, const UserUpdate& update) {
+User UserService::PutUser(std::int64_t user_id, const UserUpdate& update,
+                          const std::optional<std::string>& confined) {
   const db::Params params = UpsertParams(user_id, update);
+  if (confined && update.tenants.changes &&
+      (!update.tenants.value || *update.tenants.value != std::vector{*confined})) {
+    throw core::Forbidden("a key confined to tenant " + *confined +
+                          " can only name that tenant in tenants");
+  }
   auto tx = pool_.Begin("put_user");
   const auto before = tx.Exec(queries::kLockUserTimezone, user_id);
+  if (confined && !before.Empty() && tx.Exec(queries::kUserInTenant, user_id, *confined).Empty()) {
+    throw core::UserNotFound(user_id);
+  }
   if (update.preferences.changes && update.preferences.value) {
     // The merge itself is the upsert's; what it will store is checked here,
     // the row locked, so that a merge over the bounds is refused by name.
@@ -71,8 +92,17 @@ User UserService::PutUser(std::int64_t user_id, const UserUpdate& update) {
                           *update.preferences.value),
         "preferences");
   }
-  tx.Exec(queries::kUpsertUser, params);
+  const auto upserted = tx.Exec(queries::kUpsertUser, params);
+  // Created by another caller since the lock found nothing: not this key's.
+  if (confined && before.Empty() && !upserted.Bool(0, "inserted")) {
+    throw core::UserNotFound(user_id);
+  }
   if (update.addresses.changes) WriteAddresses(tx, user_id, update.addresses.value);
+  if (confined) {
+    tx.Exec(queries::kAddUserTenant, user_id, *confined);
+  } else if (update.tenants.changes) {
+    WriteTenants(tx, user_id, update.tenants.value.value_or(std::vector<std::string>{}));
+  }
   const auto rows = tx.Exec(queries::kGetUsers, db::ArrayLiteral(std::vector{user_id}));
   if (!before.Empty() && before.Text(0, 0) != rows.Text(0, "timezone") &&
       options_.timezone_changed) {
@@ -82,10 +112,24 @@ User UserService::PutUser(std::int64_t user_id, const UserUpdate& update) {
   return ReadUser(rows, 0);
 }
 
-User UserService::GetUser(std::int64_t user_id) {
+User UserService::GetUser(std::int64_t user_id, const std::optional<std::string>& confined) {
   std::vector<User> users = GetUsers(std::span(&user_id, 1));
   if (users.empty()) throw core::UserNotFound(user_id);
+  if (confined &&
+      std::ranges::find(users.front().tenants, *confined) == users.front().tenants.end())
+    throw core::UserNotFound(user_id);
   return std::move(users.front());
+}
+
+bool UserService::InTenant(std::int64_t user_id, const std::string& tenant) {
+  return !pool_.Acquire()->Exec(queries::kUserInTenant, user_id, tenant).Empty();
+}
+
+void UserService::RequireUser(std::int64_t user_id, const std::optional<std::string>& confined) {
+  auto conn = pool_.Acquire();
+  const auto found = confined ? conn->Exec(queries::kUserInTenant, user_id, *confined)
+                              : conn->Exec(queries::kUserExists, user_id);
+  if (found.Empty()) throw core::UserNotFound(user_id);
 }
 
 std::vector<User> UserService::GetUsers(std::span<const std::int64_t> ids) {
@@ -128,9 +172,8 @@ UserService::Subscription UserService::AddPushSubscription(std::int64_t user_id,
                                  " push subscriptions, the most allowed; delete one first");
   }
   const auto row =
-      tx.Exec(queries::kUpsertPushSubscription, user_id, subscription.endpoint,
-              subscription.p256dh, subscription.auth,
-              endpoint_of_another == EndpointOfAnother::kMove);
+      tx.Exec(queries::kUpsertPushSubscription, user_id, subscription.endpoint, subscription.p256dh,
+              subscription.auth, endpoint_of_another == EndpointOfAnother::kMove);
   if (row.Empty()) {
     throw core::RequestError(core::ErrorCode::kConflict,
                              "this push endpoint is subscribed by another user; a subscriber "

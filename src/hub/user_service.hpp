@@ -3,7 +3,9 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/channel_kind.hpp"
@@ -39,10 +41,22 @@ class UserService {
   // PUT /v1/users/{id}: creates the user or applies `update` to it (see
   // UserUpdate). Returns the user as GetUser does. Throws kInvalidField
   // "preferences" when the merged preferences would be over the bounds
-  // (CheckStoredPreferences); nothing changes then.
-  User PutUser(std::int64_t user_id, const UserUpdate& update);
-  // GET /v1/users/{id}: the user and what reaches them now.
-  User GetUser(std::int64_t user_id);
+  // (CheckStoredPreferences), kInvalidField "tenants[i]" for a tenant that
+  // does not exist; nothing changes then.
+  // `confined`: the caller's key is confined to that tenant. Then the user
+  // belongs to it afterwards (created or not), its other memberships are
+  // kept, `update.tenants` may only name that tenant (else kForbidden), and
+  // a user that exists outside it is kUserNotFound (not revealed).
+  User PutUser(std::int64_t user_id, const UserUpdate& update,
+               const std::optional<std::string>& confined = std::nullopt);
+  // GET /v1/users/{id}: the user and what reaches them now. `confined`: a
+  // user outside that tenant is kUserNotFound.
+  User GetUser(std::int64_t user_id, const std::optional<std::string>& confined = std::nullopt);
+  // Whether the user belongs to `tenant`.
+  bool InTenant(std::int64_t user_id, const std::string& tenant);
+  // Throws kUserNotFound unless the user exists and, with `confined`,
+  // belongs to that tenant.
+  void RequireUser(std::int64_t user_id, const std::optional<std::string>& confined);
   // The users of `ids` that exist, by id (the console's pages).
   std::vector<User> GetUsers(std::span<const std::int64_t> ids);
 

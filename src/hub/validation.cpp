@@ -1,5 +1,7 @@
 #include "hub/validation.hpp"
 
+#include <cctype>
+
 #include "core/json.hpp"
 #include "core/request_error.hpp"
 #include "core/type_name.hpp"
@@ -30,7 +32,8 @@ void RequireObject(const nlohmann::json& body) {
 
 std::int64_t RequireId(const nlohmann::json& body, const char* field) {
   const auto it = body.find(field);
-  if (it == body.end() || it->is_null()) throw core::InvalidField(field, std::string(field) + " is required");
+  if (it == body.end() || it->is_null())
+    throw core::InvalidField(field, std::string(field) + " is required");
   if (!it->is_number_integer() || it->get<std::int64_t>() <= 0) {
     throw core::InvalidField(field, std::string(field) + " must be a positive integer");
   }
@@ -61,6 +64,20 @@ std::string RequireString(const nlohmann::json& body, const char* field, std::si
 
 bool IsValidType(std::string_view type) { return core::IsTypeName(type); }
 
+bool IsValidTenantKey(std::string_view key) {
+  if (key.empty() || key.size() > 100) return false;
+  const auto allowed = [](unsigned char c, bool first) {
+    if (std::isalnum(c) != 0) return true;
+    return !first && (c == '.' || c == '_' || c == ':' || c == '-');
+  };
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (static_cast<unsigned char>(key[i]) >= 0x80 ||
+        !allowed(static_cast<unsigned char>(key[i]), i == 0))
+      return false;
+  }
+  return true;
+}
+
 bool IsInternalLink(std::string_view link) {
   if (link.size() < 2 || link[0] != '/' || link[1] == '/' || link[1] == '\\') return false;
   for (unsigned char c : link) {
@@ -72,7 +89,8 @@ bool IsInternalLink(std::string_view link) {
 bool IsValidEmail(std::string_view email) {
   if (email.size() > 254) return false;
   const auto at = email.find('@');
-  if (at == std::string_view::npos || at == 0 || email.find('@', at + 1) != std::string_view::npos) {
+  if (at == std::string_view::npos || at == 0 ||
+      email.find('@', at + 1) != std::string_view::npos) {
     return false;
   }
   const std::string_view domain = email.substr(at + 1);

@@ -29,6 +29,8 @@ void RequireNoNul(const nlohmann::json& value, const char* field);
 
 // ^[a-z]+(\.[a-z_]+)*$ — the notification type grammar.
 bool IsValidType(std::string_view type);
+// ^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$ — a tenant's key (the tenants CHECK).
+bool IsValidTenantKey(std::string_view key);
 // An internal path: starts with "/", the second character is neither "/" nor
 // "\", and no whitespace or control characters. Mirrors the database CHECK.
 bool IsInternalLink(std::string_view link);

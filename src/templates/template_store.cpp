@@ -43,8 +43,24 @@ std::shared_ptr<const Template> Parse(const db::Result& rows, int row) {
 std::optional<StoredTemplate> ReadStored(const db::Result& rows, int row) {
   auto parsed = Parse(rows, row);
   if (!parsed) return std::nullopt;
-  return StoredTemplate{std::move(parsed), db::TimeColumn(rows, row, "created_at"),
+  std::optional<std::string> tenant;
+  tenant = rows.OptString(row, "tenant");
+  return StoredTemplate{std::move(parsed), std::move(tenant),
+                        db::TimeColumn(rows, row, "created_at"),
                         db::TimeColumn(rows, row, "updated_at")};
+}
+
+// The cache's key of a tenant's own template.
+std::string TenantKey(std::string_view tenant, std::string_view type) {
+  std::string key(tenant);
+  key += '/';
+  key += type;
+  return key;
+}
+
+std::string NoTemplate(const std::string& type, const std::optional<std::string>& tenant) {
+  return tenant ? "tenant " + *tenant + " has no template of notification type " + type
+                : "notification type " + type + " has no template";
 }
 
 }  // namespace
@@ -88,6 +104,16 @@ std::shared_ptr<const Template> TemplateStore::FindFresh(std::string_view type) 
   return Find(type);
 }
 
+std::shared_ptr<const Template> TemplateStore::FindFor(
+    std::string_view type, const std::optional<std::string>& tenant) const {
+  const auto map = Snapshot();
+  if (tenant) {
+    if (const auto it = map->find(TenantKey(*tenant, type)); it != map->end()) return it->second;
+  }
+  const auto it = map->find(type);
+  return it == map->end() ? nullptr : it->second;
+}
+
 std::vector<std::string> TemplateStore::Categories() const {
   std::set<std::string> names;
   for (const auto& [type, tmpl] : *Snapshot()) {
@@ -103,17 +129,28 @@ void TemplateStore::Install(std::shared_ptr<const Map> map) const {
 
 void TemplateStore::ReloadAll() {
   std::lock_guard reload(reload_mutex_);
-  const auto rows = pool_.Acquire()->Exec(queries::kListTemplates);
+  auto conn = pool_.Acquire();
+  const auto rows = conn->Exec(queries::kListTemplates);
+  const auto own = conn->Exec(queries::kListTenantTemplates, std::optional<std::string>());
   auto map = std::make_shared<Map>();
   for (int i = 0; i < rows.Rows(); ++i) {
     if (auto parsed = Parse(rows, i)) map->emplace(parsed->type, std::move(parsed));
+  }
+  for (int i = 0; i < own.Rows(); ++i) {
+    if (auto parsed = Parse(own, i)) {
+      map->emplace(TenantKey(own.String(i, "tenant"), parsed->type), std::move(parsed));
+    }
   }
   Install(std::move(map));
 }
 
 void TemplateStore::ReloadType(const std::string& type) const {
   std::lock_guard reload(reload_mutex_);
-  const auto rows = pool_.Acquire()->Exec(queries::kGetTemplate, type);
+  const std::size_t slash = type.find('/');
+  const auto rows = slash == std::string::npos
+                        ? pool_.Acquire()->Exec(queries::kGetTemplate, type)
+                        : pool_.Acquire()->Exec(queries::kGetTenantTemplate, type.substr(0, slash),
+                                                type.substr(slash + 1));
   std::shared_ptr<const Template> parsed = rows.Empty() ? nullptr : Parse(rows, 0);
   if (parsed == nullptr && !Snapshot()->contains(type)) return;  // nothing to change
   auto map = std::make_shared<Map>(*Snapshot());
@@ -125,12 +162,21 @@ void TemplateStore::ReloadType(const std::string& type) const {
   Install(std::move(map));
 }
 
-StoredTemplate TemplateStore::Put(const Template& tmpl) {
+StoredTemplate TemplateStore::Put(const Template& tmpl, const std::optional<std::string>& tenant) {
   nlohmann::json locales = nlohmann::json::object();
   for (const auto& [locale, texts] : tmpl.locales) locales[locale] = texts.Sources();
   auto optional_json = [](const nlohmann::json& value) {
     return value.is_null() ? std::nullopt : std::optional<std::string>(value.dump());
   };
+  if (tenant) {
+    const auto stored =
+        pool_.Acquire()->Exec(queries::kPutTenantTemplate, *tenant, tmpl.type, tmpl.category,
+                              tmpl.default_locale, locales.dump(), optional_json(tmpl.digest),
+                              optional_json(tmpl.throttle), optional_json(tmpl.escalate));
+    if (stored.Empty()) throw core::NotFound("tenant " + *tenant + " does not exist");
+    ReloadType(TenantKey(*tenant, tmpl.type));
+    return Get(tmpl.type, tenant);
+  }
   pool_.Acquire()->Exec(queries::kPutTemplate, tmpl.type, tmpl.category, tmpl.default_locale,
                         locales.dump(), optional_json(tmpl.digest), optional_json(tmpl.throttle),
                         optional_json(tmpl.escalate));
@@ -138,19 +184,22 @@ StoredTemplate TemplateStore::Put(const Template& tmpl) {
   return Get(tmpl.type);
 }
 
-StoredTemplate TemplateStore::Get(const std::string& type) {
-  const auto rows = pool_.Acquire()->Exec(queries::kGetTemplate, type);
-  if (rows.Empty()) throw core::NotFound("notification type " + type + " has no template");
+StoredTemplate TemplateStore::Get(const std::string& type,
+                                  const std::optional<std::string>& tenant) {
+  const auto rows = tenant ? pool_.Acquire()->Exec(queries::kGetTenantTemplate, *tenant, type)
+                           : pool_.Acquire()->Exec(queries::kGetTemplate, type);
+  if (rows.Empty()) throw core::NotFound(NoTemplate(type, tenant));
   auto stored = ReadStored(rows, 0);
   if (!stored) {
-    throw core::NotFound("notification type " + type +
-                         " has a stored template that no longer parses; PUT it again");
+    throw core::NotFound(NoTemplate(type, tenant) +
+                         ": the stored one no longer parses; PUT it again");
   }
   return std::move(*stored);
 }
 
-std::vector<StoredTemplate> TemplateStore::List() {
-  const auto rows = pool_.Acquire()->Exec(queries::kListTemplates);
+std::vector<StoredTemplate> TemplateStore::List(const std::optional<std::string>& tenant) {
+  const auto rows = tenant ? pool_.Acquire()->Exec(queries::kListTenantTemplates, *tenant)
+                           : pool_.Acquire()->Exec(queries::kListTemplates);
   std::vector<StoredTemplate> items;
   for (int i = 0; i < rows.Rows(); ++i) {
     if (auto stored = ReadStored(rows, i)) items.push_back(std::move(*stored));
@@ -158,10 +207,13 @@ std::vector<StoredTemplate> TemplateStore::List() {
   return items;
 }
 
-void TemplateStore::Delete(const std::string& type) {
-  const bool deleted = !pool_.Acquire()->Exec(queries::kDeleteTemplate, type).Empty();
-  ReloadType(type);
-  if (!deleted) throw core::NotFound("notification type " + type + " has no template");
+void TemplateStore::Delete(const std::string& type, const std::optional<std::string>& tenant) {
+  const bool deleted =
+      !(tenant ? pool_.Acquire()->Exec(queries::kDeleteTenantTemplate, *tenant, type)
+               : pool_.Acquire()->Exec(queries::kDeleteTemplate, type))
+           .Empty();
+  ReloadType(tenant ? TenantKey(*tenant, type) : type);
+  if (!deleted) throw core::NotFound(NoTemplate(type, tenant));
 }
 
 }  // namespace chopar::templates

@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,8 @@ namespace chopar::templates {
 // JSON): the parsed template and when it was first and last stored.
 struct StoredTemplate {
   std::shared_ptr<const Template> tmpl;
+  // The tenant whose own template it is; none for a global template.
+  std::optional<std::string> tenant;
   core::TimePoint created_at;
   core::TimePoint updated_at;
 };
@@ -35,6 +38,14 @@ class TemplateLookup {
   // a request that would otherwise be refused for want of a template; it
   // costs a query, so everything else uses Find. Thread-safe.
   [[nodiscard]] virtual std::shared_ptr<const Template> FindFresh(std::string_view type) const {
+    return Find(type);
+  }
+  // The template of `type` for a notification in `tenant`: the tenant's
+  // own template of the type when it has one, else Find(type). Without a
+  // tenant, Find(type). Thread-safe; no database.
+  [[nodiscard]] virtual std::shared_ptr<const Template> FindFor(
+      std::string_view type, const std::optional<std::string>& tenant) const {
+    (void)tenant;
     return Find(type);
   }
 };
@@ -69,28 +80,41 @@ class TemplateStore final : public TemplateLookup {
 
   [[nodiscard]] std::shared_ptr<const Template> Find(std::string_view type) const override;
   [[nodiscard]] std::shared_ptr<const Template> FindFresh(std::string_view type) const override;
+  [[nodiscard]] std::shared_ptr<const Template> FindFor(
+      std::string_view type, const std::optional<std::string>& tenant) const override;
   // The categories the cached templates name, sorted, each once.
   [[nodiscard]] std::vector<std::string> Categories() const;
 
-  // Creates or replaces the template; returns it as Get reads it.
-  StoredTemplate Put(const Template& tmpl);
+  // Each of the following works on the global template of a type, or with
+  // `tenant` on that tenant's own template of it (chopar.tenant_templates),
+  // which replaces the global one for notifications in the tenant.
+
+  // Creates or replaces the template; returns it as Get reads it. Throws
+  // core::RequestError kNotFound for a tenant that does not exist.
+  StoredTemplate Put(const Template& tmpl, const std::optional<std::string>& tenant = std::nullopt);
   // The stored template of `type`. Throws core::RequestError kNotFound when
   // there is none, or when the stored one no longer parses (a text rule made
   // stricter by an upgrade: notify, too, then treats the type as having no
   // template, and a PUT stores it again).
-  StoredTemplate Get(const std::string& type);
-  // Every stored template that parses, by type.
-  std::vector<StoredTemplate> List();
+  StoredTemplate Get(const std::string& type,
+                     const std::optional<std::string>& tenant = std::nullopt);
+  // Every stored template that parses, by type: the global ones, or with
+  // `tenant` that tenant's own.
+  std::vector<StoredTemplate> List(const std::optional<std::string>& tenant = std::nullopt);
   // Throws core::RequestError kNotFound when there is none.
-  void Delete(const std::string& type);
+  void Delete(const std::string& type, const std::optional<std::string>& tenant = std::nullopt);
 
   // Reads every template again (what a (re)connection of the listener does).
   void ReloadAll();
-  // Reads one type again: stored, it replaces the cached one; gone, it
-  // leaves the cache. Const: it changes only the cache.
+  // Reads one template again by its NOTIFY payload: a type (the global
+  // template) or "<tenant>/<type>" (a tenant's own). Stored, it replaces
+  // the cached one; gone, it leaves the cache. Const: it changes only the
+  // cache.
   void ReloadType(const std::string& type) const;
 
  private:
+  // By type (global templates) and by "<tenant>/<type>" (a tenant's own;
+  // neither a type nor a tenant key holds a '/').
   using Map = std::map<std::string, std::shared_ptr<const Template>, std::less<>>;
   [[nodiscard]] std::shared_ptr<const Map> Snapshot() const;
   void Install(std::shared_ptr<const Map> map) const;

@@ -157,13 +157,15 @@ TEST_F(HistoryPlansTest, NotifyInboxAndDedupStatementsUseIndexes) {
       hub::queries::kInsertNotifications,
       "'{0}', '{7}', '{plan.test}', '{t}', '{\"\"}', '{NULL}', '{\"{}\"}', "
       "'{k0-7}', '{f}', '{email}', now(), '{}', '{NULL}', '{NULL}', '{NULL}', '{NULL}', "
-      "'{NULL}', NULL");
+      "'{NULL}', NULL, NULL");
   ExpectIndexDriven(hub::queries::kFindByDedupKey, "7, 'k0-7'");
-  ExpectIndexDriven(hub::queries::kListNotifications,
-                    "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20");
-  ExpectIndexDriven(hub::queries::kListUnreadNotifications,
-                    "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20");
-  ExpectIndexDriven(hub::queries::kUnreadCount, "7");
+  ExpectIndexDriven(
+      hub::queries::kListNotifications,
+      "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20, NULL");
+  ExpectIndexDriven(
+      hub::queries::kListUnreadNotifications,
+      "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20, NULL");
+  ExpectIndexDriven(hub::queries::kUnreadCount, "7, NULL");
   ExpectIndexDriven(hub::queries::kListNotificationsUnsent,
                     "7, " + id + " - 1000, 100, NULL, '{}'");
   ExpectIndexDriven(hub::queries::kListNotificationsUnsent,
@@ -203,7 +205,7 @@ TEST_F(HistoryPlansTest, AnInboxPageReadsOnlyPartitionsUpToItsCursor) {
   for (const db::Query* query :
        {&hub::queries::kListNotifications, &hub::queries::kListUnreadNotifications}) {
     const std::set<std::string> relations =
-        RelationsRead(Plan(*query, "7, " + cursor + ", 9223372036854775807, 20"));
+        RelationsRead(Plan(*query, "7, " + cursor + ", 9223372036854775807, 20, NULL"));
     EXPECT_NE(relations.size(), 0u);
     for (const std::string& relation : relations) {
       EXPECT_EQ(("," + newer_partitions + ",").find("," + relation + ","), std::string::npos)

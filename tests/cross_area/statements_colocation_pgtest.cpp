@@ -39,6 +39,12 @@ struct Listed {
 const std::map<std::string, std::string> kGlobalTables = {
     {"templates", "configuration: small, written by operators; copied to every shard"},
     {"templates_api", "the view of templates"},
+    {"tenant_templates",
+     "tenants' own templates: configuration, small, written by operators; copied to every "
+     "shard"},
+    {"tenants",
+     "the tenants with their branding and default preferences: a few rows, written by "
+     "admins; copied to every shard"},
     {"provider_tokens", "one provider login token shared by every worker"},
     {"generated_secrets", "the secrets every process of a deployment shares: one row each"},
     {"telegram_poll_state", "the one Telegram getUpdates offset"},

@@ -109,7 +109,8 @@ TEST_F(UpgradeTest, DelayedNotificationsAndBroadcastsWrittenBy946804aAreReleased
       << "email and push asked for; the users have only an email address";
   EXPECT_EQ(db_->Scalar("SELECT count(*) || ':' || min(request_version) FROM "
                         "chopar.delayed_notifications"),
-            "2:" + std::to_string(hub::kStoredRequestVersion));
+            "2:1")
+      << "a request in no tenant is written in version 1 (hub::StoredRequestVersionOf)";
   core::SimulatedClock later(clock.Now() + 61s);
   workflow::engine::Releaser later_releaser(*pool_, later, metrics, nullptr);
   EXPECT_EQ(later_releaser.RunOnce(), 2);

@@ -7,7 +7,10 @@ SELECT u.id, u.email, u.phone, u.timezone, u.locale, u.preferences::text AS pref
        (SELECT count(*) FROM chopar.push_subscriptions p WHERE p.user_id = u.id) AS push_subscriptions,
        (SELECT count(*) FROM chopar.devices v WHERE v.user_id = u.id) AS devices,
        (SELECT json_object_agg(a.channel, a.address ORDER BY a.channel)
-        FROM chopar.user_addresses a WHERE a.user_id = u.id)::text AS addresses
+        FROM chopar.user_addresses a WHERE a.user_id = u.id)::text AS addresses,
+       -- Tenant keys hold no comma.
+       (SELECT string_agg(m.tenant, ',' ORDER BY m.tenant)
+        FROM chopar.user_tenants m WHERE m.user_id = u.id) AS tenants
 FROM chopar.users u
 LEFT JOIN chopar.telegram_connections t ON t.user_id = u.id
 WHERE u.id = ANY ($1::bigint[])

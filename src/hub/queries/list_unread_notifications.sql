@@ -1,11 +1,13 @@
 -- The same page restricted to unread rows (served by the partial unread index).
 SELECT n.id, n.user_id, n.type, n.title, n.body, n.link, n.data::text AS data, n.critical,
-       n.dedup_key, n.created_at::text AS created_at, n.read_at::text AS read_at,
+       n.dedup_key, n.tenant, n.created_at::text AS created_at, n.read_at::text AS read_at,
        (extract(epoch FROM n.created_at) * 1000000)::bigint AS created_micros
 FROM chopar.notifications n
 WHERE n.user_id = $1 AND n.read_at IS NULL
   AND (n.created_at, n.id) < (to_timestamp($2::bigint / 1000000.0), $3::bigint)
   -- The row comparison is not used for partition pruning; this bound is.
   AND n.created_at <= to_timestamp($2::bigint / 1000000.0)
+  -- $5: the tenant's only (NULL: every notification).
+  AND ($5::text IS NULL OR n.tenant = $5::text)
 ORDER BY n.created_at DESC, n.id DESC
 LIMIT $4

@@ -15,4 +15,4 @@ ON CONFLICT (id) DO UPDATE SET
   quiet_end   = CASE WHEN $11::boolean THEN EXCLUDED.quiet_end ELSE u.quiet_end END,
   admin       = CASE WHEN $14::boolean THEN EXCLUDED.admin ELSE u.admin END,
   updated_at  = now()
-RETURNING id
+RETURNING id, (xmax = 0) AS inserted
