@@ -346,6 +346,23 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "DELETE", "/v1/tenants/acme", { expect: 204 });
     await call(chopar, "GET", "/v1/tenants/acme", { expect: 404 });
 
+    // Console accounts (docs/api.md "Console accounts").
+    await call(chopar, "GET", "/v1/console/sign-in", { auth: null, expect: 200 });
+    await call(chopar, "POST", "/v1/console/sign-in", { auth: null, body: { api_key: "wrong" }, expect: 401 });
+    const consoleAccount = await call(chopar, "POST", "/v1/console/accounts", { body: { email: "ops@example.uz", role: "viewer", password: "correct horse battery" }, expect: 201 });
+    await call(chopar, "POST", "/v1/console/accounts", { body: { email: "OPS@example.uz", role: "admin", password: "correct horse battery" }, expect: 409 });
+    await call(chopar, "POST", "/v1/console/accounts", { body: { email: "x@example.uz", role: "root", password: "correct horse battery" }, expect: 400 });
+    await call(chopar, "PATCH", `/v1/console/accounts/${consoleAccount.body.id}`, { body: { role: "admin" }, expect: 200 });
+    await call(chopar, "PATCH", "/v1/console/accounts/999999", { body: { role: "admin" }, expect: 404 });
+    await call(chopar, "GET", "/v1/console/accounts", { expect: 200 });
+    await call(chopar, "POST", "/v1/console/sign-in", { auth: null, body: { email: "ops@example.uz", password: "correct horse battery" }, expect: 200 });
+    await call(chopar, "POST", "/v1/console/sign-in", { auth: null, body: { email: "ops@example.uz", password: "not the password" }, expect: 401 });
+    await call(chopar, "GET", "/v1/console/session", { expect: 401 });
+    const consoleSessions = await call(chopar, "GET", `/v1/console/sessions?account_id=${consoleAccount.body.id}`, { expect: 200 });
+    await call(chopar, "POST", `/v1/console/sessions/${consoleSessions.body.items[0].id}/revoke`, { expect: 204 });
+    await call(chopar, "POST", "/v1/console/sessions/999999/revoke", { expect: 404 });
+    await call(chopar, "POST", "/v1/console/sign-out", { expect: 204 });
+    await call(chopar, "DELETE", `/v1/console/accounts/${consoleAccount.body.id}`, { expect: 409 });
     await call(chopar, "GET", "/v1/outbox/stats", { expect: 200 });
     await call(chopar, "GET", "/v1/outbox/stats", { auth: "Bearer wrong", expect: 401 });
     for (const file of ["/", "/console/index.html", "/widget/chopar-bell.js", "/widget/chopar-sw.js"]) {
