@@ -18,7 +18,7 @@ std::optional<ComposedEmail> ComposeEmail(const Message& m, const Mailbox& from,
                      UnsubscribeScope::Of(m), core::ChannelKind::kEmail);
   EmailContent content = RenderEmail(m, settings.public_url, unsubscribe);
   std::string mime = BuildMimeMessage(envelope, content, MakeBoundary());
-  return ComposedEmail{std::move(mime), envelope.message_id, std::move(content)};
+  return ComposedEmail{std::move(mime), envelope.message_id, std::move(content), sender};
 }
 
 }  // namespace chopar::channels::email

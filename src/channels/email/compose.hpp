@@ -19,6 +19,9 @@ struct ComposedEmail {
   // The pieces of the MIME message, for a service that takes them apart
   // (Postmark, SendGrid): subject, text, HTML, the unsubscribe URL.
   EmailContent content;
+  // Its From: the configured sender, with the display name of the
+  // notification's tenant when its branding has one (Message::branding).
+  Mailbox from;
 };
 
 // `message` composed at `now`, or nullopt when it has no usable address.

@@ -52,7 +52,8 @@ EmailApi PostmarkApi(const EmailSettings& email, PostmarkSettings postmark) {
       }
     }
     const nlohmann::json body = {
-        {"From", from},
+        // The configured text as given, unless a tenant's sender name replaces its name.
+        {"From", m.branding && m.branding->sender_name ? FormatMailbox(composed.from) : from},
         {"To", *m.email},
         {"Subject", composed.content.subject},
         {"TextBody", composed.content.text},

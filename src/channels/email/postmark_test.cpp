@@ -80,6 +80,30 @@ TEST(PostmarkTest, SendsTheSmtpPathsPartsWithTheUnsubscribeHeaders) {
   EXPECT_EQ(received["Headers"][1]["Value"], "List-Unsubscribe=One-Click");
 }
 
+// A notification of a tenant with branding: its sender name is the From's
+// name (the address stays the configured one), its layout in the HTML.
+TEST(PostmarkTest, ATenantsBrandingNamesTheSenderAndShapesTheHtml) {
+  json received;
+  FakeHttpServer postmark([&](const FakeHttpServer::Request& request) {
+    return Postmark(request, [&](const json& body) {
+      received = body;
+      return Accepted(body);
+    });
+  });
+  Message m = Mail(43, "ali@example.uz");
+  ApplyChannelTexts(m, {{"branding",
+                         {{"sender_name", "Globex Support"},
+                          {"primary_color", "#00aa55"},
+                          {"footer", "Globex LLC"}}}});
+  const Outcome outcome =
+      testing::SendAlone(Email(), PostmarkApi(Email(), {kToken, "outbound", postmark.url()}), m);
+  ASSERT_EQ(outcome.kind, OutcomeKind::kSent) << outcome.detail;
+  EXPECT_EQ(received["From"], "Globex Support <noreply@acme.uz>");
+  const std::string html = received["HtmlBody"];
+  EXPECT_NE(html.find("background:#00aa55"), std::string::npos) << html;
+  EXPECT_NE(html.find("Globex LLC"), std::string::npos) << html;
+}
+
 TEST(PostmarkTest, MapsPostmarksAnswers) {
   struct Case {
     int status;

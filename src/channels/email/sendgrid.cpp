@@ -65,6 +65,7 @@ EmailApi SendGridApi(const EmailSettings& email, SendGridSettings sendgrid) {
     nlohmann::json body = nlohmann::json::object();
     body["personalizations"] = nlohmann::json::array({personalization});
     body["from"] = sender;
+    if (m.branding && m.branding->sender_name) body["from"]["name"] = composed.from.display_name;
     body["subject"] = composed.content.subject;
     body["content"] = nlohmann::json::array({text, html});
     body["custom_args"] = {{"chopar_delivery_id", std::to_string(m.delivery_id)}};
