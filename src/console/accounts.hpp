@@ -117,7 +117,9 @@ inline constexpr std::size_t kMaxPasswordBytes = 1024;
 // the database's now(). Requests that are wrong throw core::RequestError
 // (400 invalid_field naming the field, 404 not_found, 409 conflict); database
 // failures throw as db does. Thread-safe; `pool` and `clock` must outlive
-// the service.
+// the service. The first one constructed in a process makes the dummy hash
+// an unknown email is checked against (one Argon2id hash, 64 MiB for tens
+// of milliseconds).
 class AccountService {
  public:
   AccountService(db::Pool& pool, const core::Clock& clock, AccountSettings settings = {});
