@@ -6,7 +6,7 @@ FROM debian:12 AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config ca-certificates \
-      libpq-dev libboost-dev libcurl4-openssl-dev libssl-dev \
+      libpq-dev libboost-dev libcurl4-openssl-dev libssl-dev libsodium-dev \
       libhowardhinnant-date-dev nlohmann-json3-dev libspdlog-dev libfmt-dev \
       libcli11-dev libtomlplusplus-dev libsystemd-dev \
  && rm -rf /var/lib/apt/lists/*
@@ -27,7 +27,7 @@ RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
 FROM debian:12-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libpq5 libcurl4 libssl3 libdate-tz3 libtomlplusplus3 libspdlog1.10 libfmt9 \
+      libpq5 libcurl4 libssl3 libsodium23 libdate-tz3 libtomlplusplus3 libspdlog1.10 libfmt9 \
       libsystemd0 tzdata ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /var/lib/chopar --create-home chopar
