@@ -3,7 +3,9 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <semaphore>
 #include <stdexcept>
+#include <thread>
 
 #include "console/queries.hpp"
 #include "core/encoding.hpp"
@@ -26,8 +28,27 @@ void InitSodium() {
   if (result < 0) throw std::runtime_error("libsodium could not be initialised");
 }
 
+// An Argon2id hash holds 64 MiB (the INTERACTIVE memory limit) while it
+// runs: at most one per core at once in a process, the others wait, so a
+// burst of sign-ins costs time rather than memory.
+class HashGate {
+ public:
+  HashGate() { Semaphore().acquire(); }
+  ~HashGate() { Semaphore().release(); }
+  HashGate(const HashGate&) = delete;
+  HashGate& operator=(const HashGate&) = delete;
+
+ private:
+  static std::counting_semaphore<>& Semaphore() {
+    static std::counting_semaphore<> semaphore(
+        static_cast<std::ptrdiff_t>(std::max(2U, std::thread::hardware_concurrency())));
+    return semaphore;
+  }
+};
+
 std::string HashPassword(std::string_view password) {
   InitSodium();
+  const HashGate gate;
   std::string hash(crypto_pwhash_STRBYTES, '\0');
   if (crypto_pwhash_str_alg(hash.data(), password.data(), password.size(),
                             crypto_pwhash_OPSLIMIT_INTERACTIVE, crypto_pwhash_MEMLIMIT_INTERACTIVE,
@@ -40,6 +61,7 @@ std::string HashPassword(std::string_view password) {
 
 bool VerifyPassword(const std::string& hash, std::string_view password) {
   InitSodium();
+  const HashGate gate;
   return crypto_pwhash_str_verify(hash.c_str(), password.data(), password.size()) == 0;
 }
 

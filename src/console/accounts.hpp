@@ -119,7 +119,8 @@ inline constexpr std::size_t kMaxPasswordBytes = 1024;
 // failures throw as db does. Thread-safe; `pool` and `clock` must outlive
 // the service. The first one constructed in a process makes the dummy hash
 // an unknown email is checked against (one Argon2id hash, 64 MiB for tens
-// of milliseconds).
+// of milliseconds). At most one hash per core runs at once in a process;
+// further sign-ins wait for one to end.
 class AccountService {
  public:
   AccountService(db::Pool& pool, const core::Clock& clock, AccountSettings settings = {});
