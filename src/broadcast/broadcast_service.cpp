@@ -24,6 +24,12 @@ hub::NotificationRequest ParseEachNotification(const nlohmann::json& notificatio
   nlohmann::json body = notification;
   body["user_id"] = kPlaceholderUser;
   hub::NotificationRequest request = hub::ParseNotificationRequest(body);
+  // A broadcast reaches whoever the topic holds, members of a tenant or
+  // not: a broadcast is in no tenant.
+  if (request.tenant) {
+    throw core::InvalidField("notification.tenant",
+                             "a broadcast's notification is in no tenant; leave tenant out");
+  }
   request.user_id = 0;
   return request;
 }

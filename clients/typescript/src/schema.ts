@@ -439,6 +439,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inbox/tenants/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tenant the token's user belongs to, for the bell to show
+         * @description 404 `not_found` for a tenant the user does not belong to, as for one that does not exist.
+         */
+        get: operations["getInboxTenant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inbox/read": {
         parameters: {
             query?: never;
@@ -626,7 +646,7 @@ export interface paths {
         };
         /**
          * Every template, by type
-         * @description A template stored by an older release that no longer parses is left out (the log names it).
+         * @description A template stored by an older release that no longer parses is left out (the log names it). With `tenant` (or a key confined to a tenant): that tenant's own templates.
          */
         get: operations["listTemplates"];
         put?: never;
@@ -659,7 +679,10 @@ export interface paths {
     };
     "/v1/templates/{type}": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
             header?: never;
             path: {
                 /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
@@ -1780,6 +1803,8 @@ export interface components {
             } & {
                 [key: string]: boolean;
             };
+            /** @description The keys of the tenants the user belongs to, sorted; a key confined to a tenant sees only that one. */
+            tenants: string[];
             created_at: components["schemas"]["Time"];
             updated_at: components["schemas"]["Time"];
         };
@@ -1944,6 +1969,8 @@ export interface components {
             addresses?: {
                 [key: string]: string | null;
             } | null;
+            /** @description Replaces the user's memberships (null or [] removes them all); a key no tenant has → 400 invalid_field tenants[i]. A key confined to a tenant may only name its own (else 403); the user then keeps its other memberships. */
+            tenants?: string[] | null;
         };
         SlackWorkspace: {
             team_id: string;
@@ -2002,6 +2029,8 @@ export interface components {
             send_at?: string;
             delay_seconds?: number;
             cancellation_key?: string;
+            /** @description The tenant the notification is in: the user must belong to it (else 400 invalid_field tenant); its template, default preferences and branding apply. A key confined to a tenant always creates its tenant's (another → 403 forbidden). */
+            tenant?: string;
         };
         NotifyResult: {
             /** Format: int64 */
@@ -2026,6 +2055,8 @@ export interface components {
             data: Record<string, unknown>;
             critical: boolean;
             dedup_key: string | null;
+            /** @description The tenant it is in, or null. */
+            tenant: string | null;
             created_at: components["schemas"]["Time"];
             read_at: components["schemas"]["TimeOrNull"];
         };
@@ -2405,6 +2436,8 @@ export interface components {
          */
         Template: {
             type: string;
+            /** @description The tenant whose own template it is; null for a global one. */
+            tenant: string | null;
             category: components["schemas"]["TemplateCategory"] | null;
             default_locale: components["schemas"]["LocaleName"];
             locales: {
@@ -2419,6 +2452,8 @@ export interface components {
         TemplateInput: {
             /** @description The path's type, or left out (as GET returned it). */
             type?: string | null;
+            /** @description Ignored (as GET returned it): ?tenant= decides whose template it is. */
+            tenant?: string | null;
             category?: components["schemas"]["TemplateCategory"] | null;
             /** @description One of the keys of locales. */
             default_locale: string;
@@ -2657,6 +2692,10 @@ export interface components {
         TopicKey: components["schemas"]["TopicKey"];
         /** @description The user's id, in canonical decimal (anything else answers 403). */
         LinkUser: string;
+        /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
+        TenantFilter: string;
+        /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+        TemplateTenant: string;
         /** @description Your application's id of the user. */
         UserId: number;
         /** @description next_cursor of the previous page. */
@@ -3229,6 +3268,8 @@ export interface operations {
                 /** @description next_cursor of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
                 unread?: components["parameters"]["Unread"];
+                /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TenantFilter"];
             };
             header?: never;
             path: {
@@ -3251,7 +3292,10 @@ export interface operations {
     };
     getUserUnreadCount: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TenantFilter"];
+            };
             header?: never;
             path: {
                 /** @description Your application's id of the user. */
@@ -3526,6 +3570,8 @@ export interface operations {
                 /** @description next_cursor of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
                 unread?: components["parameters"]["Unread"];
+                /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TenantFilter"];
             };
             header?: never;
             path?: never;
@@ -3543,7 +3589,10 @@ export interface operations {
     };
     getInboxUnreadCount: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TenantFilter"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3551,7 +3600,40 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["UnreadCount"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getInboxTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant's name and branding. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        name: string;
+                        branding: components["schemas"]["TenantBranding"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Unavailable"];
@@ -3906,7 +3988,10 @@ export interface operations {
     };
     listTemplates: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4000,7 +4085,10 @@ export interface operations {
     };
     getTemplate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
             header?: never;
             path: {
                 /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
@@ -4031,7 +4119,10 @@ export interface operations {
     };
     putTemplate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
             header?: never;
             path: {
                 /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
@@ -4085,7 +4176,10 @@ export interface operations {
     };
     deleteTemplate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
             header?: never;
             path: {
                 /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
