@@ -62,7 +62,9 @@ struct OpenInboxStream {
     } else {
       start.last_id = inbox.LatestId(start.user_id);
     }
-    start.unread_count = inbox.UnreadCount(start.user_id, hub::InboxService::ReadFrom::kPrimary);
+    start.tenant = QueryTenant(request);
+    start.unread_count =
+        inbox.UnreadCount(start.user_id, hub::InboxService::ReadFrom::kPrimary, start.tenant);
     Response response;
     response.content_type = "text/event-stream";
     response.stream = start;

@@ -36,7 +36,8 @@ InboxStream::Fetched InboxStream::Fetch(const std::string& request_id) const {
   Fetched result;
   try {
     result.items = inbox_.ListUnsent(user_id_, Unsent(std::chrono::system_clock::now()), kBatch);
-    result.unread_count = inbox_.UnreadCount(user_id_, hub::InboxService::ReadFrom::kPrimary);
+    result.unread_count =
+        inbox_.UnreadCount(user_id_, hub::InboxService::ReadFrom::kPrimary, tenant_);
     result.ok = true;
   } catch (const std::exception& e) {
     spdlog::warn("inbox stream of user {}: {}", user_id_, e.what());
@@ -63,7 +64,10 @@ std::string InboxStream::Advance(const Fetched& fetched, bool& more) {
   std::string text;
   for (const auto& item : fetched.items) {
     last_id_ = std::max(last_id_, item.id);
-    text += FormatSseEvent("notification", DumpJson(NotificationView(item)), last_id_);
+    // Another tenant's: passed over, remembered as sent all the same.
+    if (!tenant_ || item.tenant == tenant_) {
+      text += FormatSseEvent("notification", DumpJson(NotificationView(item)), last_id_);
+    }
     // Kept in created_at order: a late one goes where it belongs.
     const auto at =
         std::upper_bound(remembered_.begin(), remembered_.end(), item.created_at,

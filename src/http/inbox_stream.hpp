@@ -48,11 +48,13 @@ class InboxStream {
 
   // `inbox` must outlive the stream. The stream starts after notification
   // `last_id` with `unread_count` already known (both read when the stream
-  // was opened).
+  // was opened). With `tenant`, it sends only the notifications in that
+  // tenant and counts only theirs.
   InboxStream(hub::InboxService& inbox, std::int64_t user_id, std::int64_t last_id,
-              std::int64_t unread_count)
+              std::int64_t unread_count, std::optional<std::string> tenant = std::nullopt)
       : inbox_(inbox),
         user_id_(user_id),
+        tenant_(std::move(tenant)),
         opened_(std::chrono::system_clock::now()),
         last_id_(last_id),
         last_count_(unread_count) {}
@@ -83,6 +85,7 @@ class InboxStream {
 
   hub::InboxService& inbox_;
   const std::int64_t user_id_;
+  const std::optional<std::string> tenant_;
   const core::TimePoint opened_;
   std::int64_t last_id_;
   // Sent within kLateWindow, oldest created first (at most kMaxRemembered).

@@ -287,15 +287,15 @@ asio::awaitable<std::optional<Session::Incoming>> Session::ReadRequest(bool firs
   }
   const unsigned version = parser.is_header_done() ? parser.get().version() : 11;
   if (ec == bhttp::error::body_limit) {
-    const ErrorInfo error = ToErrorInfo(core::RequestError(
-        core::ErrorCode::kPayloadTooLarge,
-        "the request body exceeds " + std::to_string(body_limit) + " bytes"));
+    const ErrorInfo error = ToErrorInfo(
+        core::RequestError(core::ErrorCode::kPayloadTooLarge,
+                           "the request body exceeds " + std::to_string(body_limit) + " bytes"));
     co_await RefuseAndClose(error, version);
     co_return std::nullopt;
   }
   if (ec == bhttp::error::header_limit) {
-    const ErrorInfo error = ToErrorInfo(core::RequestError(
-        core::ErrorCode::kHeadersTooLarge, "the request headers are too large"));
+    const ErrorInfo error = ToErrorInfo(
+        core::RequestError(core::ErrorCode::kHeadersTooLarge, "the request headers are too large"));
     co_await RefuseAndClose(error, version);
     co_return std::nullopt;
   }
@@ -407,7 +407,7 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   stream_.expires_never();
   if (ec) co_return;
 
-  InboxStream inbox(*context_.inbox, user_id, start.last_id, start.unread_count);
+  InboxStream inbox(*context_.inbox, user_id, start.last_id, start.unread_count, start.tenant);
   woken_ = woken_ || start.catch_up;
   asio::co_spawn(
       executor_, [self = shared_from_this()] { return self->WatchForClose(); }, asio::detached);

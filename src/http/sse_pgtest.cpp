@@ -67,13 +67,42 @@ TEST_F(SseTest, UnreadCountOnConnectThenEachNewNotification) {
   })) << streams.Received(s);
 }
 
+// ?tenant=: the bell of one tenant's application hears that tenant's
+// notifications only, and counts only theirs.
+TEST_F(SseTest, AStreamOfOneTenantSendsAndCountsThatTenantsOnly) {
+  db_->Scalar(
+      "INSERT INTO chopar.tenants (key, name) VALUES ('acme', 'Acme'), ('globex', 'Globex')");
+  PutUser(1, {{"email", "aziz@example.uz"}, {"tenants", {"acme", "globex"}}});
+  ASSERT_EQ(Notify(1, {{"tenant", "acme"}}).status, 201);
+  ASSERT_EQ(Notify(1).status, 201);
+
+  SseGroup streams(server_->port());
+  const int s = streams.Open(StreamPath(1) + "&tenant=acme");
+  ASSERT_TRUE(streams.RunUntil([&] { return !streams.Events(s).empty(); })) << streams.Received(s);
+  EXPECT_EQ(json::parse(streams.Events(s).front().data), (json{{"count", 1}}));
+
+  ASSERT_EQ(Notify(1, {{"tenant", "globex"}, {"title", "not this bell's"}}).status, 201);
+  ASSERT_EQ(Notify(1, {{"title", "nor this"}}).status, 201);
+  const auto created = Notify(1, {{"tenant", "acme"}, {"title", "Acme's"}});
+  ASSERT_EQ(created.status, 201);
+  ASSERT_TRUE(streams.RunUntil([&] {
+    return HasEvent(streams.Events(s), "unread_count", {{"count", 2}}) &&
+           !Named(streams.Events(s), "notification").empty();
+  })) << streams.Received(s);
+  const auto notifications = Named(streams.Events(s), "notification");
+  ASSERT_EQ(notifications.size(), 1u) << streams.Received(s);
+  EXPECT_EQ(json::parse(notifications[0].data)["title"], "Acme's");
+  EXPECT_EQ(json::parse(notifications[0].data)["tenant"], "acme");
+}
+
 TEST_F(SseTest, TokenAsBearerHeaderWorksToo) {
   SseGroup streams(server_->port());
   const int s = streams.Open("/v1/inbox/stream", {"Authorization: Bearer " + Token(7)});
   ASSERT_TRUE(streams.RunUntil([&] { return !streams.Events(s).empty(); }));
   EXPECT_TRUE(HasEvent(streams.Events(s), "unread_count", {{"count", 0}}));
   const int refused =
-      streams.Open("/v1/inbox/stream", {"Authorization: Bearer " + MakeSubscriberToken("x", 7, 0, 4'102'444'800)});
+      streams.Open("/v1/inbox/stream",
+                   {"Authorization: Bearer " + MakeSubscriberToken("x", 7, 0, 4'102'444'800)});
   ASSERT_TRUE(streams.RunUntil([&] { return streams.Finished(refused); }));
   EXPECT_EQ(streams.Status(refused), 401);
 }

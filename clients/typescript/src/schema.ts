@@ -491,7 +491,8 @@ export interface paths {
          *     new notification, including one whose transaction committed after a
          *     larger id was sent; a `: ping` comment after 15 s
          *     without events. `Last-Event-ID` replays the user's notifications
-         *     after that id first.
+         *     after that id first. With `tenant`, only the notifications in that
+         *     tenant are sent and counted.
          */
         get: operations["streamInbox"];
         put?: never;
@@ -3659,7 +3660,10 @@ export interface operations {
     };
     streamInbox: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TenantFilter"];
+            };
             header?: {
                 "Last-Event-ID"?: number;
             };
