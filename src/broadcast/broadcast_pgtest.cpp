@@ -20,8 +20,8 @@
 #include "hub/channel_choice.hpp"
 #include "templates/template.hpp"
 #include "templates/template_store.hpp"
-#include "testing/request_error.hpp"
 #include "testing/one_template.hpp"
+#include "testing/request_error.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar::broadcast {
@@ -145,6 +145,72 @@ TEST_F(BroadcastPgTest, TopicCrudAndCursorListing) {
   topics_->Delete("project-7");
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.topic_subscribers"), 0);
   ExpectRefused([&] { topics_->Delete("project-7"); }, core::ErrorCode::kNotFound);
+}
+
+// A tenant's topic: its subscribers are the tenant's members, a key
+// confined to another tenant finds nothing, and its broadcasts are that
+// tenant's notifications (through NotifyIn: the tenant's defaults apply).
+TEST_F(BroadcastPgTest, ATenantsTopicBroadcastsTheTenantsNotificationsToItsMembers) {
+  AddUsers(1, 4);
+  db_->Scalar(
+      "INSERT INTO chopar.tenants (key, name, preferences) VALUES "
+      "('acme', 'Acme', '{\"sms\": true}'), ('globex', 'Globex', '{}')");
+  db_->Scalar(
+      "INSERT INTO chopar.user_tenants (user_id, tenant) VALUES (1, 'acme'), (2, 'acme'), "
+      "(3, 'globex')");
+  TopicInput input;
+  input.name = "Acme news";
+  EXPECT_EQ(topics_->Put("acme-news", input, "acme").tenant, "acme") << "a confined key's own";
+  EXPECT_EQ(topics_->Put("acme-news", "Acme news!").tenant, "acme") << "left out: kept";
+  ExpectRefused([&] { (void)topics_->Put("acme-news", input, "globex"); },
+                core::ErrorCode::kNotFound);
+  ExpectRefused([&] { (void)topics_->TenantOf("acme-news", "globex"); },
+                core::ErrorCode::kNotFound);
+  ExpectRefused(
+      [&] {
+        topics_->AddSubscribers("acme-news", {1, 2, 3});
+      },
+      core::ErrorCode::kUserNotFound);  // 3 is not Acme's
+  EXPECT_EQ(topics_->AddSubscribers("acme-news", {1, 2}, "acme"), 2);
+  ExpectRefused([&] { topics_->AddSubscribers("acme-news", {1}, "globex"); },
+                core::ErrorCode::kNotFound);
+  ExpectRefused([&] { (void)topics_->ListSubscribers("acme-news", 10, std::nullopt, "globex"); },
+                core::ErrorCode::kNotFound);
+  ExpectRefused([&] { topics_->RemoveSubscribers("acme-news", {1}, "globex"); },
+                core::ErrorCode::kNotFound);
+  ExpectRefused([&] { topics_->Delete("acme-news", "globex"); }, core::ErrorCode::kNotFound);
+  EXPECT_EQ(topics_->ListSubscribers("acme-news", 10, std::nullopt, "acme").items.size(), 2u);
+
+  ExpectRefused(
+      [&] {
+        (void)broadcasts_->Create(
+            ParseBroadcastRequest({{"audience", "all"}, {"notification", Notification()}}), "acme");
+      },
+      core::ErrorCode::kForbidden);
+  ExpectRefused(
+      [&] {
+        (void)broadcasts_->Create(
+            ParseBroadcastRequest({{"topic", "acme-news"}, {"notification", Notification()}}),
+            "globex");
+      },
+      core::ErrorCode::kNotFound);
+  json tenanted = Notification();
+  tenanted["tenant"] = "acme";
+  ExpectRefused(
+      [&] {
+        (void)ParseBroadcastRequest({{"topic", "acme-news"}, {"notification", tenanted}});
+      },
+      core::ErrorCode::kInvalidField);
+  const auto created = broadcasts_->Create(
+      ParseBroadcastRequest({{"topic", "acme-news"}, {"notification", Notification()}}), "acme");
+  ASSERT_TRUE(created.created);
+  FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 10});
+  EXPECT_GE(fan_out.RunOnce(), 1);
+  EXPECT_EQ(db_->Scalar("SELECT string_agg(user_id || ':' || tenant, ',' ORDER BY user_id) "
+                        "FROM chopar.notifications WHERE type = 'release.note'"),
+            "1:acme,2:acme");
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.deliveries WHERE channel = 'sms'"), 2)
+      << "the tenant's default turned SMS on for both";
 }
 
 TEST_F(BroadcastPgTest, ReachesEachOf25000SubscribersExactlyOnceWithTheirPreferences) {

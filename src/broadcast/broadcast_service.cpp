@@ -85,11 +85,23 @@ BroadcastRequest ParseBroadcastRequest(const nlohmann::json& body) {
   return request;
 }
 
-CreatedBroadcast BroadcastService::Create(const BroadcastRequest& request) {
-  const hub::NotificationRequest& each = request.notification;
+CreatedBroadcast BroadcastService::Create(const BroadcastRequest& request,
+                                          const std::optional<std::string>& confined) {
+  hub::NotificationRequest each = request.notification;
+  if (confined && !request.topic) {
+    throw core::Forbidden("a key confined to tenant " + *confined +
+                          " broadcasts to its tenant's topics only");
+  }
+  if (request.topic) {
+    const auto topic = pool_.Acquire()->Exec(queries::kTopicTenant, *request.topic);
+    if (topic.Empty() || (confined && topic.OptString(0, "tenant") != confined))
+      throw core::NotFound("topic " + *request.topic + " not found");
+    each.tenant = topic.OptString(0, "tenant");
+  }
   // Refused here rather than once per recipient by the fan-out.
   if (each.title.empty() &&
-      (templates_ == nullptr || templates_->FindFresh(each.type) == nullptr)) {
+      (templates_ == nullptr || (templates_->FindFor(each.type, each.tenant) == nullptr &&
+                                 templates_->FindFresh(each.type) == nullptr))) {
     throw core::InvalidField("notification.title", "notification.title is required: type " +
                                                        each.type + " has no template");
   }

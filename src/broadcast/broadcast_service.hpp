@@ -41,7 +41,7 @@ hub::NotificationRequest RecipientRequest(int version, const nlohmann::json& sto
                                           std::int64_t broadcast_id);
 
 struct CreatedBroadcast {
-  bool created = false;      // false: the request's dedup_key named an existing broadcast
+  bool created = false;  // false: the request's dedup_key named an existing broadcast
   Broadcast broadcast;
 };
 
@@ -59,8 +59,13 @@ class BroadcastService {
   // chopar_broadcasts). A repeated request dedup_key returns the existing
   // broadcast (created false). Throws core::RequestError kNotFound for an
   // unknown topic, kInvalidField "notification.title" when neither the
-  // request nor the type's template gives a title.
-  CreatedBroadcast Create(const BroadcastRequest& request);
+  // request nor the type's template gives a title. A broadcast to a
+  // tenant's topic is that tenant's: its notifications are in the tenant
+  // (hub::NotificationRequest::tenant). `confined`: the caller's key is
+  // confined to that tenant; it may broadcast to that tenant's topics only
+  // (kForbidden for "audience": "all", kNotFound for another topic).
+  CreatedBroadcast Create(const BroadcastRequest& request,
+                          const std::optional<std::string>& confined = std::nullopt);
   // kNotFound when unknown.
   Broadcast Get(std::int64_t id);
   // Cancels a running or done broadcast (a fan-out batch in progress commits

@@ -74,9 +74,8 @@ std::optional<FanOutBatch> FanOut::RunBatch() {
   if (claim.Text(0, "status") == "canceled") {
     // Canceled after some recipients were walked: stop what it has not sent
     // yet, a batch at a time, from the last one walked down.
-    const StopBatch stopped =
-        StopNextBatch(tx, batch.broadcast_id, claim.Int(0, "cancel_cursor"), settings_.batch,
-                      StopLease{settings_.lease, owner_});
+    const StopBatch stopped = StopNextBatch(tx, batch.broadcast_id, claim.Int(0, "cancel_cursor"),
+                                            settings_.batch, StopLease{settings_.lease, owner_});
     tx.Commit();
     batch.recipients = stopped.recipients;
     batch.canceled = stopped.deliveries;
@@ -130,6 +129,9 @@ bool FanOut::IsSetBased(const hub::NotificationRequest& each, core::TimePoint no
   // may hold channels (workflows); a delayed notification is stored as a
   // request. Those take hub::NotifyService::NotifyIn's path.
   if (templates_ != nullptr && templates_->Find(each.type) != nullptr) return false;
+  // A tenant's (its topic's): membership, the tenant's template, defaults
+  // and branding are NotifyIn's.
+  if (each.tenant) return false;
   return !each.title.empty() && each.DueAt(now) <= now;
 }
 

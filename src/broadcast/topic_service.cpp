@@ -42,6 +42,18 @@ std::string ParseTopicName(const nlohmann::json& body) {
   return hub::RequireString(body, "name", 1, 200);
 }
 
+TopicInput ParseTopicInput(const nlohmann::json& body) {
+  TopicInput input;
+  input.name = ParseTopicName(body);
+  if (const auto it = body.find("tenant"); it != body.end()) {
+    input.tenant_changes = true;
+    input.tenant = hub::OptionalString(body, "tenant", 1, 100);
+    if (input.tenant && !hub::IsValidTenantKey(*input.tenant))
+      throw core::InvalidField("tenant", "tenant must be a tenant key");
+  }
+  return input;
+}
+
 std::vector<std::int64_t> ParseUserIds(const nlohmann::json& body) {
   hub::RequireObject(body);
   const auto it = body.find("user_ids");
@@ -60,37 +72,73 @@ std::vector<std::int64_t> ParseUserIds(const nlohmann::json& body) {
 }
 
 Topic TopicService::Put(const std::string& key, const std::string& name) {
+  TopicInput input;
+  input.name = name;
+  return Put(key, input, std::nullopt);
+}
+
+Topic TopicService::Put(const std::string& key, const TopicInput& input,
+                        const std::optional<std::string>& confined) {
   RequireTopicKey(key);
-  const auto row = pool_.Acquire()->Exec(queries::kPutTopic, key, name);
-  return {row.String(0, "key"), row.String(0, "name"), db::TimeColumn(row, 0, "created_at"),
-          db::TimeColumn(row, 0, "updated_at")};
+  TopicInput put = input;
+  if (confined) {
+    if (put.tenant_changes && put.tenant != confined) {
+      throw core::Forbidden("a key confined to tenant " + *confined +
+                            " can only make that tenant's topics");
+    }
+    put.tenant_changes = true;
+    put.tenant = confined;
+  }
+  const auto row = pool_.Acquire()->Exec(queries::kPutTopic, key, put.name, put.tenant_changes,
+                                         put.tenant, confined);
+  if (row.Empty()) {
+    if (confined) throw TopicNotFound(key);
+    throw core::NotFound("tenant " + put.tenant.value_or("") + " not found");
+  }
+  return {row.String(0, "key"), row.String(0, "name"), row.OptString(0, "tenant"),
+          db::TimeColumn(row, 0, "created_at"), db::TimeColumn(row, 0, "updated_at")};
+}
+
+std::optional<std::string> TopicService::TenantOf(const std::string& key,
+                                                  const std::optional<std::string>& confined) {
+  RequireTopicKey(key);
+  const auto row = pool_.Acquire()->Exec(queries::kTopicTenant, key);
+  if (row.Empty()) throw TopicNotFound(key);
+  auto tenant = row.OptString(0, "tenant");
+  if (confined && tenant != confined) throw TopicNotFound(key);
+  return tenant;
 }
 
 std::int64_t TopicService::AddSubscribers(const std::string& key,
-                                          const std::vector<std::int64_t>& user_ids) {
+                                          const std::vector<std::int64_t>& user_ids,
+                                          const std::optional<std::string>& confined) {
   RequireTopicKey(key);
-  const auto row = pool_.Acquire()->Exec(queries::kAddSubscribers, key, db::ArrayLiteral(user_ids));
+  const auto row =
+      pool_.Acquire()->Exec(queries::kAddSubscribers, key, db::ArrayLiteral(user_ids), confined);
   if (!row.Bool(0, "topic_exists")) throw TopicNotFound(key);
   if (const auto missing = row.OptInt(0, "missing_user")) throw core::UserNotFound(*missing);
   return row.Int(0, "added");
 }
 
 std::int64_t TopicService::RemoveSubscribers(const std::string& key,
-                                             const std::vector<std::int64_t>& user_ids) {
+                                             const std::vector<std::int64_t>& user_ids,
+                                             const std::optional<std::string>& confined) {
   RequireTopicKey(key);
   const auto row =
-      pool_.Acquire()->Exec(queries::kRemoveSubscribers, key, db::ArrayLiteral(user_ids));
+      pool_.Acquire()->Exec(queries::kRemoveSubscribers, key, db::ArrayLiteral(user_ids), confined);
   if (!row.Bool(0, "topic_exists")) throw TopicNotFound(key);
   return row.Int(0, "removed");
 }
 
 SubscriberPage TopicService::ListSubscribers(const std::string& key, int limit,
-                                             const std::optional<std::string>& cursor) {
+                                             const std::optional<std::string>& cursor,
+                                             const std::optional<std::string>& confined) {
   RequireTopicKey(key);
   if (limit < 1 || limit > 1000) throw core::InvalidField("limit", "limit must be 1 to 1000");
   const std::int64_t after = cursor ? hub::DecodeIdCursor(*cursor) : 0;
   // One row more than the page tells whether another page follows.
-  const auto rows = pool_.Acquire()->Exec(queries::kListSubscribers, key, after, limit + 1);
+  const auto rows =
+      pool_.Acquire()->Exec(queries::kListSubscribers, key, after, limit + 1, confined);
   SubscriberPage page;
   bool topic_exists = false;
   int listed = 0;
@@ -110,9 +158,9 @@ SubscriberPage TopicService::ListSubscribers(const std::string& key, int limit,
   return page;
 }
 
-void TopicService::Delete(const std::string& key) {
+void TopicService::Delete(const std::string& key, const std::optional<std::string>& confined) {
   RequireTopicKey(key);
-  if (pool_.Acquire()->Exec(queries::kDeleteTopic, key).AffectedRows() == 0)
+  if (pool_.Acquire()->Exec(queries::kDeleteTopic, key, confined).AffectedRows() == 0)
     throw TopicNotFound(key);
 }
 

@@ -4,6 +4,7 @@
 #include "http/broadcast_view.hpp"
 #include "http/json_view.hpp"
 #include "http/message.hpp"
+#include "http/tenancy.hpp"
 
 namespace chopar::http {
 namespace {
@@ -11,15 +12,16 @@ namespace {
 struct PutTopic {
   broadcast::TopicService& topics;
   Response operator()(const Request& request) const {
-    const std::string name = broadcast::ParseTopicName(ParseJsonObject(request));
-    return JsonResponse(200, TopicView(topics.Put(request.String("key"), name)));
+    const auto input = broadcast::ParseTopicInput(ParseJsonObject(request));
+    return JsonResponse(
+        200, TopicView(topics.Put(request.String("key"), input, ConfinedTenant(request))));
   }
 };
 
 struct DeleteTopic {
   broadcast::TopicService& topics;
   Response operator()(const Request& request) const {
-    topics.Delete(request.String("key"));
+    topics.Delete(request.String("key"), ConfinedTenant(request));
     return NoContentResponse();
   }
 };
@@ -28,7 +30,9 @@ struct AddSubscribers {
   broadcast::TopicService& topics;
   Response operator()(const Request& request) const {
     const auto ids = broadcast::ParseUserIds(ParseJsonObject(request));
-    return JsonResponse(200, {{"added", topics.AddSubscribers(request.String("key"), ids)}});
+    return JsonResponse(
+        200,
+        {{"added", topics.AddSubscribers(request.String("key"), ids, ConfinedTenant(request))}});
   }
 };
 
@@ -36,7 +40,8 @@ struct RemoveSubscribers {
   broadcast::TopicService& topics;
   Response operator()(const Request& request) const {
     const auto ids = broadcast::ParseUserIds(ParseJsonObject(request));
-    return JsonResponse(200, {{"removed", topics.RemoveSubscribers(request.String("key"), ids)}});
+    return JsonResponse(200, {{"removed", topics.RemoveSubscribers(request.String("key"), ids,
+                                                                   ConfinedTenant(request))}});
   }
 };
 
@@ -46,7 +51,7 @@ struct ListSubscribers {
     const auto limit = request.query.GetInt("limit", 1, 1000).value_or(100);
     return JsonResponse(
         200, PageView(topics.ListSubscribers(request.String("key"), static_cast<int>(limit),
-                                             request.query.Get("cursor")),
+                                             request.query.Get("cursor"), ConfinedTenant(request)),
                       SubscriberView));
   }
 };
@@ -54,8 +59,8 @@ struct ListSubscribers {
 struct CreateBroadcast {
   broadcast::BroadcastService& broadcasts;
   Response operator()(const Request& request) const {
-    const auto created =
-        broadcasts.Create(broadcast::ParseBroadcastRequest(ParseJsonObject(request)));
+    const auto created = broadcasts.Create(
+        broadcast::ParseBroadcastRequest(ParseJsonObject(request)), ConfinedTenant(request));
     // 202: the fan-out runs in the background; 200 for a repeated dedup_key.
     return JsonResponse(created.created ? 202 : 200, BroadcastView(created.broadcast));
   }

@@ -24,6 +24,7 @@ nlohmann::json BroadcastView(const broadcast::Broadcast& b) {
 nlohmann::json TopicView(const broadcast::Topic& topic) {
   return {{"key", topic.key},
           {"name", topic.name},
+          {"tenant", OrNull(topic.tenant)},
           {"created_at", TimeView(topic.created_at)},
           {"updated_at", TimeView(topic.updated_at)}};
 }

@@ -17,7 +17,7 @@ std::vector<DeclaredRoute> Table() {
       // Notifications and broadcasts: what an application sends.
       {"POST", "/v1/notifications", {kNotify, kTenant}},
       {"POST", "/v1/notifications/batch", {kNotify, kTenant}},
-      {"POST", "/v1/broadcasts", {kNotify, kGlobal}},
+      {"POST", "/v1/broadcasts", {kNotify, kTenant}},
       {"POST", "/v1/notifications/cancel", {kManage, kGlobal}},
       {"GET", "/v1/notifications/{id}", {kRead, kTenant}},
       {"GET", "/v1/deliveries", {kRead, kGlobal}},
@@ -53,11 +53,11 @@ std::vector<DeclaredRoute> Table() {
       {"DELETE", "/v1/templates/{type}", {kManage, kTenant}},
       {"POST", "/v1/templates/preview", {kRead, kGlobal}},
       // Topics.
-      {"PUT", "/v1/topics/{key}", {kManage, kGlobal}},
-      {"DELETE", "/v1/topics/{key}", {kManage, kGlobal}},
-      {"GET", "/v1/topics/{key}/subscribers", {kRead, kGlobal}},
-      {"PUT", "/v1/topics/{key}/subscribers", {kManage, kGlobal}},
-      {"DELETE", "/v1/topics/{key}/subscribers", {kManage, kGlobal}},
+      {"PUT", "/v1/topics/{key}", {kManage, kTenant}},
+      {"DELETE", "/v1/topics/{key}", {kManage, kTenant}},
+      {"GET", "/v1/topics/{key}/subscribers", {kRead, kTenant}},
+      {"PUT", "/v1/topics/{key}/subscribers", {kManage, kTenant}},
+      {"DELETE", "/v1/topics/{key}/subscribers", {kManage, kTenant}},
       // Schedules.
       {"GET", "/v1/schedules", {kRead, kGlobal}},
       {"PUT", "/v1/schedules", {kManage, kGlobal}},

@@ -10,7 +10,10 @@
 
 #include "access/api_keys.hpp"
 #include "access/tenants.hpp"
+#include "broadcast/broadcast_service.hpp"
+#include "broadcast/topic_service.hpp"
 #include "http/access_routes.hpp"
+#include "http/broadcast_routes.hpp"
 #include "http/http_server_fixture.hpp"
 #include "http/route_access.hpp"
 #include "http/template_routes.hpp"
@@ -34,6 +37,8 @@ class TenantIsolationTest : public testing::HttpServerPgTest {
     tenants_ = std::make_unique<access::TenantStore>(*pool_);
     templates_ = std::make_unique<templates::TemplateStore>(*pool_, db_->url());
     templates_->Start();
+    topics_ = std::make_unique<broadcast::TopicService>(*pool_);
+    broadcasts_ = std::make_unique<broadcast::BroadcastService>(*pool_, templates_.get());
     notify_ = std::make_unique<hub::NotifyService>(*pool_, clock_, metrics_, templates_.get());
     StartServer(DefaultSettings());
     tenants_->Put("a", "Tenant A", R"({"sender_name": "A Mail", "primary_color": "#aa0000"})",
@@ -53,6 +58,13 @@ class TenantIsolationTest : public testing::HttpServerPgTest {
     notification_3b_ = NotifyIn(3, "b");
     const json tmpl = {{"default_locale", "en"}, {"locales", {{"en", {{"title", "B's own"}}}}}};
     ASSERT_EQ(client().Put("/v1/templates/task.due?tenant=b", tmpl.dump(), {kAuth}).status, 200);
+    const auto topic = client().Put("/v1/topics/b-news",
+                                    json{{"name", "B news"}, {"tenant", "b"}}.dump(), {kAuth});
+    ASSERT_EQ(topic.status, 200) << topic.body;
+    ASSERT_EQ(client()
+                  .Put("/v1/topics/b-news/subscribers", json{{"user_ids", {2}}}.dump(), {kAuth})
+                  .status,
+              200);
   }
 
   void TearDown() override {
@@ -65,6 +77,7 @@ class TenantIsolationTest : public testing::HttpServerPgTest {
     RegisterAccessRoutes(router, *pool_, *keys_, *tenants_);
     RegisterTemplateRoutes(router, *templates_, *users_);
     RegisterTenantInboxRoutes(router, *tenants_, *users_);
+    RegisterBroadcastRoutes(router, *topics_, *broadcasts_);
     server_->AcceptCredentials({.api_keys = ApiKeyResolver(*keys_), .sessions = {}});
   }
 
@@ -81,12 +94,17 @@ class TenantIsolationTest : public testing::HttpServerPgTest {
            client().Get("/v1/notifications/" + std::to_string(notification_b_), {kAuth}).body +
            client().Get("/v1/templates/task.due?tenant=b", {kAuth}).body +
            std::to_string(db_->Count("SELECT count(*) FROM chopar.notifications")) +
-           std::to_string(db_->Count("SELECT count(*) FROM chopar.user_tenants"));
+           std::to_string(db_->Count("SELECT count(*) FROM chopar.user_tenants")) +
+           client().Get("/v1/topics/b-news/subscribers", {kAuth}).body +
+           db_->Scalar("SELECT name || coalesce(tenant, '-') FROM chopar.topics") +
+           std::to_string(db_->Count("SELECT count(*) FROM chopar.broadcasts"));
   }
 
   std::unique_ptr<access::ApiKeyStore> keys_;
   std::unique_ptr<access::TenantStore> tenants_;
   std::unique_ptr<templates::TemplateStore> templates_;
+  std::unique_ptr<broadcast::TopicService> topics_;
+  std::unique_ptr<broadcast::BroadcastService> broadcasts_;
   std::string key_a_;
   std::int64_t notification_a_ = 0, notification_b_ = 0, notification_3b_ = 0;
 };
@@ -127,6 +145,25 @@ TEST_F(TenantIsolationTest, AConfinedKeyReachesNothingOfAnotherTenantOnAnyTenant
       {"GET", "/v1/templates/{type}", "/v1/templates/task.due?tenant=b", nullptr, 403},
       {"PUT", "/v1/templates/{type}", "/v1/templates/task.due?tenant=b", tmpl, 403},
       {"DELETE", "/v1/templates/{type}", "/v1/templates/task.due?tenant=b", nullptr, 403},
+      // Topics: B's is not found; a broadcast to it, or to everyone, is refused.
+      {"PUT", "/v1/topics/{key}", "/v1/topics/b-news", {{"name", "Mine now"}}, 404},
+      {"DELETE", "/v1/topics/{key}", "/v1/topics/b-news", nullptr, 404},
+      {"GET", "/v1/topics/{key}/subscribers", "/v1/topics/b-news/subscribers", nullptr, 404},
+      {"PUT",
+       "/v1/topics/{key}/subscribers",
+       "/v1/topics/b-news/subscribers",
+       {{"user_ids", {1}}},
+       404},
+      {"DELETE",
+       "/v1/topics/{key}/subscribers",
+       "/v1/topics/b-news/subscribers",
+       {{"user_ids", {2}}},
+       404},
+      {"POST",
+       "/v1/broadcasts",
+       "/v1/broadcasts",
+       {{"topic", "b-news"}, {"notification", {{"type", "news.post"}, {"title", "x"}}}},
+       404},
   };
 
   std::set<std::string> covered;
@@ -140,7 +177,8 @@ TEST_F(TenantIsolationTest, AConfinedKeyReachesNothingOfAnotherTenantOnAnyTenant
     if (attempt.method == "GET") {
       response = client().Get(attempt.target, {key_a_});
     } else if (attempt.method == "DELETE") {
-      response = client().Delete(attempt.target, {key_a_});
+      response = client().Request("DELETE", attempt.target,
+                                  attempt.body.is_null() ? "" : attempt.body.dump(), {key_a_});
     } else if (attempt.method == "PUT") {
       response = client().Put(attempt.target, attempt.body.dump(), {key_a_});
     } else {
@@ -206,6 +244,31 @@ TEST_F(TenantIsolationTest, AConfinedKeyWorksInItsOwnTenantAndSeesOnlyIt) {
   ASSERT_EQ(list.size(), 1u);
   EXPECT_EQ(list[0]["tenant"], "a");
   EXPECT_EQ(client().Get("/v1/templates/task.due", {kAuth}).status, 404) << "no global one made";
+
+  // Its topics are its tenant's; a broadcast to everyone is not its to send.
+  const auto topic = client().Put("/v1/topics/a-news", json{{"name", "A news"}}.dump(), {key_a_});
+  ASSERT_EQ(topic.status, 200) << topic.body;
+  EXPECT_EQ(json::parse(topic.body)["tenant"], "a");
+  EXPECT_EQ(client()
+                .Put("/v1/topics/a-news/subscribers", json{{"user_ids", {1, 3}}}.dump(), {key_a_})
+                .status,
+            200);
+  EXPECT_EQ(client()
+                .Put("/v1/topics/a-news/subscribers", json{{"user_ids", {2}}}.dump(), {key_a_})
+                .status,
+            404)
+      << "B's user is not A's to subscribe";
+  const json news = {{"type", "news.post"}, {"title", "News"}};
+  EXPECT_EQ(client()
+                .Post("/v1/broadcasts", json{{"topic", "a-news"}, {"notification", news}}.dump(),
+                      {key_a_})
+                .status,
+            202);
+  EXPECT_EQ(client()
+                .Post("/v1/broadcasts", json{{"audience", "all"}, {"notification", news}}.dump(),
+                      {key_a_})
+                .status,
+            403);
 
   // A route that is not tenant-aware is refused to it.
   EXPECT_EQ(client().Get("/v1/users/1/token", {key_a_}).status, 403);

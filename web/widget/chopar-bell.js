@@ -18,6 +18,9 @@
 //           origins serve a one-line worker: importScripts("<server>/widget/chopar-sw.js"))
 //   categories  the notification categories the settings view offers, e.g.
 //           "tasks marketing" (with those the user already has settings for)
+//   tenant  a tenant's key: the bell of that tenant's application, showing
+//           and counting only the notifications in that tenant, headed by
+//           the tenant's name (GET /v1/inbox/tenants/{key})
 //
 // The settings view (the button at the panel's foot) shows the user's own
 // preferences (GET/PUT /v1/inbox/preferences) as switches: all
@@ -232,7 +235,7 @@ function newerFirst(a, b) {
 
 export class ChoparBell extends HTMLElement {
   static get observedAttributes() {
-    return ["server", "token", "locale", "push", "categories"];
+    return ["server", "token", "locale", "push", "categories", "tenant"];
   }
 
   constructor() {
@@ -246,6 +249,7 @@ export class ChoparBell extends HTMLElement {
     this._retryTimer = null;
     this._attempt = 0;
     this._connected = false;
+    this._tenantName = null;  // the tenant's name once loaded (the tenant attribute)
     this._preferences = null; // the user's stored preferences once loaded
     this._channels = null;    // the server's channels (GET /v1/channels) once loaded
     this._saving = Promise.resolve(); // switches are saved one after another
@@ -349,6 +353,12 @@ export class ChoparBell extends HTMLElement {
     return this.getAttribute("token") || "";
   }
 
+  // "&tenant=<key>" with the tenant attribute, else "".
+  get _tenantQuery() {
+    const tenant = this.getAttribute("tenant");
+    return tenant ? `&tenant=${encodeURIComponent(tenant)}` : "";
+  }
+
   // ---- DOM -----------------------------------------------------------------
 
   _render() {
@@ -425,7 +435,7 @@ export class ChoparBell extends HTMLElement {
 
   _applyTexts() {
     const t = this._t;
-    this._heading.textContent = this._preferencesView.hidden ? t.notifications : t.settings;
+    this._heading.textContent = this._preferencesView.hidden ? this._tenantName || t.notifications : t.settings;
     this._settingsButton.textContent = this._preferencesView.hidden ? t.settings : t.back;
     this._markAll.textContent = t.markAll;
     this._empty.textContent = t.empty;
@@ -538,7 +548,7 @@ export class ChoparBell extends HTMLElement {
     if (this._items.size === 0) this._status.textContent = this._t.loading;
     try {
       const cursor = this._cursor ? `&cursor=${encodeURIComponent(this._cursor)}` : "";
-      const page = await this._api(`/v1/inbox/notifications?limit=${PAGE_SIZE}${cursor}`);
+      const page = await this._api(`/v1/inbox/notifications?limit=${PAGE_SIZE}${cursor}${this._tenantQuery}`);
       this._merge(page.items);
       this._cursor = page.next_cursor;
       this._status.textContent = "";
@@ -564,7 +574,7 @@ export class ChoparBell extends HTMLElement {
   // map keeps each id once however often it is seen.
   async _resync() {
     try {
-      const page = await this._api(`/v1/inbox/notifications?limit=${PAGE_SIZE}`);
+      const page = await this._api(`/v1/inbox/notifications?limit=${PAGE_SIZE}${this._tenantQuery}`);
       if (this._cursor === undefined) this._cursor = page.next_cursor;
       this._merge(page.items);
       this._renderList();
@@ -747,6 +757,8 @@ export class ChoparBell extends HTMLElement {
 
   _start() {
     if (!this._token) return;
+    this._tenantName = null;
+    if (this.getAttribute("tenant")) this._loadTenant();
     this._refreshCount();
     this._connect();
     if (this.hasAttribute("push")) this._offerPush();
@@ -759,9 +771,20 @@ export class ChoparBell extends HTMLElement {
     this._retryTimer = null;
   }
 
+  async _loadTenant() {
+    try {
+      const tenant = await this._api(`/v1/inbox/tenants/${encodeURIComponent(this.getAttribute("tenant"))}`);
+      this._tenantName = tenant.name;
+      this._applyTexts();
+    } catch {
+      // Not the user's tenant, or offline: the heading stays the default.
+    }
+  }
+
   async _refreshCount() {
     try {
-      const { count } = await this._api("/v1/inbox/unread-count");
+      const tenant = this._tenantQuery;
+      const { count } = await this._api(`/v1/inbox/unread-count${tenant ? `?${tenant.slice(1)}` : ""}`);
       this._setUnread(count);
     } catch {
       // The stream's first event carries the count too.
@@ -769,7 +792,7 @@ export class ChoparBell extends HTMLElement {
   }
 
   _connect() {
-    const url = `${this._server}/v1/inbox/stream?token=${encodeURIComponent(this._token)}`;
+    const url = `${this._server}/v1/inbox/stream?token=${encodeURIComponent(this._token)}${this._tenantQuery}`;
     const source = new EventSource(url);
     this._source = source;
     const reconnecting = this._attempt > 0;

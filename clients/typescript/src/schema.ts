@@ -2201,6 +2201,8 @@ export interface components {
         Topic: {
             key: components["schemas"]["TopicKey"];
             name: string;
+            /** @description The tenant whose topic it is, or null. */
+            tenant: string | null;
             created_at: components["schemas"]["Time"];
             updated_at: components["schemas"]["Time"];
         };
@@ -5361,6 +5363,8 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
+                    /** @description The tenant whose topic it is (null: nobody's; left out: kept). A key confined to a tenant always makes its own tenant's (another → 403); another tenant's topic is 404. */
+                    tenant?: string | null;
                 };
             };
         };
@@ -5376,6 +5380,7 @@ export interface operations {
                      * @example {
                      *       "key": "project-7",
                      *       "name": "Project 7 watchers",
+                     *       "tenant": null,
                      *       "created_at": "2026-12-03T15:40:02Z",
                      *       "updated_at": "2026-12-03T15:40:02Z"
                      *     }
