@@ -234,12 +234,20 @@ TEST_F(TenantIsolationTest, AConfinedKeyWorksInItsOwnTenantAndSeesOnlyIt) {
   // A new user made by A's key is A's member.
   ASSERT_EQ(client().Put("/v1/users/9", json{{"locale", "uz"}}.dump(), {key_a_}).status, 200);
   EXPECT_EQ(json::parse(client().Get("/v1/users/9", {kAuth}).body)["tenants"], json({"a"}));
+  EXPECT_EQ(
+      db_->Scalar("SELECT action || ' ' || resource_id || ' ' || actor FROM chopar.audit_log "
+                  "WHERE resource = 'user_tenant' AND resource_id = '9/a'"),
+      "create 9/a " + db_->Scalar("SELECT 'key:' || id FROM chopar.api_keys WHERE tenant = 'a'"))
+      << "the membership is audited, by the key that made it";
 
   // Its templates are its tenant's; the global ones are not its to change.
   const json tmpl = {{"default_locale", "en"}, {"locales", {{"en", {{"title", "A's own"}}}}}};
   const auto put = client().Put("/v1/templates/task.due", tmpl.dump(), {key_a_});
   ASSERT_EQ(put.status, 200) << put.body;
   EXPECT_EQ(json::parse(put.body)["tenant"], "a");
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.audit_log WHERE resource = 'tenant_template' "
+                       "AND resource_id = 'a/task.due' AND action = 'create'"),
+            1);
   const auto list = json::parse(client().Get("/v1/templates", {key_a_}).body)["items"];
   ASSERT_EQ(list.size(), 1u);
   EXPECT_EQ(list[0]["tenant"], "a");
