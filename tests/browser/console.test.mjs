@@ -402,6 +402,29 @@ describe("console accounts", { skip }, () => {
     await viewerPage.getByLabel("Password").waitFor();
   });
 
+  it("shows an admin who changed what in the audit log, and hides it from a viewer", async () => {
+    const page = admin.context.pages().at(-1);
+    await page.goto(`${chopar.url}/#/overview`);
+    // A change by the admin's session, through the API as the console makes it.
+    const changed = await fetchFromPage(page, "PUT", `/v1/users/${AZIZ}`, { body: { timezone: "Asia/Samarkand" } });
+    assert.equal(changed.status, 200);
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await page.getByRole("heading", { name: "Audit log" }).waitFor();
+    await page.getByLabel("Resource").selectOption("user");
+    const row = page.locator("tr[data-audit]").filter({ hasText: "admin@example.uz" }).filter({ hasText: `user ${AZIZ}` }).first();
+    await row.waitFor();
+    await row.getByText("before / after").click();
+    const timezone = row.locator('tr[data-changed="timezone"]');
+    await timezone.waitFor();
+    assert.match(await timezone.innerText(), /"Asia\/Samarkand"\s*$/);
+    // A viewer has neither the link nor the log.
+    const viewerPage = await viewer.context.newPage();
+    assert.equal((await signIn(viewerPage, "viewer@example.uz")).status(), 200);
+    await viewerPage.getByRole("heading", { name: "Overview" }).waitFor();
+    assert.equal(await viewerPage.getByRole("link", { name: "Audit log" }).isVisible(), false);
+    assert.equal((await fetchFromPage(viewerPage, "GET", "/v1/audit", { csrf: null })).status, 403);
+  });
+
   it("signs out", async () => {
     const page = admin.context.pages().at(-1);
     await page.goto(`${chopar.url}/#/overview`);

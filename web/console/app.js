@@ -12,6 +12,7 @@ import { outboxPage } from "./pages/outbox.js";
 import { sinkPage } from "./pages/sink.js";
 import { providersPage } from "./pages/providers.js";
 import { accountsPage } from "./pages/accounts.js";
+import { auditPage } from "./pages/audit.js";
 
 // Route pattern → page. A page is (main, params, signal) => void; it stops
 // its timers when `signal` aborts (the next navigation).
@@ -27,6 +28,7 @@ const ROUTES = [
   [/^\/sink$/, sinkPage, "Sink inbox"],
   [/^\/providers$/, providersPage, "Providers"],
   [/^\/accounts$/, accountsPage, "Accounts"],
+  [/^\/audit$/, auditPage, "Audit log"],
 ];
 
 const main = document.getElementById("main");
@@ -36,6 +38,7 @@ let current = null;
 
 const who = document.getElementById("who");
 const accountsLink = document.getElementById("nav-accounts");
+const auditLink = document.getElementById("nav-audit");
 
 function signInFailure(error, wrong) {
   if (error.status === 401) return wrong;
@@ -121,6 +124,7 @@ function route() {
   who.textContent = `${signedIn.account ? signedIn.account.email : "API key"} (${signedIn.role})`;
   who.hidden = false;
   accountsLink.hidden = !can("admin");
+  auditLink.hidden = !can("admin");
   const path = (location.hash || "#/overview").slice(1);
   for (const [pattern, page, title] of ROUTES) {
     const match = path.match(pattern);

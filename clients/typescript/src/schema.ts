@@ -5380,7 +5380,7 @@ export interface operations {
                      * @example {
                      *       "key": "project-7",
                      *       "name": "Project 7 watchers",
-                     *       "tenant": null,
+                     *       "tenant": "acme",
                      *       "created_at": "2026-12-03T15:40:02Z",
                      *       "updated_at": "2026-12-03T15:40:02Z"
                      *     }
