@@ -45,6 +45,16 @@ const std::map<std::string, std::string> kGlobalTables = {
     {"tenants",
      "the tenants with their branding and default preferences: a few rows, written by "
      "admins; copied to every shard"},
+    {"api_keys",
+     "the API keys (their digests) and scopes: a few rows, written by admins; copied to every "
+     "shard"},
+    {"audit_log",
+     "who changed what: written by the triggers of the shard where the change is; a global "
+     "view reads every shard's"},
+    {"console_accounts", "the console's accounts: a few rows, written by admins"},
+    {"console_sessions", "the console's sessions: one row per sign-in, keyed by the token"},
+    {"console_sign_in_failures",
+     "sign-in throttling windows, keyed by email or client address: a few rows, global"},
     {"provider_tokens", "one provider login token shared by every worker"},
     {"generated_secrets", "the secrets every process of a deployment shares: one row each"},
     {"telegram_poll_state", "the one Telegram getUpdates offset"},

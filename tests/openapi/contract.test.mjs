@@ -343,6 +343,11 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "DELETE", `/v1/api-keys/${reader.body.id}`, { expect: 204 });
     await call(chopar, "DELETE", `/v1/api-keys/${reader.body.id}`, { expect: 404 });
     await call(chopar, "GET", "/v1/users/1", { auth: `Bearer ${reader.body.key}`, expect: 401 });
+    // The bell's view of a tenant: only one its user belongs to.
+    await call(chopar, "PUT", "/v1/users/1", { body: { tenants: ["acme"] }, expect: 200 });
+    await call(chopar, "GET", "/v1/inbox/tenants/acme", { auth: bearer, expect: 200 });
+    await call(chopar, "GET", "/v1/inbox/tenants/nobody", { auth: bearer, expect: 404 });
+    await call(chopar, "PUT", "/v1/users/1", { body: { tenants: [] }, expect: 200 });
     await call(chopar, "DELETE", "/v1/tenants/acme", { expect: 204 });
     await call(chopar, "GET", "/v1/tenants/acme", { expect: 404 });
 

@@ -1839,7 +1839,19 @@ export interface components {
              */
             last_used_at: string | null;
         };
-        ApiKeyCreated: components["schemas"]["ApiKey"] & {
+        ApiKeyCreated: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+            prefix: string;
+            scopes: ("notify" | "read" | "manage" | "admin")[];
+            tenant: string | null;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
             /** @description The key itself: shown here only. */
             key: string;
         };
