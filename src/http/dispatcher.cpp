@@ -115,7 +115,9 @@ std::string AuditActor(const Caller& caller, const Request& request) {
                    {"request_id", request.id}});
 }
 
-std::string RouteName(const Route& route) { return route.method + " " + route.pattern; }
+std::string RouteName(const Route& route) {
+  return route.method + " " + DocumentedPattern(route.pattern);
+}
 
 // Whether the caller may call the route at all (the handler may still keep
 // a tenant's key to its tenant's data).
