@@ -312,6 +312,51 @@ TEST_F(HistoryMaintenanceTest, AuditRetentionDeletesOnlyRowsOlderThanItsDays) {
   EXPECT_EQ(retention.RunOnce().audit_rows_deleted, 0);
 }
 
+// Two processes' passes at once delete each old audit row once between
+// them, neither fails, and the newer rows stay (their batches read the same
+// oldest rows; the later one finds them gone and stops).
+TEST_F(HistoryMaintenanceTest, TwoProcessesTrimTheAuditLogAtOnceWithoutFailing) {
+  core::SimulatedClock clock(cutover_ + 30 * kWeek);
+  db_->Scalar(
+      "WITH r AS (INSERT INTO chopar.audit_log (at, actor, action, resource, resource_id, after) "
+      "SELECT " +
+      Sql(clock.Now()) +
+      "::timestamptz - make_interval(days => 100 + d / 10), "
+      "'cli', 'create', 'user', d::text, '{}' FROM generate_series(1000, 1, -1) d "
+      "RETURNING 1) SELECT count(*) FROM r");
+  db_->Scalar(
+      "WITH r AS (INSERT INTO chopar.audit_log (at, actor, action, resource, resource_id, after) "
+      "SELECT " +
+      Sql(clock.Now()) +
+      "::timestamptz - interval '1 day', 'cli', 'create', 'user', "
+      "'new', '{}' FROM generate_series(1, 5) RETURNING 1) SELECT count(*) FROM r");
+  RetentionSettings settings;
+  settings.audit_days = 90;
+  settings.dedup_batch = 50;
+  db::Pool other_pool(db_->url(), 2);
+  core::MetricsRegistry other_metrics;
+  HistoryMaintenance first(*pool_, clock, metrics_, settings);
+  HistoryMaintenance second(other_pool, clock, other_metrics, settings);
+  std::atomic<long> deleted{0};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> processes;
+  for (HistoryMaintenance* m : {&first, &second}) {
+    processes.emplace_back([m, &deleted, &failures] {
+      try {
+        // A pass may stop early when the other took its batch: run until done.
+        for (int pass = 0; pass < 50; ++pass) deleted += m->RunOnce().audit_rows_deleted;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
+        ++failures;
+      }
+    });
+  }
+  for (auto& p : processes) p.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(deleted.load(), 1000);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.audit_log"), 5);
+}
+
 // Retention while a writer inserts and updates deliveries in the current
 // weeks without pause: the writer never fails, and retention drops what it
 // should (a pass that could not get its lock in time is simply repeated).
