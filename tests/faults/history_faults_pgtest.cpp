@@ -349,6 +349,12 @@ TEST_F(HistoryFaults, WorkerKilledWhileMovingTheHorizonNeverPassesAQueuedDeliver
   worker = StartWorker("worker-2.log");
   ASSERT_TRUE(WaitUntil([&] { return Horizon() == held; }, 60s)) << Horizon() << worker->Output();
   EXPECT_EQ(ActiveBeforeTheHorizon(), 0);
+  // The killed pass's statements may have moved the horizon already, so the
+  // wait above can end before the new worker has even started: a SIGTERM
+  // before it blocks the signal would kill it instead of stopping it.
+  ASSERT_TRUE(
+      WaitUntil([&] { return worker->Output().find(" running ") != std::string::npos; }, 60s))
+      << worker->Output();
   worker->Signal(SIGTERM);
   EXPECT_EQ(worker->Wait(30s), 0) << worker->Output();
 }
