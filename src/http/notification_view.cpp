@@ -15,8 +15,14 @@ nlohmann::json NotificationView(const hub::Notification& n) {
           {"critical", n.critical},
           {"dedup_key", OrNull(n.dedup_key)},
           {"tenant", OrNull(n.tenant)},
+          {"category", OrNull(n.category)},
+          {"tags", n.tags},
+          {"actions", n.actions},
           {"created_at", TimeView(n.created_at)},
-          {"read_at", TimeView(n.read_at)}};
+          {"seen_at", TimeView(n.seen_at)},
+          {"read_at", TimeView(n.read_at)},
+          {"archived_at", TimeView(n.archived_at)},
+          {"snoozed_until", TimeView(n.snoozed_until)}};
 }
 
 nlohmann::json DeliveryView(const hub::Delivery& d) {

@@ -27,8 +27,18 @@ struct Notification {
   std::optional<std::string> dedup_key;
   // The tenant it is in; none for a notification outside tenants.
   std::optional<std::string> tenant;
+  // Its template's category, else the request's (preferences and the
+  // inbox's tabs use it).
+  std::optional<std::string> category;
+  std::vector<std::string> tags;
+  // At most two: {"label", "url"} or {"label", "event"} (with "pressed_at"
+  // once pressed). An array by definition.
+  nlohmann::json actions = nlohmann::json::array();
   core::TimePoint created_at;
+  std::optional<core::TimePoint> seen_at;
   std::optional<core::TimePoint> read_at;
+  std::optional<core::TimePoint> archived_at;
+  std::optional<core::TimePoint> snoozed_until;
 };
 
 // One delivery of a notification on one channel (docs/api.md "Deliveries").
@@ -57,7 +67,8 @@ struct NotificationWithDeliveries {
 
 // A notification from the columns of a row of the inbox queries (id,
 // user_id, type, title, body, link, data, critical, dedup_key, tenant,
-// created_at, read_at).
+// category, tags and actions as JSON text, created_at, seen_at, read_at,
+// archived_at, snoozed_until).
 Notification ReadNotification(const db::Result& rows, int row);
 // A delivery from the columns of a row of list_deliveries.sql (and the
 // deliveries of get_notification.sql).

@@ -14,8 +14,14 @@ Notification ReadNotification(const db::Result& rows, int row) {
   n.critical = rows.Bool(row, "critical");
   n.dedup_key = rows.OptString(row, "dedup_key");
   n.tenant = rows.OptString(row, "tenant");
+  n.category = rows.OptString(row, "category");
+  n.tags = nlohmann::json::parse(rows.Text(row, "tags")).get<std::vector<std::string>>();
+  n.actions = nlohmann::json::parse(rows.Text(row, "actions"));
   n.created_at = db::TimeColumn(rows, row, "created_at");
+  n.seen_at = db::OptTimeColumn(rows, row, "seen_at");
   n.read_at = db::OptTimeColumn(rows, row, "read_at");
+  n.archived_at = db::OptTimeColumn(rows, row, "archived_at");
+  n.snoozed_until = db::OptTimeColumn(rows, row, "snoozed_until");
   return n;
 }
 

@@ -1,6 +1,9 @@
 -- The same page restricted to unread rows (served by the partial unread index).
 SELECT n.id, n.user_id, n.type, n.title, n.body, n.link, n.data::text AS data, n.critical,
-       n.dedup_key, n.tenant, n.created_at::text AS created_at, n.read_at::text AS read_at,
+       n.dedup_key, n.tenant, n.category, coalesce(to_json(n.tags), '[]')::text AS tags,
+       coalesce(n.actions, '[]')::text AS actions, n.created_at::text AS created_at,
+       n.seen_at::text AS seen_at, n.read_at::text AS read_at,
+       n.archived_at::text AS archived_at, n.snoozed_until::text AS snoozed_until,
        (extract(epoch FROM n.created_at) * 1000000)::bigint AS created_micros
 FROM chopar.notifications n
 WHERE n.user_id = $1 AND n.read_at IS NULL
