@@ -8,9 +8,10 @@ namespace chopar::http {
 // authentication: each at "/" + its path below web/ (the console's page also
 // at "/", the API reference's at "/docs"), with its content type and
 // `Cache-Control: no-cache`.
-//   - /widget/* (the <chopar-bell> element and its service worker) may be
-//     loaded by pages of any origin: Access-Control-Allow-Origin: *, so a
-//     cross-origin <script type="module"> can run it.
+//   - /widget/* (the <chopar-bell> element, the headless client it is
+//     built on, and its service worker) may be loaded by pages of any
+//     origin: Access-Control-Allow-Origin: *, so a cross-origin
+//     <script type="module"> can run it.
 //   - /docs/* is the API reference: RapiDoc (web/docs) rendering
 //     GET /openapi.yaml, under a Content-Security-Policy that lets the page
 //     reach nothing but this server (no fonts, images or frames from

@@ -370,7 +370,7 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "DELETE", `/v1/console/accounts/${consoleAccount.body.id}`, { expect: 409 });
     await call(chopar, "GET", "/v1/outbox/stats", { expect: 200 });
     await call(chopar, "GET", "/v1/outbox/stats", { auth: "Bearer wrong", expect: 401 });
-    for (const file of ["/", "/console/index.html", "/widget/chopar-bell.js", "/widget/chopar-sw.js"]) {
+    for (const file of ["/", "/console/index.html", "/widget/chopar-bell.js", "/widget/chopar-client.js", "/widget/chopar-sw.js"]) {
       await call(chopar, "GET", file, { auth: null, expect: 200 });
     }
 
