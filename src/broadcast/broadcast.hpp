@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -21,11 +22,12 @@ struct StoppedCounts {
 // its JSON). A value.
 struct Broadcast {
   std::int64_t id = 0;
-  std::optional<std::string> topic;  // none: "audience": "all"
-  std::string audience;              // "topic" or "all"
-  std::string status;                // running, done, canceled
-  std::int64_t recipients = 0;       // walked so far
-  std::int64_t created = 0;          // notifications created so far
+  std::optional<std::string> topic;     // none: "audience": "all"
+  std::string audience;                 // "topic" or "all"
+  std::optional<nlohmann::json> where;  // the audience's filter on users' data
+  std::string status;                   // running, done, canceled
+  std::int64_t recipients = 0;          // walked so far
+  std::int64_t created = 0;             // notifications created so far
   std::optional<std::string> dedup_key;
   core::TimePoint created_at;
   std::optional<core::TimePoint> finished_at;

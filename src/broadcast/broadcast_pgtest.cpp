@@ -408,6 +408,49 @@ TEST_F(BroadcastPgTest, AudienceAllReachesEveryUser) {
   EXPECT_EQ(broadcasts_->Get(id).status, "done");
 }
 
+// "where" keeps the users whose data contains it, on each path (one
+// statement, or rendered per recipient) and for both audiences; the users
+// outside it get nothing, and the walk still reaches the end.
+TEST_F(BroadcastPgTest, WhereReachesOnlyTheUsersWhoseDataContainsIt) {
+  TopicOfUsers(300);
+  db_->Scalar(
+      "UPDATE chopar.users SET data = CASE WHEN id % 3 = 0 THEN '{\"plan\": \"pro\", "
+      "\"seats\": 5}' WHEN id % 3 = 1 THEN '{\"plan\": \"free\"}' ELSE '{}' END::jsonb");
+  const OneTemplate lookup(templates::ParseTemplate(
+      "plan.news",
+      {{"default_locale", "en"}, {"locales", {{"en", {{"title", "For {{user.data.plan}}"}}}}}}));
+  const json where = {{"plan", "pro"}};
+  const std::int64_t by_topic =
+      Broadcast({{"topic", "t"}, {"where", where}, {"notification", Notification()}});
+  const std::int64_t to_all =
+      Broadcast({{"audience", "all"}, {"where", where}, {"notification", Notification()}});
+  BroadcastService templated(*pool_, &lookup);
+  const std::int64_t rendered =
+      templated
+          .Create(ParseBroadcastRequest(
+              {{"audience", "all"},
+               {"where", where},
+               {"notification", {{"type", "plan.news"}, {"channels", {"email"}}}}}))
+          .broadcast.id;
+  EXPECT_EQ(broadcasts_->Get(to_all).where, where);
+  FanOut fan_out(*pool_, clock_, metrics_, FanOutSettings{.batch = 40}, &lookup);
+  fan_out.RunOnce();
+  for (const std::int64_t id : {by_topic, to_all, rendered}) {
+    const std::string key = "'broadcast:" + std::to_string(id) + "'";
+    EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications WHERE dedup_key = " + key), 100);
+    EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications WHERE user_id % 3 <> 0 AND "
+                    "dedup_key = " +
+                    key),
+              0);
+    EXPECT_EQ(broadcasts_->Get(id).status, "done");
+    EXPECT_EQ(broadcasts_->Get(id).recipients, 100);
+  }
+  EXPECT_EQ(db_->Scalar("SELECT DISTINCT title FROM chopar.notifications WHERE dedup_key = "
+                        "'broadcast:" +
+                        std::to_string(rendered) + "'"),
+            "For pro");
+}
+
 TEST_F(BroadcastPgTest, TheSameDedupKeyIsTheSameBroadcast) {
   AddUsers(1, 10);
   topics_->Put("t", "T");
@@ -436,6 +479,11 @@ TEST_F(BroadcastPgTest, RequestsAreValidated) {
   expect_field({{"topic", "t"}, {"audience", "all"}, {"notification", Notification()}}, "topic");
   expect_field({{"audience", "some"}, {"notification", Notification()}}, "audience");
   expect_field({{"audience", "all"}}, "notification");
+  expect_field({{"audience", "all"}, {"where", "pro"}, {"notification", Notification()}}, "where");
+  expect_field({{"audience", "all"},
+                {"where", {{"plan", std::string(5000, 'x')}}},
+                {"notification", Notification()}},
+               "where");
   json with_user = Notification();
   with_user["user_id"] = 3;
   expect_field({{"audience", "all"}, {"notification", with_user}}, "notification.user_id");

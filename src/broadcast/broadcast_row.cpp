@@ -8,6 +8,8 @@ Broadcast ReadBroadcast(const db::Result& rows, int row) {
   b.id = rows.Int(row, "id");
   b.topic = rows.OptString(row, "topic");
   b.audience = rows.String(row, "audience");
+  if (!rows.IsNull(row, "audience_where"))
+    b.where = nlohmann::json::parse(rows.Text(row, "audience_where"));
   b.status = rows.String(row, "status");
   b.recipients = rows.Int(row, "recipients");
   b.created = rows.Int(row, "created");

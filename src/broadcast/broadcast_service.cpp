@@ -51,7 +51,8 @@ std::string BroadcastDedupKey(std::int64_t broadcast_id) {
 BroadcastRequest ParseBroadcastRequest(const nlohmann::json& body) {
   hub::RequireObject(body);
   for (const auto& [name, value] : body.items()) {
-    if (name != "topic" && name != "audience" && name != "notification" && name != "dedup_key")
+    if (name != "topic" && name != "audience" && name != "notification" && name != "dedup_key" &&
+        name != "where")
       throw core::InvalidField(name, "unknown field " + name);
   }
   BroadcastRequest request;
@@ -66,6 +67,18 @@ BroadcastRequest ParseBroadcastRequest(const nlohmann::json& body) {
       throw core::InvalidField("topic", "topic is not a valid topic key");
   }
   request.dedup_key = hub::OptionalString(body, "dedup_key", 1, 200);
+  if (const auto where = body.find("where"); where != body.end() && !where->is_null()) {
+    if (!where->is_object()) {
+      throw core::InvalidField("where", "where must be a JSON object matched against users' data");
+    }
+    hub::RequireNoNul(*where, "where");
+    if (where->dump().size() > kMaxBroadcastWhereBytes) {
+      throw core::InvalidField(
+          "where",
+          "where must be at most " + std::to_string(kMaxBroadcastWhereBytes) + " bytes of JSON");
+    }
+    request.where = *where;
+  }
 
   const auto it = body.find("notification");
   if (it == body.end() || !it->is_object())
@@ -105,9 +118,10 @@ CreatedBroadcast BroadcastService::Create(const BroadcastRequest& request,
     throw core::InvalidField("notification.title", "notification.title is required: type " +
                                                        each.type + " has no template");
   }
-  const auto row = pool_.Acquire()->Exec(queries::kInsertBroadcast, request.topic,
-                                         hub::EncodeStoredRequest(each).dump(),
-                                         hub::StoredRequestVersionOf(each), request.dedup_key);
+  const auto row = pool_.Acquire()->Exec(
+      queries::kInsertBroadcast, request.topic, hub::EncodeStoredRequest(each).dump(),
+      hub::StoredRequestVersionOf(each), request.dedup_key,
+      request.where ? std::optional(request.where->dump()) : std::nullopt);
   if (!row.Bool(0, "topic_exists")) throw core::NotFound("topic " + *request.topic + " not found");
   CreatedBroadcast result;
   result.created = row.Bool(0, "created");

@@ -22,12 +22,20 @@ struct BroadcastRequest {
   // with RecipientRequest.
   hub::NotificationRequest notification;
   std::optional<std::string> dedup_key;  // the request's own, 1..200 characters
+  // "where": only the users of the audience whose data contains this object
+  // (users.data @> where); nullopt: all of them.
+  std::optional<nlohmann::json> where;
 };
+
+// The largest "where" of a broadcast, in bytes of its compact JSON text.
+inline constexpr std::size_t kMaxBroadcastWhereBytes = 4096;
 
 // Parses and validates the body. Exactly one of "topic" and "audience":
 // "all"; "notification" is checked as POST /v1/notifications checks its
 // body (fields named "notification.…"), and may not carry user_id or
-// dedup_key. Throws core::RequestError kInvalidJson / kInvalidField.
+// dedup_key; "where", if given and not null, is a JSON object of at most
+// kMaxBroadcastWhereBytes. Throws core::RequestError kInvalidJson /
+// kInvalidField.
 BroadcastRequest ParseBroadcastRequest(const nlohmann::json& body);
 
 // "broadcast:<broadcast_id>": the dedup key of each recipient's notification.

@@ -87,7 +87,7 @@ std::optional<FanOutBatch> FanOut::RunBatch() {
   const hub::NotificationRequest each =
       RecipientRequest(static_cast<int>(claim.Int(0, "notification_version")),
                        nlohmann::json::parse(claim.Text(0, "notification")), batch.broadcast_id);
-  const auto topic = claim.OptString(0, "topic");
+  const Audience audience{claim.OptString(0, "topic"), claim.OptString(0, "audience_where")};
   const auto cursor = claim.OptInt(0, "cursor");
   // The database's clock decides when this batch's deliveries are due (never
   // before now); the next batch's come after this one's at the set pace.
@@ -104,8 +104,8 @@ std::optional<FanOutBatch> FanOut::RunBatch() {
 
   const core::TimePoint now = clock_.Now();
   const auto walked = IsSetBased(each, now)
-                          ? FanOutSetBased(tx, each, topic, cursor, now, paced_due, wake_workers)
-                          : FanOutPerRecipient(tx, each, topic, cursor, now, paced_due);
+                          ? FanOutSetBased(tx, each, audience, cursor, now, paced_due, wake_workers)
+                          : FanOutPerRecipient(tx, each, audience, cursor, now, paced_due);
   const auto spread =
       settings_.deliveries_per_second > 0
           ? std::chrono::duration_cast<core::TimePoint::duration>(std::chrono::duration<double>(
@@ -136,8 +136,8 @@ bool FanOut::IsSetBased(const hub::NotificationRequest& each, core::TimePoint no
 }
 
 FanOut::Walked FanOut::FanOutSetBased(db::Transaction& tx, const hub::NotificationRequest& each,
-                                      const std::optional<std::string>& topic,
-                                      std::optional<std::int64_t> cursor, core::TimePoint now,
+                                      const Audience& audience, std::optional<std::int64_t> cursor,
+                                      core::TimePoint now,
                                       std::optional<core::TimePoint> deliveries_due,
                                       bool wake_workers) {
   // Composed once: without a template the content is the same for everyone.
@@ -149,8 +149,8 @@ FanOut::Walked FanOut::FanOutSetBased(db::Transaction& tx, const hub::Notificati
   }
   const std::string at = core::FormatRfc3339Micros(now);
   const auto row = tx.Exec(
-      queries::kFanOutBatch, topic, cursor, settings_.batch, each.type, said.title, said.body,
-      each.link, each.data.dump(), each.category, each.critical, each.cancellation_key,
+      queries::kFanOutBatch, audience.topic, cursor, settings_.batch, each.type, said.title,
+      said.body, each.link, each.data.dump(), each.category, each.critical, each.cancellation_key,
       *each.dedup_key, at, deliveries_due ? core::FormatRfc3339Micros(*deliveries_due) : at,
       db::ArrayLiteral(requested), wake_workers,
       db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kEmail)),
@@ -158,18 +158,19 @@ FanOut::Walked FanOut::FanOutSetBased(db::Transaction& tx, const hub::Notificati
       db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kTelegramChat)),
       db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kPushSubscription)),
       db::ArrayLiteral(OnByDefault()),
-      db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kDevice)));
+      db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kDevice)), audience.where);
   return Walked{static_cast<int>(row.Int(0, "recipients")), row.OptInt(0, "last_user_id"),
                 static_cast<int>(row.Int(0, "created")), row.Int(0, "deliveries")};
 }
 
 FanOut::Walked FanOut::FanOutPerRecipient(db::Transaction& tx, const hub::NotificationRequest& each,
-                                          const std::optional<std::string>& topic,
+                                          const Audience& audience,
                                           std::optional<std::int64_t> cursor, core::TimePoint now,
                                           std::optional<core::TimePoint> deliveries_due) {
-  const auto recipients = topic
-                              ? tx.Exec(queries::kTopicRecipients, *topic, cursor, settings_.batch)
-                              : tx.Exec(queries::kAllRecipients, cursor, settings_.batch);
+  const auto recipients =
+      audience.topic ? tx.Exec(queries::kTopicRecipients, *audience.topic, cursor, settings_.batch,
+                               audience.where)
+                     : tx.Exec(queries::kAllRecipients, cursor, settings_.batch, audience.where);
   std::vector<hub::NotificationRequest> requests(static_cast<std::size_t>(recipients.Rows()), each);
   for (int i = 0; i < recipients.Rows(); ++i)
     requests[static_cast<std::size_t>(i)].user_id = recipients.Int(i, 0);

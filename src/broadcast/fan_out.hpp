@@ -99,19 +99,24 @@ class FanOut {
     std::int64_t deliveries = 0;
   };
 
+  // Who a broadcast walks: the subscribers of `topic` (nullopt: every user),
+  // only those whose data contains `where` (JSON text) when it is given.
+  struct Audience {
+    std::optional<std::string> topic;
+    std::optional<std::string> where;
+  };
   // Whether the batch can be one set-based statement (fan_out_batch.sql):
   // no template for the type, a title, not delayed.
   bool IsSetBased(const hub::NotificationRequest& each, core::TimePoint now) const;
   // `wake_workers`: NOTIFY the delivery workers (the deliveries are due at once).
   Walked FanOutSetBased(db::Transaction& tx, const hub::NotificationRequest& each,
-                        const std::optional<std::string>& topic, std::optional<std::int64_t> cursor,
+                        const Audience& audience, std::optional<std::int64_t> cursor,
                         core::TimePoint now, std::optional<core::TimePoint> deliveries_due,
                         bool wake_workers);
   // Rendered and chosen per recipient by hub::NotifyService::NotifyIn.
   Walked FanOutPerRecipient(db::Transaction& tx, const hub::NotificationRequest& each,
-                            const std::optional<std::string>& topic,
-                            std::optional<std::int64_t> cursor, core::TimePoint now,
-                            std::optional<core::TimePoint> deliveries_due);
+                            const Audience& audience, std::optional<std::int64_t> cursor,
+                            core::TimePoint now, std::optional<core::TimePoint> deliveries_due);
   db::Next Step();
   // Until a running broadcast may be claimable, at most settings.max_sleep.
   std::chrono::milliseconds IdleWait();

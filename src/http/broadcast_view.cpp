@@ -8,6 +8,7 @@ nlohmann::json BroadcastView(const broadcast::Broadcast& b) {
   return {{"id", b.id},
           {"topic", OrNull(b.topic)},
           {"audience", b.audience},
+          {"where", b.where ? *b.where : nlohmann::json(nullptr)},
           {"status", b.status},
           {"recipients", b.recipients},
           {"created", b.created},

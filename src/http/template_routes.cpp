@@ -73,7 +73,7 @@ struct PreviewTemplate {
     if (const auto it = body.find("user_id"); it != body.end() && !it->is_null()) {
       const std::int64_t user_id = hub::RequireId(body, "user_id");
       const hub::User found = users.GetUser(user_id);
-      user = templates::ContextUser{user_id, found.locale, found.timezone};
+      user = templates::ContextUser{user_id, found.locale, found.timezone, found.data};
     }
     nlohmann::json data = body.value("data", nlohmann::json::object());
     if (data.is_null()) data = nlohmann::json::object();

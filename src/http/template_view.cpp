@@ -12,6 +12,7 @@ nlohmann::json TemplateView(const templates::StoredTemplate& stored) {
           {"category", OrNull(t.category)},
           {"default_locale", t.default_locale},
           {"locales", std::move(locales)},
+          {"tags", t.tags},
           {"digest", t.digest},
           {"throttle", t.throttle},
           {"escalate", t.escalate},

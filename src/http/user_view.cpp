@@ -22,6 +22,7 @@ nlohmann::json UserView(const hub::User& user) {
                                                         {"end", user.quiet_hours->end}}
                                        : nlohmann::json(nullptr)},
       {"admin", user.admin},
+      {"data", user.data},
       {"telegram", user.telegram ? nlohmann::json{{"chat_id", user.telegram->chat_id},
                                                   {"active", user.telegram->active}}
                                  : nlohmann::json(nullptr)},

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -355,6 +356,81 @@ TEST_F(HubTest, UserPutMergesAndNullClears) {
   EXPECT_EQ(user.email, std::nullopt);
 }
 
+// "data" merges as "preferences" does, at the top level: a key given is
+// replaced (a nested object as a whole), a key given null removed, the
+// others kept; "data": null clears it; a member left out keeps it.
+TEST_F(HubTest, UserDataMergesKeyByKeyAndNullClears) {
+  User user =
+      PutUser(8, {{"data", {{"plan", "pro"}, {"seats", 5}, {"org", {{"id", 1}, {"x", 2}}}}}});
+  EXPECT_EQ(user.data,
+            (nlohmann::json{{"plan", "pro"}, {"seats", 5}, {"org", {{"id", 1}, {"x", 2}}}}));
+  user = PutUser(8, {{"data", {{"seats", nullptr}, {"org", {{"id", 2}}}, {"new", true}}}});
+  EXPECT_EQ(user.data, (nlohmann::json{{"plan", "pro"}, {"org", {{"id", 2}}}, {"new", true}}));
+  EXPECT_EQ(PutUser(8, {{"email", "a@example.uz"}}).data, user.data) << "left out: kept";
+  EXPECT_EQ(users_->GetUser(8).data, user.data);
+  EXPECT_EQ(PutUser(8, {{"data", nullptr}}).data, nlohmann::json::object());
+  // A new user's nulls are removed too.
+  EXPECT_EQ(PutUser(9, {{"data", {{"a", nullptr}, {"b", 1}}}}).data, (nlohmann::json{{"b", 1}}));
+}
+
+TEST_F(HubTest, UserDataOverSixteenKilobytesSentOrMergedIsRefusedAndNothingChanges) {
+  const auto refused_field = [](const std::function<void()>& put) -> std::string {
+    try {
+      put();
+    } catch (const core::RequestError& e) {
+      return e.field().value_or("");
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(refused_field([&] {
+              PutUser(3, {{"data", {{"big", std::string(17000, 'x')}}}});
+            }),
+            "data");
+  EXPECT_EQ(refused_field([&] { PutUser(3, {{"data", "pro"}}); }), "data");
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users WHERE id = 3"), 0);
+  // Each half fits; merged they do not.
+  PutUser(3, {{"data", {{"a", std::string(9000, 'x')}}}});
+  EXPECT_EQ(refused_field([&] {
+              PutUser(3, {{"data", {{"b", std::string(9000, 'y')}}}});
+            }),
+            "data");
+  EXPECT_EQ(users_->GetUser(3).data, (nlohmann::json{{"a", std::string(9000, 'x')}}));
+  // Replacing the big key instead fits.
+  EXPECT_EQ(PutUser(3, {{"data", {{"a", nullptr}, {"b", std::string(9000, 'y')}}}}).data.size(),
+            1u);
+  // The database holds the same bound.
+  EXPECT_THROW(
+      db_->Scalar("UPDATE chopar.users SET data = jsonb_build_object('a', repeat('x', 17000))"
+                  " WHERE id = 3"),
+      std::exception);
+  EXPECT_THROW(db_->Scalar("UPDATE chopar.users SET data = '[1]' WHERE id = 3"), std::exception);
+}
+
+// {{user.data.*}} renders from the user's data, read in notify's one
+// query of the recipients.
+TEST_F(HubTest, ATemplateRendersTheUsersData) {
+  templates::TemplateStore store(*pool_, db_->url());
+  store.Put(templates::ParseTemplate(
+      "plan.renewal", {{"default_locale", "en"},
+                       {"locales",
+                        {{"en",
+                          {{"title", "Your {{user.data.plan}} plan"},
+                           {"body", "{{#user.data.org}}{{name}}{{/user.data.org}}"}}}}}}));
+  NotifyService notify(*pool_, clock_, metrics_, &store);
+  PutUser(1, {{"email", "a@example.uz"}, {"data", {{"plan", "pro"}, {"org", {{"name", "Olma"}}}}}});
+  PutUser(2, {{"email", "b@example.uz"}});
+  NotificationRequest first = Request(1);
+  first.type = "plan.renewal";
+  first.title.clear();
+  first.body.clear();
+  NotificationRequest second = first;
+  second.user_id = 2;
+  const auto one = inbox_->GetNotification(notify.Notify(first).id).notification;
+  EXPECT_EQ(one.title, "Your pro plan");
+  EXPECT_EQ(one.body, "Olma");
+  EXPECT_EQ(inbox_->GetNotification(notify.Notify(second).id).notification.title, "Your  plan");
+}
+
 TEST_F(HubTest, PushSubscriptionSameEndpointKeepsItsId) {
   PutUser(1, {{"email", "a@example.uz"}});
   const PushSubscription sub = {
@@ -389,7 +465,8 @@ TEST_F(HubTest, PushSubscriptionsPerUserAreCappedButTheSameEndpointIsAlwaysWelco
     EXPECT_EQ(e.code(), core::ErrorCode::kConflict) << e.what();
     EXPECT_NE(std::string(e.what()).find("3"), std::string::npos) << e.what();
   }
-  EXPECT_FALSE(users_->AddPushSubscription(1, sub(2), kMove).created) << "a repeat is not a new one";
+  EXPECT_FALSE(users_->AddPushSubscription(1, sub(2), kMove).created)
+      << "a repeat is not a new one";
   EXPECT_TRUE(users_->AddPushSubscription(2, sub(4), kMove).created) << "the cap is per user";
   const auto third = users_->AddPushSubscription(1, sub(3), kMove);
   users_->DeletePushSubscription(1, third.id);

@@ -45,6 +45,8 @@ NotificationContent ComposeContent(const NotificationRequest& request,
   NotificationContent content;
   content.title = request.title;
   content.body = request.body;
+  if (!request.actions.empty()) content.actions = ActionsJson(request.actions);
+  content.tags = request.tags;
   if (tmpl == nullptr) {
     if (content.title.empty()) {
       throw core::InvalidField("title",
@@ -69,6 +71,20 @@ NotificationContent ComposeContent(const NotificationRequest& request,
     throw core::InvalidField("data",
                              "template " + request.type + " (" + locale +
                                  ") rendered an empty title: data lacks what the title names");
+  }
+  content.tags = MergeTags(tmpl->tags, request.tags);
+  if (request.actions.empty() && texts.HasActions()) {
+    const std::string where = "template " + request.type + " (" + locale + ")";
+    try {
+      const std::vector<NotificationAction> actions = ActionsFromJson(texts.RenderActions(values));
+      for (std::size_t i = 0; i < actions.size(); ++i)
+        CheckAction(actions[i], "actions[" + std::to_string(i) + "]");
+      content.actions = ActionsJson(actions);
+    } catch (const templates::RenderError& e) {
+      throw core::InvalidField("data", where + ": " + e.what());
+    } catch (const core::RequestError& e) {
+      throw core::InvalidField("data", where + " rendered " + e.what());
+    }
   }
 
   for (core::ChannelKind channel : chosen) {

@@ -22,6 +22,9 @@ struct NotificationContent {
   // {"error": reason} instead (its delivery is created failed). Null when
   // there is nothing.
   nlohmann::json channels = nullptr;
+  // Its buttons as stored (hub::ActionsJson), null for none, and its tags.
+  nlohmann::json actions = nullptr;
+  std::vector<std::string> tags;
 };
 
 // The title and body of `request`, and with a template (may be null) its
@@ -32,11 +35,14 @@ struct NotificationContent {
 // body its body, email.html, email.text and push.body; either replaces
 // telegram.text and sms.text. The in-app title and body are cut to 500 and
 // 10,000 code points. A channel text that cannot be rendered fails that
-// channel only.
+// channel only. The request's actions, when it has any, replace the
+// template's (rendered like the title: label and url); its tags follow the
+// template's.
 //
 // Throws core::RequestError kInvalidField: "title" when there is neither a
 // template nor a title, "data" when the template's title renders empty or
-// cannot be rendered. Pure; thread-safe.
+// cannot be rendered or an action renders to one CheckAction refuses, "tags"
+// for more than 10 with the template's. Pure; thread-safe.
 NotificationContent ComposeContent(const NotificationRequest& request,
                                    const templates::Template* tmpl, const std::string& user_locale,
                                    const nlohmann::json& context,

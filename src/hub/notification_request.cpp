@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "core/tags.hpp"
 #include "core/time_format.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/validation.hpp"
@@ -75,6 +76,8 @@ NotificationRequest ParseNotificationRequest(const nlohmann::json& body) {
   if (r.tenant && !IsValidTenantKey(*r.tenant)) {
     throw core::InvalidField("tenant", "tenant must be a tenant key");
   }
+  if (const auto it = body.find("actions"); it != body.end()) r.actions = ParseActions(*it);
+  if (const auto it = body.find("tags"); it != body.end()) r.tags = core::ParseTags(*it);
   return r;
 }
 

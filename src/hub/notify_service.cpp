@@ -146,9 +146,9 @@ struct InsertColumns {
   std::vector<std::optional<std::int64_t>> drawn_id;
   std::vector<std::string> type, title, body, data, channels;
   std::vector<std::optional<std::string>> link, dedup_key, category, content, held, held_until,
-      cancellation_key, tenant;
+      cancellation_key, tenant, actions, tags;
   std::vector<bool> critical;
-  bool any_tenant = false;
+  bool any_tenant = false, any_actions = false, any_tags = false;
 
   // `escalate`: the type's escalate-if-unread, when it has one; its channels
   // among `chosen` are held until `now` + after_seconds.
@@ -164,6 +164,12 @@ struct InsertColumns {
     body.push_back(std::move(said.body));
     category.push_back(std::move(category_name));
     content.push_back(said.channels.is_null() ? std::nullopt : std::optional(said.channels.dump()));
+    actions.push_back(said.actions.is_null() ? std::nullopt : std::optional(said.actions.dump()));
+    any_actions = any_actions || !said.actions.is_null();
+    std::string tag_list;
+    for (const std::string& tag : said.tags) (tag_list.empty() ? tag_list : tag_list += ',') += tag;
+    tags.push_back(tag_list.empty() ? std::nullopt : std::optional(std::move(tag_list)));
+    any_tags = any_tags || !said.tags.empty();
     data.push_back(r.data.dump());
     std::string names;
     for (core::ChannelKind kind : chosen) {
@@ -373,7 +379,9 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         ArrayLiteral(columns.held_until), ArrayLiteral(columns.cancellation_key),
         broadcast_due ? std::optional(core::FormatRfc3339Micros(*broadcast_due)) : std::nullopt,
         // NULL without a tenant: unnest pads it with NULLs.
-        columns.any_tenant ? std::optional(ArrayLiteral(columns.tenant)) : std::nullopt);
+        columns.any_tenant ? std::optional(ArrayLiteral(columns.tenant)) : std::nullopt,
+        columns.any_actions ? std::optional(ArrayLiteral(columns.actions)) : std::nullopt,
+        columns.any_tags ? std::optional(ArrayLiteral(columns.tags)) : std::nullopt);
     ReadInserted(inserted, requests, chosen, results, find_existing);
     std::vector<workflow::DigestItem> joining;
     for (auto& [index, item] : digest_items) {

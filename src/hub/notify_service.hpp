@@ -13,6 +13,7 @@
 #include "core/metrics.hpp"
 #include "core/request_error.hpp"
 #include "db/pool.hpp"
+#include "hub/actions_and_tags.hpp"
 #include "templates/template_store.hpp"
 
 namespace chopar::hub {
@@ -43,6 +44,10 @@ struct NotificationRequest {
   // user must belong to it; its template of the type, its default
   // preferences and its branding apply. None: as before tenants.
   std::optional<std::string> tenant;
+  // Its buttons (none: its template's, if any) and its tags (merged with
+  // its template's): docs/api.md "Actions and tags".
+  std::vector<NotificationAction> actions;
+  std::vector<std::string> tags;
   // The id drawn when a delayed notification was asked for, which it gets
   // when released. Never read from a request body.
   std::optional<std::int64_t> id;
@@ -61,6 +66,7 @@ inline constexpr int kMaxDelaySeconds = 366 * 24 * 3600;
 // (kInvalidJson, kInvalidField) naming the field: wrong types, missing user_id/type, a type or
 // category that does not match ^[a-z]+(\.[a-z_]+)*$, an external link, unknown channels, lengths.
 // A missing title is refused when the notification is created, if its type has no template.
+// "actions" and "tags" as ParseActions and core::ParseTags read them.
 // "tenant", when given, must be a tenant key (membership is checked when it is created:
 // kInvalidField "tenant" for a user who does not belong to that tenant, or no such tenant).
 NotificationRequest ParseNotificationRequest(const nlohmann::json& body);

@@ -34,6 +34,8 @@ struct User {
   nlohmann::json preferences = nlohmann::json::object();
   std::optional<QuietHours> quiet_hours;
   bool admin = false;
+  // Custom attributes (UserUpdate::data): a JSON object.
+  nlohmann::json data = nlohmann::json::object();
   std::optional<TelegramConnection> telegram;
   // Addresses on channels whose address is kept in user_addresses
   // (core::AddressStore::kUser), by channel name.

@@ -125,13 +125,17 @@ std::vector<std::string> ParseTenantKeys(const nlohmann::json& given) {
 
 }  // namespace
 
+bool IsUserUpdateMember(std::string_view name) {
+  static const std::set<std::string, std::less<>> kMembers = {
+      "email",       "phone", "timezone", "locale",    "preferences",
+      "quiet_hours", "admin", "data",     "addresses", "tenants"};
+  return kMembers.contains(name);
+}
+
 UserUpdate ParseUserUpdate(const nlohmann::json& body) {
   RequireObject(body);
-  static const std::set<std::string> kKnown = {"email",  "phone",       "timezone",
-                                               "locale", "preferences", "quiet_hours",
-                                               "admin",  "addresses",   "tenants"};
   for (const auto& [key, value] : body.items()) {
-    if (!kKnown.contains(key)) throw core::InvalidField(key, "unknown field " + key);
+    if (!IsUserUpdateMember(key)) throw core::InvalidField(key, "unknown field " + key);
   }
   UserUpdate update;
   std::optional<std::string> email = OptionalString(body, "email", 3, 254);
@@ -192,6 +196,18 @@ UserUpdate ParseUserUpdate(const nlohmann::json& body) {
     admin = given->get<bool>();
   }
   update.admin = UpdateOf(body, "admin", admin);
+
+  std::optional<nlohmann::json> data;
+  if (const nlohmann::json* given = Given(body, "data")) {
+    if (!given->is_object()) throw core::InvalidField("data", "data must be a JSON object or null");
+    RequireNoNul(*given, "data");
+    if (given->dump().size() > kMaxUserDataBytes) {
+      throw core::InvalidField(
+          "data", "data must be at most " + std::to_string(kMaxUserDataBytes) + " bytes of JSON");
+    }
+    data = *given;
+  }
+  update.data = UpdateOf(body, "data", std::move(data));
 
   std::optional<UserAddresses> addresses;
   if (const nlohmann::json* given = Given(body, "addresses")) addresses = ParseAddresses(*given);

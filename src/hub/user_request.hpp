@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,10 @@ using UserAddresses = std::map<std::string, std::optional<std::string>, std::les
 // The most tenants one user may belong to.
 inline constexpr std::size_t kMaxUserTenants = 100;
 
+// The largest `data` of a user, in bytes of its JSON text as PostgreSQL
+// stores it (the CHECK of chopar.users.data).
+inline constexpr std::size_t kMaxUserDataBytes = 16 * 1024;
+
 // A validated create-or-merge of one user (PUT /v1/users/{id}, docs/api.md
 // "Users and addresses"). A new user gets the values given and the defaults
 // for the rest. Clearing restores the default: email, phone and quiet_hours
@@ -51,6 +56,10 @@ struct UserUpdate {
   FieldUpdate<nlohmann::json> preferences;
   FieldUpdate<QuietHours> quiet_hours;
   FieldUpdate<bool> admin;
+  // Custom attributes: a JSON object merged into the stored `data` key by
+  // key at the top level (chopar.merged_object), a key whose value is null
+  // removed, a nested object replaced as a whole; cleared, data becomes {}.
+  FieldUpdate<nlohmann::json> data;
   // Merged channel by channel; cleared, every one is removed first.
   FieldUpdate<UserAddresses> addresses;
   // The tenants the user belongs to (keys, each once): replaces the
@@ -77,9 +86,14 @@ struct PushSubscription {
 // JSON object, kInvalidField otherwise. Pure; thread-safe.
 
 // {"email", "phone", "timezone", "locale", "preferences", "quiet_hours",
-// "admin", "addresses", "tenants"}: a member left out is kept, null clears it. The phone is
-// normalised ("+998 90 123-45-67" → "+998901234567").
+// "admin", "data", "addresses", "tenants"}: a member left out is kept, null clears it. The phone
+// is normalised ("+998 90 123-45-67" → "+998901234567"). A `data` whose
+// compact JSON text is over kMaxUserDataBytes is refused here; one that is
+// over once merged (or in PostgreSQL's longer text form) by
+// UserService::PutUser.
 UserUpdate ParseUserUpdate(const nlohmann::json& body);
+// Whether `name` is a member ParseUserUpdate takes.
+bool IsUserUpdateMember(std::string_view name);
 // {"chat_id": integer}.
 TelegramChat ParseTelegramChat(const nlohmann::json& body);
 // The browser's PushSubscription JSON {"endpoint", "keys": {"p256dh",

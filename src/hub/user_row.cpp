@@ -15,6 +15,7 @@ User ReadUser(const db::Result& rows, int row) {
     user.quiet_hours = QuietHours{rows.String(row, "quiet_start"), rows.String(row, "quiet_end")};
   }
   user.admin = rows.Bool(row, "admin");
+  user.data = nlohmann::json::parse(rows.Text(row, "data"));
   if (!rows.IsNull(row, "telegram_chat_id")) {
     user.telegram = TelegramConnection{
         rows.Int(row, "telegram_chat_id"),

@@ -34,7 +34,10 @@ db::Params UpsertParams(std::int64_t user_id, const UserUpdate& update) {
       .Add(quiet ? std::optional(quiet->end) : std::nullopt)
       .Add(update.admin.changes)
       .Add(update.admin.value)
-      .Add(preferences.changes && !preferences.value);
+      .Add(preferences.changes && !preferences.value)
+      .Add(update.data.changes && update.data.value ? std::optional(update.data.value->dump())
+                                                    : std::nullopt)
+      .Add(update.data.changes && !update.data.value);
   return params;
 }
 
@@ -91,6 +94,14 @@ User UserService::PutUser(std::int64_t user_id, const UserUpdate& update,
                                          : nlohmann::json::parse(stored.Text(0, "preferences")),
                           *update.preferences.value),
         "preferences");
+  }
+  if (update.data.changes && update.data.value) {
+    const auto merged = tx.Exec(queries::kMergedDataBytes, user_id, update.data.value->dump());
+    if (merged.Int(0, "bytes") > static_cast<std::int64_t>(kMaxUserDataBytes)) {
+      throw core::InvalidField("data", "data would be " + std::to_string(merged.Int(0, "bytes")) +
+                                           " bytes once merged, over the " +
+                                           std::to_string(kMaxUserDataBytes) + " allowed");
+    }
   }
   const auto upserted = tx.Exec(queries::kUpsertUser, params);
   // Created by another caller since the lock found nothing: not this key's.
@@ -163,6 +174,8 @@ UserService::Subscription UserService::AddPushSubscription(std::int64_t user_id,
   // The user's row is locked so that two requests at once cannot both take
   // the last place.
   if (tx.Exec(queries::kLockUserTimezone, user_id).Empty()) throw core::UserNotFound(user_id);
+    throw core::UserNotFound(user_id);
+  }
   const auto others =
       tx.Exec(queries::kCountOtherPushSubscriptions, user_id, subscription.endpoint);
   if (others.Int(0, 0) >= options_.max_push_subscriptions) {

@@ -41,8 +41,9 @@ class UserService {
   // PUT /v1/users/{id}: creates the user or applies `update` to it (see
   // UserUpdate). Returns the user as GetUser does. Throws kInvalidField
   // "preferences" when the merged preferences would be over the bounds
-  // (CheckStoredPreferences), kInvalidField "tenants[i]" for a tenant that
-  // does not exist; nothing changes then.
+  // (CheckStoredPreferences), kInvalidField "data" when the merged data
+  // would be over kMaxUserDataBytes, kInvalidField "tenants[i]" for a tenant
+  // that does not exist; nothing changes then.
   // `confined`: the caller's key is confined to that tenant. Then the user
   // belongs to it afterwards (created or not), its other memberships are
   // kept, `update.tenants` may only name that tenant (else kForbidden), and

@@ -8,8 +8,12 @@ nlohmann::json MakeContext(nlohmann::json data, const std::optional<ContextUser>
     if (!user && !notification) return data;
     data = nlohmann::json::object();
   }
-  if (user)
-    data["user"] = {{"id", user->id}, {"locale", user->locale}, {"timezone", user->timezone}};
+  if (user) {
+    data["user"] = {{"id", user->id},
+                    {"locale", user->locale},
+                    {"timezone", user->timezone},
+                    {"data", user->data}};
+  }
   if (notification) {
     auto optional = [](const auto& value) {
       return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
@@ -27,7 +31,10 @@ nlohmann::json RenderAll(const LocaleTexts& texts, const mustache::RenderContext
   for (Target target : AllTargets()) {
     if (auto text = texts.Render(target, context)) rendered.emplace_back(target, std::move(*text));
   }
-  return BlockOf(rendered);
+  nlohmann::json block = BlockOf(rendered);
+  if (nlohmann::json actions = texts.RenderActions(context); !actions.is_null())
+    block["actions"] = std::move(actions);
+  return block;
 }
 
 }  // namespace chopar::templates

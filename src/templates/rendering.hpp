@@ -10,11 +10,12 @@
 namespace chopar::templates {
 
 // What the context tells about the recipient: {{user.id}}, {{user.locale}},
-// {{user.timezone}}.
+// {{user.timezone}}, and their custom attributes as {{user.data.<key>}}.
 struct ContextUser {
   std::int64_t id = 0;
   std::string locale;
   std::string timezone;
+  nlohmann::json data = nlohmann::json::object();
 };
 
 // What the context tells about the notification: {{notification.id}},
@@ -36,8 +37,8 @@ nlohmann::json MakeContext(nlohmann::json data, const std::optional<ContextUser>
 
 // Every text of `texts` rendered, in the shape of POST /v1/templates/preview:
 // {"title", "body", "email": {"subject", "html", "text"}, "telegram":
-// {"text"}, "push": {"title", "body"}, "sms": {"text"}}, absent texts left
-// out. Throws RenderError.
+// {"text"}, "push": {"title", "body"}, "sms": {"text"}, "actions": [{"label",
+// "url" | "event"}]}, absent texts left out. Throws RenderError.
 nlohmann::json RenderAll(const LocaleTexts& texts, const mustache::RenderContext& context);
 
 }  // namespace chopar::templates

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/request_error.hpp"
+#include "core/tags.hpp"
 #include "core/type_name.hpp"
 
 namespace chopar::templates {
@@ -31,6 +32,79 @@ mustache::MustacheText ParseText(const nlohmann::json& value, Target target,
   } catch (const mustache::SyntaxError& e) {
     throw core::InvalidField(field, field + ": " + e.what());
   }
+}
+
+// The bounds of an action's texts: a label renders to at most 100 code
+// points (checked after rendering), a url to an internal path.
+constexpr std::size_t kMaxActionLabelSource = 1000;
+constexpr std::size_t kMaxActionLabelOutput = 4 * 1024;
+constexpr std::size_t kMaxActionUrlSource = 2000;
+constexpr std::size_t kMaxActionUrlOutput = 8 * 1024;
+
+mustache::MustacheText ParseActionText(const nlohmann::json& value, std::size_t max_source,
+                                       const std::string& field) {
+  if (!value.is_string())
+    throw core::InvalidField(field, field + " must be a string (a Mustache template)");
+  const auto& source = value.get_ref<const std::string&>();
+  if (source.empty() || source.size() > max_source) {
+    throw core::InvalidField(field,
+                             field + " must be 1 to " + std::to_string(max_source) + " bytes");
+  }
+  try {
+    return mustache::MustacheText(source, mustache::Escaping::kNone);
+  } catch (const mustache::SyntaxError& e) {
+    throw core::InvalidField(field, field + ": " + e.what());
+  }
+}
+
+// A block's "actions": 1 or 2 buttons (docs/api.md "Actions and tags").
+std::vector<ActionTexts> ParseActions(const nlohmann::json& value, const std::string& field) {
+  if (!value.is_array() || value.empty() || value.size() > 2) {
+    throw core::InvalidField(field, field +
+                                        " must be an array of 1 or 2 objects {\"label\", "
+                                        "\"url\"} or {\"label\", \"event\"}");
+  }
+  std::vector<ActionTexts> actions;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string item_field = field + "[" + std::to_string(i) + "]";
+    const nlohmann::json& item = value[i];
+    if (!item.is_object()) throw core::InvalidField(item_field, item_field + " must be an object");
+    RejectUnknown(item, {"label", "url", "event"}, item_field + ".");
+    const auto label = item.find("label");
+    if (label == item.end() || label->is_null())
+      throw core::InvalidField(item_field + ".label", item_field + ".label is required");
+    const auto url = item.find("url");
+    const auto event = item.find("event");
+    const bool has_url = url != item.end() && !url->is_null();
+    const bool has_event = event != item.end() && !event->is_null();
+    if (has_url == has_event)
+      throw core::InvalidField(item_field, item_field + " must have either url or event");
+    ActionTexts action{ParseActionText(*label, kMaxActionLabelSource, item_field + ".label"),
+                       std::nullopt, std::nullopt};
+    if (has_url) {
+      // The rendered url is checked again; a fixed start keeps it internal.
+      const std::string url_field = item_field + ".url";
+      if (!url->is_string() || url->get_ref<const std::string&>().size() < 2 ||
+          url->get_ref<const std::string&>()[0] != '/' ||
+          url->get_ref<const std::string&>()[1] == '/' ||
+          url->get_ref<const std::string&>()[1] == '\\') {
+        throw core::InvalidField(url_field, url_field +
+                                                " must be an internal path such as "
+                                                "/tasks/{{task_id}} (no scheme, not //host)");
+      }
+      action.url = ParseActionText(*url, kMaxActionUrlSource, url_field);
+    } else {
+      if (!event->is_string() || !core::IsTypeName(event->get_ref<const std::string&>())) {
+        throw core::InvalidField(item_field + ".event",
+                                 item_field +
+                                     ".event must match ^[a-z]+(\\.[a-z_]+)*$, e.g. "
+                                     "invite.accept");
+      }
+      action.event = event->get<std::string>();
+    }
+    actions.push_back(std::move(action));
+  }
+  return actions;
 }
 
 }  // namespace
@@ -76,6 +150,27 @@ std::optional<std::string> LocaleTexts::Render(Target target,
   }
 }
 
+nlohmann::json LocaleTexts::RenderActions(const mustache::RenderContext& context) const {
+  if (actions_.empty()) return nullptr;
+  nlohmann::json rendered = nlohmann::json::array();
+  for (std::size_t i = 0; i < actions_.size(); ++i) {
+    const ActionTexts& action = actions_[i];
+    const std::string field = "actions[" + std::to_string(i) + "]";
+    try {
+      nlohmann::json item = {
+          {"label", action.label.Render(context, mustache::RenderBudget{kMaxActionLabelOutput})}};
+      if (action.url) {
+        item["url"] = action.url->Render(context, mustache::RenderBudget{kMaxActionUrlOutput});
+      }
+      if (action.event) item["event"] = *action.event;
+      rendered.push_back(std::move(item));
+    } catch (const mustache::RenderLimitError& e) {
+      throw RenderError(Target::kTitle, "template " + field + " " + e.what());
+    }
+  }
+  return rendered;
+}
+
 nlohmann::json BlockOf(const TargetTexts& texts) {
   nlohmann::json block = nlohmann::json::object();
   for (const auto& [target, text] : texts) {
@@ -95,7 +190,14 @@ nlohmann::json LocaleTexts::Sources() const {
     if (const mustache::MustacheText* text = Find(target))
       sources.emplace_back(target, text->source());
   }
-  return BlockOf(sources);
+  nlohmann::json block = BlockOf(sources);
+  for (const ActionTexts& action : actions_) {
+    nlohmann::json item = {{"label", action.label.source()}};
+    if (action.url) item["url"] = action.url->source();
+    if (action.event) item["event"] = *action.event;
+    block["actions"].push_back(std::move(item));
+  }
+  return block;
 }
 
 LocaleTexts LocaleTexts::Parse(const nlohmann::json& block, const std::string& field_prefix) {
@@ -105,7 +207,7 @@ LocaleTexts LocaleTexts::Parse(const nlohmann::json& block, const std::string& f
     throw core::InvalidField(
         block_field, block_field + " must be an object {\"title\", \"body\", \"email\", …}");
   }
-  std::set<std::string, std::less<>> members = {"title", "body"};
+  std::set<std::string, std::less<>> members = {"title", "body", "actions"};
   for (core::ChannelKind channel : core::AllChannels()) members.emplace(core::ChannelName(channel));
   RejectUnknown(block, members, field_prefix);
   for (core::ChannelKind channel : core::AllChannels()) {
@@ -137,6 +239,8 @@ LocaleTexts LocaleTexts::Parse(const nlohmann::json& block, const std::string& f
   if (!texts.Has(Target::kTitle)) {
     throw core::InvalidField(field_prefix + "title", field_prefix + "title is required");
   }
+  if (const auto it = block.find("actions"); it != block.end() && !it->is_null())
+    texts.actions_ = ParseActions(*it, field_prefix + "actions");
   return texts;
 }
 
@@ -155,8 +259,8 @@ Template ParseTemplate(const std::string& type, const nlohmann::json& body) {
   // "type", "tenant", "created_at" and "updated_at" come back from GET; a
   // client may send what it read (the request's ?tenant= decides whose it is).
   RejectUnknown(body,
-                {"type", "category", "default_locale", "locales", "digest", "throttle", "escalate",
-                 "tenant", "created_at", "updated_at"},
+                {"type", "category", "default_locale", "locales", "tags", "digest", "throttle",
+                 "escalate", "tenant", "created_at", "updated_at"},
                 "");
   Template t;
   t.type = type;
@@ -170,6 +274,7 @@ Template ParseTemplate(const std::string& type, const nlohmann::json& body) {
     }
     t.category = it->get<std::string>();
   }
+  if (const auto it = body.find("tags"); it != body.end()) t.tags = core::ParseTags(*it);
   const auto locales = body.find("locales");
   if (locales == body.end() || !locales->is_object() || locales->empty()) {
     throw core::InvalidField("locales",

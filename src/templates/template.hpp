@@ -23,9 +23,17 @@ using TargetTexts = std::vector<std::pair<Target, std::string>>;
 // shape a block is stored, shown and previewed in.
 nlohmann::json BlockOf(const TargetTexts& texts);
 
-// The parsed texts of one locale block ({"title", "body", "email": {…}, …}).
-// `title` is always there. Move-only; immutable once parsed, so any number
-// of threads may render it at once.
+// A button of a template's locale block: its label and url are Mustache
+// texts rendered like the title; an event is a plain name.
+struct ActionTexts {
+  mustache::MustacheText label;
+  std::optional<mustache::MustacheText> url;
+  std::optional<std::string> event;
+};
+
+// The parsed texts of one locale block ({"title", "body", "email": {…}, …,
+// "actions": [{"label", "url" | "event"}]}). `title` is always there. Move-only; immutable once
+// parsed, so any number of threads may render it at once.
 class LocaleTexts {
  public:
   // The block's texts as their sources, shaped as the block was given
@@ -43,17 +51,26 @@ class LocaleTexts {
   // there: see mustache::RenderBudget).
   [[nodiscard]] std::optional<std::string> Render(Target target,
                                                   const mustache::RenderContext& context) const;
+  // The block's actions rendered ([{"label", "url"} | {"label", "event"}]),
+  // null when it has none. Throws RenderError (target kTitle: a label is
+  // held to the title's budget of work) naming the action.
+  [[nodiscard]] nlohmann::json RenderActions(const mustache::RenderContext& context) const;
+  [[nodiscard]] bool HasActions() const { return !actions_.empty(); }
 
   // Parses `block`. Field names in errors are `field_prefix` + the path
   // inside the block ("locales.uz." + "email.html"). Throws
   // core::RequestError kInvalidField: not an object, unknown members, a
   // missing title, a text that is not a string or too long, or a text that
-  // does not parse (the message gives the line and column).
+  // does not parse (the message gives the line and column); "actions" not
+  // an array of 1 or 2 objects {"label", "url"} or {"label", "event"}, a
+  // url that does not start as an internal path, an event not of the
+  // notification type grammar.
   static LocaleTexts Parse(const nlohmann::json& block, const std::string& field_prefix);
 
  private:
   std::vector<std::optional<mustache::MustacheText>> texts_ =
       std::vector<std::optional<mustache::MustacheText>>(AllTargets().size());
+  std::vector<ActionTexts> actions_;
 };
 
 // A rendering that cannot be sent: its output is over the target's limit,
@@ -79,6 +96,9 @@ struct Template {
   nlohmann::json digest = nullptr;
   nlohmann::json throttle = nullptr;
   nlohmann::json escalate = nullptr;
+  // Tags every notification of the type carries (a request's own are
+  // added to them): distinct, at most 10.
+  std::vector<std::string> tags;
   // The same, parsed (workflow::ParseWorkflowSettings): what notify and the
   // claim read.
   workflow::WorkflowSettings workflows;
@@ -96,8 +116,8 @@ struct Template {
 // Every text is parsed here, once. Throws core::RequestError
 // (kInvalidJson when the body is not an object; kInvalidField naming the
 // field: unknown members, a bad category or locale name, default_locale not
-// among the locales, digest/throttle/escalate not an object or null, the
-// text errors of LocaleTexts::Parse, and last the settings' own errors of
+// among the locales, tags not an array of at most 10 distinct tags, digest/throttle/escalate not an
+// object or null, the text errors of LocaleTexts::Parse, and last the settings' own errors of
 // workflow::ParseWorkflowSettings).
 Template ParseTemplate(const std::string& type, const nlohmann::json& body);
 

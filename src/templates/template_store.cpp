@@ -28,6 +28,7 @@ std::shared_ptr<const Template> Parse(const db::Result& rows, int row) {
                                                 : nlohmann::json(rows.String(row, "category"))},
       {"default_locale", rows.String(row, "default_locale")},
       {"locales", nlohmann::json::parse(rows.Text(row, "locales"))},
+      {"tags", nlohmann::json::parse(rows.Text(row, "tags"))},
       {"digest", OptionalJson(rows, row, "digest")},
       {"throttle", OptionalJson(rows, row, "throttle")},
       {"escalate", OptionalJson(rows, row, "escalate")}};
@@ -168,18 +169,19 @@ StoredTemplate TemplateStore::Put(const Template& tmpl, const std::optional<std:
   auto optional_json = [](const nlohmann::json& value) {
     return value.is_null() ? std::nullopt : std::optional<std::string>(value.dump());
   };
+  const auto tags = tmpl.tags.empty() ? std::nullopt : std::optional(db::ArrayLiteral(tmpl.tags));
   if (tenant) {
     const auto stored =
         pool_.Acquire()->Exec(queries::kPutTenantTemplate, *tenant, tmpl.type, tmpl.category,
                               tmpl.default_locale, locales.dump(), optional_json(tmpl.digest),
-                              optional_json(tmpl.throttle), optional_json(tmpl.escalate));
+                              optional_json(tmpl.throttle), optional_json(tmpl.escalate), tags);
     if (stored.Empty()) throw core::NotFound("tenant " + *tenant + " does not exist");
     ReloadType(TenantKey(*tenant, tmpl.type));
     return Get(tmpl.type, tenant);
   }
   pool_.Acquire()->Exec(queries::kPutTemplate, tmpl.type, tmpl.category, tmpl.default_locale,
                         locales.dump(), optional_json(tmpl.digest), optional_json(tmpl.throttle),
-                        optional_json(tmpl.escalate));
+                        optional_json(tmpl.escalate), tags);
   ReloadType(tmpl.type);
   return Get(tmpl.type);
 }

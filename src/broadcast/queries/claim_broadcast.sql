@@ -5,7 +5,7 @@
 -- `deliveries_due_at` comes back as the due time of this batch's deliveries
 -- (never in the past); `due_now` whether that is now (the previous batch's
 -- deliveries are due already).
-SELECT b.id, b.topic, b.notification::text AS notification, b.notification_version,
+SELECT b.id, b.topic, b.audience_where::text AS audience_where, b.notification::text AS notification, b.notification_version,
        b.cursor, b.status, b.cancel_cursor, greatest(b.deliveries_due_at, now())::text AS deliveries_due_at,
        coalesce(b.deliveries_due_at <= now(), true) AS due_now
 FROM chopar.broadcasts b

@@ -14,7 +14,8 @@
 -- wants for this type and category — the most specific boolean among
 -- types[T][C], types[T], categories[K][C], categories[K], the channel's own
 -- preference, else the channel's default (on for the channels of $21). A recipient that already has the dedup key (a repeated batch)
--- gets nothing new. Queues one NOTIFY for the inbox streams of the batch's
+-- gets nothing new. With $23 (a broadcast's "where") only the users whose
+-- data contains it are walked. Queues one NOTIFY for the inbox streams of the batch's
 -- range of users and, when $16 is true (the deliveries are due at once), one
 -- for the delivery workers (sent at COMMIT).
 -- Returns the recipients walked, the last one's id (NULL: none), the
@@ -26,12 +27,15 @@ WITH walked AS MATERIALIZED (
    -- planner guesses of the topic's share of the subscriptions.
    WHERE $1::text IS NOT NULL AND s.topic = $1
      AND (s.topic, s.user_id) > ($1, coalesce($2::bigint, -9223372036854775808))
+     AND ($23::jsonb IS NULL
+          OR EXISTS (SELECT 1 FROM chopar.users f WHERE f.id = s.user_id AND f.data @> $23::jsonb))
    ORDER BY s.topic, s.user_id
    LIMIT $3::int)
   UNION ALL
   (SELECT u.id
    FROM chopar.users u
    WHERE $1::text IS NULL AND u.id > coalesce($2::bigint, -9223372036854775808)
+     AND ($23::jsonb IS NULL OR u.data @> $23::jsonb)
    ORDER BY u.id
    LIMIT $3::int)
 ), keyed AS (

@@ -2,7 +2,7 @@
 -- user for GET /v1/users/{id}, a page of them for the console's directory.
 SELECT u.id, u.email, u.phone, u.timezone, u.locale, u.preferences::text AS preferences,
        to_char(u.quiet_start, 'HH24:MI') AS quiet_start, to_char(u.quiet_end, 'HH24:MI') AS quiet_end,
-       u.admin, u.created_at, u.updated_at,
+       u.admin, u.data::text AS data, u.created_at, u.updated_at,
        t.chat_id AS telegram_chat_id, t.active AS telegram_active,
        (SELECT count(*) FROM chopar.push_subscriptions p WHERE p.user_id = u.id) AS push_subscriptions,
        (SELECT count(*) FROM chopar.devices v WHERE v.user_id = u.id) AS devices,

@@ -13,9 +13,11 @@
 -- batch, when its deliveries not held fall due (it paces its batches); they
 -- are bulk, claimed after the ordinary deliveries that are due. NULL for any
 -- other notification: due at $11. $19 tenant (text[]; NULL when no row has
--- one). Arrays, not a JSON document: parsing them is cheaper, and
--- ids not drawn beforehand are drawn here, in input order, so no separate
--- round trip reserves them.
+-- one), $20 actions (jsonb[]; NULL when no row has any), $21 tags (each
+-- row's tags joined by commas, text[]; NULL when no row has any). Arrays,
+-- not a JSON document: parsing them is cheaper, and ids not drawn
+-- beforehand are drawn here, in input order, so no separate round trip
+-- reserves them.
 -- Returns one row per input: whether it was created, and the id (the
 -- existing one for a repeated dedup key; NULL when the duplicate is another
 -- row of this same batch).
@@ -23,9 +25,9 @@ WITH input AS MATERIALIZED (
   SELECT x.*, coalesce(x.drawn_id, nextval(pg_get_serial_sequence('chopar.notifications', 'id'))) AS id
   FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[],
               $8::text[], $9::boolean[], $10::text[], $12::bigint[], $13::text[], $14::jsonb[],
-              $15::text[], $16::timestamptz[], $17::text[], $19::text[])
+              $15::text[], $16::timestamptz[], $17::text[], $19::text[], $20::jsonb[], $21::text[])
     AS x(idx, user_id, type, title, body, link, data, dedup_key, critical, channels, drawn_id, category,
-         content, held, held_until, cancellation_key, tenant)
+         content, held, held_until, cancellation_key, tenant, actions, tags)
 ), keyed AS (
   -- notification_dedup is the only arbiter of a key: a concurrent insert of
   -- the same key waits on its primary key, then does nothing.
@@ -40,10 +42,10 @@ WITH input AS MATERIALIZED (
   -- Rows without a key, whose key was just recorded, or whose key a delayed
   -- notification reserved with this very id (its release).
   INSERT INTO chopar.notifications (id, user_id, type, title, body, link, data, dedup_key, critical, created_at,
-                             category, content, cancellation_key, tenant)
+                             category, content, cancellation_key, tenant, actions, tags)
   OVERRIDING SYSTEM VALUE
   SELECT i.id, i.user_id, i.type, i.title, i.body, i.link, i.data, i.dedup_key, i.critical, $11::timestamptz,
-         i.category, i.content, i.cancellation_key, i.tenant
+         i.category, i.content, i.cancellation_key, i.tenant, i.actions, string_to_array(i.tags, ',')
   FROM input i
   WHERE i.dedup_key IS NULL
      OR i.id IN (SELECT k.notification_id FROM keyed k)

@@ -1,8 +1,11 @@
 -- PUT /v1/users/{id}: create, or merge the fields that were sent ($N_set).
--- $16: "preferences": null was sent, which clears them.
-INSERT INTO chopar.users AS u (id, email, phone, timezone, locale, preferences, quiet_start, quiet_end, admin)
+-- $16: "preferences": null was sent, which clears them. $17: the "data"
+-- sent (NULL: none), merged by chopar.merged_object; $18: "data": null was
+-- sent, which clears it.
+INSERT INTO chopar.users AS u (id, email, phone, timezone, locale, preferences, quiet_start, quiet_end, admin, data)
 VALUES ($1, $3, $5, coalesce($7, 'UTC'), coalesce($9, 'en'),
-        jsonb_strip_nulls(coalesce($10::jsonb, '{}')), $12::time, $13::time, coalesce($15::boolean, false))
+        jsonb_strip_nulls(coalesce($10::jsonb, '{}')), $12::time, $13::time, coalesce($15::boolean, false),
+        chopar.merged_object('{}', $17::jsonb))
 ON CONFLICT (id) DO UPDATE SET
   email       = CASE WHEN $2::boolean THEN EXCLUDED.email ELSE u.email END,
   phone       = CASE WHEN $4::boolean THEN EXCLUDED.phone ELSE u.phone END,
@@ -14,5 +17,6 @@ ON CONFLICT (id) DO UPDATE SET
   quiet_start = CASE WHEN $11::boolean THEN EXCLUDED.quiet_start ELSE u.quiet_start END,
   quiet_end   = CASE WHEN $11::boolean THEN EXCLUDED.quiet_end ELSE u.quiet_end END,
   admin       = CASE WHEN $14::boolean THEN EXCLUDED.admin ELSE u.admin END,
+  data        = chopar.merged_object(CASE WHEN $18::boolean THEN '{}'::jsonb ELSE u.data END, $17::jsonb),
   updated_at  = now()
 RETURNING id, (xmax = 0) AS inserted

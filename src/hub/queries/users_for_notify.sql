@@ -8,6 +8,9 @@ SELECT u.id,
        u.preferences::text AS preferences,
        u.locale,
        u.timezone,
+       -- Custom attributes for {{user.data.*}}: in this round trip, parsed
+       -- only for a notification rendered by a template.
+       u.data::text AS data,
        u.email IS NOT NULL AS has_email,
        EXISTS (SELECT 1 FROM chopar.telegram_connections t WHERE t.user_id = u.id AND t.active) AS has_telegram,
        EXISTS (SELECT 1 FROM chopar.push_subscriptions p WHERE p.user_id = u.id) AS has_push,
@@ -20,6 +23,6 @@ SELECT u.id,
 FROM chopar.users u
 WHERE u.id = ANY($1::bigint[])
 UNION ALL
-SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
        nextval(pg_get_serial_sequence('chopar.notifications', 'id'))
 FROM generate_series(1, $2::int)

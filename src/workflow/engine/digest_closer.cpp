@@ -39,7 +39,7 @@ std::vector<core::ChannelKind> ParseChannels(const std::string& names) {
 
 DigestMessage RenderDigest(const std::string& type, std::int64_t user_id, const std::string& locale,
                            const std::string& timezone, const std::vector<DigestEntry>& entries,
-                           const templates::Template* tmpl) {
+                           const templates::Template* tmpl, const nlohmann::json& user_data) {
   DigestMessage message;
   for (core::ChannelKind kind : core::AllChannels()) {
     const bool used = std::ranges::any_of(entries, [&](const DigestEntry& e) {
@@ -69,7 +69,7 @@ DigestMessage RenderDigest(const std::string& type, std::int64_t user_id, const 
       request.body += (request.body.empty() ? "" : "\n") + e.title;
   }
   const nlohmann::json context = templates::MakeContext(
-      request.data, templates::ContextUser{user_id, locale, timezone},
+      request.data, templates::ContextUser{user_id, locale, timezone, user_data},
       templates::ContextNotification{newest.notification_id, type, newest.link, newest.created_at});
   hub::NotificationContent said;
   try {
@@ -115,12 +115,14 @@ int DigestCloser::CloseBatch(bool& full) {
   struct Held {
     std::vector<DigestEntry> entries;
     std::string locale, timezone;
+    nlohmann::json user_data;
   };
   std::map<std::int64_t, Held> held;
   for (int i = 0; i < rows.Rows(); ++i) {
     Held& h = held[rows.Int(i, "digest_id")];
     h.locale = rows.String(i, "locale");
     h.timezone = rows.String(i, "timezone");
+    if (h.user_data.is_null()) h.user_data = nlohmann::json::parse(rows.Text(i, "user_data"));
     DigestEntry e;
     e.notification_id = rows.Int(i, "notification_id");
     e.title = rows.String(i, "title");
@@ -148,8 +150,8 @@ int DigestCloser::CloseBatch(bool& full) {
     const Held& h = found->second;
     const std::string type = due.String(i, "type");
     const auto tmpl = templates_ != nullptr ? templates_->Find(type) : nullptr;
-    const DigestMessage message =
-        RenderDigest(type, due.Int(i, "user_id"), h.locale, h.timezone, h.entries, tmpl.get());
+    const DigestMessage message = RenderDigest(type, due.Int(i, "user_id"), h.locale, h.timezone,
+                                               h.entries, tmpl.get(), h.user_data);
     window_status.emplace_back("closed");
     window_content.emplace_back(message.content.dump());
     for (core::ChannelKind kind : message.channels) {

@@ -1,0 +1,253 @@
+// Actions and tags on the write path (docs/api.md "Actions and tags"):
+// what POST /v1/notifications and its batch accept, store and show, and
+// what they refuse without writing anything.
+#include <gtest/gtest.h>
+
+#include "http/http_server_fixture.hpp"
+#include "http/template_routes.hpp"
+#include "templates/template_store.hpp"
+
+namespace chopar::http::testing {
+namespace {
+
+using nlohmann::json;
+
+class ActionsAndTagsTest : public HttpServerPgTest {
+ protected:
+  void SetUp() override {
+    HttpServerPgTest::SetUp();
+    if (IsSkipped()) return;
+    templates_ = std::make_unique<templates::TemplateStore>(*pool_, db_->url());
+    templates_->Start();
+    notify_ = std::make_unique<hub::NotifyService>(*pool_, clock_, metrics_, templates_.get());
+    StartServer(DefaultSettings());
+    PutUser(1, {{"locale", "uz"}});
+    PutUser(2, {{"locale", "en"}});
+  }
+
+  void AddRoutes(Router& router) override {
+    if (!templates_) return;  // the fixture's first server, before SetUp made the store
+    RegisterTemplateRoutes(router, *templates_, *users_);
+  }
+
+  void PutTemplate(const std::string& type, const json& body) {
+    const auto response = client().Put("/v1/templates/" + type, body.dump(), {kAuth});
+    ASSERT_EQ(response.status, 200) << response.body;
+  }
+
+  std::unique_ptr<templates::TemplateStore> templates_;
+
+  json Shown(std::int64_t id) {
+    const auto response = client().Get("/v1/notifications/" + std::to_string(id), {kAuth});
+    EXPECT_EQ(response.status, 200) << response.body;
+    return response.Json();
+  }
+};
+
+TEST_F(ActionsAndTagsTest, ANotificationKeepsItsActionsAndTags) {
+  const json actions = {{{"label", "Ochish"}, {"url", "/invites/7"}},
+                        {{"label", "Qabul qilish"}, {"event", "invite.accept"}}};
+  const auto response = Notify(1, {{"actions", actions}, {"tags", {"billing", "project:42"}}});
+  ASSERT_EQ(response.status, 201) << response.body;
+  const json shown = Shown(response.Json()["id"].get<std::int64_t>());
+  EXPECT_EQ(shown["actions"], actions) << shown;
+  EXPECT_EQ(shown["tags"], json({"billing", "project:42"})) << shown;
+
+  const auto inbox = client().Get("/v1/inbox/notifications", {"Authorization: Bearer " + Token(1)});
+  ASSERT_EQ(inbox.status, 200) << inbox.body;
+  EXPECT_EQ(inbox.Json()["items"][0]["actions"], actions) << inbox.body;
+  EXPECT_EQ(inbox.Json()["items"][0]["tags"], json({"billing", "project:42"})) << inbox.body;
+}
+
+TEST_F(ActionsAndTagsTest, WithoutThemANotificationShowsEmptyLists) {
+  const auto response = Notify(1);
+  ASSERT_EQ(response.status, 201) << response.body;
+  const json shown = Shown(response.Json()["id"].get<std::int64_t>());
+  EXPECT_EQ(shown["actions"], json::array());
+  EXPECT_EQ(shown["tags"], json::array());
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications WHERE actions IS NULL AND tags "
+                       "IS NULL"),
+            1);
+}
+
+TEST_F(ActionsAndTagsTest, BadActionsAndTagsAreRefusedByFieldAndWriteNothing) {
+  const json open = {{"label", "Ochish"}, {"url", "/a"}};
+  const std::vector<std::pair<json, std::string>> cases = {
+      {{{"actions", json::array()}}, "actions"},
+      {{{"actions", {open, open, open}}}, "actions"},
+      {{{"actions", {{"label", "x"}}}}, "actions"},
+      {{{"actions", json::object()}}, "actions"},
+      {{{"actions", {1}}}, "actions[0]"},
+      {{{"actions", {open, {{"label", "Go"}, {"url", "https://evil.example/"}}}}},
+       "actions[1].url"},
+      {{{"actions", {open, {{"label", "Go"}, {"url", "//evil.example/"}}}}}, "actions[1].url"},
+      {{{"actions", {{{"label", "Go"}, {"url", "/a"}, {"event", "a.b"}}}}}, "actions[0]"},
+      {{{"actions", {{{"label", "Go"}}}}}, "actions[0]"},
+      {{{"actions", {{{"label", ""}, {"url", "/a"}}}}}, "actions[0].label"},
+      {{{"actions", {{{"label", std::string(101, 'x')}, {"url", "/a"}}}}}, "actions[0].label"},
+      {{{"actions", {{{"url", "/a"}}}}}, "actions[0].label"},
+      {{{"actions", {{{"label", 5}, {"url", "/a"}}}}}, "actions[0].label"},
+      {{{"actions", {{{"label", "Go"}, {"event", "Invite.Accept"}}}}}, "actions[0].event"},
+      {{{"actions", {{{"label", "Go"}, {"event", std::string(101, 'a')}}}}}, "actions[0].event"},
+      {{{"actions", {{{"label", "Go"}, {"event", "a.b"}, {"style", "primary"}}}}},
+       "actions[0].style"},
+      {{{"tags", "billing"}}, "tags"},
+      {{{"tags", json::array({"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"})}}, "tags"},
+      {{{"tags", {"billing", "Billing"}}}, "tags[1]"},
+      {{{"tags", {"billing", "billing"}}}, "tags[1]"},
+      {{{"tags", {"a,b"}}}, "tags[0]"},
+      {{{"tags", {std::string(51, 'a')}}}, "tags[0]"},
+      {{{"tags", {7}}}, "tags[0]"},
+  };
+  for (const auto& [extra, field] : cases) {
+    SCOPED_TRACE(extra.dump());
+    const auto response = Notify(1, extra);
+    EXPECT_EQ(response.status, 400) << response.body;
+    EXPECT_EQ(response.ErrorCode(), "invalid_field") << response.body;
+    EXPECT_EQ(response.Json()["error"]["field"], field) << response.body;
+  }
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 0);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries"), 0);
+}
+
+TEST_F(ActionsAndTagsTest, ABatchRefusesTheBadItemAloneAndKeepsTheOthersActions) {
+  const json accept = {{{"label", "Qabul"}, {"event", "invite.accept"}}};
+  const json batch = {
+      {"notifications",
+       {{{"user_id", 1}, {"type", "invite.sent"}, {"title", "Taklif"}, {"actions", accept}},
+        {{"user_id", 1}, {"type", "invite.sent"}, {"title", "Taklif"}, {"tags", {"Bad"}}},
+        {{"user_id", 1}, {"type", "invite.sent"}, {"title", "Taklif"}, {"tags", {"team"}}}}}};
+  const auto response = client().Post("/v1/notifications/batch", batch.dump(), {kAuth});
+  ASSERT_EQ(response.status, 200) << response.body;
+  const json results = response.Json()["results"];
+  ASSERT_EQ(results.size(), 3u) << response.body;
+  EXPECT_EQ(results[1]["error"]["field"], "tags[0]") << response.body;
+  EXPECT_EQ(Shown(results[0]["id"].get<std::int64_t>())["actions"], accept);
+  EXPECT_EQ(Shown(results[0]["id"].get<std::int64_t>())["tags"], json::array());
+  EXPECT_EQ(Shown(results[2]["id"].get<std::int64_t>())["tags"], json({"team"}));
+  EXPECT_EQ(Shown(results[2]["id"].get<std::int64_t>())["actions"], json::array());
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 2);
+}
+
+// An invitation with localized buttons: "Accept" and a link to it.
+json InviteTemplate() {
+  return {{"default_locale", "en"},
+          {"tags", {"invites"}},
+          {"locales",
+           {{"en",
+             {{"title", "{{who}} invites you"},
+              {"actions",
+               {{{"label", "Accept {{who}}'s invite"}, {"event", "invite.accept"}},
+                {{"label", "Open"}, {"url", "/invites/{{invite_id}}"}}}}}},
+            {"uz",
+             {{"title", "{{who}} sizni taklif qilmoqda"},
+              {"actions",
+               {{{"label", "{{who}} taklifini qabul qilish"}, {"event", "invite.accept"}},
+                {{"label", "Ochish"}, {"url", "/invites/{{invite_id}}"}}}}}}}}};
+}
+
+TEST_F(ActionsAndTagsTest, ATemplatesActionsAreRenderedInTheUsersLocale) {
+  PutTemplate("invite.sent", InviteTemplate());
+  const json data = {{"who", "Aziza"}, {"invite_id", 9}};
+  const auto uz = client().Post(
+      "/v1/notifications",
+      json({{"user_id", 1}, {"type", "invite.sent"}, {"data", data}, {"tags", {"team"}}}).dump(),
+      {kAuth});
+  ASSERT_EQ(uz.status, 201) << uz.body;
+  const json shown_uz = Shown(uz.Json()["id"].get<std::int64_t>());
+  EXPECT_EQ(shown_uz["actions"],
+            json({{{"label", "Aziza taklifini qabul qilish"}, {"event", "invite.accept"}},
+                  {{"label", "Ochish"}, {"url", "/invites/9"}}}))
+      << shown_uz;
+  EXPECT_EQ(shown_uz["tags"], json({"invites", "team"})) << "the template's tags, then its own";
+
+  const auto en = client().Post(
+      "/v1/notifications", json({{"user_id", 2}, {"type", "invite.sent"}, {"data", data}}).dump(),
+      {kAuth});
+  ASSERT_EQ(en.status, 201) << en.body;
+  const json shown_en = Shown(en.Json()["id"].get<std::int64_t>());
+  EXPECT_EQ(shown_en["actions"][0]["label"], "Accept Aziza's invite") << shown_en;
+  EXPECT_EQ(shown_en["tags"], json({"invites"}));
+}
+
+TEST_F(ActionsAndTagsTest, ARequestsOwnActionsReplaceTheTemplates) {
+  PutTemplate("invite.sent", InviteTemplate());
+  const json own = {{{"label", "Ko'rish"}, {"url", "/inbox"}}};
+  const auto response = client().Post("/v1/notifications",
+                                      json({{"user_id", 1},
+                                            {"type", "invite.sent"},
+                                            {"data", {{"who", "Aziza"}, {"invite_id", 9}}},
+                                            {"actions", own}})
+                                          .dump(),
+                                      {kAuth});
+  ASSERT_EQ(response.status, 201) << response.body;
+  EXPECT_EQ(Shown(response.Json()["id"].get<std::int64_t>())["actions"], own);
+}
+
+TEST_F(ActionsAndTagsTest, ATemplateActionThatRendersBadIsRefusedAndWritesNothing) {
+  json tmpl = InviteTemplate();
+  tmpl["locales"]["en"]["actions"][1]["url"] = "/{{target}}";
+  PutTemplate("invite.sent", tmpl);
+  const auto response = client().Post("/v1/notifications",
+                                      json({{"user_id", 2},
+                                            {"type", "invite.sent"},
+                                            {"data", {{"who", "A"}, {"target", "/evil.example"}}}})
+                                          .dump(),
+                                      {kAuth});
+  EXPECT_EQ(response.status, 400) << response.body;
+  EXPECT_EQ(response.Json()["error"]["field"], "data") << response.body;
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 0);
+}
+
+TEST_F(ActionsAndTagsTest, ATemplateKeepsItsActionsAndTagsAndPreviewsThem) {
+  PutTemplate("invite.sent", InviteTemplate());
+  const auto stored = client().Get("/v1/templates/invite.sent", {kAuth});
+  ASSERT_EQ(stored.status, 200) << stored.body;
+  EXPECT_EQ(stored.Json()["locales"]["uz"]["actions"],
+            InviteTemplate()["locales"]["uz"]["actions"]);
+  EXPECT_EQ(stored.Json()["tags"], json({"invites"}));
+
+  const auto preview = client().Post("/v1/templates/preview",
+                                     json({{"type", "invite.sent"},
+                                           {"locale", "uz"},
+                                           {"data", {{"who", "Aziza"}, {"invite_id", 3}}}})
+                                         .dump(),
+                                     {kAuth});
+  ASSERT_EQ(preview.status, 200) << preview.body;
+  EXPECT_EQ(preview.Json()["actions"],
+            json({{{"label", "Aziza taklifini qabul qilish"}, {"event", "invite.accept"}},
+                  {{"label", "Ochish"}, {"url", "/invites/3"}}}))
+      << preview.body;
+}
+
+TEST_F(ActionsAndTagsTest, BadTemplateActionsAndTagsAreRefusedByField) {
+  const std::vector<std::pair<std::function<void(json&)>, std::string>> cases = {
+      {[](json& t) { t["locales"]["en"]["actions"] = json::array(); }, "locales.en.actions"},
+      {[](json& t) { t["locales"]["en"]["actions"][1]["url"] = "https://evil.example"; },
+       "locales.en.actions[1].url"},
+      {[](json& t) { t["locales"]["en"]["actions"][0]["event"] = "Accept"; },
+       "locales.en.actions[0].event"},
+      {[](json& t) { t["locales"]["en"]["actions"][0]["url"] = "/x"; }, "locales.en.actions[0]"},
+      {[](json& t) { t["locales"]["en"]["actions"][0]["label"] = "{{#x}}"; },
+       "locales.en.actions[0].label"},
+      {[](json& t) { t["locales"]["en"]["actions"][0]["colour"] = "red"; },
+       "locales.en.actions[0].colour"},
+      {[](json& t) {
+         t["tags"] = {"ok", "ok"};
+       },
+       "tags[1]"},
+      {[](json& t) { t["tags"] = "ok"; }, "tags"},
+  };
+  for (const auto& [change, field] : cases) {
+    json tmpl = InviteTemplate();
+    change(tmpl);
+    SCOPED_TRACE(tmpl.dump());
+    const auto response = client().Put("/v1/templates/invite.sent", tmpl.dump(), {kAuth});
+    EXPECT_EQ(response.status, 400) << response.body;
+    EXPECT_EQ(response.Json()["error"]["field"], field) << response.body;
+  }
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.templates"), 0);
+}
+
+}  // namespace
+}  // namespace chopar::http::testing
