@@ -28,6 +28,7 @@ struct Recipient {
   Addressable addressable{};
   std::string locale;
   std::string timezone;
+  std::string data;  // the user's data as JSON text, parsed only to render a template
 };
 
 struct Recipients {
@@ -81,6 +82,7 @@ Recipients LoadRecipients(Session& session, const std::vector<NotificationReques
     r.addressable = ReadAddressable(rows, i);
     r.locale = rows.String(i, "locale");
     r.timezone = rows.String(i, "timezone");
+    r.data = rows.String(i, "data");
   }
   std::sort(recipients.drawn_ids.begin(), recipients.drawn_ids.end());
   return recipients;
@@ -332,9 +334,11 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
     try {
       nlohmann::json context;
       if (tmpl != nullptr) {
-        context = templates::MakeContext(
-            r.data, templates::ContextUser{r.user_id, user.locale, user.timezone},
-            templates::ContextNotification{id, r.type, r.link, created_at});
+        context =
+            templates::MakeContext(r.data,
+                                   templates::ContextUser{r.user_id, user.locale, user.timezone,
+                                                          nlohmann::json::parse(user.data)},
+                                   templates::ContextNotification{id, r.type, r.link, created_at});
       }
       // Composed for a delayed one too: a request that cannot be rendered
       // is refused now, not when it is due.
