@@ -43,6 +43,21 @@ InboxWake ParseInboxPayload(std::string_view payload) {
   return wake;
 }
 
+std::optional<InboxStateWake> ParseInboxStatePayload(std::string_view payload) {
+  if (payload.empty() || payload.front() != '{') return std::nullopt;
+  auto parsed = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object()) return std::nullopt;
+  const auto user_id = parsed.find("user_id");
+  const auto state = parsed.find("state");
+  if (user_id == parsed.end() || !user_id->is_number_integer() ||
+      user_id->get<std::int64_t>() <= 0 || state == parsed.end() || !state->is_object() ||
+      !state->contains("change") || !(*state)["change"].is_string()) {
+    return std::nullopt;
+  }
+  return InboxStateWake{user_id->get<std::int64_t>(),
+                        std::make_shared<const nlohmann::json>(std::move(*state))};
+}
+
 namespace {
 
 // The first wait before reconnecting, doubling (with jitter) up to
@@ -79,6 +94,12 @@ void InboxListener::Stop() { listener_.Stop(); }
 
 void InboxListener::FanOut(const std::vector<db::Notification>& notifications) {
   for (const auto& note : notifications) {
+    if (note.payload.starts_with('{')) {
+      if (const auto state = ParseInboxStatePayload(note.payload)) {
+        hub_.DeliverState(state->user_id, state->state);
+      }
+      continue;
+    }
     const auto wake = ParseInboxPayload(note.payload);
     if (wake.all) {
       hub_.WakeAll();

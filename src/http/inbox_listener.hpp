@@ -2,6 +2,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,13 +26,24 @@ struct InboxWake {
 // 0 < low <= high are ignored; an empty payload wakes nobody.
 InboxWake ParseInboxPayload(std::string_view payload);
 
+// A chopar_inbox NOTIFY payload that starts with "{": a change of the state
+// of a user's inbox items, {"user_id": …, "state": {…}} (hub::InboxStateWakes).
+struct InboxStateWake {
+  std::int64_t user_id = 0;
+  std::shared_ptr<const nlohmann::json> state;  // the `state` event's data
+};
+// Pure. nullopt for a payload that is not such an object (a positive
+// user_id, an object "state" with a string "change").
+std::optional<InboxStateWake> ParseInboxStatePayload(std::string_view payload);
+
 // The one LISTEN connection of the process: a db::Listener doing LISTEN
 // db::kInboxChannel on its own thread and dedicated connection, fanning
-// wake-ups out to the StreamHub, so idle streams cost no thread and no pooled
+// wake-ups and state changes out to the StreamHub, so idle streams cost no thread and no pooled
 // connection.
 //
 // After every (re)connection it wakes all streams: notifications committed
-// while it was not listening are then fetched too, so nothing is missed.
+// while it was not listening are then fetched too, so nothing is missed
+// (state changes made meanwhile reach the streams as their counts only).
 // A lost connection is re-opened with db::Listener's jittered backoff (from
 // 100 ms up to `retry_delay`; at once, give or take the jitter, after a
 // connection that had been listening for longer than `retry_delay`) until

@@ -2,7 +2,9 @@
 // "Inbox").
 #include <charconv>
 
+#include "core/request_error.hpp"
 #include "http/api.hpp"
+#include "http/inbox_state_routes.hpp"
 #include "http/json_view.hpp"
 #include "http/notification_view.hpp"
 #include "http/tenancy.hpp"
@@ -16,7 +18,7 @@ struct ListInbox {
   hub::InboxService& inbox;
   Response operator()(const Request& request) const {
     auto options = InboxListOptions(request.query);
-    options.tenant = QueryTenant(request);
+    options.filter = InboxQueryFilter(request);
     return JsonResponse(200, PageView(inbox.List(*request.subscriber, options), NotificationView));
   }
 };
@@ -30,11 +32,17 @@ struct InboxUnreadCount {
   }
 };
 
-struct MarkInboxRead {
+// ?count=unseen (the default) or unread, with the list's filters; never
+// archived or snoozed ones.
+struct InboxCount {
   hub::InboxService& inbox;
   Response operator()(const Request& request) const {
-    const auto read = hub::ParseMarkReadRequest(ParseJsonObject(request));
-    return JsonResponse(200, {{"updated", inbox.MarkRead(*request.subscriber, read)}});
+    const auto which = request.query.Get("count").value_or("unseen");
+    if (which != "unseen" && which != "unread") {
+      throw core::InvalidField("count", "count must be unseen or unread");
+    }
+    const auto counts = inbox.CountUnseenAndUnread(*request.subscriber, InboxQueryFilter(request));
+    return JsonResponse(200, {{"count", which == "unseen" ? counts.unseen : counts.unread}});
   }
 };
 
@@ -63,8 +71,10 @@ struct OpenInboxStream {
       start.last_id = inbox.LatestId(start.user_id);
     }
     start.tenant = QueryTenant(request);
-    start.unread_count =
-        inbox.UnreadCount(start.user_id, hub::InboxService::ReadFrom::kPrimary, start.tenant);
+    const auto counts = inbox.CountUnseenAndUnread(start.user_id, {.tenant = start.tenant},
+                                                   hub::InboxService::ReadFrom::kPrimary);
+    start.unread_count = counts.unread;
+    start.unseen_count = counts.unseen;
     Response response;
     response.content_type = "text/event-stream";
     response.stream = start;
@@ -77,7 +87,8 @@ struct OpenInboxStream {
 void RegisterInboxRoutes(Router& router, const Dependencies& deps) {
   router.Add("GET", "/v1/inbox/notifications", Auth::kSubscriber, ListInbox{deps.inbox});
   router.Add("GET", "/v1/inbox/unread-count", Auth::kSubscriber, InboxUnreadCount{deps.inbox});
-  router.Add("POST", "/v1/inbox/read", Auth::kSubscriber, MarkInboxRead{deps.inbox});
+  router.Add("GET", "/v1/inbox/count", Auth::kSubscriber, InboxCount{deps.inbox});
+  RegisterInboxStateRoutes(router, deps);
   router.Add("GET", "/v1/inbox/stream", Auth::kSubscriber, OpenInboxStream{deps.inbox});
 }
 

@@ -15,6 +15,22 @@ std::string UnreadCountEvent(std::int64_t count) {
   return FormatSseEvent("unread_count", DumpJson({{"count", count}}));
 }
 
+std::string CountsEvent(std::int64_t unseen, std::int64_t unread) {
+  return FormatSseEvent("counts", DumpJson({{"unseen", unseen}, {"unread", unread}}));
+}
+
+// The ids an `unsnoozed` change lists: the items it brings back.
+std::vector<std::int64_t> ReturningIds(const nlohmann::json& state) {
+  std::vector<std::int64_t> ids;
+  if (state.value("change", "") != "unsnoozed") return ids;
+  const auto listed = state.find("ids");
+  if (listed == state.end() || !listed->is_array()) return ids;
+  for (const auto& id : *listed) {
+    if (id.is_number_integer()) ids.push_back(id.get<std::int64_t>());
+  }
+  return ids;
+}
+
 }  // namespace
 
 std::string FormatSseEvent(std::string_view name, const std::string& data,
@@ -29,15 +45,30 @@ std::string FormatSseEvent(std::string_view name, const std::string& data,
   return text;
 }
 
-std::string InboxStream::Opening() const { return UnreadCountEvent(last_count_); }
+std::string InboxStream::Opening() const {
+  return UnreadCountEvent(last_count_) + CountsEvent(last_unseen_, last_count_);
+}
 
-InboxStream::Fetched InboxStream::Fetch(const std::string& request_id) const {
+InboxStream::Fetched InboxStream::Fetch(const std::string& request_id,
+                                        std::vector<nlohmann::json> states) const {
   const core::LogScope scope("request_id", request_id);
   Fetched result;
   try {
     result.items = inbox_.ListUnsent(user_id_, Unsent(std::chrono::system_clock::now()), kBatch);
-    result.unread_count =
-        inbox_.UnreadCount(user_id_, hub::InboxService::ReadFrom::kPrimary, tenant_);
+    for (auto& state : states) {
+      const auto ids = ReturningIds(state);
+      if (ids.empty()) continue;
+      nlohmann::json returned = nlohmann::json::array();
+      for (const auto& item : inbox_.NotificationsByIds(user_id_, ids)) {
+        if (!tenant_ || item.tenant == tenant_) returned.push_back(NotificationView(item));
+      }
+      state["notifications"] = std::move(returned);
+    }
+    result.states = std::move(states);
+    const auto counts = inbox_.CountUnseenAndUnread(user_id_, {.tenant = tenant_},
+                                                    hub::InboxService::ReadFrom::kPrimary);
+    result.unread_count = counts.unread;
+    result.unseen_count = counts.unseen;
     result.ok = true;
   } catch (const std::exception& e) {
     spdlog::warn("inbox stream of user {}: {}", user_id_, e.what());
@@ -79,9 +110,16 @@ std::string InboxStream::Advance(const Fetched& fetched, bool& more) {
          (remembered_.front().created_at < horizon || remembered_.size() > kMaxRemembered)) {
     remembered_.pop_front();
   }
+  for (const auto& state : fetched.states) text += FormatSseEvent("state", DumpJson(state));
+  const bool counts_changed =
+      fetched.unread_count != last_count_ || fetched.unseen_count != last_unseen_;
   if (fetched.unread_count != last_count_) {
     last_count_ = fetched.unread_count;
     text += UnreadCountEvent(last_count_);
+  }
+  if (counts_changed) {
+    last_unseen_ = fetched.unseen_count;
+    text += CountsEvent(last_unseen_, last_count_);
   }
   more = fetched.items.size() >= static_cast<std::size_t>(kBatch);
   return text;

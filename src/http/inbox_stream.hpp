@@ -44,33 +44,45 @@ class InboxStream {
     bool ok = false;
     std::vector<hub::Notification> items;
     std::int64_t unread_count = 0;
+    std::int64_t unseen_count = 0;
+    // The `state` events' data, in the order they came, with the items an
+    // `unsnoozed` change brings back as its "notifications".
+    std::vector<nlohmann::json> states;
   };
+  // State changes a stream holds for its next fetch; beyond them it drops
+  // the oldest (the counts that follow are right all the same).
+  static constexpr std::size_t kMaxPendingStates = 200;
 
   // `inbox` must outlive the stream. The stream starts after notification
   // `last_id` with `unread_count` already known (both read when the stream
   // was opened). With `tenant`, it sends only the notifications in that
   // tenant and counts only theirs.
   InboxStream(hub::InboxService& inbox, std::int64_t user_id, std::int64_t last_id,
-              std::int64_t unread_count, std::optional<std::string> tenant = std::nullopt)
+              std::int64_t unread_count, std::optional<std::string> tenant = std::nullopt,
+              std::int64_t unseen_count = 0)
       : inbox_(inbox),
         user_id_(user_id),
         tenant_(std::move(tenant)),
         opened_(std::chrono::system_clock::now()),
         last_id_(last_id),
-        last_count_(unread_count) {}
+        last_count_(unread_count),
+        last_unseen_(unseen_count) {}
 
-  // The first event of every stream: the unread count it starts from.
+  // The first events of every stream: the unread count it starts from
+  // ("unread_count"), then both counts ("counts").
   [[nodiscard]] std::string Opening() const;
 
-  // Reads what is new since the last notification sent, and the unread
-  // count, from the primary. Blocking; never throws. `request_id` tags its
-  // log lines.
-  [[nodiscard]] Fetched Fetch(const std::string& request_id) const;
+  // Reads what is new since the last notification sent, the counts, and the
+  // items the `unsnoozed` changes among `states` bring back, from the
+  // primary. Blocking; never throws. `request_id` tags its log lines.
+  [[nodiscard]] Fetched Fetch(const std::string& request_id,
+                              std::vector<nlohmann::json> states = {}) const;
 
   // The events for `fetched` ("notification" per item, with the largest id
-  // sent so far as its `id:` — where a reconnection resumes; then
-  // "unread_count" if it changed), moving the stream past them; "" when
-  // nothing changed. `more` is set when a full batch came.
+  // sent so far as its `id:` — where a reconnection resumes; "state" per
+  // change; then "unread_count" if the unread count changed and "counts"
+  // if either count did), moving the stream past them; "" when nothing
+  // changed. `more` is set when a full batch came.
   std::string Advance(const Fetched& fetched, bool& more);
 
   [[nodiscard]] std::int64_t user_id() const { return user_id_; }
@@ -91,6 +103,7 @@ class InboxStream {
   // Sent within kLateWindow, oldest created first (at most kMaxRemembered).
   std::deque<Sent> remembered_;
   std::int64_t last_count_;
+  std::int64_t last_unseen_;
 };
 
 // One Server-Sent Event: "event: <name>", "id: <id>" when given, "data: …".

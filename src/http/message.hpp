@@ -56,6 +56,7 @@ struct StreamStart {
   std::int64_t user_id = 0;
   std::int64_t last_id = 0;       // notifications up to this id are not sent
   std::int64_t unread_count = 0;  // sent as the first event
+  std::int64_t unseen_count = 0;  // sent in the first `counts` event
   bool catch_up = false;          // fetch after last_id at once (Last-Event-ID)
   // ?tenant=: only the notifications in that tenant, and their unread count.
   std::optional<std::string> tenant;

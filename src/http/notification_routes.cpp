@@ -5,6 +5,7 @@
 #include "core/request_error.hpp"
 #include "http/api.hpp"
 #include "http/error_response.hpp"
+#include "http/inbox_state_routes.hpp"
 #include "http/json_view.hpp"
 #include "http/notification_view.hpp"
 #include "http/tenancy.hpp"
@@ -77,10 +78,6 @@ struct GetNotification {
   }
 };
 
-void RequireUser(hub::InboxService& inbox, std::int64_t user_id) {
-  if (!inbox.UserExists(user_id)) throw core::UserNotFound(user_id);
-}
-
 // A key confined to a tenant sees the notifications in its tenant of the
 // tenant's users; ?tenant= narrows anyone's list to one tenant.
 struct ListUserNotifications {
@@ -89,7 +86,7 @@ struct ListUserNotifications {
   Response operator()(const Request& request) const {
     const std::int64_t user_id = request.Id("id");
     auto options = InboxListOptions(request.query);
-    options.tenant = QueryTenant(request);
+    options.filter = InboxQueryFilter(request);
     users.RequireUser(user_id, ConfinedTenant(request));
     return JsonResponse(200, PageView(inbox.List(user_id, options), NotificationView));
   }
@@ -105,17 +102,6 @@ struct UserUnreadCount {
     return JsonResponse(
         200,
         {{"count", inbox.UnreadCount(user_id, hub::InboxService::ReadFrom::kReadPool, tenant)}});
-  }
-};
-
-struct MarkUserNotificationsRead {
-  hub::InboxService& inbox;
-  Response operator()(const Request& request) const {
-    const std::int64_t user_id = request.Id("id");
-    const auto body = ParseJsonObject(request);
-    RequireUser(inbox, user_id);
-    return JsonResponse(200,
-                        {{"updated", inbox.MarkRead(user_id, hub::ParseMarkReadRequest(body))}});
   }
 };
 
@@ -141,6 +127,9 @@ hub::InboxService::ListOptions InboxListOptions(const QueryParams& query) {
   if (const auto limit = query.GetInt("limit", 1, 100)) options.limit = static_cast<int>(*limit);
   options.cursor = query.Get("cursor");
   options.unread_only = query.GetBool("unread").value_or(false);
+  options.seen = query.GetBool("seen");
+  options.archived = query.GetBool("archived").value_or(false);
+  options.snoozed = query.GetBool("snoozed").value_or(false);
   return options;
 }
 
@@ -153,8 +142,6 @@ void RegisterNotificationRoutes(Router& router, const Dependencies& deps) {
              ListUserNotifications{deps.inbox, deps.users});
   router.Add("GET", "/v1/users/{id}/notifications/unread-count", Auth::kServerKey,
              UserUnreadCount{deps.inbox, deps.users});
-  router.Add("POST", "/v1/users/{id}/notifications/read", Auth::kServerKey,
-             MarkUserNotificationsRead{deps.inbox});
   router.Add("GET", "/v1/deliveries", Auth::kServerKey, ListDeliveries{deps.inbox});
 }
 

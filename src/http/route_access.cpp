@@ -46,6 +46,12 @@ std::vector<DeclaredRoute> Table() {
       {"GET", "/v1/users/{id}/notifications", {kRead, kTenant}},
       {"GET", "/v1/users/{id}/notifications/unread-count", {kRead, kTenant}},
       {"POST", "/v1/users/{id}/notifications/read", {kManage, kGlobal}},
+      {"POST", "/v1/users/{id}/notifications/seen", {kManage, kGlobal}},
+      {"POST", "/v1/users/{id}/notifications/unread", {kManage, kGlobal}},
+      {"POST", "/v1/users/{id}/notifications/archive", {kManage, kGlobal}},
+      {"POST", "/v1/users/{id}/notifications/unarchive", {kManage, kGlobal}},
+      {"POST", "/v1/users/{id}/notifications/snooze", {kManage, kGlobal}},
+      {"POST", "/v1/users/{id}/notifications/unsnooze", {kManage, kGlobal}},
       // Templates and workflows.
       {"GET", "/v1/templates", {kRead, kTenant}},
       {"GET", "/v1/templates/{type}", {kRead, kTenant}},

@@ -183,6 +183,19 @@ void Session::Wake() {
   });
 }
 
+void Session::Deliver(const std::shared_ptr<const nlohmann::json>& state) {
+  asio::post(executor_, [self = shared_from_this(), state] {
+    // Only a stream sends them; one not yet streaming starts from the counts.
+    if (self->state_ == State::kStreaming) {
+      auto& pending = self->pending_states_;
+      if (pending.size() >= InboxStream::kMaxPendingStates) pending.erase(pending.begin());
+      pending.push_back(*state);
+    }
+    self->woken_ = true;
+    self->wake_timer_.cancel();
+  });
+}
+
 void Session::Close() {
   error_code ignored;
   stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
@@ -407,7 +420,8 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
   stream_.expires_never();
   if (ec) co_return;
 
-  InboxStream inbox(*context_.inbox, user_id, start.last_id, start.unread_count, start.tenant);
+  InboxStream inbox(*context_.inbox, user_id, start.last_id, start.unread_count, start.tenant,
+                    start.unseen_count);
   woken_ = woken_ || start.catch_up;
   asio::co_spawn(
       executor_, [self = shared_from_this()] { return self->WatchForClose(); }, asio::detached);
@@ -428,11 +442,22 @@ asio::awaitable<void> Session::Stream(StreamStart start, unsigned version) {
     }
     woken_ = false;
     const std::string& request_id = request_id_;
-    const InboxStream::Fetched fetched = co_await RunBlocking(
-        context_.handlers, [&inbox, &request_id] { return inbox.Fetch(request_id); });
-    // A failed fetch is tried again at the next heartbeat tick.
+    std::vector<nlohmann::json> states = std::move(pending_states_);
+    pending_states_.clear();
+    InboxStream::Fetched fetched = co_await RunBlocking(
+        context_.handlers,
+        [&inbox, &request_id, &states] { return inbox.Fetch(request_id, states); });
+    // A failed fetch is tried again at the next heartbeat tick, with its
+    // state changes.
     retry_on_tick = !fetched.ok;
-    if (!fetched.ok) continue;
+    if (!fetched.ok) {
+      pending_states_.insert(pending_states_.begin(), states.begin(), states.end());
+      if (pending_states_.size() > InboxStream::kMaxPendingStates) {
+        pending_states_.erase(pending_states_.begin(),
+                              pending_states_.end() - InboxStream::kMaxPendingStates);
+      }
+      continue;
+    }
     bool more = false;
     const std::string text = inbox.Advance(fetched, more);
     if (more) woken_ = true;

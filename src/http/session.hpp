@@ -84,6 +84,8 @@ class Session final : public Wakeable, public std::enable_shared_from_this<Sessi
   void ForceClose();
   // Thread-safe. For a stream: fetch and send what is new.
   void Wake() override;
+  // Thread-safe. For a stream: send this `state` event with what is new.
+  void Deliver(const std::shared_ptr<const nlohmann::json>& state) override;
 
  private:
   struct Incoming;
@@ -115,6 +117,8 @@ class Session final : public Wakeable, public std::enable_shared_from_this<Sessi
   bool woken_ = false;
   bool peer_closed_ = false;
   std::optional<std::int64_t> stream_user_;
+  // `state` events for the next fetch (at most InboxStream::kMaxPendingStates).
+  std::vector<nlohmann::json> pending_states_;
 };
 
 }  // namespace chopar::http

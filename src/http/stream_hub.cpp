@@ -48,20 +48,28 @@ void StreamHub::Remove(std::int64_t user_id, const Wakeable* stream) {
   if (it->second.empty()) streams_.erase(it);
 }
 
+std::vector<std::shared_ptr<Wakeable>> StreamHub::LiveStreams(
+    const std::vector<std::int64_t>& user_ids) {
+  std::vector<std::shared_ptr<Wakeable>> live;
+  std::lock_guard lock(mutex_);
+  for (const std::int64_t user_id : user_ids) {
+    const auto it = streams_.find(user_id);
+    if (it == streams_.end()) continue;
+    total_ -= Collect(it->second, live);
+    if (it->second.empty()) streams_.erase(it);
+  }
+  return live;
+}
+
 void StreamHub::WakeUsers(const std::vector<std::int64_t>& user_ids) {
   // Woken outside the lock: dropping the last reference to a stream runs its
   // destructor, which calls Remove().
-  std::vector<std::shared_ptr<Wakeable>> woken;
-  {
-    std::lock_guard lock(mutex_);
-    for (const std::int64_t user_id : user_ids) {
-      const auto it = streams_.find(user_id);
-      if (it == streams_.end()) continue;
-      total_ -= Collect(it->second, woken);
-      if (it->second.empty()) streams_.erase(it);
-    }
-  }
-  for (const auto& stream : woken) stream->Wake();
+  for (const auto& stream : LiveStreams(user_ids)) stream->Wake();
+}
+
+void StreamHub::DeliverState(std::int64_t user_id,
+                             const std::shared_ptr<const nlohmann::json>& state) {
+  for (const auto& stream : LiveStreams({user_id})) stream->Deliver(state);
 }
 
 void StreamHub::WakeRange(std::int64_t low, std::int64_t high) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <unordered_map>
 #include <vector>
 
@@ -14,6 +15,10 @@ class Wakeable {
   virtual ~Wakeable() = default;
   // Must not block. Called without the hub's lock held.
   virtual void Wake() = 0;
+  // A change of the state of the user's inbox items (the data of an SSE
+  // `state` event, hub::InboxStateWakes): to be sent, and a wake-up. Must
+  // not block; called without the hub's lock held. By default only wakes.
+  virtual void Deliver(const std::shared_ptr<const nlohmann::json>& /*state*/) { Wake(); }
 };
 
 // The open Server-Sent Events streams of this process by user, so one LISTEN
@@ -32,6 +37,8 @@ class StreamHub {
 
   // Wakes every live stream of these users.
   void WakeUsers(const std::vector<std::int64_t>& user_ids);
+  // Delivers `state` to every live stream of the user (Wakeable::Deliver).
+  void DeliverState(std::int64_t user_id, const std::shared_ptr<const nlohmann::json>& state);
   // Wakes every live stream of the users low..high (inclusive): a large
   // batch, such as a broadcast's, names its range of user ids.
   void WakeRange(std::int64_t low, std::int64_t high);
@@ -43,6 +50,10 @@ class StreamHub {
   [[nodiscard]] std::size_t size() const;
 
  private:
+  // The live streams of these users (the dead ones forgotten), to be woken
+  // after the lock is released.
+  std::vector<std::shared_ptr<Wakeable>> LiveStreams(const std::vector<std::int64_t>& user_ids);
+
   mutable std::mutex mutex_;
   std::size_t total_ = 0;  // entries in streams_
   struct Entry {

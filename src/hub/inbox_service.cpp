@@ -6,6 +6,7 @@
 #include "core/request_error.hpp"
 #include "core/time_format.hpp"
 #include "hub/cursor.hpp"
+#include "hub/inbox_state_wake.hpp"
 #include "hub/queries.hpp"
 
 namespace chopar::hub {
@@ -28,6 +29,12 @@ std::vector<T> ReadRows(const db::Result& rows, int count, T (*read)(const db::R
   return items;
 }
 
+// A list as one parameter, NULL when empty (the queries' "any").
+std::optional<std::string> ArrayOrNull(const std::vector<std::string>& items) {
+  if (items.empty()) return std::nullopt;
+  return db::ArrayLiteral(items);
+}
+
 }  // namespace
 
 core::Page<Notification> InboxService::List(std::int64_t user_id, const ListOptions& options) {
@@ -38,8 +45,10 @@ core::Page<Notification> InboxService::List(std::int64_t user_id, const ListOpti
   auto conn = reads_.Acquire();
   const auto& query =
       options.unread_only ? queries::kListUnreadNotifications : queries::kListNotifications;
-  const auto rows =
-      conn->Exec(query, user_id, after.created_micros, after.id, limit + 1, options.tenant);
+  const Filter& filter = options.filter;
+  const auto rows = conn->Exec(query, user_id, after.created_micros, after.id, limit + 1,
+                               filter.tenant, options.archived, options.snoozed,
+                               ArrayOrNull(filter.categories), filter.tag, options.seen);
   const bool more = rows.Rows() > limit;
   const int shown = more ? limit : rows.Rows();
   core::Page<Notification> page{ReadRows(rows, shown, &ReadNotification), std::nullopt};
@@ -50,21 +59,50 @@ core::Page<Notification> InboxService::List(std::int64_t user_id, const ListOpti
   return page;
 }
 
-std::int64_t InboxService::UnreadCount(std::int64_t user_id, ReadFrom from,
-                                       const std::optional<std::string>& tenant) {
+InboxService::Counts InboxService::CountUnseenAndUnread(std::int64_t user_id, const Filter& filter,
+                                                        ReadFrom from) {
   auto conn = (from == ReadFrom::kPrimary ? pool_ : reads_).Acquire();
-  return conn->Exec(queries::kUnreadCount, user_id, tenant).Int(0, 0);
+  const auto row = conn->Exec(queries::kInboxCounts, user_id, ArrayOrNull(filter.categories),
+                              filter.tag, filter.tenant);
+  return {row.Int(0, "unseen"), row.Int(0, "unread")};
 }
 
-std::int64_t InboxService::MarkRead(std::int64_t user_id, const MarkReadRequest& request) {
-  auto tx = pool_.Begin("mark_read");
-  const auto result = request.all
-                          ? tx.Exec(queries::kMarkReadAll, user_id)
-                          : tx.Exec(queries::kMarkReadIds, user_id, db::ArrayLiteral(request.ids));
-  const std::int64_t updated = result.AffectedRows();
-  if (updated > 0) tx.Exec(queries::kWakeInbox, std::to_string(user_id));
+std::int64_t InboxService::UnreadCount(std::int64_t user_id, ReadFrom from,
+                                       const std::optional<std::string>& tenant) {
+  return CountUnseenAndUnread(user_id, {.tenant = tenant}, from).unread;
+}
+
+std::int64_t InboxService::ChangeState(std::int64_t user_id, InboxChange change,
+                                       const StateChangeRequest& request) {
+  std::optional<std::string> ids;
+  if (!request.all) ids = db::ArrayLiteral(request.ids);
+  std::optional<std::string> snoozed_until;
+  if (request.snoozed_until) snoozed_until = core::FormatRfc3339Micros(*request.snoozed_until);
+  auto tx = pool_.Begin("change_inbox_state");
+  const auto row = tx.Exec(queries::kChangeState, user_id, InboxChangeName(change), ids,
+                           ArrayOrNull(request.categories), request.tag, request.tenant,
+                           snoozed_until, static_cast<int>(kMaxStateChangeIds));
+  const std::int64_t updated = row.Int(0, "updated");
+  if (updated > 0) {
+    InboxStateChange state;
+    state.change = change;
+    state.at = row.String(0, "at");
+    state.filter = request;
+    if (!row.IsNull(0, "ids"))
+      state.ids = nlohmann::json::parse(row.Text(0, "ids")).get<std::vector<std::int64_t>>();
+    if (request.snoozed_until) state.snoozed_until = core::FormatRfc3339(*request.snoozed_until);
+    for (const auto& payload : InboxStateWakes(user_id, state))
+      tx.Exec(queries::kWakeInbox, payload);
+  }
   tx.Commit();
   return updated;
+}
+
+std::vector<Notification> InboxService::NotificationsByIds(std::int64_t user_id,
+                                                           const std::vector<std::int64_t>& ids) {
+  auto conn = pool_.Acquire();
+  const auto rows = conn->Exec(queries::kNotificationsByIds, user_id, db::ArrayLiteral(ids));
+  return ReadRows(rows, rows.Rows(), &ReadNotification);
 }
 
 std::vector<Notification> InboxService::ListUnsent(std::int64_t user_id, const Unsent& unsent,

@@ -8,20 +8,9 @@
 
 #include "db/pool.hpp"
 #include "hub/notification.hpp"
+#include "hub/state_change_request.hpp"
 
 namespace chopar::hub {
-
-// Which of a user's notifications to mark read.
-struct MarkReadRequest {
-  bool all = false;                 // every one of them
-  std::vector<std::int64_t> ids{};  // otherwise these (ids of other users are ignored)
-};
-
-// Parses POST /v1/users/{id}/notifications/read and /v1/inbox/read: {"ids":
-// [1, 2]} (at most 1000) or {"all": true}. Throws core::RequestError
-// kInvalidJson for a body that is not an object, kInvalidField naming "all"
-// or "ids" otherwise. Pure; thread-safe.
-MarkReadRequest ParseMarkReadRequest(const nlohmann::json& body);
 
 // The in-app bell of one user (docs/api.md "Notifications" list/count/read and the
 // inbox endpoints). Every query is scoped by user id. Thread-safe.
@@ -35,12 +24,21 @@ class InboxService {
   explicit InboxService(db::Pool& pool, db::Pool* read_pool = nullptr)
       : pool_(pool), reads_(read_pool != nullptr ? *read_pool : pool) {}
 
+  // Which notifications a list or a count shows: each filter narrows.
+  struct Filter {
+    std::vector<std::string> categories{};  // in one of these (empty: any)
+    std::optional<std::string> tag{};       // carrying this tag
+    // Only the notifications in this tenant (none: every notification).
+    std::optional<std::string> tenant{};
+  };
   struct ListOptions {
     int limit = 20;                       // 1..100
     std::optional<std::string> cursor{};  // opaque, from next_cursor
     bool unread_only = false;
-    // Only the notifications in this tenant (none: every notification).
-    std::optional<std::string> tenant{};
+    std::optional<bool> seen{};  // seen (read ones are) or unseen ones only; none: both
+    bool archived = false;       // archived ones only, else none of them
+    bool snoozed = false;        // snoozed ones only, else none of them
+    Filter filter{};
   };
   // A page of the user's notifications, newest first, keyset-paginated.
   // Throws core::RequestError kInvalidField for a malformed cursor or limit.
@@ -50,14 +48,34 @@ class InboxService {
   // primary (which has every commit: what an SSE stream needs, since it
   // reads after a wake-up for a row just committed).
   enum class ReadFrom { kReadPool, kPrimary };
-  // `tenant`: only the notifications in that tenant.
+  // The badge's numbers: notifications neither archived nor snoozed that
+  // are unseen (neither seen nor read) and unread, narrowed by `filter`.
+  struct Counts {
+    std::int64_t unseen = 0;
+    std::int64_t unread = 0;
+  };
+  Counts CountUnseenAndUnread(std::int64_t user_id, const Filter& filter,
+                              ReadFrom from = ReadFrom::kReadPool);
+  // Counts' unread; `tenant`: only the notifications in that tenant.
   std::int64_t UnreadCount(std::int64_t user_id, ReadFrom from = ReadFrom::kReadPool,
                            const std::optional<std::string>& tenant = std::nullopt);
 
-  // Returns how many became read (ids of other users are ignored; a repeat
-  // gives 0). Wakes the user's streams. read_at is the database's now() (the
-  // transaction's time): a record of when, which nothing decides on.
-  std::int64_t MarkRead(std::int64_t user_id, const MarkReadRequest& request);
+  // Applies `change` (docs/api.md "Inbox states") to the user's
+  // notifications that `request` selects and returns how many changed (ids
+  // of other users are ignored; a repeat gives 0). In the same transaction
+  // it wakes the user's streams with the change (InboxStateWakes): each of
+  // them sends a `state` event. Times are the database's now() (the
+  // transaction's time). Throws db::DbError.
+  std::int64_t ChangeState(std::int64_t user_id, InboxChange change,
+                           const StateChangeRequest& request);
+  // ChangeState(user_id, InboxChange::kRead, request).
+  std::int64_t MarkRead(std::int64_t user_id, const StateChangeRequest& request) {
+    return ChangeState(user_id, InboxChange::kRead, request);
+  }
+
+  // The user's notifications among `ids` (others are left out), by id.
+  std::vector<Notification> NotificationsByIds(std::int64_t user_id,
+                                               const std::vector<std::int64_t>& ids);
 
   // What an SSE stream has not sent yet, by id, at most `limit`: the user's
   // notifications with id > after_id, and those with a smaller id created at

@@ -159,20 +159,23 @@ TEST_F(HistoryPlansTest, NotifyInboxAndDedupStatementsUseIndexes) {
       "'{k0-7}', '{f}', '{email}', now(), '{}', '{NULL}', '{NULL}', '{NULL}', '{NULL}', "
       "'{NULL}', NULL, NULL");
   ExpectIndexDriven(hub::queries::kFindByDedupKey, "7, 'k0-7'");
-  ExpectIndexDriven(
-      hub::queries::kListNotifications,
-      "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20, NULL");
-  ExpectIndexDriven(
-      hub::queries::kListUnreadNotifications,
-      "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20, NULL");
-  ExpectIndexDriven(hub::queries::kUnreadCount, "7, NULL");
+  ExpectIndexDriven(hub::queries::kListNotifications,
+                    "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20, "
+                    "NULL, false, false, NULL, NULL, NULL");
+  ExpectIndexDriven(hub::queries::kListUnreadNotifications,
+                    "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20, "
+                    "NULL, false, false, '{tasks}', 'billing', false");
+  ExpectIndexDriven(hub::queries::kInboxCounts, "7, NULL, NULL, NULL");
   ExpectIndexDriven(hub::queries::kListNotificationsUnsent,
                     "7, " + id + " - 1000, 100, NULL, '{}'");
   ExpectIndexDriven(hub::queries::kListNotificationsUnsent,
                     "7, " + id + ", 100, now() - interval '90 seconds', '{" + id + "}'");
   ExpectIndexDriven(hub::queries::kLatestNotificationId, "7");
-  ExpectIndexDriven(hub::queries::kMarkReadIds, "7, '{" + id + "}'");
-  ExpectIndexDriven(hub::queries::kMarkReadAll, "7");
+  ExpectIndexDriven(hub::queries::kChangeState,
+                    "7, 'read', '{" + id + "}', NULL, NULL, NULL, NULL, 1000");
+  ExpectIndexDriven(hub::queries::kChangeState,
+                    "7, 'archived', NULL, '{tasks}', 'billing', NULL, NULL, 1000");
+  ExpectIndexDriven(hub::queries::kNotificationsByIds, "7, '{" + id + "}'");
   ExpectIndexDriven(hub::queries::kInsertDelayed,
                     "'{0}', '{" + id +
                         "}', '{7}', '{2030-01-01T00:00:00Z}', '{\"{}\"}', "

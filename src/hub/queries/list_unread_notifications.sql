@@ -12,5 +12,13 @@ WHERE n.user_id = $1 AND n.read_at IS NULL
   AND n.created_at <= to_timestamp($2::bigint / 1000000.0)
   -- $5: the tenant's only (NULL: every notification).
   AND ($5::text IS NULL OR n.tenant = $5::text)
+  -- $6, $7: archived ones only, or none of them; snoozed ones likewise.
+  AND (n.archived_at IS NOT NULL) = $6::boolean AND (n.snoozed_until IS NOT NULL) = $7::boolean
+  -- $8 categories, $9 a tag (NULL: any); $10 seen (true) or unseen (false)
+  -- ones only (NULL: both). Read means seen.
+  AND ($8::text[] IS NULL OR n.category = ANY ($8::text[]))
+  AND ($9::text IS NULL OR n.tags @> ARRAY[$9::text])
+  AND ($10::boolean IS NULL
+       OR (n.seen_at IS NOT NULL OR n.read_at IS NOT NULL) = $10::boolean)
 ORDER BY n.created_at DESC, n.id DESC
 LIMIT $4
