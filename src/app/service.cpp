@@ -36,6 +36,7 @@
 #include "http/server.hpp"
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
+#include "hub/user_erasure.hpp"
 #include "hub/user_service.hpp"
 #include "outbox/chopar_events.hpp"
 #include "reports/job_source.hpp"
@@ -271,6 +272,9 @@ int RunService(const Config& config, const Roles& roles) {
     // Partitions of the history tables ahead, and [retention]: every worker
     // process keeps them (they serialise on an advisory lock).
     parts.Emplace<retention::HistoryMaintenance>("history", pool, clock, metrics, config.retention);
+    // Users' erasures (docs/privacy.md), in batches; any number of workers
+    // share them (each batch locks its erasure, SKIP LOCKED).
+    parts.Emplace<hub::UserEraser>("erasure", pool, metrics);
     parts.Emplace<delivery::Worker>("delivery worker", pool, providers.set(), clock, metrics,
                                     config.delivery, core::ThreadLocalRandom::Instance(),
                                     &template_store);

@@ -20,6 +20,7 @@ enum class ErrorCode {
   kNotFound,          // the addressed object does not exist
   kUserNotFound,      // the user a request names does not exist
   kConflict,          // the object's state does not allow the change
+  kErasurePending,    // the user is being erased; a new one of its id may be made after
   kMethodNotAllowed,  // the path exists with other methods
   kPayloadTooLarge,   // the request is larger than accepted
   kHeadersTooLarge,   // the request's headers are larger than accepted
@@ -49,6 +50,8 @@ constexpr std::string_view ErrorCodeName(ErrorCode code) {
       return "user_not_found";
     case ErrorCode::kConflict:
       return "conflict";
+    case ErrorCode::kErasurePending:
+      return "erasure_pending";
     case ErrorCode::kMethodNotAllowed:
       return "method_not_allowed";
     case ErrorCode::kPayloadTooLarge:
@@ -100,6 +103,13 @@ inline RequestError NotFound(const std::string& message) {
 inline RequestError UserNotFound(long long user_id) {
   return RequestError(ErrorCode::kUserNotFound,
                       "user " + std::to_string(user_id) + " does not exist", "user_id");
+}
+inline RequestError ErasurePending(long long user_id) {
+  return RequestError(ErrorCode::kErasurePending,
+                      "user " + std::to_string(user_id) +
+                          " is being erased; a new user of this id can be made once the erasure "
+                          "has completed (GET /v1/users/" +
+                          std::to_string(user_id) + "/erasure)");
 }
 inline RequestError Unavailable(const std::string& message) {
   return RequestError(ErrorCode::kUnavailable, message);

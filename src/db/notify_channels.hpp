@@ -45,4 +45,8 @@ inline constexpr const char* kDelayedChannel = "chopar_delayed";
 // Payload: empty. Sent by src/workflow/queries/write_digests.sql.
 inline constexpr const char* kDigestsChannel = "chopar_digests";
 
+// Wakes the erasure loops: a user's erasure was asked for. Payload: empty.
+// Sent by src/hub/queries/request_erasures.sql.
+inline constexpr const char* kErasuresChannel = "chopar_erasures";
+
 }  // namespace chopar::db

@@ -7,6 +7,7 @@ namespace chopar::http {
 void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret,
                        MetricsAccess metrics_access) {
   RegisterUserRoutes(router, deps, inbox_secret);
+  RegisterUserErasureRoutes(router, deps);
   RegisterNotificationRoutes(router, deps);
   RegisterInboxRoutes(router, deps);
   RegisterSystemRoutes(router, deps, metrics_access);

@@ -36,6 +36,8 @@ struct Dependencies {
 //                  POST /v1/inbox/read, GET /v1/inbox/stream (SSE)
 //   system:        GET /healthz, GET /metrics (as `metrics_access` says)
 void RegisterUserRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret);
+// DELETE /v1/users/{id}, POST /v1/users/erase, GET /v1/users/{id}/erasure.
+void RegisterUserErasureRoutes(Router& router, const Dependencies& deps);
 void RegisterNotificationRoutes(Router& router, const Dependencies& deps);
 void RegisterInboxRoutes(Router& router, const Dependencies& deps);
 void RegisterSystemRoutes(Router& router, const Dependencies& deps, MetricsAccess metrics_access);

@@ -53,6 +53,7 @@ int HttpStatus(core::ErrorCode code) {
     case ErrorCode::kMethodNotAllowed:
       return 405;
     case ErrorCode::kConflict:
+    case ErrorCode::kErasurePending:
       return 409;
     case ErrorCode::kPayloadTooLarge:
       return 413;

@@ -29,6 +29,11 @@ std::vector<DeclaredRoute> Table() {
       {"GET", "/v1/users", {kRead, kGlobal}},
       {"PUT", "/v1/users/{id}", {kManage, kTenant}},
       {"GET", "/v1/users/{id}", {kRead, kTenant}},
+      // Erasure (docs/privacy.md): what PUT may do, a key confined to a
+      // tenant for its own users only.
+      {"DELETE", "/v1/users/{id}", {kManage, kTenant}},
+      {"POST", "/v1/users/erase", {kManage, kTenant}},
+      {"GET", "/v1/users/{id}/erasure", {kRead, kTenant}},
       {"PUT", "/v1/users/{id}/telegram", {kManage, kGlobal}},
       {"DELETE", "/v1/users/{id}/telegram", {kManage, kGlobal}},
       {"GET", "/v1/users/{id}/telegram/link", {kRead, kGlobal}},

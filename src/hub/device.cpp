@@ -62,7 +62,10 @@ DeviceService::Added DeviceService::Add(std::int64_t user_id, const DeviceInput&
   auto tx = pool_.Begin("add_device");
   // The user's row is locked so that two requests at once cannot both take
   // the last place.
-  if (tx.Exec(queries::kLockUserTimezone, user_id).Empty()) throw core::UserNotFound(user_id);
+  if (const auto locked = tx.Exec(queries::kLockUserTimezone, user_id);
+      locked.Empty() || locked.Bool(0, "erasing")) {
+    throw core::UserNotFound(user_id);
+  }
   if (tx.Exec(queries::kCountOtherDevices, user_id, input.token).Int(0, 0) >= kMaxDevicesPerUser) {
     throw core::RequestError(core::ErrorCode::kConflict,
                              "user " + std::to_string(user_id) + " already has " +

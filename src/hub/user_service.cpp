@@ -82,6 +82,7 @@ User UserService::PutUser(std::int64_t user_id, const UserUpdate& update,
   }
   auto tx = pool_.Begin("put_user");
   const auto before = tx.Exec(queries::kLockUserTimezone, user_id);
+  if (!before.Empty() && before.Bool(0, "erasing")) throw core::ErasurePending(user_id);
   if (confined && !before.Empty() && tx.Exec(queries::kUserInTenant, user_id, *confined).Empty()) {
     throw core::UserNotFound(user_id);
   }
@@ -173,7 +174,8 @@ UserService::Subscription UserService::AddPushSubscription(std::int64_t user_id,
   auto tx = pool_.Begin("add_push_subscription");
   // The user's row is locked so that two requests at once cannot both take
   // the last place.
-  if (tx.Exec(queries::kLockUserTimezone, user_id).Empty()) throw core::UserNotFound(user_id);
+  if (const auto locked = tx.Exec(queries::kLockUserTimezone, user_id);
+      locked.Empty() || locked.Bool(0, "erasing")) {
     throw core::UserNotFound(user_id);
   }
   const auto others =

@@ -10,7 +10,7 @@ WITH ids AS (
   WHERE t.key = $1 AND ($3::text IS NULL OR t.tenant = $3::text)
 ), missing AS (
   SELECT min(i.id) AS id FROM ids i
-  WHERE NOT EXISTS (SELECT 1 FROM chopar.users u WHERE u.id = i.id)
+  WHERE NOT EXISTS (SELECT 1 FROM chopar.users u WHERE u.id = i.id AND NOT u.erasing)
      OR EXISTS (SELECT 1 FROM topic t
                 WHERE t.tenant IS NOT NULL
                   AND NOT EXISTS (SELECT 1 FROM chopar.user_tenants m

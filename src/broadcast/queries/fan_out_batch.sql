@@ -27,6 +27,8 @@ WITH walked AS MATERIALIZED (
    -- planner guesses of the topic's share of the subscriptions.
    WHERE $1::text IS NOT NULL AND s.topic = $1
      AND (s.topic, s.user_id) > ($1, coalesce($2::bigint, -9223372036854775808))
+     -- A user being erased is walked past (docs/privacy.md).
+     AND NOT EXISTS (SELECT 1 FROM chopar.users e WHERE e.id = s.user_id AND e.erasing)
      AND ($23::jsonb IS NULL
           OR EXISTS (SELECT 1 FROM chopar.users f WHERE f.id = s.user_id AND f.data @> $23::jsonb))
    ORDER BY s.topic, s.user_id
@@ -34,7 +36,7 @@ WITH walked AS MATERIALIZED (
   UNION ALL
   (SELECT u.id
    FROM chopar.users u
-   WHERE $1::text IS NULL AND u.id > coalesce($2::bigint, -9223372036854775808)
+   WHERE $1::text IS NULL AND u.id > coalesce($2::bigint, -9223372036854775808) AND NOT u.erasing
      AND ($23::jsonb IS NULL OR u.data @> $23::jsonb)
    ORDER BY u.id
    LIMIT $3::int)

@@ -13,5 +13,5 @@ SELECT u.id, u.email, u.phone, u.timezone, u.locale, u.preferences::text AS pref
         FROM chopar.user_tenants m WHERE m.user_id = u.id) AS tenants
 FROM chopar.users u
 LEFT JOIN chopar.telegram_connections t ON t.user_id = u.id
-WHERE u.id = ANY ($1::bigint[])
+WHERE u.id = ANY ($1::bigint[]) AND NOT u.erasing
 ORDER BY u.id

@@ -21,7 +21,7 @@ SELECT u.id,
          AS addressed,
        NULL::bigint AS drawn_id
 FROM chopar.users u
-WHERE u.id = ANY($1::bigint[])
+WHERE u.id = ANY($1::bigint[]) AND NOT u.erasing
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
        nextval(pg_get_serial_sequence('chopar.notifications', 'id'))

@@ -1,2 +1,2 @@
 -- The recipients of recipients = "admins" (the partial index users_admins).
-SELECT id FROM chopar.users WHERE admin ORDER BY id
+SELECT id FROM chopar.users WHERE admin AND NOT erasing ORDER BY id

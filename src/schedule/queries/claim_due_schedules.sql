@@ -31,6 +31,6 @@ SELECT s.key, s.user_id, s.cron, coalesce(s.timezone, u.timezone) AS zone,
        s.type, s.title, s.body, s.link, s.data::text AS data, s.channels::text AS channels, s.critical,
        s.delay_seconds, s.cancellation_key
 FROM due s
-CROSS JOIN LATERAL (SELECT u.timezone FROM chopar.users u WHERE u.id = s.user_id
+CROSS JOIN LATERAL (SELECT u.timezone FROM chopar.users u WHERE u.id = s.user_id AND NOT u.erasing
                     FOR KEY SHARE SKIP LOCKED) u
 ORDER BY s.next_fire_at

@@ -4,6 +4,6 @@
 -- is never stale. Missing ids are users that do not exist. $1: bigint[].
 SELECT id, timezone
 FROM chopar.users
-WHERE id = ANY($1::bigint[])
+WHERE id = ANY($1::bigint[]) AND NOT erasing
 ORDER BY id
 FOR SHARE
