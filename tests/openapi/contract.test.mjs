@@ -144,6 +144,17 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "GET", "/v1/users/999/devices", { expect: 404 });
     await call(chopar, "DELETE", `/v1/users/1/devices/${phone.body.id}`, { expect: 204 });
     await call(chopar, "DELETE", `/v1/users/1/devices/${phone.body.id}`, { expect: 404 });
+    // Erasure: the user is gone at once, PUT waits for the erasure to complete.
+    await call(chopar, "PUT", "/v1/users/77", { body: { email: "gone@example.uz" }, expect: 200 });
+    await call(chopar, "DELETE", "/v1/users/77", { expect: 202 });
+    await call(chopar, "DELETE", "/v1/users/77", { expect: 202 });
+    await call(chopar, "GET", "/v1/users/77", { expect: 404 });
+    await call(chopar, "PUT", "/v1/users/77", { body: { locale: "ru" }, expect: 409 });
+    await call(chopar, "GET", "/v1/users/77/erasure", { expect: 200 });
+    await call(chopar, "GET", "/v1/users/424242/erasure", { expect: 404 });
+    await call(chopar, "DELETE", "/v1/users/424242", { expect: 404 });
+    await call(chopar, "POST", "/v1/users/erase", { body: { ids: [77, 424242] }, expect: 202 });
+    await call(chopar, "POST", "/v1/users/erase", { body: { ids: [] }, expect: 400 });
     const token = (await call(chopar, "GET", "/v1/users/1/token", { expect: 200 })).body.token;
 
     const notification = { user_id: 1, type: "task.due", title: "Muddat yaqin", body: "Non olish", link: "/tasks/1",
