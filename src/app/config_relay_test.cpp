@@ -114,12 +114,13 @@ TEST_F(ConfigTest, EventsToEmitMustBeChoparsOwn) {
   EXPECT_EQ(LoadConfig(std::nullopt, {{"CHOPAR_EVENTS_EMIT", "delivery.sent, notification.*"}})
                 .events.emit,
             (std::vector<std::string>{"delivery.sent", "notification.*"}));
-  EXPECT_EQ(
-      FileRefusal("[events]\nemit = [\"delivery.sen\"]\n"),
-      "config: [events] emit: \"delivery.sen\" matches none of chopar's events "
-      "(notification.created, "
-      "notification.read, delivery.sent, delivery.failed, delivery.skipped, delivery.canceled, "
-      "delivery.delivered, delivery.bounced, delivery.complained, audit.recorded)");
+  EXPECT_EQ(FileRefusal("[events]\nemit = [\"delivery.sen\"]\n"),
+            "config: [events] emit: \"delivery.sen\" matches none of chopar's events "
+            "(notification.created, notification.read, notification.seen, notification.unread, "
+            "notification.archived, notification.unarchived, notification.snoozed, "
+            "notification.unsnoozed, delivery.sent, delivery.failed, delivery.skipped, "
+            "delivery.canceled, delivery.delivered, delivery.bounced, delivery.complained, "
+            "audit.recorded)");
   EXPECT_EQ(FileRefusal("[events]\nemit = \"delivery.*\"\n"),
             "config: [events] emit has the wrong type (expected an array of strings)");
 }

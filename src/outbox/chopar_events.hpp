@@ -12,10 +12,13 @@ namespace chopar::outbox {
 // The events chopar writes into its own outbox, in the same transaction as
 // the change each describes, when [events] emit selects them
 // (docs/outbox.md, "chopar's own events").
-inline constexpr std::array<std::string_view, 10> kChoparEvents = {
-    "notification.created", "notification.read", "delivery.sent",      "delivery.failed",
-    "delivery.skipped",     "delivery.canceled", "delivery.delivered", "delivery.bounced",
-    "delivery.complained",  "audit.recorded",
+inline constexpr std::array<std::string_view, 16> kChoparEvents = {
+    "notification.created", "notification.read",      "notification.seen",
+    "notification.unread",  "notification.archived",  "notification.unarchived",
+    "notification.snoozed", "notification.unsnoozed", "delivery.sent",
+    "delivery.failed",      "delivery.skipped",       "delivery.canceled",
+    "delivery.delivered",   "delivery.bounced",       "delivery.complained",
+    "audit.recorded",
 };
 
 // Whether the glob `pattern` (TypePatterns) selects at least one of them.

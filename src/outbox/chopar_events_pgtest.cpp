@@ -159,3 +159,48 @@ TEST_F(ChoparEventsTest, OnlyTheSelectedEventsAreWritten) {
 
 }  // namespace
 }  // namespace chopar::outbox
+
+namespace chopar::outbox {
+namespace {
+
+// Migration 0045: each change of an inbox state is its event, one per change
+// of a row, only when selected.
+TEST_F(ChoparEventsTest, EachInboxStateChangeIsItsEventOnce) {
+  auto conn = Session({"notification.*"});
+  Notify(conn, "first");
+  const auto change = [&](const std::string& set) {
+    conn.ExecScript("UPDATE chopar.notifications SET " + set + " WHERE title = 'first'");
+  };
+  change("seen_at = now()");
+  change("read_at = now()");  // seen already: read only
+  change("read_at = NULL");
+  change("archived_at = now()");
+  change("archived_at = NULL");
+  change("snoozed_until = now() + interval '1 hour'");
+  change("snoozed_until = now() + interval '2 hours'");            // another time: snoozed again
+  change("snoozed_until = NULL, read_at = NULL, seen_at = NULL");  // back: unsnoozed only
+  change("read_at = now(), seen_at = now()");                      // read (and seen): read only
+  change("title = 'first'");                                       // no state changed
+  EXPECT_EQ(Events(),
+            (std::vector<std::string>{"notification.created 7", "notification.seen 7",
+                                      "notification.read 7", "notification.unread 7",
+                                      "notification.archived 7", "notification.unarchived 7",
+                                      "notification.snoozed 7", "notification.snoozed 7",
+                                      "notification.unsnoozed 7", "notification.read 7"}));
+  const json unsnoozed = Payload("notification.unsnoozed");
+  EXPECT_EQ(unsnoozed["title"], "first");
+  EXPECT_TRUE(unsnoozed["snoozed_until"].is_null());
+  EXPECT_TRUE(unsnoozed["read_at"].is_null());
+  EXPECT_TRUE(Payload("notification.archived")["archived_at"].is_string());
+}
+
+TEST_F(ChoparEventsTest, AnInboxStateEventIsWrittenOnlyWhenSelected) {
+  auto conn = Session({"notification.archived"});
+  Notify(conn);
+  conn.ExecScript("UPDATE chopar.notifications SET seen_at = now(), read_at = now()");
+  conn.ExecScript("UPDATE chopar.notifications SET archived_at = now()");
+  EXPECT_EQ(Events(), (std::vector<std::string>{"notification.archived 7"}));
+}
+
+}  // namespace
+}  // namespace chopar::outbox

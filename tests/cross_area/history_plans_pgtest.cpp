@@ -157,7 +157,7 @@ TEST_F(HistoryPlansTest, NotifyInboxAndDedupStatementsUseIndexes) {
       hub::queries::kInsertNotifications,
       "'{0}', '{7}', '{plan.test}', '{t}', '{\"\"}', '{NULL}', '{\"{}\"}', "
       "'{k0-7}', '{f}', '{email}', now(), '{}', '{NULL}', '{NULL}', '{NULL}', '{NULL}', "
-      "'{NULL}', NULL, NULL");
+      "'{NULL}', NULL, NULL, NULL, NULL");
   ExpectIndexDriven(hub::queries::kFindByDedupKey, "7, 'k0-7'");
   ExpectIndexDriven(hub::queries::kListNotifications,
                     "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20, "
@@ -208,7 +208,9 @@ TEST_F(HistoryPlansTest, AnInboxPageReadsOnlyPartitionsUpToItsCursor) {
   for (const db::Query* query :
        {&hub::queries::kListNotifications, &hub::queries::kListUnreadNotifications}) {
     const std::set<std::string> relations =
-        RelationsRead(Plan(*query, "7, " + cursor + ", 9223372036854775807, 20, NULL"));
+        RelationsRead(Plan(*query, "7, " + cursor +
+                                       ", 9223372036854775807, 20, NULL, false, false, NULL, "
+                                       "NULL, NULL"));
     EXPECT_NE(relations.size(), 0u);
     for (const std::string& relation : relations) {
       EXPECT_EQ(("," + newer_partitions + ",").find("," + relation + ","), std::string::npos)
