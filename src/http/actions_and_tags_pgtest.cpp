@@ -3,6 +3,11 @@
 // what they refuse without writing anything.
 #include <gtest/gtest.h>
 
+#include <barrier>
+#include <set>
+#include <thread>
+#include <tuple>
+
 #include "http/http_server_fixture.hpp"
 #include "http/template_routes.hpp"
 #include "templates/template_store.hpp"
@@ -247,6 +252,130 @@ TEST_F(ActionsAndTagsTest, BadTemplateActionsAndTagsAreRefusedByField) {
     EXPECT_EQ(response.Json()["error"]["field"], field) << response.body;
   }
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.templates"), 0);
+}
+
+// A notification of user 1 with a link and an event action; its id.
+std::int64_t NotifyInvite(HttpClient& client) {
+  const auto response =
+      client.Post("/v1/notifications",
+                  json({{"user_id", 1},
+                        {"type", "invite.sent"},
+                        {"title", "Taklif"},
+                        {"actions",
+                         {{{"label", "Ochish"}, {"url", "/invites/7"}},
+                          {{"label", "Qabul qilish"}, {"event", "invite.accept"}}}}})
+                      .dump(),
+                  {kAuth});
+  EXPECT_EQ(response.status, 201) << response.body;
+  return response.Json()["id"].get<std::int64_t>();
+}
+
+std::string Press(std::int64_t id, int n) {
+  return "/v1/inbox/notifications/" + std::to_string(id) + "/actions/" + std::to_string(n);
+}
+
+TEST_F(ActionsAndTagsTest, PressingAnEventActionRecordsItOnceReadsTheNotificationAndTellsTheApp) {
+  const std::int64_t id = NotifyInvite(client());
+  const std::string token = "Authorization: Bearer " + Token(1);
+  const auto first = client().Post(Press(id, 1), "", {token});
+  ASSERT_EQ(first.status, 200) << first.body;
+  const json pressed = first.Json();
+  EXPECT_EQ(pressed["notification_id"], id);
+  EXPECT_EQ(pressed["action"], 1);
+  EXPECT_EQ(pressed["event"], "invite.accept");
+  EXPECT_EQ(pressed["recorded"], true);
+  ASSERT_TRUE(pressed["pressed_at"].is_string()) << first.body;
+
+  const json shown = Shown(id);
+  EXPECT_EQ(shown["actions"][1]["pressed_at"], pressed["pressed_at"]) << shown;
+  EXPECT_FALSE(shown["actions"][0].contains("pressed_at")) << shown;
+  EXPECT_TRUE(shown["read_at"].is_string()) << shown;
+  EXPECT_TRUE(shown["seen_at"].is_string()) << shown;
+
+  // The event is written whatever [events] emit says (this process emits none).
+  ASSERT_EQ(db_->Count("SELECT count(*) FROM chopar.outbox WHERE type = 'notification.action'"), 1);
+  const json event = json::parse(
+      db_->Scalar("SELECT payload::text FROM chopar.outbox WHERE type = 'notification.action'"));
+  EXPECT_EQ(event["notification_id"], id);
+  EXPECT_EQ(event["user_id"], 1);
+  EXPECT_EQ(event["action"], 1);
+  EXPECT_EQ(event["event"], "invite.accept");
+  EXPECT_EQ(event["label"], "Qabul qilish");
+  EXPECT_EQ(event["pressed_at"], pressed["pressed_at"]);
+  EXPECT_EQ(event["notification"]["id"], id);
+  EXPECT_EQ(event["notification"]["actions"][1]["pressed_at"], pressed["pressed_at"]);
+  EXPECT_TRUE(event["notification"]["read_at"].is_string()) << event;
+
+  const auto again = client().Post(Press(id, 1), "", {token});
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(again.Json()["recorded"], false);
+  EXPECT_EQ(again.Json()["pressed_at"], pressed["pressed_at"]);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.outbox"), 1) << "a repeat writes nothing";
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notification_actions"), 1);
+}
+
+TEST_F(ActionsAndTagsTest, PressingWhatIsNotAnEventActionOfTheUsersNotificationIsRefused) {
+  const std::int64_t id = NotifyInvite(client());
+  const std::string own = "Authorization: Bearer " + Token(1);
+  const std::string other = "Authorization: Bearer " + Token(2);
+  const std::string path_n = "/v1/inbox/notifications/" + std::to_string(id) + "/actions/";
+  const std::vector<std::tuple<std::string, std::string, int, std::string>> cases = {
+      {path_n + "1", other, 404, "not_found"},
+      {"/v1/inbox/notifications/999999/actions/1", own, 404, "not_found"},
+      {path_n + "2", own, 400, "invalid_field"},
+      {path_n + "5", own, 400, "invalid_field"},
+      {path_n + "x", own, 400, "invalid_field"},
+      {path_n + "-1", own, 400, "invalid_field"},
+      {path_n + "01", own, 400, "invalid_field"},
+      {path_n + "0", own, 409, "conflict"},
+      {path_n + "1", "", 401, "unauthorized"},
+  };
+  for (const auto& [path, auth, status, code] : cases) {
+    SCOPED_TRACE(path + " " + auth);
+    const auto response =
+        client().Post(path, "", auth.empty() ? std::vector<std::string>{} : std::vector{auth});
+    EXPECT_EQ(response.status, status) << response.body;
+    EXPECT_EQ(response.ErrorCode(), code) << response.body;
+    if (status == 400) {
+      EXPECT_EQ(response.Json()["error"]["field"], "n") << response.body;
+    }
+  }
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notification_actions"), 0);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.outbox"), 0);
+  EXPECT_TRUE(Shown(id)["read_at"].is_null());
+
+  const auto plain = Notify(1);
+  const auto no_actions =
+      client().Post(Press(plain.Json()["id"].get<std::int64_t>(), 0), "", {own});
+  EXPECT_EQ(no_actions.status, 400) << no_actions.body;
+}
+
+TEST_F(ActionsAndTagsTest, ThreadsPressingAtOnceRecordOnePressAndOneEvent) {
+  constexpr int kThreads = 8;
+  const std::int64_t id = NotifyInvite(client());
+  const std::string token = "Authorization: Bearer " + Token(1);
+  std::barrier start(kThreads);
+  std::vector<HttpResult> results(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      HttpClient own_client(server_->port());
+      start.arrive_and_wait();
+      results[static_cast<std::size_t>(i)] = own_client.Post(Press(id, 1), "", {token});
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  int recorded = 0;
+  std::set<std::string> times;
+  for (const HttpResult& result : results) {
+    ASSERT_EQ(result.status, 200) << result.body;
+    recorded += result.Json()["recorded"].get<bool>() ? 1 : 0;
+    times.insert(result.Json()["pressed_at"].get<std::string>());
+  }
+  EXPECT_EQ(recorded, 1);
+  EXPECT_EQ(times.size(), 1u) << "every answer gives the first press's time";
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.outbox WHERE type = 'notification.action'"), 1);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notification_actions"), 1);
 }
 
 }  // namespace

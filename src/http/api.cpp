@@ -10,6 +10,7 @@ void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::stri
   RegisterUserErasureRoutes(router, deps);
   RegisterNotificationRoutes(router, deps);
   RegisterInboxRoutes(router, deps);
+  RegisterInboxActionRoutes(router, deps);
   RegisterSystemRoutes(router, deps, metrics_access);
   RegisterOpenApiRoute(router);
 }

@@ -40,6 +40,9 @@ void RegisterUserRoutes(Router& router, const Dependencies& deps, const std::str
 void RegisterUserErasureRoutes(Router& router, const Dependencies& deps);
 void RegisterNotificationRoutes(Router& router, const Dependencies& deps);
 void RegisterInboxRoutes(Router& router, const Dependencies& deps);
+// POST /v1/inbox/notifications/{id}/actions/{n}: a subscriber presses an
+// event action.
+void RegisterInboxActionRoutes(Router& router, const Dependencies& deps);
 void RegisterSystemRoutes(Router& router, const Dependencies& deps, MetricsAccess metrics_access);
 // GET /healthz (the database answers on `pool`, no credentials) and GET
 // /metrics (`metrics`): with the API key, to anyone, or not at all.
