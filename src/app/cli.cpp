@@ -16,6 +16,7 @@
 #include "app/service.hpp"
 #include "app/shutdown_signal.hpp"
 #include "app/user_commands.hpp"
+#include "app/user_import_command.hpp"
 #include "channels/chat/chat_channels.hpp"
 #include "channels/mobile/mobile_provider.hpp"
 #include "channels/webpush/vapid.hpp"
@@ -99,7 +100,8 @@ int RunCli(int argc, char** argv) {
       ->capture_default_str();
   import->add_option("--body", import_flags.body, "notification body of rows without one");
 
-  auto* users = cli.add_subcommand("users", "manage console accounts");
+  auto* users = cli.add_subcommand(
+      "users", "manage console accounts; import the users notifications are for");
   users->require_subcommand(1);
   auto* users_add = users->add_subcommand("add", "add a console account");
   UserAddFlags user_add_flags;
@@ -112,9 +114,20 @@ int RunCli(int argc, char** argv) {
   auto* users_delete = users->add_subcommand("delete", "delete a console account and its sessions");
   std::string user_delete_email;
   users_delete->add_option("--email", user_delete_email, "the account's email")->required();
+  auto* users_import = users->add_subcommand(
+      "import",
+      "create or merge users from a CSV (a header row: id,email,phone,timezone,locale,…,"
+      "data.<key>) or NDJSON file (a PUT /v1/users/{id} body with \"id\" a line)");
+  UserImportFlags user_import_flags;
+  users_import->add_option("file", user_import_flags.file, "the file, or - for stdin")->required();
+  users_import->add_option("--format", user_import_flags.format,
+                           "csv or ndjson (default: from the file's extension)");
+  users_import->add_option("--batch", user_import_flags.batch, "lines per statement")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
 
-  for (auto* sub :
-       {serve, worker, scheduler, relay, migrate, import, users_add, users_list, users_delete}) {
+  for (auto* sub : {serve, worker, scheduler, relay, migrate, import, users_add, users_list,
+                    users_delete, users_import}) {
     sub->add_option("--config", config_path, "TOML configuration file")->check(CLI::ExistingFile);
   }
 
@@ -159,6 +172,9 @@ int RunCli(int argc, char** argv) {
         return RunUserAdd(config, user_add_flags, std::cin, std::cout, std::cerr);
       }
       if (users_list->parsed()) return RunUserList(config, std::cout);
+      if (users_import->parsed()) {
+        return RunUserImport(config, user_import_flags, std::cin, std::cout, std::cerr);
+      }
       if (users_delete->parsed()) {
         return RunUserDelete(config, user_delete_email, std::cout, std::cerr);
       }

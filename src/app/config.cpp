@@ -194,6 +194,7 @@ std::vector<Binding> Bindings(Config& c) {
                  NotNegative("must be 0 (no limit) or more")});
     b.push_back({"limits.http", std::string(limit.burst_key), limit.burst});
   }
+  b.push_back({"limits.http", "import_body_bytes", &c.server.http.import_body_limit, Positive()});
   for (std::vector<Binding> keys : {EmailProviderBindings("channels.email", c.email, "provider"),
                                     SmsProviderBindings("channels.sms", c.sms, "provider")}) {
     b.insert(b.end(), std::make_move_iterator(keys.begin()), std::make_move_iterator(keys.end()));

@@ -207,6 +207,8 @@ const std::vector<KeyCase>& EveryKey() {
             [](const Config& c) { EXPECT_EQ(c.server.http.limits.api_key_per_second, 1000); }),
       Other("limits.http", "api_key_burst", "5000",
             [](const Config& c) { EXPECT_EQ(c.server.http.limits.api_key_burst, 5000); }),
+      Other("limits.http", "import_body_bytes", "1048576",
+            [](const Config& c) { EXPECT_EQ(c.server.http.import_body_limit, 1048576u); }),
       Text("channels.email", "provider", "smtp", [](const Config& c) { return c.email.provider; }),
       Text("channels.email", "smtp_url", "smtps://mail.example:465",
            [](const Config& c) { return c.email.smtp.smtp_url; }),

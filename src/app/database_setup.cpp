@@ -61,4 +61,11 @@ int DatabaseSetup::MigrateNow() {
   return applied;
 }
 
+db::PoolSettings CommandPoolSettings(DatabaseSetup& database, int size) {
+  database.MigrateNow();
+  db::PoolSettings settings = database.pool_settings();
+  settings.size = size;
+  return settings;
+}
+
 }  // namespace chopar::app

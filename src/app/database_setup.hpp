@@ -51,4 +51,9 @@ class DatabaseSetup {
   std::optional<db::PoolSettings> read_pool_;
 };
 
+// What a one-off command (`chopar schedules import`, `chopar users …`)
+// works on: `database` migrated now, and the settings of a pool of `size`
+// connections on it. Throws as MigrateNow does.
+db::PoolSettings CommandPoolSettings(DatabaseSetup& database, int size);
+
 }  // namespace chopar::app

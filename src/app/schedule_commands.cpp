@@ -18,13 +18,14 @@ void DrawProgress(std::size_t done, std::size_t total) {
   constexpr int kWidth = 40;
   const double fraction = total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total);
   const int filled = static_cast<int>(fraction * kWidth);
-  std::cerr << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, ' ') << "] " << done << "/" << total
-            << std::flush;
+  std::cerr << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, ' ') << "] "
+            << done << "/" << total << std::flush;
 }
 
 }  // namespace
 
-int RunCronPreview(const std::string& pattern, const std::string& timezone, const std::string& after, int count) {
+int RunCronPreview(const std::string& pattern, const std::string& timezone,
+                   const std::string& after, int count) {
   nlohmann::json body = {{"cron", pattern}, {"timezone", timezone}, {"count", count}};
   if (!after.empty()) body["after"] = after;
   try {
@@ -46,10 +47,7 @@ int RunScheduleImport(const Config& config, const ImportFlags& flags) {
     return 2;
   }
   DatabaseSetup database(config);
-  database.MigrateNow();
-  db::PoolSettings pool_settings = database.pool_settings();
-  pool_settings.size = 2;
-  db::Pool pool(std::move(pool_settings));
+  db::Pool pool(CommandPoolSettings(database, 2));
   core::SystemClock clock;
   schedule::CsvImportOptions options;
   options.notification = {{"type", flags.type}, {"title", flags.title}};

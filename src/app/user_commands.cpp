@@ -15,14 +15,8 @@ namespace {
 // The configured database (migrated first; an embedded one runs while this
 // lives), a small pool on it and the accounts.
 struct Accounts {
-  explicit Accounts(const Config& config) : database(config), pool(PoolSettingsOf(database)) {}
-
-  static db::PoolSettings PoolSettingsOf(DatabaseSetup& database) {
-    database.MigrateNow();
-    db::PoolSettings settings = database.pool_settings();
-    settings.size = 1;
-    return settings;
-  }
+  explicit Accounts(const Config& config)
+      : database(config), pool(CommandPoolSettings(database, 1)) {}
 
   DatabaseSetup database;
   db::Pool pool;

@@ -5,9 +5,11 @@
 namespace chopar::http {
 
 void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret,
-                       MetricsAccess metrics_access) {
+                       MetricsAccess metrics_access, std::size_t import_body_limit) {
   RegisterUserRoutes(router, deps, inbox_secret);
   RegisterUserErasureRoutes(router, deps);
+  RegisterUserExportRoutes(router, deps);
+  RegisterUserImportRoutes(router, deps, import_body_limit);
   RegisterNotificationRoutes(router, deps);
   RegisterInboxRoutes(router, deps);
   RegisterInboxActionRoutes(router, deps);

@@ -38,6 +38,11 @@ struct Dependencies {
 void RegisterUserRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret);
 // DELETE /v1/users/{id}, POST /v1/users/erase, GET /v1/users/{id}/erasure.
 void RegisterUserErasureRoutes(Router& router, const Dependencies& deps);
+// GET /v1/users/{id}/export.
+void RegisterUserExportRoutes(Router& router, const Dependencies& deps);
+// POST /v1/users/import, whose body may be up to `import_body_limit` bytes.
+void RegisterUserImportRoutes(Router& router, const Dependencies& deps,
+                              std::size_t import_body_limit);
 void RegisterNotificationRoutes(Router& router, const Dependencies& deps);
 void RegisterInboxRoutes(Router& router, const Dependencies& deps);
 // POST /v1/inbox/notifications/{id}/actions/{n}: a subscriber presses an
@@ -51,7 +56,7 @@ void RegisterSystemRoutes(Router& router, db::Pool& pool, core::MetricsRegistry&
 
 // All of the above, and GET /openapi.yaml (http/openapi_route.hpp).
 void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::string& inbox_secret,
-                       MetricsAccess metrics_access);
+                       MetricsAccess metrics_access, std::size_t import_body_limit);
 
 // limit (1..100), cursor and unread of a list request; core::RequestError
 // kInvalidField naming the parameter for a bad value.

@@ -28,12 +28,16 @@ std::vector<DeclaredRoute> Table() {
       // Users, their addresses, devices, preferences and inboxes.
       {"GET", "/v1/users", {kRead, kGlobal}},
       {"PUT", "/v1/users/{id}", {kManage, kTenant}},
+      {"POST", "/v1/users/import", {kManage, kGlobal}},
       {"GET", "/v1/users/{id}", {kRead, kTenant}},
       // Erasure (docs/privacy.md): what PUT may do, a key confined to a
       // tenant for its own users only.
       {"DELETE", "/v1/users/{id}", {kManage, kTenant}},
       {"POST", "/v1/users/erase", {kManage, kTenant}},
       {"GET", "/v1/users/{id}/erasure", {kRead, kTenant}},
+      // Everything about a user, across every tenant it belongs to, with
+      // the audit log's record of the changes to it.
+      {"GET", "/v1/users/{id}/export", {kManage, kGlobal}},
       {"PUT", "/v1/users/{id}/telegram", {kManage, kGlobal}},
       {"DELETE", "/v1/users/{id}/telegram", {kManage, kGlobal}},
       {"GET", "/v1/users/{id}/telegram/link", {kRead, kGlobal}},

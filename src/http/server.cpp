@@ -202,7 +202,7 @@ void Server::AcceptCredentials(CredentialResolvers resolvers) {
 Server::Server(Settings settings, Dependencies deps)
     : impl_(std::make_unique<Impl>(std::move(settings), deps.pool, deps.metrics, deps)) {
   RegisterApiRoutes(impl_->router, *impl_->deps, impl_->settings.inbox_secret,
-                    impl_->settings.metrics_access);
+                    impl_->settings.metrics_access, impl_->settings.import_body_limit);
 }
 
 Server::Server(Settings settings, db::Pool& pool, core::MetricsRegistry& metrics)

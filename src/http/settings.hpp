@@ -52,6 +52,10 @@ struct Settings {
   std::chrono::milliseconds sse_heartbeat{15'000};     // ": ping" on an otherwise quiet stream
   std::chrono::milliseconds shutdown_timeout{10'000};  // Stop() waits this long for requests
 
+  // The largest body of POST /v1/users/import ([limits.http]
+  // import_body_bytes); larger → 413 payload_too_large.
+  std::size_t import_body_limit = 64 << 20;
+
   // Open connections (streams included) at most; one more is answered 503
   // and closed at once. Also kept below the open-file limit (see Server).
   int max_connections = 10'000;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 
+#include "core/csv_reader.hpp"
 #include "core/request_error.hpp"
 #include "core/text.hpp"
 #include "hub/validation.hpp"
@@ -16,72 +17,6 @@ namespace chopar::schedule {
 namespace {
 
 std::string Trim(std::string_view text) { return std::string(core::TrimBlanks(text)); }
-
-// RFC 4180 records, one at a time, with the line each starts on.
-class CsvReader {
- public:
-  explicit CsvReader(std::istream& in) : in_(in) {}
-
-  // The next record into `fields`; false at the end of input.
-  bool Next(std::vector<std::string>& fields, std::size_t& start_line) {
-    std::string line;
-    if (!ReadLine(line)) return false;
-    start_line = line_;
-    fields.clear();
-    std::string field;
-    std::size_t i = 0;
-    bool quoted = false;      // inside a quoted field
-    bool was_quoted = false;  // the current field was quoted (only a separator may follow)
-    for (;;) {
-      if (i == line.size()) {
-        if (!quoted) break;
-        // A quoted field spans lines: the line break is part of it.
-        std::string more;
-        if (!ReadLine(more)) throw CsvImportError(start_line, "a quoted field is not closed");
-        field += '\n';
-        line = std::move(more);
-        i = 0;
-        continue;
-      }
-      const char c = line[i++];
-      if (quoted) {
-        if (c != '"') {
-          field += c;
-        } else if (i < line.size() && line[i] == '"') {
-          field += '"';
-          ++i;
-        } else {
-          quoted = false;
-          was_quoted = true;
-        }
-      } else if (c == ',') {
-        fields.push_back(std::move(field));
-        field.clear();
-        was_quoted = false;
-      } else if (was_quoted) {
-        throw CsvImportError(line_, "only a comma may follow a closing quote");
-      } else if (c == '"' && field.empty()) {
-        quoted = true;
-      } else {
-        field += c;
-      }
-    }
-    fields.push_back(std::move(field));
-    return true;
-  }
-
- private:
-  bool ReadLine(std::string& line) {
-    if (!std::getline(in_, line)) return false;
-    ++line_;
-    if (line_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    return true;
-  }
-
-  std::istream& in_;
-  std::size_t line_ = 0;
-};
 
 enum class Column {
   kKey,
@@ -299,13 +234,20 @@ CsvSchedules ParseScheduleCsv(std::istream& in, const CsvImportOptions& options)
   static const std::vector<Column> kPositional = {Column::kKey, Column::kUserId, Column::kCron,
                                                   Column::kTimezone};
   CsvSchedules out;
-  CsvReader reader(in);
+  core::CsvReader reader(in);
   std::vector<std::string> fields;
   std::size_t line = 0;
+  const auto next = [&] {
+    try {
+      return reader.Next(fields, line);
+    } catch (const core::CsvSyntaxError& e) {
+      throw CsvImportError(e.line(), e.what());
+    }
+  };
   std::optional<std::vector<Column>> header;
   std::map<std::string, std::size_t, std::less<>> key_lines;
   const ScheduleSpec shared = SharedSpec(options);
-  while (reader.Next(fields, line)) {
+  while (next()) {
     if (fields.size() == 1 && Trim(fields[0]).empty()) continue;
     if (!fields[0].empty() && fields[0][0] == '#') continue;
     const bool names_key = std::any_of(fields.begin(), fields.end(), [](const std::string& f) {
