@@ -1,5 +1,7 @@
 // The <chopar-bell> widget in a real browser: a host page on another origin
 // embeds it with a subscriber token, and chopar serves it and the inbox.
+// Its badge counts unread notifications here (count="unread"); the default,
+// unseen, and the inbox's other states are in inbox.test.mjs.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 
@@ -59,7 +61,7 @@ describe("chopar-bell", { skip }, () => {
 <style>body{margin:0;font:15px system-ui,sans-serif;background:#f3f4f6;color:#111827}
 header{display:flex;align-items:center;justify-content:space-between;padding:10px 24px;background:#fff;border-bottom:1px solid #e5e7eb}
 main{padding:24px;max-width:640px} .task{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:12px 16px;margin:8px 0}</style></head>
-<body><header><a href="/app">Vazifalar</a><chopar-bell server="${attr(chopar.url)}" token="${attr(token)}" locale="${attr(locale)}" categories="tasks marketing"></chopar-bell></header>
+<body><header><a href="/app">Vazifalar</a><chopar-bell server="${attr(chopar.url)}" token="${attr(token)}" locale="${attr(locale)}" categories="tasks marketing" count="unread"></chopar-bell></header>
 <main><h1>${attr(url.pathname)}</h1><div class="task">Non olish — 18:00</div><div class="task">Hisobot yozish — juma</div></main></body></html>`;
     });
     browser = await launch({ viewport: { width: 900, height: 620 } });

@@ -1,4 +1,6 @@
-// <chopar-bell>: chopar's in-app inbox as a framework-free custom element.
+// <chopar-bell>: chopar's in-app inbox as a framework-free custom element,
+// drawn on the headless client of chopar-client.js (all its calls and its
+// live events go through that client).
 //
 //   <script type="module" src="https://chopar.example/widget/chopar-bell.js"></script>
 //   <chopar-bell server="https://chopar.example" token="v2.42.0.1801234567.mX…" locale="uz"
@@ -7,11 +9,17 @@
 // `token` is a subscriber token the host application's backend got from
 // GET /v1/users/{id}/token. Everything lives in a shadow root (no global CSS
 // in or out); the look is set with CSS custom properties (--chopar-bell-*)
-// and ::part(button | badge | panel | header | title | mark-all | list |
-// item | unread | empty | push | footer | settings | preferences). Attributes:
+// and ::part(button | badge | panel | header | title | mark-all | tabs | tab
+// | list | item | unread | unseen | tools | actions | action | empty | push
+// | footer | archived | settings | preferences). Attributes:
 //   server  chopar's base URL (default: the origin this script came from)
 //   token   the subscriber token (required)
-//   locale  "uz" or "en" (default: the page's <html lang>, else "en")
+//   locale  "uz", "en" or "ru" (default: the page's <html lang>, else "en")
+//   count   what the badge counts: "unseen" (default: not yet on screen in
+//           an opened bell) or "unread"
+//   tabs    a JSON list of tabs shown after "All", each with its count:
+//           '[{"label":"Tasks","category":"tasks"},{"label":"Billing","tag":"billing"}]'
+//           (`category`: a name or a list of names; `tag`: one tag)
 //   push    show the Web Push opt-in when the server has VAPID keys
 //   sw      the service worker URL for push (default: <server>/widget/chopar-sw.js,
 //           which only a page on chopar's own origin may register; other
@@ -22,19 +30,35 @@
 //           and counting only the notifications in that tenant, headed by
 //           the tenant's name (GET /v1/inbox/tenants/{key})
 //
+// Opening the bell marks the notifications it shows seen. Each item has its
+// tools (mark read or unread, archive or unarchive, snooze for an hour,
+// until tomorrow or next week) and its actions (a link is followed, an event
+// is pressed once: POST /v1/inbox/notifications/{id}/actions/{n}); the foot
+// of the panel switches to the archived notifications. A change made
+// elsewhere (another tab, the application's server key, a snooze running
+// out) reaches an open bell as a `state` event and is shown at once.
+//
 // The settings view (the button at the panel's foot) shows the user's own
 // preferences (GET/PUT /v1/inbox/preferences) as switches: all
 // notifications, then each category, by channel — the server's channels
 // (GET /v1/channels), each on by its own default until the user says.
 
+import { ChoparClient } from "./chopar-client.js";
+
+// Russian counts: one form after 1, 21, 31… (not 11), another after the rest.
+const ruCount = (n, one, many) => (n % 10 === 1 && n % 100 !== 11 ? `${n} ${one}` : `${n} ${many}`);
+
 const TEXTS = {
   en: {
     notifications: "Notifications",
     unread: (n) => (n === 0 ? "no unread" : n === 1 ? "1 unread" : `${n} unread`),
+    unseen: (n) => (n === 0 ? "no new" : `${n} new`),
     markAll: "Mark all as read",
     empty: "No notifications yet",
+    archivedEmpty: "No archived notifications",
     loading: "Loading…",
     loadFailed: "Could not load notifications",
+    changeFailed: "Could not save the change",
     offline: "Reconnecting…",
     newItem: (title) => `New notification: ${title}`,
     unreadMarker: "Unread",
@@ -45,6 +69,16 @@ const TEXTS = {
     justNow: "just now",
     settings: "Notification settings",
     back: "Back to notifications",
+    archived: "Archived",
+    all: "All",
+    toolsFor: (title) => `Actions for ${title}`,
+    markRead: "Mark as read",
+    markUnread: "Mark as unread",
+    archive: "Archive",
+    unarchive: "Unarchive",
+    snooze: "Snooze",
+    snoozeFor: { hour: "1 hour", tomorrow: "Tomorrow", week: "Next week" },
+    snoozed: (title) => `Snoozed: ${title}`,
     allNotifications: "All notifications",
     channelNames: { email: "Email", telegram: "Telegram", push: "Push", sms: "SMS", mobile: "Mobile", discord: "Discord", msteams: "Microsoft Teams", slack: "Slack", whatsapp: "WhatsApp" },
     switchLabel: (row, channel) => `${row}: ${channel}`,
@@ -55,10 +89,13 @@ const TEXTS = {
   uz: {
     notifications: "Bildirishnomalar",
     unread: (n) => (n === 0 ? "o‘qilmagan yo‘q" : `${n} ta o‘qilmagan`),
+    unseen: (n) => (n === 0 ? "yangi yo‘q" : `${n} ta yangi`),
     markAll: "Hammasini o‘qildi deb belgilash",
     empty: "Hozircha bildirishnoma yo‘q",
+    archivedEmpty: "Arxiv bo‘sh",
     loading: "Yuklanmoqda…",
     loadFailed: "Bildirishnomalarni yuklab bo‘lmadi",
+    changeFailed: "O‘zgarishni saqlab bo‘lmadi",
     offline: "Qayta ulanmoqda…",
     newItem: (title) => `Yangi bildirishnoma: ${title}`,
     unreadMarker: "O‘qilmagan",
@@ -69,6 +106,16 @@ const TEXTS = {
     justNow: "hozirgina",
     settings: "Bildirishnoma sozlamalari",
     back: "Bildirishnomalarga qaytish",
+    archived: "Arxiv",
+    all: "Hammasi",
+    toolsFor: (title) => `${title}: amallar`,
+    markRead: "O‘qildi deb belgilash",
+    markUnread: "O‘qilmagan deb belgilash",
+    archive: "Arxivlash",
+    unarchive: "Arxivdan chiqarish",
+    snooze: "Keyinroq eslatish",
+    snoozeFor: { hour: "1 soatdan keyin", tomorrow: "Ertaga", week: "Keyingi hafta" },
+    snoozed: (title) => `Keyinroqqa qoldirildi: ${title}`,
     allNotifications: "Barcha bildirishnomalar",
     channelNames: { email: "E-pochta", telegram: "Telegram", push: "Push", sms: "SMS", mobile: "Mobil ilova", discord: "Discord", msteams: "Microsoft Teams", slack: "Slack", whatsapp: "WhatsApp" },
     switchLabel: (row, channel) => `${row}: ${channel}`,
@@ -81,11 +128,49 @@ const TEXTS = {
       return n <= 0 ? `${-n} ${words[unit]} oldin` : `${n} ${words[unit]}dan keyin`;
     },
   },
+  ru: {
+    notifications: "Уведомления",
+    unread: (n) => (n === 0 ? "нет непрочитанных" : ruCount(n, "непрочитанное", "непрочитанных")),
+    unseen: (n) => (n === 0 ? "нет новых" : ruCount(n, "новое", "новых")),
+    markAll: "Отметить все как прочитанные",
+    empty: "Уведомлений пока нет",
+    archivedEmpty: "В архиве пусто",
+    loading: "Загрузка…",
+    loadFailed: "Не удалось загрузить уведомления",
+    changeFailed: "Не удалось сохранить изменение",
+    offline: "Переподключение…",
+    newItem: (title) => `Новое уведомление: ${title}`,
+    unreadMarker: "Непрочитанное",
+    enablePush: "Включить push-уведомления",
+    pushOn: "Push-уведомления включены",
+    pushDenied: "Push-уведомления заблокированы в этом браузере",
+    close: "Закрыть",
+    justNow: "только что",
+    settings: "Настройки уведомлений",
+    back: "Назад к уведомлениям",
+    archived: "Архив",
+    all: "Все",
+    toolsFor: (title) => `Действия: ${title}`,
+    markRead: "Отметить прочитанным",
+    markUnread: "Отметить непрочитанным",
+    archive: "В архив",
+    unarchive: "Вернуть из архива",
+    snooze: "Отложить",
+    snoozeFor: { hour: "На 1 час", tomorrow: "До завтра", week: "До следующей недели" },
+    snoozed: (title) => `Отложено: ${title}`,
+    allNotifications: "Все уведомления",
+    channelNames: { email: "Эл. почта", telegram: "Telegram", push: "Push", sms: "SMS", mobile: "Мобильное приложение", discord: "Discord", msteams: "Microsoft Teams", slack: "Slack", whatsapp: "WhatsApp" },
+    switchLabel: (row, channel) => `${row}: ${channel}`,
+    saved: "Сохранено",
+    saveFailed: "Не удалось сохранить настройку",
+    settingsLoadFailed: "Не удалось загрузить настройки",
+  },
 };
 
 const PAGE_SIZE = 20;
-const BACKOFF_INITIAL_MS = 1000;
-const BACKOFF_MAX_MS = 30000;
+const MAX_TABS = 10;
+// Snoozing "tomorrow" and "next week" wakes the user at this local hour.
+const MORNING_HOUR = 9;
 
 const STYLE = `
 :host {
@@ -169,12 +254,69 @@ li { border-bottom: 1px solid var(--chopar-bell-border-color, #f3f4f6); }
   position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; border: 0;
 }
+.tabs {
+  display: flex; gap: 2px; padding: 0 8px; overflow-x: auto;
+  border-bottom: 1px solid var(--chopar-bell-border-color, #e5e7eb);
+}
+.tabs[hidden] { display: none; }
+.tab {
+  border: 0; background: none; cursor: pointer; padding: 8px 8px 6px; font-size: 13px; white-space: nowrap;
+  border-bottom: 2px solid transparent; color: var(--chopar-bell-muted-color, #4b5563);
+}
+.tab[aria-selected="true"] { color: inherit; font-weight: 600; border-bottom-color: var(--chopar-bell-accent, #2563eb); }
+.tab-count {
+  display: inline-block; min-width: 16px; margin-left: 4px; padding: 0 4px; border-radius: 8px; box-sizing: border-box;
+  font-size: 11px; line-height: 16px; text-align: center;
+  background: var(--chopar-bell-tab-count-background, #e5e7eb);
+}
+.tab-count:empty { display: none; }
+li { position: relative; }
+li[data-unread] { background: var(--chopar-bell-unread-background, #eff6ff); }
+li[data-unread] .item { background: none; }
+.below { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; padding: 0 8px 6px 30px; margin-top: -6px; }
+.actions { display: flex; flex-wrap: wrap; gap: 6px; }
+.action {
+  display: inline-block; padding: 3px 10px; border-radius: 6px; font-size: 13px; cursor: pointer; text-decoration: none;
+  border: 1px solid var(--chopar-bell-accent, #2563eb); background: var(--chopar-bell-panel-background, #fff);
+  color: var(--chopar-bell-accent, #2563eb);
+}
+.action.primary { background: var(--chopar-bell-accent, #2563eb); color: var(--chopar-bell-action-color, #fff); }
+.action[data-pressed] { cursor: default; opacity: .7; }
+.tools { display: flex; flex-wrap: wrap; gap: 2px; margin-left: auto; position: relative; }
+.tool {
+  display: inline-flex; align-items: center; justify-content: center; width: 26px; height: 26px; padding: 0;
+  border: 0; border-radius: 50%; background: none; cursor: pointer; color: var(--chopar-bell-muted-color, #6b7280);
+}
+.tool svg { width: 16px; height: 16px; }
+.tool:hover { background: var(--chopar-bell-hover-background, rgba(0,0,0,.06)); }
+.tool:hover { color: var(--chopar-bell-accent, #2563eb); }
+.menu {
+  position: absolute; z-index: 1; right: 0; top: 100%; min-width: 150px; padding: 4px 0; margin: 2px 0 0;
+  background: var(--chopar-bell-panel-background, #fff); border: 1px solid var(--chopar-bell-border-color, #e5e7eb);
+  border-radius: 6px; box-shadow: 0 6px 16px rgba(0,0,0,.15);
+}
+.menu[hidden] { display: none; }
+.menu button { display: block; width: 100%; border: 0; background: none; cursor: pointer; text-align: left; padding: 6px 12px; font-size: 13px; }
+.menu button:hover, .menu button:focus { background: var(--chopar-bell-hover-background, rgba(0,0,0,.06)); }
+.foot { display: flex; justify-content: space-between; }
 `;
-
 const BELL_ICON =
   '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" ' +
   'stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">' +
   '<path d="M18 8a6 6 0 0 0-12 0c0 7-3 9-3 9h18s-3-2-3-9"/><path d="M13.73 21a2 2 0 0 1-3.46 0"/></svg>';
+
+// The items' tools, drawn as icons (constants: no data is parsed as HTML);
+// each button's name is its aria-label.
+const icon = (paths) =>
+  '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" ' +
+  `stroke-linejoin="round" aria-hidden="true" focusable="false">${paths}</svg>`;
+const TOOL_ICONS = {
+  read: icon('<path d="M20 6 9 17l-5-5"/>'),
+  unread: icon('<circle cx="12" cy="12" r="4" fill="currentColor"/>'),
+  archive: icon('<rect x="3" y="4" width="18" height="4" rx="1"/><path d="M5 8v11h14V8"/><path d="M10 12h4"/>'),
+  unarchive: icon('<rect x="3" y="4" width="18" height="4" rx="1"/><path d="M5 8v11h14V8"/><path d="M12 17v-6m-3 3 3-3 3 3"/>'),
+  snooze: icon('<circle cx="12" cy="13" r="8"/><path d="M12 9v4l2 2M5 3 2 6m17-3 3 3"/>'),
+};
 
 let nextInstance = 0;
 
@@ -233,21 +375,106 @@ function newerFirst(a, b) {
   return b.id - a.id;
 }
 
+// Whether a tab ({category, tag}; null for "All") takes `item`.
+function inTab(item, tab) {
+  if (!tab) return true;
+  if (tab.category) {
+    const names = Array.isArray(tab.category) ? tab.category : String(tab.category).split(",");
+    if (!names.includes(item.category)) return false;
+  }
+  return !tab.tag || (Array.isArray(item.tags) && item.tags.includes(tab.tag));
+}
+
+// Whether the server would list `item` in `view` ("inbox": neither archived
+// nor snoozed; "archived": archived ones) under `tab`.
+export function inView(item, view, tab, now = Date.now()) {
+  const snoozed = Boolean(item.snoozed_until) && Date.parse(item.snoozed_until) > now;
+  const placed = view === "archived" ? Boolean(item.archived_at) : !item.archived_at && !snoozed;
+  return placed && inTab(item, tab);
+}
+
+// What `item` adds to the counts: the server counts neither archived nor
+// snoozed notifications.
+function countsOf(item, now = Date.now()) {
+  if (!inView(item, "inbox", null, now)) return { unseen: 0, unread: 0 };
+  return { unseen: item.seen_at ? 0 : 1, unread: item.read_at ? 0 : 1 };
+}
+
+// A state change (a `state` event's `change`, or one made here) applied to a
+// notification object as the server applies it.
+export function applyState(item, change, at, snoozedUntil = null) {
+  switch (change) {
+    case "seen":
+      item.seen_at ??= at;
+      break;
+    case "read":
+      item.read_at ??= at;
+      item.seen_at ??= at;
+      break;
+    case "unread":
+      item.read_at = null;
+      break;
+    case "archived":
+      item.archived_at ??= at;
+      break;
+    case "unarchived":
+      item.archived_at = null;
+      break;
+    case "snoozed":
+      item.snoozed_until = snoozedUntil;
+      break;
+    case "unsnoozed":
+      item.snoozed_until = null;
+      break;
+  }
+}
+
+// The snooze request for a menu choice: an hour from now, tomorrow morning,
+// or next Monday morning (the user's own clock).
+export function snoozeTarget(choice, now = new Date()) {
+  if (choice === "hour") return { minutes: 60 };
+  const until = new Date(now);
+  const days = choice === "week" ? (8 - until.getDay()) % 7 || 7 : 1;
+  until.setDate(until.getDate() + days);
+  until.setHours(MORNING_HOUR, 0, 0, 0);
+  return { until };
+}
+
+// The `tabs` attribute's tabs (at most MAX_TABS; a malformed one is skipped),
+// after "All".
+function parseTabs(text) {
+  if (!text) return [];
+  let tabs;
+  try {
+    tabs = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(tabs)) return [];
+  return tabs
+    .filter((tab) => isObject(tab) && typeof tab.label === "string" && (tab.category || tab.tag))
+    .slice(0, MAX_TABS)
+    .map(({ label, category, tag }) => ({ label, category: category || undefined, tag: tag || undefined }));
+}
+
 export class ChoparBell extends HTMLElement {
   static get observedAttributes() {
-    return ["server", "token", "locale", "push", "categories", "tenant"];
+    return ["server", "token", "locale", "push", "categories", "tenant", "count", "tabs"];
   }
 
   constructor() {
     super();
     this._id = `chopar-bell-${++nextInstance}`;
-    this._items = new Map(); // id → notification
-    this._unread = 0;
-    this._cursor = undefined; // undefined: first page not loaded; null: no more
-    this._loadingPage = false;
-    this._source = null;
-    this._retryTimer = null;
-    this._attempt = 0;
+    this._client = null; // the ChoparClient of the current server, token and tenant
+    this._items = new Map(); // id → notification, of every view loaded
+    this._pages = new Map(); // "<view>|<tab>" → {cursor, loading}; cursor undefined: not loaded, null: no more
+    this._view = "inbox"; // or "archived"
+    this._tabIndex = 0; // 0 is "All"
+    this._tabs = [];
+    this._tabCounts = [];
+    this._counts = { unseen: 0, unread: 0 };
+    this._openMenu = null; // the id of the item whose snooze menu is open
+    this._tabCountsTimer = null;
     this._connected = false;
     this._tenantName = null;  // the tenant's name once loaded (the tenant attribute)
     this._preferences = null; // the user's stored preferences once loaded
@@ -266,7 +493,16 @@ export class ChoparBell extends HTMLElement {
   }
 
   get unreadCount() {
-    return this._unread;
+    return this._counts.unread;
+  }
+
+  get unseenCount() {
+    return this._counts.unseen;
+  }
+
+  // The ChoparClient the bell uses (null before it has a token).
+  get client() {
+    return this._client;
   }
 
   show() {
@@ -277,7 +513,9 @@ export class ChoparBell extends HTMLElement {
     this._panel.classList.toggle("align-left", room < this._panel.offsetWidth);
     this._button.setAttribute("aria-expanded", "true");
     document.addEventListener("pointerdown", this._onDocumentPointer, true);
-    if (this._cursor === undefined) this._loadPage();
+    if (this._page().cursor === undefined) this._loadPage();
+    else this._renderList(); // marks what it shows seen
+    this._refreshTabCounts();
     this._observeEnd();
     this._panel.focus();
     this.dispatchEvent(new CustomEvent("chopar-bell-open", { bubbles: true, composed: true }));
@@ -287,6 +525,7 @@ export class ChoparBell extends HTMLElement {
     if (!this.open) return;
     this._panel.hidden = true;
     this._button.setAttribute("aria-expanded", "false");
+    this._openMenu = null;
     this._showList();
     document.removeEventListener("pointerdown", this._onDocumentPointer, true);
     if (returnFocus) this._button.focus();
@@ -300,6 +539,7 @@ export class ChoparBell extends HTMLElement {
 
   connectedCallback() {
     this._connected = true;
+    this._readTabs();
     this._applyTexts();
     this._start();
   }
@@ -322,13 +562,27 @@ export class ChoparBell extends HTMLElement {
       this._renderPreferences();
       return;
     }
-    // A new server or user: start over.
+    if (name === "count") {
+      this._updateBadge();
+      this._refreshTabCounts();
+      return;
+    }
+    if (name === "tabs") {
+      this._readTabs();
+      this._applyTexts();
+      this._renderList();
+      if (this.open && this._page().cursor === undefined) this._loadPage();
+      this._refreshTabCounts();
+      return;
+    }
+    if (name === "push") return;
+    // A new server, user or tenant: start over.
     this._stop();
     this._preferences = null;
     this._channels = null;
     this._showList();
     this._items.clear();
-    this._cursor = undefined;
+    this._pages.clear();
     this._renderList();
     this._start();
   }
@@ -353,10 +607,26 @@ export class ChoparBell extends HTMLElement {
     return this.getAttribute("token") || "";
   }
 
-  // "&tenant=<key>" with the tenant attribute, else "".
-  get _tenantQuery() {
-    const tenant = this.getAttribute("tenant");
-    return tenant ? `&tenant=${encodeURIComponent(tenant)}` : "";
+  // What the badge counts: "unseen" unless count="unread".
+  get _countKind() {
+    return this.getAttribute("count") === "unread" ? "unread" : "unseen";
+  }
+
+  get _tab() {
+    return this._tabIndex > 0 ? this._tabs[this._tabIndex - 1] : null;
+  }
+
+  // The paging state of the view and tab on screen.
+  _page() {
+    const key = `${this._view}|${this._tabIndex}`;
+    if (!this._pages.has(key)) this._pages.set(key, { cursor: undefined, loading: false });
+    return this._pages.get(key);
+  }
+
+  // The list filters of the view and tab on screen.
+  _filters() {
+    const tab = this._tab;
+    return { archived: this._view === "archived", category: tab?.category, tag: tab?.tag };
   }
 
   // ---- DOM -----------------------------------------------------------------
@@ -381,6 +651,14 @@ export class ChoparBell extends HTMLElement {
     this._heading = el("h2", { id: `${this._id}-title`, part: "title" });
     this._markAll = el("button", { type: "button", class: "link-button", part: "mark-all" });
     this._markAll.addEventListener("click", () => this._markAllRead());
+    this._tabBar = el("div", { class: "tabs", part: "tabs", role: "tablist", hidden: true });
+    this._tabBar.addEventListener("click", (event) => {
+      const tab = event.target.closest("[role=tab]");
+      if (tab) this._selectTab(Number(tab.dataset.index));
+    });
+    this._tabBar.addEventListener("keydown", (event) => this._onTabKey(event));
+    this._archivedButton = el("button", { type: "button", class: "link-button", part: "archived", "aria-pressed": "false" });
+    this._archivedButton.addEventListener("click", () => this._setView(this._view === "archived" ? "inbox" : "archived"));
     this._settingsButton = el("button", {
       type: "button",
       class: "link-button",
@@ -400,11 +678,12 @@ export class ChoparBell extends HTMLElement {
     this._preferencesView.addEventListener("change", (event) => this._onSwitch(event));
     this._pushBox = el("div", { class: "push", part: "push", hidden: true });
     this._list = el("ul", { part: "list", role: "list" });
-    this._list.addEventListener("click", (event) => this._onItemClick(event));
+    this._list.addEventListener("click", (event) => this._onListClick(event));
+    this._list.addEventListener("keydown", (event) => this._onMenuKey(event));
     this._end = el("div", { "aria-hidden": "true" });
     this._empty = el("p", { class: "empty", part: "empty", hidden: true });
     this._status = el("p", { class: "status", role: "status", "aria-live": "polite" });
-    this._scroll = el("div", { class: "scroll" }, this._list, this._empty, this._end, this._status);
+    this._scroll = el("div", { id: `${this._id}-list`, class: "scroll" }, this._list, this._empty, this._end, this._status);
     this._panel = el(
       "div",
       {
@@ -417,10 +696,11 @@ export class ChoparBell extends HTMLElement {
         hidden: true,
       },
       el("div", { class: "head", part: "header" }, this._heading, this._markAll),
+      this._tabBar,
       this._pushBox,
       this._scroll,
       this._preferencesView,
-      el("div", { class: "foot", part: "footer" }, this._settingsButton),
+      el("div", { class: "foot", part: "footer" }, this._archivedButton, this._settingsButton),
     );
     this._panel.addEventListener("keydown", (event) => this._onPanelKey(event));
     this._button.addEventListener("keydown", (event) => {
@@ -435,25 +715,87 @@ export class ChoparBell extends HTMLElement {
 
   _applyTexts() {
     const t = this._t;
-    this._heading.textContent = this._preferencesView.hidden ? this._tenantName || t.notifications : t.settings;
-    this._settingsButton.textContent = this._preferencesView.hidden ? t.settings : t.back;
+    const settings = !this._preferencesView.hidden;
+    const archived = this._view === "archived";
+    this._heading.textContent = settings ? t.settings : archived ? t.archived : this._tenantName || t.notifications;
+    this._settingsButton.textContent = settings ? t.back : t.settings;
+    this._archivedButton.textContent = t.archived;
+    this._archivedButton.hidden = settings;
     this._markAll.textContent = t.markAll;
-    this._empty.textContent = t.empty;
+    this._markAll.hidden = settings || archived;
+    this._empty.textContent = archived ? t.archivedEmpty : t.empty;
+    this._renderTabs();
     this._updateBadge();
   }
 
   _updateBadge() {
-    const n = this._unread;
+    const kind = this._countKind;
+    const n = this._counts[kind];
     this._badge.hidden = n === 0;
     this._badge.textContent = n > 99 ? "99+" : String(n);
-    this._button.setAttribute("aria-label", `${this._t.notifications}, ${this._t.unread(n)}`);
-    this._markAll.disabled = n === 0;
-    this.setAttribute("data-unread", String(n));
+    this._button.setAttribute("aria-label", `${this._t.notifications}, ${this._t[kind](n)}`);
+    this._markAll.disabled = this._counts.unread === 0;
+    this.setAttribute("data-unread", String(this._counts.unread));
+    this.setAttribute("data-unseen", String(this._counts.unseen));
+    if (this._tabCounts.length) this._renderTabCounts();
   }
 
-  _setUnread(count) {
-    this._unread = Math.max(0, count);
+  _setCounts(counts) {
+    this._counts = {
+      unseen: Math.max(0, counts.unseen ?? this._counts.unseen),
+      unread: Math.max(0, counts.unread ?? this._counts.unread),
+    };
     this._updateBadge();
+  }
+
+  _readTabs() {
+    this._tabs = parseTabs(this.getAttribute("tabs"));
+    if (this._tabIndex > this._tabs.length) this._tabIndex = 0;
+    this._tabCounts = [];
+  }
+
+  _renderTabs() {
+    this._tabBar.hidden = this._tabs.length === 0 || !this._preferencesView.hidden;
+    if (this._tabs.length === 0) {
+      this._tabBar.replaceChildren();
+      this._scroll.removeAttribute("role");
+      this._scroll.removeAttribute("aria-labelledby");
+      return;
+    }
+    const labels = [this._t.all, ...this._tabs.map((tab) => tab.label)];
+    const focused = this._tabBar.contains(this.shadowRoot.activeElement);
+    this._tabBar.replaceChildren(
+      ...labels.map((label, index) => {
+        const selected = index === this._tabIndex;
+        const tab = el("button", {
+          type: "button",
+          role: "tab",
+          class: "tab",
+          part: "tab",
+          id: `${this._id}-tab-${index}`,
+          "data-index": index,
+          "aria-selected": String(selected),
+          "aria-controls": `${this._id}-list`,
+          tabindex: selected ? "0" : "-1",
+        });
+        tab.append(label, el("span", { class: "tab-count", "data-count": "" }));
+        return tab;
+      }),
+    );
+    this._scroll.setAttribute("role", "tabpanel");
+    this._scroll.setAttribute("aria-labelledby", `${this._id}-tab-${this._tabIndex}`);
+    this._renderTabCounts();
+    if (focused) this._tabBar.querySelector('[aria-selected="true"]').focus();
+  }
+
+  _renderTabCounts() {
+    const kind = this._countKind;
+    this._tabBar.querySelectorAll("[role=tab]").forEach((tab, index) => {
+      const n = index === 0 ? this._counts[kind] : this._tabCounts[index - 1];
+      const count = tab.querySelector(".tab-count");
+      count.textContent = n ? (n > 99 ? "99+" : String(n)) : "";
+      count.dataset.count = String(n ?? "");
+    });
   }
 
   _relativeTime(iso) {
@@ -475,6 +817,7 @@ export class ChoparBell extends HTMLElement {
   }
 
   _renderItem(item) {
+    const t = this._t;
     const url = item.link ? internalUrl(item.link) : null;
     const unread = !item.read_at;
     const time = el("time", { class: "time", datetime: item.created_at, title: new Date(item.created_at).toLocaleString(this._locale) });
@@ -489,49 +832,88 @@ export class ChoparBell extends HTMLElement {
     }
     text.append(time);
     const dot = el("span", { class: "dot" });
-    if (unread) dot.append(el("span", { class: "visually-hidden" }, this._t.unreadMarker));
+    if (unread) dot.append(el("span", { class: "visually-hidden" }, t.unreadMarker));
+    const part = ["item", unread && "unread", !item.seen_at && "unseen"].filter(Boolean).join(" ");
     const control = url
-      ? el("a", { class: "item", part: unread ? "item unread" : "item", href: url, "data-unread": unread })
-      : el("button", { type: "button", class: "item", part: unread ? "item unread" : "item", "data-unread": unread });
+      ? el("a", { class: "item", part, href: url, "data-unread": unread, "data-focus": "item" })
+      : el("button", { type: "button", class: "item", part, "data-unread": unread, "data-focus": "item" });
     control.dataset.id = String(item.id);
     control.append(dot, text);
-    return el("li", { "data-id": item.id }, control);
+
+    const below = el("div", { class: "below" });
+    const actions = Array.isArray(item.actions) ? item.actions : [];
+    if (actions.length > 0) {
+      const group = el("div", { class: "actions", part: "actions" });
+      actions.forEach((action, n) => {
+        const button = this._renderAction(action, n);
+        if (button) group.append(button);
+      });
+      below.append(group);
+    }
+    // A toggle keeps its data-focus when it flips, so the focus stays on it.
+    const tool = (name, label, focus, attributes = {}) => {
+      const button = el("button", { type: "button", class: "tool", "data-tool": name, "data-focus": focus, "aria-label": label, title: label, ...attributes });
+      button.innerHTML = TOOL_ICONS[name];
+      return button;
+    };
+    const tools = el("div", { class: "tools", part: "tools", role: "group", "aria-label": t.toolsFor(item.title) });
+    tools.append(unread ? tool("read", t.markRead, "read") : tool("unread", t.markUnread, "read"));
+    if (item.archived_at) {
+      tools.append(tool("unarchive", t.unarchive, "archive"));
+    } else {
+      tools.append(tool("archive", t.archive, "archive"));
+      const menuId = `${this._id}-snooze-${item.id}`;
+      const open = this._openMenu === item.id;
+      tools.append(tool("snooze", t.snooze, "snooze", { "aria-haspopup": "menu", "aria-expanded": String(open), "aria-controls": menuId }));
+      const menu = el("div", { id: menuId, class: "menu", role: "menu", "aria-label": t.snooze, hidden: !open });
+      for (const choice of ["hour", "tomorrow", "week"]) {
+        const entry = el("button", { type: "button", role: "menuitem", tabindex: "-1", "data-snooze": choice, "data-focus": `snooze-${choice}` });
+        entry.textContent = t.snoozeFor[choice];
+        menu.append(entry);
+      }
+      tools.append(menu);
+    }
+    below.append(tools);
+    return el("li", { "data-id": item.id, "data-unread": unread, "data-seen": Boolean(item.seen_at) }, control, below);
   }
 
+  // An action of an item: a link for `url` (an internal path, like the
+  // item's link), a button for `event`, shown pressed once it was.
+  _renderAction(action, n) {
+    if (!isObject(action) || typeof action.label !== "string") return null;
+    const attributes = { class: n === 0 ? "action primary" : "action", part: "action", "data-action": n, "data-focus": `action-${n}` };
+    if (action.url) {
+      const href = internalUrl(action.url);
+      if (!href) return null;
+      const link = el("a", { ...attributes, href });
+      link.textContent = action.label;
+      return link;
+    }
+    const pressed = Boolean(action.pressed_at);
+    const button = el("button", { ...attributes, type: "button", "data-pressed": pressed, "aria-disabled": pressed ? "true" : null });
+    button.textContent = pressed ? `✓ ${action.label}` : action.label;
+    return button;
+  }
+
+  // The view's items, newest first. While the bell is open on its inbox,
+  // what it shows is marked seen.
   _renderList() {
-    const items = [...this._items.values()].sort(newerFirst);
+    const now = Date.now();
+    const items = [...this._items.values()].filter((item) => inView(item, this._view, this._tab, now)).sort(newerFirst);
+    if (this.open && this._view === "inbox" && this._preferencesView.hidden) this._markSeen(items);
+    // Rebuilt on each change: the control that had the focus keeps it.
+    const active = this.shadowRoot.activeElement;
+    const focused = active && this._list.contains(active) ? { id: active.closest("li")?.dataset.id, key: active.dataset.focus } : null;
     this._list.replaceChildren(...items.map((item) => this._renderItem(item)));
-    this._empty.hidden = items.length > 0 || this._cursor === undefined;
+    this._empty.hidden = items.length > 0 || this._page().cursor === undefined;
+    if (focused?.id && focused.key) {
+      const again = this._list.querySelector(`li[data-id="${focused.id}"] [data-focus="${focused.key}"]`);
+      // An item that left the view (changed elsewhere) leaves the focus in the panel.
+      (again || this._list.querySelector(`li[data-id="${focused.id}"] .item`) || this._panel).focus();
+    }
   }
 
   // ---- data ----------------------------------------------------------------
-
-  // The server's channels (GET /v1/channels: no token, so no preflight),
-  // fetched once.
-  async _channelList() {
-    if (!this._channels) {
-      const response =
-          await fetch(`${this._server}/v1/channels`, {mode: 'cors', credentials: 'omit'});
-      if (!response.ok) throw new Error(`${response.status} /v1/channels`);
-      this._channels = (await response.json()).channels;
-    }
-    return this._channels;
-  }
-
-  async _api(path, options = {}) {
-    const response = await fetch(`${this._server}${path}`, {
-      ...options,
-      headers: { Authorization: `Bearer ${this._token}`, ...(options.body ? { "Content-Type": "application/json" } : {}) },
-      mode: "cors",
-      credentials: "omit",
-    });
-    if (!response.ok) {
-      const error = new Error(`${response.status} ${path}`);
-      error.status = response.status;
-      throw error;
-    }
-    return response.status === 204 ? null : response.json();
-  }
 
   _merge(items) {
     let added = 0;
@@ -543,40 +925,43 @@ export class ChoparBell extends HTMLElement {
   }
 
   async _loadPage() {
-    if (this._loadingPage || this._cursor === null) return;
-    this._loadingPage = true;
-    if (this._items.size === 0) this._status.textContent = this._t.loading;
+    const page = this._page();
+    if (!this._client || page.loading || page.cursor === null) return;
+    page.loading = true;
+    if (this._list.childElementCount === 0) this._status.textContent = this._t.loading;
     try {
-      const cursor = this._cursor ? `&cursor=${encodeURIComponent(this._cursor)}` : "";
-      const page = await this._api(`/v1/inbox/notifications?limit=${PAGE_SIZE}${cursor}${this._tenantQuery}`);
-      this._merge(page.items);
-      this._cursor = page.next_cursor;
+      const result = await this._client.list({ ...this._filters(), limit: PAGE_SIZE, cursor: page.cursor || undefined });
+      this._merge(result.items);
+      page.cursor = result.next_cursor;
       this._status.textContent = "";
       this._renderList();
-    } catch (error) {
+    } catch {
       this._status.textContent = this._t.loadFailed;
       return;
     } finally {
-      this._loadingPage = false;
+      page.loading = false;
     }
     // An observer reports only changes it sees at a rendering step: when the
     // end stayed in view while this page loaded, or the list grew and was
     // scrolled back to its end before the next frame, no change is seen and
     // nothing asks for the next page. Observing again reports where the end
     // is now.
-    if (this._cursor && this._observer) {
+    if (page.cursor && this._observer) {
       this._observer.unobserve(this._end);
       this._observer.observe(this._end);
     }
   }
 
-  // After a reconnect: whatever arrived meanwhile is on the first page; the
-  // map keeps each id once however often it is seen.
+  // After a reconnect, or a change to items not loaded: the view's first
+  // page again, whose objects replace the ones held (their states may have
+  // changed meanwhile); the map keeps each id once however often it is seen.
   async _resync() {
+    if (!this._client) return;
+    const page = this._page();
     try {
-      const page = await this._api(`/v1/inbox/notifications?limit=${PAGE_SIZE}${this._tenantQuery}`);
-      if (this._cursor === undefined) this._cursor = page.next_cursor;
-      this._merge(page.items);
+      const result = await this._client.list({ ...this._filters(), limit: PAGE_SIZE });
+      if (page.cursor === undefined) page.cursor = result.next_cursor;
+      this._merge(result.items);
       this._renderList();
     } catch {
       // The stream's next reconnect tries again.
@@ -587,49 +972,163 @@ export class ChoparBell extends HTMLElement {
     if (this._observer || !("IntersectionObserver" in window)) return;
     this._observer = new IntersectionObserver(
       (entries) => {
-        if (entries.some((entry) => entry.isIntersecting) && this._cursor) this._loadPage();
+        if (entries.some((entry) => entry.isIntersecting) && this._page().cursor) this._loadPage();
       },
       { root: this._scroll, rootMargin: "80px" },
     );
     this._observer.observe(this._end);
   }
 
-  async _markRead(ids) {
-    const now = new Date().toISOString();
-    let changed = 0;
+  // Both counts from the server (the stream's `counts` event keeps them
+  // current after this).
+  async _refreshCounts() {
+    if (!this._client) return;
+    try {
+      const [unseen, unread] = await Promise.all([this._client.count({ count: "unseen" }), this._client.count({ count: "unread" })]);
+      this._setCounts({ unseen, unread });
+    } catch {
+      // The stream's first events carry the counts too.
+    }
+    this._refreshTabCounts();
+  }
+
+  // Each tab's count, asked soon after a change (one request per tab for a
+  // burst of changes).
+  _refreshTabCounts() {
+    if (this._tabs.length === 0 || !this._client || this._tabCountsTimer) return;
+    this._tabCountsTimer = setTimeout(async () => {
+      this._tabCountsTimer = null;
+      const client = this._client;
+      if (!client) return;
+      try {
+        const count = this._countKind;
+        this._tabCounts = await Promise.all(this._tabs.map((tab) => client.count({ count, category: tab.category, tag: tab.tag })));
+        this._renderTabCounts();
+      } catch {
+        // Kept as they were; the next change asks again.
+      }
+    }, 50);
+  }
+
+  // Applies a change made here to the items at once (and the counts, by what
+  // each item adds to them); the server's answer and its events follow.
+  _applyLocal(ids, change, at, snoozedUntil = null) {
+    const now = Date.now();
+    const delta = { unseen: 0, unread: 0 };
     for (const id of ids) {
       const item = this._items.get(id);
-      if (item && !item.read_at) {
-        item.read_at = now;
-        changed++;
-      }
+      if (!item) continue;
+      const before = countsOf(item, now);
+      applyState(item, change, at, snoozedUntil);
+      const after = countsOf(item, now);
+      delta.unseen += after.unseen - before.unseen;
+      delta.unread += after.unread - before.unread;
     }
-    if (changed) {
-      this._setUnread(this._unread - changed);
-      this._renderList();
-    }
-    const result = await this._api("/v1/inbox/read", { method: "POST", body: JSON.stringify({ ids }) });
-    return result.updated;
+    this._setCounts({ unseen: this._counts.unseen + delta.unseen, unread: this._counts.unread + delta.unread });
   }
 
+  // Marks `items` seen that are not yet.
+  _markSeen(items) {
+    const ids = items.filter((item) => !item.seen_at).map((item) => item.id);
+    if (ids.length === 0 || !this._client) return;
+    this._applyLocal(ids, "seen", new Date().toISOString());
+    this._client.markSeen({ ids }).then(
+      () => this._refreshTabCounts(),
+      () => this._refreshCounts(),
+    );
+  }
+
+  async _markRead(ids) {
+    this._applyLocal(ids, "read", new Date().toISOString());
+    this._renderList();
+    this._refreshTabCounts();
+    return this._client.markRead({ ids });
+  }
+
+  // "Mark all as read": of the tab on screen, or all of them.
   async _markAllRead() {
-    const now = new Date().toISOString();
-    for (const item of this._items.values()) if (!item.read_at) item.read_at = now;
-    this._setUnread(0);
+    const tab = this._tab;
+    const ids = [...this._items.values()].filter((item) => inView(item, "inbox", tab) && !item.read_at).map((item) => item.id);
+    this._applyLocal(ids, "read", new Date().toISOString());
+    if (!tab) this._setCounts({ unseen: 0, unread: 0 });
     this._renderList();
     try {
-      await this._api("/v1/inbox/read", { method: "POST", body: JSON.stringify({ all: true }) });
+      await this._client.markRead({ all: true, category: tab?.category, tag: tab?.tag });
     } catch {
-      this._status.textContent = this._t.loadFailed;
+      this._status.textContent = this._t.changeFailed;
+    }
+    this._refreshCounts();
+  }
+
+  // A tool of an item: read, unread, archive, unarchive, or a snooze choice.
+  // An item that leaves the view hands the focus to its neighbour.
+  async _change(id, tool, choice) {
+    const item = this._items.get(id);
+    if (!item || !this._client) return;
+    const at = new Date().toISOString();
+    const index = [...this._list.children].findIndex((li) => li.dataset.id === String(id));
+    const target = tool === "snooze" ? snoozeTarget(choice) : null;
+    const call = {
+      read: () => this._client.markRead({ ids: [id] }),
+      unread: () => this._client.markUnread({ ids: [id] }),
+      archive: () => this._client.archive({ ids: [id] }),
+      unarchive: () => this._client.unarchive({ ids: [id] }),
+      snooze: () => this._client.snooze({ ids: [id], ...target }),
+    }[tool];
+    const change = { read: "read", unread: "unread", archive: "archived", unarchive: "unarchived", snooze: "snoozed" }[tool];
+    const snoozedUntil = target ? (target.until ?? new Date(Date.now() + target.minutes * 60000)).toISOString() : null;
+    this._openMenu = null;
+    this._applyLocal([id], change, at, snoozedUntil);
+    this._renderList();
+    if (tool === "snooze") this._announcer.textContent = this._t.snoozed(item.title);
+    if (!this._list.querySelector(`li[data-id="${id}"]`)) {
+      const items = this._list.querySelectorAll(".item");
+      (items[Math.min(index, items.length - 1)] || this._panel).focus();
+    }
+    try {
+      await call();
+    } catch {
+      this._status.textContent = this._t.changeFailed;
+      this._resync();
+      this._refreshCounts();
+      return;
+    }
+    this._refreshTabCounts();
+  }
+
+  // An item's action n: a link is followed (the item read first), an event
+  // is pressed once (the server records it and reads the item).
+  async _pressAction(id, n, control, event) {
+    const item = this._items.get(id);
+    const action = item?.actions?.[n];
+    if (!action) return;
+    if (action.url) {
+      this._follow(id, control.href, event);
+      return;
+    }
+    event.preventDefault();
+    if (action.pressed_at || control.dataset.busy) return;
+    control.dataset.busy = "";
+    // Read here before asking: the server's counts for the press may come
+    // before its answer, and must not be lowered again after it.
+    this._applyLocal([id], "read", new Date().toISOString());
+    try {
+      const result = await this._client.pressAction(id, n);
+      action.pressed_at = result.pressed_at;
+      this._renderList();
+      this._refreshTabCounts();
+      this.dispatchEvent(new CustomEvent("chopar-bell-action", { bubbles: true, composed: true, detail: { id, ...result } }));
+    } catch {
+      delete control.dataset.busy;
+      this._status.textContent = this._t.changeFailed;
+      this._resync();
+      this._refreshCounts();
     }
   }
 
-  async _onItemClick(event) {
-    const control = event.target.closest(".item");
-    if (!control) return;
-    const id = Number(control.dataset.id);
-    const href = control.tagName === "A" ? control.href : null;
-    // Modified clicks (new tab, download) keep the browser's own behaviour.
+  // Reads the item, tells the page, and follows `href` (an internal link).
+  // Modified clicks (new tab, download) keep the browser's own behaviour.
+  async _follow(id, href, event) {
     if (href && (event.ctrlKey || event.metaKey || event.shiftKey || event.altKey || event.button !== 0)) {
       this._markRead([id]).catch(() => {});
       return;
@@ -644,6 +1143,50 @@ export class ChoparBell extends HTMLElement {
     if (href) window.location.assign(href);
   }
 
+  _onListClick(event) {
+    const li = event.target.closest("li[data-id]");
+    if (!li) return;
+    const id = Number(li.dataset.id);
+    const action = event.target.closest("[data-action]");
+    if (action) return this._pressAction(id, Number(action.dataset.action), action, event);
+    const choice = event.target.closest("[data-snooze]");
+    if (choice) return this._change(id, "snooze", choice.dataset.snooze);
+    const tool = event.target.closest("[data-tool]");
+    if (tool?.dataset.tool === "snooze") return this._toggleMenu(id);
+    if (tool) return this._change(id, tool.dataset.tool);
+    const control = event.target.closest(".item");
+    if (control) return this._follow(id, control.tagName === "A" ? control.href : null, event);
+  }
+
+  _toggleMenu(id) {
+    this._openMenu = this._openMenu === id ? null : id;
+    this._renderList();
+    if (this._openMenu !== null) this._list.querySelector(`li[data-id="${id}"] [role=menuitem]`)?.focus();
+  }
+
+  // In an open snooze menu: arrows move, Escape closes it (not the panel)
+  // and gives the focus back to its button, Tab leaves it closed.
+  _onMenuKey(event) {
+    const menu = event.target.closest("[role=menu]");
+    if (!menu) return;
+    const entries = [...menu.querySelectorAll("[role=menuitem]")];
+    const index = entries.indexOf(event.target);
+    const id = Number(menu.closest("li").dataset.id);
+    if (event.key === "Escape" || event.key === "Tab") {
+      if (event.key === "Escape") event.preventDefault();
+      event.stopPropagation();
+      this._openMenu = null;
+      this._renderList();
+      this._list.querySelector(`li[data-id="${id}"] [data-tool=snooze]`)?.focus();
+      return;
+    }
+    const moves = { ArrowDown: index + 1, ArrowUp: index - 1, Home: 0, End: entries.length - 1 };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    entries[(moves[event.key] + entries.length) % entries.length].focus();
+  }
+
   _onPanelKey(event) {
     if (event.key === "Escape") {
       event.preventDefault();
@@ -653,10 +1196,39 @@ export class ChoparBell extends HTMLElement {
     if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
     const controls = [...this._list.querySelectorAll(".item")];
     if (controls.length === 0) return;
-    const index = controls.indexOf(this.shadowRoot.activeElement);
+    const current = this.shadowRoot.activeElement?.closest?.("li")?.querySelector(".item");
+    const index = controls.indexOf(current);
     const next = event.key === "ArrowDown" ? Math.min(controls.length - 1, index + 1) : Math.max(0, index - 1);
     event.preventDefault();
     controls[next].focus();
+  }
+
+  // Tabs follow the keyboard (arrows, Home, End) and show their list at once.
+  _onTabKey(event) {
+    const last = this._tabs.length;
+    const moves = { ArrowRight: this._tabIndex + 1, ArrowLeft: this._tabIndex - 1, Home: 0, End: last };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    this._selectTab((moves[event.key] + last + 1) % (last + 1));
+    this._tabBar.querySelector('[aria-selected="true"]').focus();
+  }
+
+  _selectTab(index) {
+    if (index === this._tabIndex) return;
+    this._tabIndex = index;
+    this._openMenu = null;
+    this._renderTabs();
+    this._renderList();
+    if (this._page().cursor === undefined) this._loadPage();
+  }
+
+  _setView(view) {
+    this._view = view;
+    this._openMenu = null;
+    this._archivedButton.setAttribute("aria-pressed", String(view === "archived"));
+    this._applyTexts();
+    this._renderList();
+    if (this._page().cursor === undefined) this._loadPage();
   }
 
   // ---- preferences --------------------------------------------------------
@@ -669,16 +1241,21 @@ export class ChoparBell extends HTMLElement {
     return [...new Set([...named, ...stored])];
   }
 
+  // The server's channels, fetched once.
+  async _channelList() {
+    if (!this._channels) this._channels = await this._client.channels();
+    return this._channels;
+  }
+
   async _showPreferences() {
     this._preferencesView.hidden = false;
     this._scroll.hidden = true;
-    this._markAll.hidden = true;
     this._settingsButton.setAttribute("aria-expanded", "true");
     this._applyTexts();
     this._renderPreferences();
     try {
       [this._channels, this._preferences] =
-          await Promise.all([this._channelList(), this._api('/v1/inbox/preferences')]);
+          await Promise.all([this._channelList(), this._client.preferences()]);
       this._preferencesStatus.textContent = "";
     } catch {
       this._preferencesStatus.textContent = this._t.settingsLoadFailed;
@@ -690,7 +1267,6 @@ export class ChoparBell extends HTMLElement {
     if (!this._preferencesView || this._preferencesView.hidden) return;
     this._preferencesView.hidden = true;
     this._scroll.hidden = false;
-    this._markAll.hidden = false;
     this._settingsButton.setAttribute("aria-expanded", "false");
     this._preferencesStatus.textContent = "";
     this._applyTexts();
@@ -743,7 +1319,7 @@ export class ChoparBell extends HTMLElement {
       try {
         const change =
             preferenceChange(this._preferences, channel, category || null, on, this._channels);
-        this._preferences = await this._api("/v1/inbox/preferences", { method: "PUT", body: JSON.stringify(change) });
+        this._preferences = await this._client.setPreferences(change);
         this._preferencesStatus.textContent = this._t.saved;
         this.dispatchEvent(new CustomEvent("chopar-bell-preferences", { bubbles: true, composed: true, detail: this._preferences }));
       } catch {
@@ -758,77 +1334,81 @@ export class ChoparBell extends HTMLElement {
   _start() {
     if (!this._token) return;
     this._tenantName = null;
-    if (this.getAttribute("tenant")) this._loadTenant();
-    this._refreshCount();
-    this._connect();
+    const tenant = this.getAttribute("tenant") || null;
+    this._client = new ChoparClient({ baseUrl: this._server, token: this._token, tenant });
+    if (tenant) this._loadTenant();
+    this._refreshCounts();
+    this._client.subscribe({
+      open: ({ reconnected }) => {
+        this.removeAttribute("data-offline");
+        if (this._status.textContent === this._t.offline) this._status.textContent = "";
+        if (reconnected) {
+          this._resync();
+          this._refreshTabCounts();
+        }
+      },
+      offline: () => {
+        this.setAttribute("data-offline", "");
+        if (this.open && this._items.size === 0) this._status.textContent = this._t.offline;
+      },
+      counts: (counts) => {
+        this._setCounts(counts);
+        this._refreshTabCounts();
+      },
+      unread_count: ({ count }) => this._setCounts({ unread: count }),
+      notification: (item) => {
+        if (this._merge([item]) === 0) return;
+        this._renderList();
+        this._announcer.textContent = this._t.newItem(item.title);
+        this.dispatchEvent(new CustomEvent("chopar-bell-notification", { bubbles: true, composed: true, detail: item }));
+      },
+      state: (change) => this._onState(change),
+    });
     if (this.hasAttribute("push")) this._offerPush();
   }
 
   _stop() {
-    if (this._source) this._source.close();
-    this._source = null;
-    clearTimeout(this._retryTimer);
-    this._retryTimer = null;
+    this._client?.close();
+    this._client = null;
+    clearTimeout(this._tabCountsTimer);
+    this._tabCountsTimer = null;
+  }
+
+  // A `state` event: a change made anywhere (here, another tab, the
+  // application's server key, a snooze running out). Items coming back from
+  // a snooze arrive whole; a change to items not loaded (or to all of them)
+  // fetches the view's first page again.
+  _onState(change) {
+    const at = change.at || new Date().toISOString();
+    if (Array.isArray(change.notifications)) this._merge(change.notifications);
+    let missing = false;
+    if (change.all) {
+      const tab = { category: change.category, tag: change.tag };
+      for (const item of this._items.values()) {
+        if ((change.tenant && item.tenant !== change.tenant) || !inTab(item, tab.category || tab.tag ? tab : null)) continue;
+        applyState(item, change.change, at, change.snoozed_until);
+      }
+      missing = true;
+    } else {
+      for (const id of change.ids || []) {
+        const item = this._items.get(id);
+        if (item && !change.notifications) applyState(item, change.change, at, change.snoozed_until);
+        missing ||= !item;
+      }
+    }
+    this._renderList();
+    this._refreshTabCounts();
+    if (missing && this._page().cursor !== undefined) this._resync();
   }
 
   async _loadTenant() {
     try {
-      const tenant = await this._api(`/v1/inbox/tenants/${encodeURIComponent(this.getAttribute("tenant"))}`);
+      const tenant = await this._client.tenantInfo();
       this._tenantName = tenant.name;
       this._applyTexts();
     } catch {
       // Not the user's tenant, or offline: the heading stays the default.
     }
-  }
-
-  async _refreshCount() {
-    try {
-      const tenant = this._tenantQuery;
-      const { count } = await this._api(`/v1/inbox/unread-count${tenant ? `?${tenant.slice(1)}` : ""}`);
-      this._setUnread(count);
-    } catch {
-      // The stream's first event carries the count too.
-    }
-  }
-
-  _connect() {
-    const url = `${this._server}/v1/inbox/stream?token=${encodeURIComponent(this._token)}${this._tenantQuery}`;
-    const source = new EventSource(url);
-    this._source = source;
-    const reconnecting = this._attempt > 0;
-    source.addEventListener("open", () => {
-      this._attempt = 0;
-      this.removeAttribute("data-offline");
-      if (this._status.textContent === this._t.offline) this._status.textContent = "";
-      if (reconnecting) this._resync();
-    });
-    source.addEventListener("unread_count", (event) => {
-      this._setUnread(JSON.parse(event.data).count);
-    });
-    source.addEventListener("notification", (event) => {
-      const item = JSON.parse(event.data);
-      if (this._merge([item]) > 0) {
-        this._renderList();
-        this._announcer.textContent = this._t.newItem(item.title);
-        this.dispatchEvent(new CustomEvent("chopar-bell-notification", { bubbles: true, composed: true, detail: item }));
-      }
-    });
-    source.addEventListener("error", () => {
-      // The browser's own retry has no back-off and, on a new connection,
-      // no memory of what was shown: close and reconnect here instead.
-      if (this._source !== source) return;
-      source.close();
-      this._source = null;
-      this.setAttribute("data-offline", "");
-      if (this.open && this._items.size === 0) this._status.textContent = this._t.offline;
-      const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_INITIAL_MS * 2 ** this._attempt);
-      const delay = ceiling / 2 + Math.random() * (ceiling / 2);
-      this._attempt++;
-      this._retryTimer = setTimeout(() => {
-        this._retryTimer = null;
-        if (this._connected) this._connect();
-      }, delay);
-    });
   }
 
   // ---- Web Push opt-in ----------------------------------------------------
@@ -837,7 +1417,7 @@ export class ChoparBell extends HTMLElement {
     if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) return;
     let key;
     try {
-      key = (await this._api("/v1/inbox/vapid-public-key")).public_key;
+      key = (await this._client.request("GET", "/v1/inbox/vapid-public-key")).public_key;
     } catch {
       return; // 404: the server has no Web Push keys
     }
@@ -862,7 +1442,7 @@ export class ChoparBell extends HTMLElement {
           userVisibleOnly: true,
           applicationServerKey: base64UrlToBytes(key),
         });
-        await this._api("/v1/inbox/push-subscriptions", { method: "POST", body: JSON.stringify(subscription.toJSON()) });
+        await this._client.request("POST", "/v1/inbox/push-subscriptions", subscription.toJSON());
         show("on");
       } catch (error) {
         note.textContent = String(error.message || error);
