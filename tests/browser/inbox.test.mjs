@@ -199,6 +199,40 @@ main{padding:24px;max-width:640px}</style></head>
     assert.deepEqual(result, { listed: 4, asked: 2, token: tokens[USER_CLIENT] });
   });
 
+  it("headless: reopens the stream after the server restarts with Last-Event-ID, and gets what was created meanwhile once", async () => {
+    await page.goto(`${host.url}/client`);
+    await page.waitForFunction(() => typeof window.ChoparClient === "function");
+    const streamRequests = [];
+    page.on("request", (r) => r.url().includes("/v1/inbox/stream") && streamRequests.push(r.headers()["last-event-id"] ?? null));
+    await page.evaluate(async ([baseUrl, token]) => {
+      window.seen = { notifications: [], opens: [], offline: 0 };
+      window.client = new window.ChoparClient({ baseUrl, token });
+      await new Promise((open) =>
+        window.client.subscribe({
+          open: (event) => (window.seen.opens.push(event), open()),
+          offline: () => window.seen.offline++,
+          notification: (n) => window.seen.notifications.push(n.id),
+        }),
+      );
+    }, [chopar.url, tokens[USER_CLIENT]]);
+    const before = await chopar.notify(USER_CLIENT, { title: "Before the restart" });
+    await page.waitForFunction((id) => window.seen.notifications.includes(id), before.id);
+    await chopar.stop();
+    await page.waitForFunction(() => window.seen.offline > 0 && !window.client.connected);
+    // Held off the stream until the notification exists, so it is certainly
+    // created while the client is disconnected.
+    await page.route("**/v1/inbox/stream**", (route) => route.abort());
+    await chopar.start();
+    const missed = await chopar.notify(USER_CLIENT, { title: "While it was down" });
+    await page.unroute("**/v1/inbox/stream**");
+    await page.waitForFunction((id) => window.seen.notifications.includes(id), missed.id, { timeout: 40000 });
+    const seen = await page.evaluate(() => (window.client.close(), window.seen));
+    assert.deepEqual(seen.notifications, [before.id, missed.id], "each once, in order");
+    assert.deepEqual(seen.opens.at(-1), { reconnected: true });
+    assert.equal(streamRequests[0], null, "the first open starts at the newest");
+    assert.equal(streamRequests.at(-1), String(before.id), "a reopen sends the last id it saw");
+  });
+
   it("badge counts unseen; opening the bell marks what it shows seen; count=\"unread\" keeps the old meaning", async () => {
     const ids = [];
     for (const title of ["Hisobot", "Yig‘ilish", "To‘lov"]) ids.push((await chopar.notify(USER_STATES, { title, body: "matn" })).id);
