@@ -158,7 +158,9 @@ FanOut::Walked FanOut::FanOutSetBased(db::Transaction& tx, const hub::Notificati
       db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kTelegramChat)),
       db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kPushSubscription)),
       db::ArrayLiteral(OnByDefault()),
-      db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kDevice)), audience.where);
+      db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kDevice)), audience.where,
+      said.actions.is_null() ? std::nullopt : std::optional(said.actions.dump()),
+      said.tags.empty() ? std::nullopt : std::optional(db::ArrayLiteral(said.tags)));
   return Walked{static_cast<int>(row.Int(0, "recipients")), row.OptInt(0, "last_user_id"),
                 static_cast<int>(row.Int(0, "created")), row.Int(0, "deliveries")};
 }

@@ -8,9 +8,14 @@
 #include <thread>
 #include <tuple>
 
+#include "broadcast/broadcast_service.hpp"
+#include "broadcast/fan_out.hpp"
+#include "broadcast/topic_service.hpp"
+#include "http/broadcast_routes.hpp"
 #include "http/http_server_fixture.hpp"
 #include "http/template_routes.hpp"
 #include "templates/template_store.hpp"
+#include "workflow/engine/releaser.hpp"
 
 namespace chopar::http::testing {
 namespace {
@@ -25,6 +30,8 @@ class ActionsAndTagsTest : public HttpServerPgTest {
     templates_ = std::make_unique<templates::TemplateStore>(*pool_, db_->url());
     templates_->Start();
     notify_ = std::make_unique<hub::NotifyService>(*pool_, clock_, metrics_, templates_.get());
+    topics_ = std::make_unique<broadcast::TopicService>(*pool_);
+    broadcasts_ = std::make_unique<broadcast::BroadcastService>(*pool_, templates_.get());
     StartServer(DefaultSettings());
     PutUser(1, {{"locale", "uz"}});
     PutUser(2, {{"locale", "en"}});
@@ -33,6 +40,7 @@ class ActionsAndTagsTest : public HttpServerPgTest {
   void AddRoutes(Router& router) override {
     if (!templates_) return;  // the fixture's first server, before SetUp made the store
     RegisterTemplateRoutes(router, *templates_, *users_);
+    RegisterBroadcastRoutes(router, *topics_, *broadcasts_);
   }
 
   void PutTemplate(const std::string& type, const json& body) {
@@ -40,7 +48,23 @@ class ActionsAndTagsTest : public HttpServerPgTest {
     ASSERT_EQ(response.status, 200) << response.body;
   }
 
+  // The notification a POST /v1/broadcasts to every user made for `user`.
+  json BroadcastTo(std::int64_t user, const json& notification) {
+    const auto started =
+        client().Post("/v1/broadcasts",
+                      json({{"audience", "all"}, {"notification", notification}}).dump(), {kAuth});
+    EXPECT_EQ(started.status, 202) << started.body;
+    broadcast::FanOut fan_out(*pool_, clock_, metrics_, {}, templates_.get());
+    fan_out.RunOnce();
+    const auto inbox =
+        client().Get("/v1/users/" + std::to_string(user) + "/notifications", {kAuth});
+    EXPECT_EQ(inbox.status, 200) << inbox.body;
+    return inbox.Json()["items"][0];
+  }
+
   std::unique_ptr<templates::TemplateStore> templates_;
+  std::unique_ptr<broadcast::TopicService> topics_;
+  std::unique_ptr<broadcast::BroadcastService> broadcasts_;
 
   json Shown(std::int64_t id) {
     const auto response = client().Get("/v1/notifications/" + std::to_string(id), {kAuth});
@@ -252,6 +276,47 @@ TEST_F(ActionsAndTagsTest, BadTemplateActionsAndTagsAreRefusedByField) {
     EXPECT_EQ(response.Json()["error"]["field"], field) << response.body;
   }
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.templates"), 0);
+}
+
+TEST_F(ActionsAndTagsTest, ADelayedNotificationCarriesItsActionsAndTagsWhenReleased) {
+  const json actions = {{{"label", "Qabul qilish"}, {"event", "invite.accept"}}};
+  const auto created =
+      Notify(1, {{"delay_seconds", 3600}, {"actions", actions}, {"tags", {"invites"}}});
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(db_->Count("SELECT request_version FROM chopar.delayed_notifications"), 3);
+  db_->Scalar("UPDATE chopar.delayed_notifications SET due_at = now() RETURNING 1");
+  workflow::engine::Releaser releaser(*pool_, clock_, metrics_, templates_.get());
+  releaser.RunOnce();
+  const json shown = Shown(created.Json()["id"].get<std::int64_t>());
+  EXPECT_EQ(shown["actions"], actions) << shown;
+  EXPECT_EQ(shown["tags"], json({"invites"})) << shown;
+}
+
+TEST_F(ActionsAndTagsTest, ABroadcastsNotificationCarriesItsActionsAndTags) {
+  const json actions = {{{"label", "O'qish"}, {"url", "/news/3"}}};
+  const json shown = BroadcastTo(
+      2, {{"type", "news.post"}, {"title", "Yangilik"}, {"actions", actions}, {"tags", {"news"}}});
+  EXPECT_EQ(shown["actions"], actions) << shown;
+  EXPECT_EQ(shown["tags"], json({"news"})) << shown;
+
+  const auto bad = client().Post(
+      "/v1/broadcasts",
+      json({{"audience", "all"},
+            {"notification", {{"type", "news.post"}, {"title", "x"}, {"tags", {"News"}}}}})
+          .dump(),
+      {kAuth});
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_EQ(bad.Json()["error"]["field"], "notification.tags[0]") << bad.body;
+}
+
+TEST_F(ActionsAndTagsTest, ABroadcastOfATemplatedTypeRendersItsActionsForEachRecipient) {
+  PutTemplate("invite.sent", InviteTemplate());
+  const json shown = BroadcastTo(1, {{"type", "invite.sent"},
+                                     {"data", {{"who", "Aziza"}, {"invite_id", 4}}},
+                                     {"tags", {"team"}}});
+  EXPECT_EQ(shown["actions"][0]["label"], "Aziza taklifini qabul qilish") << shown;
+  EXPECT_EQ(shown["actions"][1]["url"], "/invites/4") << shown;
+  EXPECT_EQ(shown["tags"], json({"invites", "team"})) << shown;
 }
 
 // A notification of user 1 with a link and an event action; its id.

@@ -78,9 +78,32 @@ NotificationRequest DecodeVersion2(const nlohmann::json& form) {
   return r;
 }
 
+// Version 2, the actions and the tags.
+NotificationRequest DecodeVersion3(const nlohmann::json& form) {
+  NotificationRequest r = DecodeVersion2(form);
+  if (const nlohmann::json* actions = Member(form, "actions")) {
+    try {
+      r.actions = ActionsFromJson(*actions);
+    } catch (const std::invalid_argument& e) {
+      throw StoredRequestError(std::string("stored request: ") + e.what());
+    }
+  }
+  if (const nlohmann::json* tags = Member(form, "tags")) {
+    if (!tags->is_array()) WrongType("tags", "an array");
+    for (const nlohmann::json& tag : *tags) {
+      if (!tag.is_string()) WrongType("tags", "an array of strings");
+      r.tags.push_back(tag.get<std::string>());
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
-int StoredRequestVersionOf(const NotificationRequest& request) { return request.tenant ? 2 : 1; }
+int StoredRequestVersionOf(const NotificationRequest& request) {
+  if (!request.actions.empty() || !request.tags.empty()) return 3;
+  return request.tenant ? 2 : 1;
+}
 
 nlohmann::json EncodeStoredRequest(const NotificationRequest& r) {
   nlohmann::json form = {
@@ -94,6 +117,8 @@ nlohmann::json EncodeStoredRequest(const NotificationRequest& r) {
   if (r.send_at) form["send_at"] = core::FormatRfc3339Micros(*r.send_at);
   if (r.delay_seconds) form["delay_seconds"] = *r.delay_seconds;
   if (r.tenant) form["tenant"] = *r.tenant;
+  if (!r.actions.empty()) form["actions"] = ActionsJson(r.actions);
+  if (!r.tags.empty()) form["tags"] = r.tags;
   nlohmann::json channels = nlohmann::json::array();
   for (core::ChannelKind kind : r.channels) channels.push_back(core::ChannelName(kind));
   form["channels"] = std::move(channels);
@@ -106,6 +131,8 @@ NotificationRequest DecodeStoredRequest(int version, const nlohmann::json& store
       return DecodeVersion1(stored);
     case 2:
       return DecodeVersion2(stored);
+    case 3:
+      return DecodeVersion3(stored);
     default:
       throw StoredRequestError("stored request: version " + std::to_string(version) +
                                " is newer than this chopar (which reads up to " +

@@ -30,10 +30,15 @@ namespace chopar::hub {
 // only for a request in a tenant, so that a request without one stays
 // readable by a release that knows version 1 only; a release that knows
 // version 1 only refuses a version 2 form rather than dropping its tenant.
-inline constexpr int kStoredRequestVersion = 2;
+//
+// Version 3: version 2 and `actions` ([{"label", "url" | "event"}], as
+// hub::ActionsJson writes them) and `tags` (an array of strings), each
+// absent for none. Written only for a request that has either, for the
+// same reason.
+inline constexpr int kStoredRequestVersion = 3;
 
-// The version EncodeStoredRequest(request) writes: 2 for a request in a
-// tenant, 1 otherwise. Pure.
+// The version EncodeStoredRequest(request) writes: 3 for a request with
+// actions or tags, else 2 for a request in a tenant, else 1. Pure.
 int StoredRequestVersionOf(const NotificationRequest& request);
 
 // A stored form that cannot be decoded: a version this binary does not

@@ -135,6 +135,42 @@ TEST(StoredRequestTest, Version2CarriesTheTenant) {
   EXPECT_EQ(DecodeStoredRequest(StoredRequestVersionOf(r), EncodeStoredRequest(r)).tenant, "acme");
 }
 
+// Version 3: version 2's members, the actions and the tags, written only
+// for a request with either.
+constexpr const char* kVersion3DelayedWithActions =
+    R"({"user_id": 7, "type": "invite.sent", "title": "Taklif", "data": {}, "critical": false,)"
+    R"( "channels": ["email"], "tenant": "acme", "tags": ["invites", "team"],)"
+    R"( "actions": [{"label": "Ochish", "url": "/invites/7"},)"
+    R"( {"label": "Qabul qilish", "event": "invite.accept"}]})";
+
+TEST(StoredRequestTest, Version3CarriesTheActionsAndTags) {
+  const NotificationRequest r =
+      DecodeStoredRequest(3, nlohmann::json::parse(kVersion3DelayedWithActions));
+  EXPECT_EQ(r.tenant, "acme");
+  EXPECT_EQ(r.tags, (std::vector<std::string>{"invites", "team"}));
+  EXPECT_EQ(r.actions,
+            (std::vector<NotificationAction>{{"Ochish", "/invites/7", std::nullopt},
+                                             {"Qabul qilish", std::nullopt, "invite.accept"}}));
+  EXPECT_TRUE(DecodeStoredRequest(3, nlohmann::json::parse(kVersion2DelayedInTenant)).tags.empty())
+      << "a version 2 form is a version 3 form without actions or tags";
+
+  EXPECT_EQ(StoredRequestVersionOf(r), 3);
+  const NotificationRequest back = DecodeStoredRequest(3, EncodeStoredRequest(r));
+  EXPECT_EQ(back.actions, r.actions);
+  EXPECT_EQ(back.tags, r.tags);
+  NotificationRequest tags_only = r;
+  tags_only.actions.clear();
+  EXPECT_EQ(StoredRequestVersionOf(tags_only), 3);
+  EXPECT_FALSE(EncodeStoredRequest(tags_only).contains("actions"));
+  NotificationRequest neither = tags_only;
+  neither.tags.clear();
+  EXPECT_EQ(StoredRequestVersionOf(neither), 2);
+
+  nlohmann::json wrong = nlohmann::json::parse(kVersion3DelayedWithActions);
+  wrong["actions"] = {{{"url", "/x"}}};
+  EXPECT_THROW(DecodeStoredRequest(3, wrong), StoredRequestError);
+}
+
 // The API refuses these today; work accepted before a rule was tightened
 // (or by a looser rule) must still be released.
 TEST(StoredRequestTest, TheApisRulesDoNotApplyToWhatWasStored) {

@@ -2,8 +2,8 @@
 -- based: the next $3 recipients after user id $2 (NULL: from the start) —
 -- subscribers of topic $1, or every user when $1 is NULL — in user id order,
 -- their notifications (the same type $4, title $5, body $6, link $7, data $8
--- (jsonb), category $9, critical $10, cancellation key $11 for all, dedup key
--- $12 per recipient) and one delivery per channel chosen for each, queued
+-- (jsonb), category $9, critical $10, cancellation key $11, actions $24
+-- (jsonb) and tags $25 (text[]) for all, dedup key $12 per recipient) and one delivery per channel chosen for each, queued
 -- at $14 (the batch's due time) as a broadcast's (bulk: claimed after the
 -- ordinary deliveries that are due); created_at $13. The channels are chosen
 -- here as hub::ChooseChannels chooses them (hub/channel_choice.hpp): of the
@@ -52,11 +52,11 @@ WITH walked AS MATERIALIZED (
   RETURNING user_id, notification_id
 ), inserted AS (
   INSERT INTO chopar.notifications (id, user_id, type, title, body, link, data, dedup_key, critical,
-                                    created_at, category, cancellation_key)
+                                    created_at, category, cancellation_key, actions, tags)
   OVERRIDING SYSTEM VALUE
   SELECT coalesce(k.notification_id, nextval(pg_get_serial_sequence('chopar.notifications', 'id'))),
          w.user_id, $4::text, $5::text, $6::text, $7::text, $8::jsonb, $12::text, $10::boolean,
-         $13::timestamptz, $9::text, $11::text
+         $13::timestamptz, $9::text, $11::text, $24::jsonb, $25::text[]
   FROM walked w
   LEFT JOIN keyed k ON k.user_id = w.user_id
   WHERE $12::text IS NULL OR k.user_id IS NOT NULL
