@@ -1,9 +1,9 @@
 #include "access/audit_log.hpp"
 
+#include "access/audit_row.hpp"
 #include "access/queries.hpp"
 #include "console/page.hpp"
 #include "core/time_format.hpp"
-#include "db/time_column.hpp"
 
 namespace chopar::access {
 
@@ -16,19 +16,7 @@ core::Page<AuditEntry> ListAudit(db::Pool& pool, const AuditFilter& filter, int 
       filter.since ? std::optional(core::FormatRfc3339Micros(*filter.since)) : std::nullopt;
   const auto rows = pool.Acquire()->Exec(queries::kListAudit, filter.resource, filter.actor, since,
                                          before, limit + 1, filter.resource_id);
-  return console::PageOf(rows, limit, "id", [](const db::Result& r, int i) {
-    return AuditEntry{.id = r.Int(i, "id"),
-                      .at = db::TimeColumn(r, i, "at"),
-                      .actor = r.String(i, "actor"),
-                      .actor_name = r.OptString(i, "actor_name"),
-                      .address = r.OptString(i, "address"),
-                      .request_id = r.OptString(i, "request_id"),
-                      .action = r.String(i, "action"),
-                      .resource = r.String(i, "resource"),
-                      .resource_id = r.String(i, "resource_id"),
-                      .before_json = r.OptString(i, "before"),
-                      .after_json = r.OptString(i, "after")};
-  });
+  return console::PageOf(rows, limit, "id", ReadAuditEntry);
 }
 
 }  // namespace chopar::access

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/clock.hpp"
 #include "core/page.hpp"
@@ -39,5 +40,11 @@ struct AuditFilter {
 // Throws core::RequestError invalid_field for a bad limit or cursor.
 core::Page<AuditEntry> ListAudit(db::Pool& pool, const AuditFilter& filter, int limit,
                                  const std::optional<std::string>& cursor);
+
+// GET /v1/users/{id}/export: up to `limit` rows about user `user_id` or a
+// row of theirs (its push subscriptions, devices, memberships, schedules),
+// newest first; erased ones are not (their values are gone). Throws
+// db::DbError.
+std::vector<AuditEntry> AuditAboutUser(db::Pool& pool, std::int64_t user_id, int limit);
 
 }  // namespace chopar::access

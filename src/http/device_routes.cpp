@@ -1,11 +1,10 @@
 #include "http/device_routes.hpp"
 
-#include "hub/device.hpp"
 #include "http/json_view.hpp"
 #include "http/message.hpp"
+#include "hub/device.hpp"
 
 namespace chopar::http {
-namespace {
 
 nlohmann::json DeviceView(const hub::Device& device) {
   return {{"id", device.id},
@@ -16,6 +15,8 @@ nlohmann::json DeviceView(const hub::Device& device) {
           {"updated_at", TimeView(device.updated_at)}};
 }
 
+namespace {
+
 Response AddedView(const hub::DeviceService::Added& added) {
   return JsonResponse(added.created ? 201 : 200, DeviceView(added.device));
 }
@@ -23,18 +24,16 @@ Response AddedView(const hub::DeviceService::Added& added) {
 struct AddDevice {
   hub::DeviceService devices;
   Response operator()(const Request& request) const {
-    return AddedView(devices.Add(
-        request.Id("id"), hub::ParseDevice(ParseJsonObject(request)),
-        hub::DeviceService::TokenOfAnother::kMove));
+    return AddedView(devices.Add(request.Id("id"), hub::ParseDevice(ParseJsonObject(request)),
+                                 hub::DeviceService::TokenOfAnother::kMove));
   }
 };
 
 struct AddInboxDevice {
   hub::DeviceService devices;
   Response operator()(const Request& request) const {
-    return AddedView(devices.Add(
-        *request.subscriber, hub::ParseDevice(ParseJsonObject(request)),
-        hub::DeviceService::TokenOfAnother::kRefuse));
+    return AddedView(devices.Add(*request.subscriber, hub::ParseDevice(ParseJsonObject(request)),
+                                 hub::DeviceService::TokenOfAnother::kRefuse));
   }
 };
 

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include "db/pool.hpp"
 #include "http/router.hpp"
+#include "hub/device.hpp"
 
 namespace chopar::http {
 
@@ -9,5 +12,8 @@ namespace chopar::http {
 // /v1/users/{id}/devices with the API key, and POST /v1/inbox/devices with
 // a subscriber token (the app registering its own token).
 void RegisterDeviceRoutes(Router& router, db::Pool& pool);
+
+// A device as the API shows it (GET /v1/users/{id}/devices, the export).
+nlohmann::json DeviceView(const hub::Device& device);
 
 }  // namespace chopar::http

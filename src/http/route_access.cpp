@@ -35,6 +35,9 @@ std::vector<DeclaredRoute> Table() {
       {"DELETE", "/v1/users/{id}", {kManage, kTenant}},
       {"POST", "/v1/users/erase", {kManage, kTenant}},
       {"GET", "/v1/users/{id}/erasure", {kRead, kTenant}},
+      // Everything about a user, across every tenant it belongs to, with
+      // the audit log's record of the changes to it.
+      {"GET", "/v1/users/{id}/export", {kManage, kGlobal}},
       {"PUT", "/v1/users/{id}/telegram", {kManage, kGlobal}},
       {"DELETE", "/v1/users/{id}/telegram", {kManage, kGlobal}},
       {"GET", "/v1/users/{id}/telegram/link", {kRead, kGlobal}},

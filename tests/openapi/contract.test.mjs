@@ -155,6 +155,9 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "DELETE", "/v1/users/424242", { expect: 404 });
     await call(chopar, "POST", "/v1/users/erase", { body: { ids: [77, 424242] }, expect: 202 });
     await call(chopar, "POST", "/v1/users/erase", { body: { ids: [] }, expect: 400 });
+    await call(chopar, "GET", "/v1/users/1/export", { expect: 200 });
+    await call(chopar, "GET", "/v1/users/1/export?cursor=x", { expect: 400 });
+    await call(chopar, "GET", "/v1/users/424242/export", { expect: 404 });
     const token = (await call(chopar, "GET", "/v1/users/1/token", { expect: 200 })).body.token;
 
     const notification = { user_id: 1, type: "task.due", title: "Muddat yaqin", body: "Non olish", link: "/tasks/1",

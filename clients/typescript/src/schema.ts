@@ -36,6 +36,70 @@ export interface paths {
         /** Create or update a user */
         put: operations["putUser"];
         post?: never;
+        /**
+         * Erase a user and everything chopar holds about them
+         * @description Records the erasure and makes the user invisible at once; the rows are deleted in the background in bounded batches (docs/privacy.md). Asking again answers the same record.
+         */
+        delete: operations["eraseUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Erase up to 1000 users */
+        post: operations["eraseUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Everything chopar holds about a user, as one document
+         * @description The newest 100 notifications with their deliveries, the rest by `cursor`; the other lists hold at most 1000 items each (a list cut there is named in `truncated`).
+         */
+        get: operations["exportUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        /** How a user's erasure stands */
+        get: operations["getUserErasure"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1470,6 +1534,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/widget/chopar-client.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The headless inbox client (ChoparClient), a module script for any origin
+         * @description Load it with `import { ChoparClient } from ".../widget/chopar-client.js"` (or `<script type="module" src=...>`, which also sets `window.ChoparClient`) from a page on any origin (`Access-Control-Allow-Origin: *`): the inbox's lists, counts, state changes, actions and live events for a page that draws its own inbox; the bell is built on it. Its methods are in docs/widget.md.
+         */
+        get: operations["inboxClientScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/widget/chopar-sw.js": {
         parameters: {
             query?: never;
@@ -1718,6 +1802,74 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Everything chopar holds about a user (GET /v1/users/{id}/export). */
+        UserExport: {
+            /** Format: date-time */
+            exported_at: string;
+            user: components["schemas"]["User"];
+            push_subscriptions: {
+                /** Format: int64 */
+                id: number;
+                endpoint: string;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            devices: Record<string, unknown>[];
+            topics: {
+                topic: string;
+                name: string;
+                tenant: string | null;
+                /** Format: date-time */
+                subscribed_at: string;
+            }[];
+            schedules: Record<string, unknown>[];
+            delayed_notifications: {
+                /** Format: int64 */
+                id: number;
+                /** Format: int64 */
+                notification_id: number;
+                /** Format: date-time */
+                due_at: string;
+                request: Record<string, unknown>;
+                request_version: number;
+                /** Format: date-time */
+                failed_at: string | null;
+                last_error: string | null;
+            }[];
+            notifications: Record<string, unknown>[];
+            notifications_next_cursor: string | null;
+            audit: {
+                /** Format: date-time */
+                at: string;
+                actor: string;
+                /** @enum {string} */
+                action: "create" | "update" | "delete";
+                resource: string;
+                resource_id: string;
+                before: Record<string, unknown> | null;
+                after: Record<string, unknown> | null;
+            }[];
+            truncated: ("topics" | "schedules" | "delayed_notifications" | "audit")[];
+        };
+        /**
+         * @description A user's erasure as recorded; its id and times only.
+         * @example {
+         *       "user_id": 5,
+         *       "status": "pending",
+         *       "requested_at": "2026-12-07T14:20:03Z",
+         *       "completed_at": null
+         *     }
+         */
+        Erasure: {
+            /** Format: int64 */
+            user_id: number;
+            /** @enum {string} */
+            status: "pending" | "completed";
+            /** Format: date-time */
+            requested_at: string;
+            /** Format: date-time */
+            completed_at: string | null;
+        };
         /**
          * Format: date-time
          * @description RFC 3339 UTC with whole seconds.
@@ -2070,8 +2222,29 @@ export interface components {
             dedup_key: string | null;
             /** @description The tenant it is in, or null. */
             tenant: string | null;
+            /** @description Its template's category, else the request's; null for none. */
+            category: string | null;
+            tags: components["schemas"]["Tag"][];
+            actions: components["schemas"]["NotificationAction"][];
             created_at: components["schemas"]["Time"];
+            /** @description When the bell was opened with it on screen; null while unseen. */
+            seen_at: components["schemas"]["TimeOrNull"];
             read_at: components["schemas"]["TimeOrNull"];
+            /** @description When it was archived; null when it is not. */
+            archived_at: components["schemas"]["TimeOrNull"];
+            /** @description While snoozed, when it comes back (unseen and unread); null otherwise. */
+            snoozed_until: components["schemas"]["TimeOrNull"];
+        };
+        Tag: string;
+        NotificationAction: {
+            /** @description Rendered for the user like the title. */
+            label: string;
+            /** @description An internal link (the rules of `link`); an action has `url` or `event`. */
+            url?: string;
+            /** @description The event recorded when it is pressed (`POST /v1/inbox/notifications/{id}/actions/{n}`). */
+            event?: string;
+            /** @description An event action once pressed; absent on a url action. */
+            pressed_at?: components["schemas"]["TimeOrNull"];
         };
         Delivery: {
             /** Format: int64 */
@@ -2851,7 +3024,150 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description erasure_pending — the user is being erased; a PUT after the erasure completed makes a new user. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    eraseUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The erasure, pending (or completed, for an id erased before). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Erasure"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    eraseUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description The erasures of the ids that have one; the others are not_found. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        erasures: components["schemas"]["Erasure"][];
+                        not_found: number[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    exportUser: {
+        parameters: {
+            query?: {
+                /** @description notifications_next_cursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getUserErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The erasure. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Erasure"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Unavailable"];
@@ -5829,6 +6145,19 @@ export interface operations {
         };
     };
     bellScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WidgetScript"];
+            431: components["responses"]["HeadersTooLarge"];
+        };
+    };
+    inboxClientScript: {
         parameters: {
             query?: never;
             header?: never;
