@@ -50,6 +50,7 @@
 #include "workflow/engine/cancel.hpp"
 #include "workflow/engine/digest_closer.hpp"
 #include "workflow/engine/releaser.hpp"
+#include "workflow/engine/snooze_returner.hpp"
 
 namespace chopar::app {
 namespace {
@@ -285,6 +286,8 @@ int RunService(const Config& config, const Roles& roles) {
     // Delayed notifications (send_at) are released, and digest windows
     // closed, with the scheduler role.
     parts.Emplace<workflow::engine::Releaser>("releaser", pool, clock, metrics, &template_store);
+    // Snoozed inbox items come back when their snooze ends.
+    parts.Emplace<workflow::engine::SnoozeReturner>("snooze returner", pool, clock, metrics);
     parts.Emplace<workflow::engine::DigestCloser>("digest closer", pool, clock, metrics,
                                                   &template_store);
     parts.Emplace<schedule::Scheduler>("scheduler", pool, clock, metrics, config.scheduler);

@@ -14,7 +14,8 @@ inline constexpr const char* kDeliveriesChannel = "chopar_deliveries";
 
 // Wakes the inbox streams of some users: notifications were created or
 // changed. Payload: comma-separated user ids or ranges of them ("5-2004"),
-// or "*" for everyone.
+// or "*" for everyone; or a JSON object that carries a change of the state
+// of one user's inbox items (hub::InboxStateWakes).
 // Sent by src/hub/queries/insert_notifications.sql and
 // src/hub/queries/wake_inbox.sql.
 inline constexpr const char* kInboxChannel = "chopar_inbox";
@@ -44,6 +45,11 @@ inline constexpr const char* kDelayedChannel = "chopar_delayed";
 // Wakes the digest closers: a digest window opened, or closes earlier.
 // Payload: empty. Sent by src/workflow/queries/write_digests.sql.
 inline constexpr const char* kDigestsChannel = "chopar_digests";
+
+// Wakes the snooze returners: a snooze was set, so the earliest
+// snoozed_until may have moved. Payload: empty. Sent by
+// src/hub/queries/wake_snooze_returners.sql.
+inline constexpr const char* kSnoozesChannel = "chopar_snoozes";
 
 // Wakes the erasure loops: a user's erasure was asked for. Payload: empty.
 // Sent by src/hub/queries/request_erasures.sql.

@@ -7,6 +7,7 @@
 
 #include "core/time_format.hpp"
 #include "http/http_server_fixture.hpp"
+#include "workflow/engine/snooze_returner.hpp"
 
 namespace chopar::http::testing {
 namespace {
@@ -165,6 +166,33 @@ TEST_F(SseStateTest, ABulkChangeTooLargeToListIsAllWithItsFilters) {
   EXPECT_FALSE(states[0].contains("ids"));
   ASSERT_TRUE(streams.RunUntil([&] {
     return Data(streams.Events(s), "counts").back() == json{{"unseen", 0}, {"unread", 1002}};
+  })) << streams.Received(s);
+}
+
+// The snooze returner (another process's, as far as the stream can tell)
+// brings an item back: the open stream hears it at that moment, with the
+// item, and the counts that now include it.
+TEST_F(SseStateTest, AnItemBackFromItsSnoozeReachesTheOpenStream) {
+  const std::int64_t a = Create();
+  Create();
+  Change("snooze", {{"ids", {a}}, {"minutes", 30}});
+  SseGroup streams(server_->port());
+  const int s = OpenStream(streams);
+  EXPECT_EQ(Data(streams.Events(s), "counts").back(), (json{{"unseen", 1}, {"unread", 1}}));
+
+  core::SimulatedClock clock(core::SystemClock().Now() + std::chrono::minutes(31));
+  core::MetricsRegistry metrics;
+  workflow::engine::SnoozeReturner returner(*other_pool_, clock, metrics);
+  ASSERT_EQ(returner.RunOnce(), 1);
+  const auto states = States(streams, s, 1);
+  ASSERT_EQ(states.size(), 1u);
+  EXPECT_EQ(states[0]["change"], "unsnoozed");
+  EXPECT_EQ(states[0]["ids"], json::array({a}));
+  ASSERT_EQ(states[0]["notifications"].size(), 1u);
+  EXPECT_EQ(states[0]["notifications"][0]["id"], a);
+  EXPECT_TRUE(states[0]["notifications"][0]["read_at"].is_null());
+  ASSERT_TRUE(streams.RunUntil([&] {
+    return Data(streams.Events(s), "counts").back() == json{{"unseen", 2}, {"unread", 2}};
   })) << streams.Received(s);
 }
 

@@ -91,8 +91,8 @@ std::int64_t InboxService::ChangeState(std::int64_t user_id, InboxChange change,
     if (!row.IsNull(0, "ids"))
       state.ids = nlohmann::json::parse(row.Text(0, "ids")).get<std::vector<std::int64_t>>();
     if (request.snoozed_until) state.snoozed_until = core::FormatRfc3339(*request.snoozed_until);
-    for (const auto& payload : InboxStateWakes(user_id, state))
-      tx.Exec(queries::kWakeInbox, payload);
+    tx.Exec(queries::kWakeInbox, db::ArrayLiteral(InboxStateWakes(user_id, state)));
+    if (change == InboxChange::kSnoozed) tx.Exec(queries::kWakeSnoozeReturners);
   }
   tx.Commit();
   return updated;

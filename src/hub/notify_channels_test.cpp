@@ -19,6 +19,7 @@ TEST(NotifyChannels, HubQueriesNotifyTheNamedChannels) {
   EXPECT_TRUE(Notifies(queries::kInsertNotifications, db::kDeliveriesChannel));
   EXPECT_TRUE(Notifies(queries::kInsertNotifications, db::kInboxChannel));
   EXPECT_TRUE(Notifies(queries::kWakeInbox, db::kInboxChannel));
+  EXPECT_TRUE(Notifies(queries::kWakeSnoozeReturners, db::kSnoozesChannel));
   EXPECT_TRUE(Notifies(queries::kEmitActionPress, db::kInboxChannel));
   EXPECT_TRUE(Notifies(queries::kRequestErasures, db::kErasuresChannel));
 }

@@ -132,10 +132,10 @@ TEST_F(TenantDataTest, ANotificationInATenantNeedsAMemberAndIsFilteredByIt) {
             core::ErrorCode::kNotFound);
 
   EXPECT_EQ(inbox_->List(1, {}).items.size(), 2u) << "without a tenant: everything";
-  const auto acme_only = inbox_->List(1, {.tenant = "acme"}).items;
+  const auto acme_only = inbox_->List(1, {.filter = {.tenant = "acme"}}).items;
   ASSERT_EQ(acme_only.size(), 1u);
   EXPECT_EQ(acme_only[0].id, in_acme);
-  EXPECT_TRUE(inbox_->List(1, {.unread_only = true, .tenant = "globex"}).items.empty());
+  EXPECT_TRUE(inbox_->List(1, {.unread_only = true, .filter = {.tenant = "globex"}}).items.empty());
   EXPECT_EQ(inbox_->UnreadCount(1), 2);
   EXPECT_EQ(inbox_->UnreadCount(1, InboxService::ReadFrom::kPrimary, "acme"), 1);
 
