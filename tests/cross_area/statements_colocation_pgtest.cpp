@@ -131,6 +131,8 @@ const std::vector<Listed> kShardLocal = {
     {"grant_relay_role", "`chopar outbox install`: grants, per database"},
     {"claim_delayed", "the releaser's claim of due delayed notifications: per shard"},
     {"next_delayed", "the releaser's next due time: per shard"},
+    {"return_snoozed", "the snooze returner's claim of ended snoozes: per shard"},
+    {"next_snoozed", "the snooze returner's next end of a snooze: per shard"},
     {"claim_digests", "the digest closer's claim of due windows: per shard"},
     {"next_digest", "the digest closer's next due time: per shard"},
     {"digest_contents",
