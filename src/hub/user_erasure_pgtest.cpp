@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <regex>
@@ -444,6 +445,84 @@ TEST_F(UserErasureTest, TwoErasersAtOnceDoEachBatchOnce) {
             kUsers);
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 0);
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications"), 0);
+}
+
+// Not a pass/fail test of time: it prints how long live traffic (notifying
+// other users and marking their notifications read, one thread) waited at
+// most while a user with 50,000 notifications and deliveries was erased,
+// against the same traffic alone (docs/BENCHMARKS.md "User erasure").
+TEST_F(UserErasureTest, BesideLiveTrafficPrintsTheLongestStall) {
+  if (IsSkipped()) return;
+  constexpr int kHeavy = 50'000;
+  users_->PutUser(kErased, ParseUserUpdate({{"email", kEmail}}));
+  for (int u = 10; u < 20; ++u) {
+    users_->PutUser(u, ParseUserUpdate({{"email", "live" + std::to_string(u) + "@x.org"}}));
+  }
+  Sql("WITH n AS (INSERT INTO chopar.notifications (user_id, type, title) SELECT 5, 'a.b', 't' "
+      "FROM generate_series(1, " +
+      std::to_string(kHeavy) +
+      ") RETURNING id, created_at), d AS (INSERT INTO chopar.deliveries (notification_id, "
+      "user_id, channel, status, created_at) SELECT id, 5, 'email', 'failed', created_at FROM n "
+      "RETURNING id, created_at) INSERT INTO chopar.sink_messages (delivery_id, channel, user_id, "
+      "address, body, created_at) SELECT id, 'email', 5, 'erase.me@example.org', 'b', created_at "
+      "FROM d");
+  Sql("ANALYZE");
+
+  using Clock = std::chrono::steady_clock;
+  struct Traffic {
+    int operations = 0;
+    Clock::duration longest{};
+  };
+  // One notify and one mark-read per round, each timed.
+  const auto live = [&](const std::function<bool()>& go_on) {
+    Traffic traffic;
+    for (int round = 0; go_on(); ++round) {
+      NotificationRequest r;
+      r.user_id = 10 + round % 10;
+      r.type = "task.due";
+      r.title = "live";
+      r.channels = {core::ChannelKind::kEmail};
+      auto start = Clock::now();
+      (void)notify_->Notify(r);
+      traffic.longest = std::max(traffic.longest, Clock::now() - start);
+      start = Clock::now();
+      pool_->Acquire()->ExecText(
+          "UPDATE chopar.notifications SET read_at = now() WHERE user_id = $1 AND read_at IS NULL",
+          db::Params(r.user_id));
+      traffic.longest = std::max(traffic.longest, Clock::now() - start);
+      traffic.operations += 2;
+    }
+    return traffic;
+  };
+  const auto ms = [](Clock::duration d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+  };
+
+  int alone_rounds = 0;
+  const Traffic alone = live([&] { return alone_rounds++ < 500; });
+
+  const UserErasures erasures(*pool_);
+  (void)erasures.Request(std::vector<std::int64_t>{kErased}, std::nullopt);
+  UserEraser eraser(*pool_, metrics_);
+  std::atomic<bool> erasing{true};
+  Clock::duration erasure_took{};
+  std::thread erase([&] {
+    const auto start = Clock::now();
+    EXPECT_EQ(eraser.RunOnce(), 1);
+    erasure_took = Clock::now() - start;
+    erasing = false;
+  });
+  const Traffic beside = live([&] { return erasing.load(); });
+  erase.join();
+
+  std::cout << "user erasure: " << kHeavy << " notifications, " << kHeavy << " deliveries, "
+            << kHeavy << " sink messages in batches of " << UserEraserSettings{}.batch << ": "
+            << ms(erasure_took) << " ms\n"
+            << "  live traffic beside it: " << beside.operations << " operations, longest wait "
+            << ms(beside.longest) << " ms\n"
+            << "  the same traffic alone: " << alone.operations << " operations, longest wait "
+            << ms(alone.longest) << " ms\n";
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications WHERE user_id = 5"), 0);
 }
 
 }  // namespace
