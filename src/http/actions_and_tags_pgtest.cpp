@@ -379,6 +379,29 @@ TEST_F(ActionsAndTagsTest, PressingAnEventActionRecordsItOnceReadsTheNotificatio
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notification_actions"), 1);
 }
 
+TEST_F(ActionsAndTagsTest, APressReadsTheNotificationOnTheUsersOpenStreams) {
+  const std::int64_t id = NotifyInvite(client());
+  SseGroup streams(server_->port());
+  const int s = streams.Open("/v1/inbox/stream?token=" + Token(1));
+  const auto named = [&](const std::string& name) {
+    std::vector<json> found;
+    for (const SseEvent& e : streams.Events(s)) {
+      if (e.event == name) found.push_back(json::parse(e.data));
+    }
+    return found;
+  };
+  ASSERT_TRUE(streams.RunUntil([&] { return !named("counts").empty(); })) << streams.Received(s);
+  ASSERT_EQ(client().Post(Press(id, 1), "", {"Authorization: Bearer " + Token(1)}).status, 200);
+  ASSERT_TRUE(streams.RunUntil([&] { return !named("state").empty(); })) << streams.Received(s);
+  const json state = named("state").front();
+  EXPECT_EQ(state["change"], "read") << state;
+  EXPECT_EQ(state["ids"], json({id})) << state;
+  ASSERT_TRUE(streams.RunUntil([&] {
+    const auto counts = named("counts");
+    return counts.back()["unread"] == 0 && counts.back()["unseen"] == 0;
+  })) << streams.Received(s);
+}
+
 TEST_F(ActionsAndTagsTest, PressingWhatIsNotAnEventActionOfTheUsersNotificationIsRefused) {
   const std::int64_t id = NotifyInvite(client());
   const std::string own = "Authorization: Bearer " + Token(1);

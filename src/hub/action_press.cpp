@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/request_error.hpp"
+#include "core/time_format.hpp"
 #include "db/time_column.hpp"
+#include "hub/inbox_state_wake.hpp"
 #include "hub/queries.hpp"
 
 namespace chopar::hub {
@@ -41,6 +43,14 @@ ActionPress PressAction(db::Pool& pool, std::int64_t user_id, std::int64_t notif
   press.pressed_at = db::TimeColumn(recorded, 0, "pressed_at");
   press.recorded = true;
   tx.Exec(queries::kEmitActionPress, notification_id, action);
+  if (found.Bool(0, "unread")) {
+    // Read by the press: the user's streams hear it as any mark read.
+    InboxStateChange state;
+    state.change = InboxChange::kRead;
+    state.at = core::FormatRfc3339(press.pressed_at);
+    state.ids = std::vector<std::int64_t>{notification_id};
+    tx.Exec(queries::kWakeInbox, db::ArrayLiteral(InboxStateWakes(user_id, state)));
+  }
   tx.Commit();
   return press;
 }

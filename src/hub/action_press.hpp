@@ -23,8 +23,9 @@ struct ActionPress {
 // chopar.notification_actions, sets the action's "pressed_at" in the
 // notification's actions, marks the notification read (and seen) if it was
 // not, writes the event `notification.action` into chopar's outbox (always,
-// whatever [events] emit says: docs/outbox.md) and wakes the user's inbox
-// streams. A repeat, however concurrent (the notification's row lock
+// whatever [events] emit says: docs/outbox.md) and, when it was unread,
+// tells the user's inbox streams in every process (a `state` event of
+// change "read", as a mark read does). A repeat, however concurrent (the notification's row lock
 // orders them), writes nothing and returns the first press with
 // `recorded` false.
 //

@@ -20,7 +20,6 @@ TEST(NotifyChannels, HubQueriesNotifyTheNamedChannels) {
   EXPECT_TRUE(Notifies(queries::kInsertNotifications, db::kInboxChannel));
   EXPECT_TRUE(Notifies(queries::kWakeInbox, db::kInboxChannel));
   EXPECT_TRUE(Notifies(queries::kWakeSnoozeReturners, db::kSnoozesChannel));
-  EXPECT_TRUE(Notifies(queries::kEmitActionPress, db::kInboxChannel));
   EXPECT_TRUE(Notifies(queries::kRequestErasures, db::kErasuresChannel));
 }
 

@@ -540,6 +540,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inbox/notifications/{id}/actions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Press an event action of one of the token's user's notifications
+         * @description Records the press once, sets the action's `pressed_at`, marks the
+         *     notification read (and seen), and writes the event
+         *     `notification.action` into chopar's outbox (docs/outbox.md); a
+         *     repeat answers the first press with `recorded: false` and writes
+         *     nothing.
+         */
+        post: operations["pressInboxAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inbox/stream": {
         parameters: {
             query?: never;
@@ -2182,6 +2206,10 @@ export interface components {
             channels?: components["schemas"]["Channel"][];
             /** @default false */
             critical?: boolean;
+            /** @description Its buttons (docs/api.md "Actions and tags"); given, they replace its template's. 400 invalid_field `actions`, `actions[i].label`, `actions[i].url`, `actions[i].event`. */
+            actions?: components["schemas"]["NotificationActionInput"][];
+            /** @description Its tags, after its template's (at most 10 in all). 400 invalid_field `tags` or `tags[i]`. */
+            tags?: components["schemas"]["Tag"][];
         };
         NotificationInput: components["schemas"]["NotificationContent"] & {
             /** Format: int64 */
@@ -2241,10 +2269,33 @@ export interface components {
             label: string;
             /** @description An internal link (the rules of `link`); an action has `url` or `event`. */
             url?: string;
-            /** @description The event recorded when it is pressed (`POST /v1/inbox/notifications/{id}/actions/{n}`). */
+            /** @description What the application hears of when the user presses it (`POST /v1/inbox/notifications/{id}/actions/{n}`, the event `notification.action`). */
             event?: string;
-            /** @description An event action once pressed; absent on a url action. */
-            pressed_at?: components["schemas"]["TimeOrNull"];
+            /** @description When an event action was first pressed; absent until then, and on a url action. */
+            pressed_at?: components["schemas"]["Time"];
+        };
+        /** @description A button, `{"label", "url"}` or `{"label", "event"}` (exactly one of the two). */
+        NotificationActionInput: {
+            label: string;
+            /** @description The rules of `link`. */
+            url?: string;
+            event?: string;
+        };
+        /** @description A template's button: `label` and `url` are Mustache templates rendered like the title (a label renders to 1-100 characters, a url to an internal path, else the notification is 400 invalid_field `data`); `event` is a name. Exactly one of `url` and `event`. */
+        TemplateAction: {
+            label: string;
+            url?: string;
+            event?: string;
+        };
+        ActionPress: {
+            /** Format: int64 */
+            notification_id: number;
+            action: number;
+            event: string;
+            /** @description The first press's time. */
+            pressed_at: components["schemas"]["Time"];
+            /** @description This call recorded the press (false: it was recorded before; nothing was written). */
+            recorded: boolean;
         };
         Delivery: {
             /** Format: int64 */
@@ -2467,6 +2518,7 @@ export interface components {
         LocaleBlock: {
             title: string;
             body?: string | null;
+            actions?: components["schemas"]["TemplateAction"][] | null;
             email?: {
                 subject?: string | null;
                 html?: string | null;
@@ -2517,6 +2569,7 @@ export interface components {
         RenderedBlock: {
             title: string;
             body?: string;
+            actions?: components["schemas"]["NotificationAction"][];
             email?: {
                 subject?: string;
                 html?: string;
@@ -2615,6 +2668,7 @@ export interface components {
          *           }
          *         }
          *       },
+         *       "tags": [],
          *       "digest": null,
          *       "throttle": null,
          *       "escalate": null,
@@ -2624,6 +2678,8 @@ export interface components {
          */
         Template: {
             type: string;
+            /** @description Tags every notification of the type carries, before a request's own. */
+            tags: components["schemas"]["Tag"][];
             /** @description The tenant whose own template it is; null for a global one. */
             tenant: string | null;
             category: components["schemas"]["TemplateCategory"] | null;
@@ -2645,6 +2701,7 @@ export interface components {
             category?: components["schemas"]["TemplateCategory"] | null;
             /** @description One of the keys of locales. */
             default_locale: string;
+            tags?: components["schemas"]["Tag"][] | null;
             locales: {
                 [key: string]: components["schemas"]["LocaleBlock"];
             };
@@ -3984,6 +4041,48 @@ export interface operations {
             200: components["responses"]["Updated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pressInboxAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                /** @description The action's 0-based index. */
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The press (recorded now, or before). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionPress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description conflict — the action is a link (`url`), which the client opens; only an event action is pressed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
