@@ -411,6 +411,23 @@ main{padding:24px;max-width:640px}</style></head>
     assert.deepEqual(await itemIds(), [c.id, b.id, a.id]);
   });
 
+  it("brings a snoozed item back, unread, when its time comes, into an open bell", async () => {
+    const { id } = await chopar.notify(USER_LIVE, { title: "Live D" });
+    await openBell(USER_LIVE, { count: "unread" });
+    await openPanel();
+    await item(id).waitFor();
+    await answered("read", () => item(id).getByRole("button", { name: "Mark as read" }).click());
+    // Snoozed from elsewhere for a few seconds: it leaves, then comes back unread.
+    const until = new Date(Date.now() + 3000).toISOString();
+    await chopar.call("POST", `/v1/users/${USER_LIVE}/notifications/snooze`, { ids: [id], until });
+    await item(id).waitFor({ state: "detached", timeout: 5000 });
+    await item(id).waitFor({ timeout: 30000 });
+    await page.waitForFunction((id) => document.querySelector("chopar-bell").shadowRoot.querySelector(`li[data-id="${id}"]`)?.hasAttribute("data-unread"), id, { timeout: 5000 });
+    const back = await stored(id);
+    assert.equal(back.snoozed_until, null);
+    assert.equal(back.read_at, null);
+  });
+
   it("works from the keyboard: tools and the snooze menu by Tab, arrows, Enter and Escape", async () => {
     const { id } = await chopar.notify(USER_KEYS, { title: "Klaviatura", link: null });
     await openBell(USER_KEYS, { count: "unread" });
