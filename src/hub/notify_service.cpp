@@ -479,6 +479,10 @@ NotifyService::NotifyService(db::Pool& pool, const core::Clock& clock,
           "chopar_notify_coalesced_batch_size",
           "Single notifications (POST /v1/notifications) written together by one statement", {},
           {1, 2, 4, 8, 16, 32, 64})),
+      erased_dropped_(metrics.GetCounter(
+          "chopar_erased_user_events_dropped_total",
+          "Events for a user erased or being erased that were dropped instead of recreating them",
+          {{"source", "notify"}})),
       singles_(
           kMaxCoalescedBatch,
           [this](const std::vector<NotificationRequest>& requests) {
@@ -515,7 +519,25 @@ std::vector<BatchItemResult> NotifyService::NotifyBatch(
     results = NotifyOn(*conn, requests, now, templates_, std::nullopt, simulated_windows_now);
   }
   metrics_.CountCommitted(results);  // committed
+  CountErasedUsers(requests, results);
   return results;
+}
+
+void NotifyService::CountErasedUsers(const std::vector<NotificationRequest>& requests,
+                                     const std::vector<BatchItemResult>& results) {
+  std::vector<std::int64_t> missing;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (const auto* error = std::get_if<core::RequestError>(&results[i]);
+        error != nullptr && error->code() == core::ErrorCode::kUserNotFound) {
+      missing.push_back(requests[i].user_id);
+    }
+  }
+  if (missing.empty()) return;
+  const auto erased = pool_.Acquire()->Exec(queries::kErasedAmong, db::ArrayLiteral(missing));
+  std::set<std::int64_t> ids;
+  for (int i = 0; i < erased.Rows(); ++i) ids.insert(erased.Int(i, "user_id"));
+  const auto dropped = std::ranges::count_if(missing, [&](auto id) { return ids.contains(id); });
+  if (dropped > 0) erased_dropped_.Inc(static_cast<double>(dropped));
 }
 
 }  // namespace chopar::hub

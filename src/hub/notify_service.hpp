@@ -116,8 +116,11 @@ class NotifyService {
   NotifyService(db::Pool& pool, const core::Clock& clock, core::MetricsRegistry& metrics,
                 const templates::TemplateLookup* templates = nullptr);
 
-  // One notification. Throws core::RequestError kUserNotFound for an unknown user, kInvalidField
-  // for a title neither the request nor a template gives.
+  // One notification. Throws core::RequestError kUserNotFound for an unknown user (also for one
+  // erased or being erased: docs/privacy.md), kInvalidField for a title neither the request nor a
+  // template gives. Those for an erased user are counted in
+  // chopar_erased_user_events_dropped_total{source="notify"} (looked up only then: the hot path
+  // asks nothing more).
   // Calls from several threads are coalesced (core::Coalescer): one that
   // finds no other being written is written at once; the ones that arrive
   // meanwhile are written together as one NotifyBatch, up to
@@ -149,11 +152,16 @@ class NotifyService {
       std::optional<core::TimePoint> simulated_windows_now = std::nullopt);
 
  private:
+  // Counts the results for users not found that were erased.
+  void CountErasedUsers(const std::vector<NotificationRequest>& requests,
+                        const std::vector<BatchItemResult>& results);
+
   db::Pool& pool_;
   const core::Clock& clock_;
   NotifyMetrics metrics_;
   const templates::TemplateLookup* templates_;
   core::Histogram& coalesced_;
+  core::Counter& erased_dropped_;
   core::Coalescer<NotificationRequest, BatchItemResult> singles_;
 };
 

@@ -328,6 +328,13 @@ TEST_F(UserErasureTest, TheUserIsInvisibleFromTheRequestOn) {
   const auto batch = notify_->NotifyBatch({r});
   ASSERT_EQ(batch.size(), 1u);
   EXPECT_TRUE(std::holds_alternative<core::RequestError>(batch[0]));
+  // Both dropped and counted; a user that never existed is not.
+  r.user_id = 404;
+  EXPECT_THROW((void)notify_->Notify(r), core::RequestError);
+  EXPECT_EQ(
+      metrics_.GetCounter("chopar_erased_user_events_dropped_total", "", {{"source", "notify"}})
+          .Value(),
+      2);
   // PUT while the erasure is pending: a conflict, nothing changes.
   EXPECT_EQ(code([&] {
               users_->PutUser(kErased, ParseUserUpdate({{"locale", "ru"}}));
