@@ -17,6 +17,7 @@ const USER_ACTIONS = 403;
 const USER_TABS = 404;
 const USER_LIVE = 405;
 const USER_KEYS = 406;
+const USER_TENANT = 407;
 
 describe("chopar-client and the bell's inbox states", { skip }, () => {
   let chopar, host, browser, page;
@@ -68,8 +69,9 @@ describe("chopar-client and the bell's inbox states", { skip }, () => {
   before(async () => {
     chopar = new Chopar({ name: "inbox" });
     await chopar.start();
-    for (const id of [USER_CLIENT, USER_STATES, USER_ACTIONS, USER_TABS, USER_LIVE, USER_KEYS]) {
-      await chopar.call("PUT", `/v1/users/${id}`, { locale: "en" });
+    await chopar.call("PUT", "/v1/tenants/acme", { name: "Acme Ltd" });
+    for (const id of [USER_CLIENT, USER_STATES, USER_ACTIONS, USER_TABS, USER_LIVE, USER_KEYS, USER_TENANT]) {
+      await chopar.call("PUT", `/v1/users/${id}`, { locale: "en", ...(id === USER_TENANT ? { tenants: ["acme"] } : {}) });
       tokens[id] = await chopar.token(id);
     }
     const attr = (s) => String(s).replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -426,6 +428,23 @@ main{padding:24px;max-width:640px}</style></head>
     const back = await stored(id);
     assert.equal(back.snoozed_until, null);
     assert.equal(back.read_at, null);
+  });
+
+  it("keeps a tenant's bell to the tenant's notifications: counts, list, and marking all of them read", async () => {
+    const ours = [];
+    for (const title of ["Acme: invoice", "Acme: task"]) ours.push((await chopar.notify(USER_TENANT, { title, tenant: "acme" })).id);
+    const global = await chopar.notify(USER_TENANT, { title: "Not Acme's" });
+    await openBell(USER_TENANT, { tenant: "acme" });
+    await waitAttribute("data-unseen", 2);
+    await openPanel();
+    await page.getByRole("heading", { name: "Acme Ltd" }).waitFor();
+    await item(ours[0]).waitFor();
+    assert.deepEqual(await itemIds(), [ours[1], ours[0]]);
+    await waitAttribute("data-unseen", 0);
+    assert.equal(await count(USER_TENANT, "unseen"), 1, "the other notification was not on screen");
+    await answered("read", () => page.getByRole("button", { name: "Mark all as read" }).click());
+    assert.equal(await count(USER_TENANT, "unread"), 1);
+    assert.equal((await stored(global.id)).read_at, null, "all of the tenant's, not all of the user's");
   });
 
   it("works from the keyboard: tools and the snooze menu by Tab, arrows, Enter and Escape", async () => {
