@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 
+#include "core/metrics.hpp"
 #include "core/request_error.hpp"
 #include "core/tags.hpp"
 #include "core/type_name.hpp"
@@ -35,23 +36,38 @@ hub::StateChangeRequest ParseChange(const Request& request, hub::InboxChange cha
                                       std::chrono::system_clock::now());
 }
 
+// chopar_inbox_state_changes_total{change}: the items each change changed.
+core::Counter& ChangesCounter(core::MetricsRegistry& metrics, hub::InboxChange change) {
+  return metrics.GetCounter("chopar_inbox_state_changes_total",
+                            "Inbox items whose state a request changed, by change",
+                            {{"change", std::string(hub::InboxChangeName(change))}});
+}
+
+// {"updated": n}, counted.
+Response Changed(core::Counter& changes, std::int64_t updated) {
+  changes.Inc(static_cast<double>(updated));
+  return JsonResponse(200, {{"updated", updated}});
+}
+
 struct ChangeInboxState {
   hub::InboxService& inbox;
   hub::InboxChange change;
+  core::Counter& changes;
   Response operator()(const Request& request) const {
     const auto parsed = ParseChange(request, change);
-    return JsonResponse(200, {{"updated", inbox.ChangeState(*request.subscriber, change, parsed)}});
+    return Changed(changes, inbox.ChangeState(*request.subscriber, change, parsed));
   }
 };
 
 struct ChangeUserInboxState {
   hub::InboxService& inbox;
   hub::InboxChange change;
+  core::Counter& changes;
   Response operator()(const Request& request) const {
     const std::int64_t user_id = request.Id("id");
     const auto parsed = ParseChange(request, change);
     if (!inbox.UserExists(user_id)) throw core::UserNotFound(user_id);
-    return JsonResponse(200, {{"updated", inbox.ChangeState(user_id, change, parsed)}});
+    return Changed(changes, inbox.ChangeState(user_id, change, parsed));
   }
 };
 
@@ -84,10 +100,11 @@ hub::InboxService::Filter InboxQueryFilter(const Request& request) {
 
 void RegisterInboxStateRoutes(Router& router, const Dependencies& deps) {
   for (const StateRoute& route : kStateRoutes) {
+    core::Counter& changes = ChangesCounter(deps.metrics, route.change);
     router.Add("POST", std::string("/v1/inbox/") + route.path, Auth::kSubscriber,
-               ChangeInboxState{deps.inbox, route.change});
+               ChangeInboxState{deps.inbox, route.change, changes});
     router.Add("POST", std::string("/v1/users/{id}/notifications/") + route.path, Auth::kServerKey,
-               ChangeUserInboxState{deps.inbox, route.change});
+               ChangeUserInboxState{deps.inbox, route.change, changes});
   }
 }
 

@@ -92,6 +92,11 @@ TEST_F(InboxStatesTest, SeenReadUnreadAndTheCounts) {
   EXPECT_EQ(Updated("read", {{"all", true}}), 3);
   EXPECT_EQ(Updated("read", {{"all", true}}), 0);
   EXPECT_EQ(Listed("&unread=true"), std::vector<std::int64_t>{});
+  // The items each change changed: seen 2, read 1 and then 3.
+  EXPECT_EQ(
+      metrics_.GetCounter("chopar_inbox_state_changes_total", "", {{"change", "seen"}}).Value(), 2);
+  EXPECT_EQ(
+      metrics_.GetCounter("chopar_inbox_state_changes_total", "", {{"change", "read"}}).Value(), 4);
 }
 
 TEST_F(InboxStatesTest, AnotherUsersIdsAreIgnored) {
