@@ -91,6 +91,8 @@ const std::vector<Listed> kShardLocal = {
      "by the SMS provider's message id of a delivery report, which "
      "names no user: run on every shard, or keep a message id → shard map"},
     {"next_wakeup", "the worker's next due time: per shard"},
+    {"claim_erasure",
+     "the erasure loop's claim of a pending erasure: each shard's loop erases its own users"},
     {"whatsapp_record_statuses",
      "by WhatsApp's message ids of a status webhook, which names no user: run on every "
      "shard, or keep a message id → shard map"},
