@@ -313,7 +313,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** A user's inbox, newest first */
+        /**
+         * A user's inbox, newest first
+         * @description By default neither archived nor snoozed notifications; the filters combine.
+         */
         get: operations["listUserNotifications"];
         put?: never;
         post?: never;
@@ -333,7 +336,7 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The user's unread count */
+        /** The user's unread count (neither archived nor snoozed ones) */
         get: operations["getUserUnreadCount"];
         put?: never;
         post?: never;
@@ -357,6 +360,126 @@ export interface paths {
         put?: never;
         /** Mark some or all of the user's notifications read */
         post: operations["markUserNotificationsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/notifications/seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark some or all of the user's notifications seen */
+        post: operations["markSeenUserNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/notifications/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark some or all of the user's notifications unread */
+        post: operations["markUnreadUserNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/notifications/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Archive some or all of the user's notifications */
+        post: operations["archiveUserNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/notifications/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unarchive some or all of the user's notifications */
+        post: operations["unarchiveUserNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/notifications/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Snooze some or all of the user's notifications until a time */
+        post: operations["snoozeUserNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/notifications/unsnooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the snooze of some or all of the user's notifications */
+        post: operations["unsnoozeUserNotifications"];
         delete?: never;
         options?: never;
         head?: never;
@@ -476,7 +599,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The token's user's inbox, newest first */
+        /**
+         * The token's user's inbox, newest first
+         * @description By default neither archived nor snoozed notifications; the filters combine.
+         */
         get: operations["listInbox"];
         put?: never;
         post?: never;
@@ -493,8 +619,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The token's user's unread count */
+        /** The token's user's unread count (neither archived nor snoozed ones) */
         get: operations["getInboxUnreadCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The badge's count, unseen (default) or unread; never archived or snoozed ones */
+        get: operations["getInboxCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -540,6 +683,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inbox/seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark some or all of the token's user's notifications seen */
+        post: operations["markSeenInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark some or all of the token's user's notifications unread */
+        post: operations["markUnreadInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Archive some or all of the token's user's notifications */
+        post: operations["archiveInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unarchive some or all of the token's user's notifications */
+        post: operations["unarchiveInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Snooze some or all of the token's user's notifications until a time */
+        post: operations["snoozeInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/unsnooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the snooze of some or all of the token's user's notifications */
+        post: operations["unsnoozeInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inbox/notifications/{id}/actions/{n}": {
         parameters: {
             query?: never;
@@ -574,13 +819,18 @@ export interface paths {
         /**
          * Live updates for the token's user (Server-Sent Events)
          * @description Events: `unread_count` (`{"count": n}`) on connect and whenever the
-         *     count changes; `notification` (an `id:` line, the largest
-         *     notification id sent so far, and the notification object) for each
-         *     new notification, including one whose transaction committed after a
-         *     larger id was sent; a `: ping` comment after 15 s
-         *     without events. `Last-Event-ID` replays the user's notifications
-         *     after that id first. With `tenant`, only the notifications in that
-         *     tenant are sent and counted.
+         *     count changes; `counts` (`{"unseen": n, "unread": n}`) right after
+         *     it on connect and whenever either changes; `notification` (an `id:`
+         *     line, the largest notification id sent so far, and the notification
+         *     object) for each new notification, including one whose transaction
+         *     committed after a larger id was sent; `state` (`{"change", "ids",
+         *     "at"}`, `snoozed_until` for a snooze, `notifications` for an
+         *     `unsnoozed` change, or `"all": true` with the change's filters
+         *     instead of `ids` when more than 1000 changed) for every change of the
+         *     state of the user's notifications from any process; a `: ping`
+         *     comment after 15 s without events. `Last-Event-ID` replays the
+         *     user's notifications after that id first. With `tenant`, only the
+         *     notifications in that tenant are sent and counted.
          */
         get: operations["streamInbox"];
         put?: never;
@@ -2264,6 +2514,15 @@ export interface components {
             snoozed_until: components["schemas"]["TimeOrNull"];
         };
         Tag: string;
+        /** @description Some (`ids`) or all (`all`, which wins) of the user's notifications, narrowed by the filters; ids of other users are ignored. */
+        InboxSelection: {
+            ids?: number[];
+            all?: boolean;
+            /** @description A category, or 1 to 20 of them. */
+            category?: string | string[];
+            tag?: components["schemas"]["Tag"];
+            tenant?: string;
+        };
         NotificationAction: {
             /** @description Rendered for the user like the title. */
             label: string;
@@ -2896,7 +3155,7 @@ export interface components {
                 };
             };
         };
-        /** @description How many went from unread to read. */
+        /** @description How many notifications the change changed. */
         Updated: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -2947,6 +3206,16 @@ export interface components {
         Cursor: string;
         InboxLimit: number;
         Unread: "true" | "false" | "1" | "0";
+        /** @description `false`: unseen only (neither seen nor read); `true`: seen (or read) only; absent: both. */
+        Seen: "true" | "false" | "1" | "0";
+        /** @description `true`: archived ones only; `false`: none of them. */
+        Archived: "true" | "false" | "1" | "0";
+        /** @description `true`: snoozed ones only; `false`: none of them. */
+        Snoozed: "true" | "false" | "1" | "0";
+        /** @description Only these categories: 1 to 20, separated by commas. */
+        CategoryFilter: string;
+        /** @description Only the notifications carrying this tag. */
+        TagFilter: string;
     };
     requestBodies: {
         TopicUserIds: {
@@ -2964,11 +3233,22 @@ export interface components {
                 };
             };
         };
+        /** @description The notifications the change applies to: `ids` or `all`, narrowed by the filters. */
         MarkRead: {
             content: {
-                "application/json": {
-                    ids?: number[];
-                    all?: boolean;
+                "application/json": components["schemas"]["InboxSelection"];
+            };
+        };
+        /** @description The notifications to snooze (`ids` or `all`, narrowed by the filters), and exactly one of `until` and `minutes`. */
+        Snooze: {
+            content: {
+                "application/json": components["schemas"]["InboxSelection"] & {
+                    /**
+                     * Format: date-time
+                     * @description When the snooze ends; in the future, at most 90 days ahead.
+                     */
+                    until?: string;
+                    minutes?: number;
                 };
             };
         };
@@ -3657,6 +3937,16 @@ export interface operations {
                 /** @description next_cursor of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
                 unread?: components["parameters"]["Unread"];
+                /** @description `false`: unseen only (neither seen nor read); `true`: seen (or read) only; absent: both. */
+                seen?: components["parameters"]["Seen"];
+                /** @description `true`: archived ones only; `false`: none of them. */
+                archived?: components["parameters"]["Archived"];
+                /** @description `true`: snoozed ones only; `false`: none of them. */
+                snoozed?: components["parameters"]["Snoozed"];
+                /** @description Only these categories: 1 to 20, separated by commas. */
+                category?: components["parameters"]["CategoryFilter"];
+                /** @description Only the notifications carrying this tag. */
+                tag?: components["parameters"]["TagFilter"];
                 /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
                 tenant?: components["parameters"]["TenantFilter"];
             };
@@ -3705,6 +3995,144 @@ export interface operations {
         };
     };
     markUserNotificationsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkRead"];
+        responses: {
+            200: components["responses"]["Updated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    markSeenUserNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkRead"];
+        responses: {
+            200: components["responses"]["Updated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    markUnreadUserNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkRead"];
+        responses: {
+            200: components["responses"]["Updated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    archiveUserNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkRead"];
+        responses: {
+            200: components["responses"]["Updated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unarchiveUserNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkRead"];
+        responses: {
+            200: components["responses"]["Updated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    snoozeUserNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Snooze"];
+        responses: {
+            200: components["responses"]["Updated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unsnoozeUserNotifications: {
         parameters: {
             query?: never;
             header?: never;
@@ -3959,6 +4387,16 @@ export interface operations {
                 /** @description next_cursor of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
                 unread?: components["parameters"]["Unread"];
+                /** @description `false`: unseen only (neither seen nor read); `true`: seen (or read) only; absent: both. */
+                seen?: components["parameters"]["Seen"];
+                /** @description `true`: archived ones only; `false`: none of them. */
+                archived?: components["parameters"]["Archived"];
+                /** @description `true`: snoozed ones only; `false`: none of them. */
+                snoozed?: components["parameters"]["Snoozed"];
+                /** @description Only these categories: 1 to 20, separated by commas. */
+                category?: components["parameters"]["CategoryFilter"];
+                /** @description Only the notifications carrying this tag. */
+                tag?: components["parameters"]["TagFilter"];
                 /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
                 tenant?: components["parameters"]["TenantFilter"];
             };
@@ -3979,6 +4417,31 @@ export interface operations {
     getInboxUnreadCount: {
         parameters: {
             query?: {
+                /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TenantFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["UnreadCount"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getInboxCount: {
+        parameters: {
+            query?: {
+                count?: "unseen" | "unread";
+                /** @description Only these categories: 1 to 20, separated by commas. */
+                category?: components["parameters"]["CategoryFilter"];
+                /** @description Only the notifications carrying this tag. */
+                tag?: components["parameters"]["TagFilter"];
                 /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
                 tenant?: components["parameters"]["TenantFilter"];
             };
@@ -4030,6 +4493,114 @@ export interface operations {
         };
     };
     markInboxRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkRead"];
+        responses: {
+            200: components["responses"]["Updated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    markSeenInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkRead"];
+        responses: {
+            200: components["responses"]["Updated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    markUnreadInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkRead"];
+        responses: {
+            200: components["responses"]["Updated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    archiveInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkRead"];
+        responses: {
+            200: components["responses"]["Updated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unarchiveInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkRead"];
+        responses: {
+            200: components["responses"]["Updated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    snoozeInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["Snooze"];
+        responses: {
+            200: components["responses"]["Updated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unsnoozeInbox: {
         parameters: {
             query?: never;
             header?: never;
