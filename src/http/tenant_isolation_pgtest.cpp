@@ -124,6 +124,10 @@ TEST_F(TenantIsolationTest, AConfinedKeyReachesNothingOfAnotherTenantOnAnyTenant
       // B's user by id: not revealed (404 user_not_found, as if it did not exist).
       {"PUT", "/v1/users/{id}", "/v1/users/2", {{"email", "x@example.uz"}}, 404},
       {"GET", "/v1/users/{id}", "/v1/users/2", nullptr, 404},
+      // Erasing B's user: not found, and the bulk form names it not found.
+      {"DELETE", "/v1/users/{id}", "/v1/users/2", nullptr, 404},
+      {"POST", "/v1/users/erase", "/v1/users/erase", {{"ids", {2}}}, 202},
+      {"GET", "/v1/users/{id}/erasure", "/v1/users/2/erasure", nullptr, 404},
       {"GET", "/v1/users/{id}/notifications", "/v1/users/2/notifications", nullptr, 404},
       {"GET", "/v1/users/{id}/notifications/unread-count", "/v1/users/2/notifications/unread-count",
        nullptr, 404},
