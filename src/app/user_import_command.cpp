@@ -3,6 +3,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <optional>
 
 #include "app/database_setup.hpp"
@@ -31,9 +32,12 @@ std::optional<std::string> FormatOf(const UserImportFlags& flags) {
 }
 
 // One line of progress on `err`, at most once a second, and a last one.
+// `writing` is held while anything is written on `err` (the refused lines
+// are printed from the thread that writes the batches).
 class Progress {
  public:
-  Progress(std::ostream& err, const hub::UserImport& import) : err_(err), import_(import) {}
+  Progress(std::ostream& err, std::mutex& writing, const hub::UserImport& import)
+      : err_(err), writing_(writing), import_(import) {}
 
   void Line(std::int64_t number) {
     lines_ = number;
@@ -45,6 +49,7 @@ class Progress {
   }
   void Last() {
     Print("\r");
+    const std::lock_guard lock(writing_);
     err_ << "\n";
   }
 
@@ -52,7 +57,8 @@ class Progress {
   void Print(const char* start) {
     const double seconds =
         std::max(std::chrono::duration<double>(Clock::now() - started_).count(), 1e-3);
-    const hub::ImportCounts& counts = import_.counts();
+    const hub::ImportCounts counts = import_.counts();
+    const std::lock_guard lock(writing_);
     err_ << start << "lines read " << lines_ << ", imported " << counts.imported() << ", failed "
          << counts.failed << ", "
          << static_cast<std::int64_t>(static_cast<double>(lines_) / seconds) << " lines/s"
@@ -60,6 +66,7 @@ class Progress {
   }
 
   std::ostream& err_;
+  std::mutex& writing_;
   const hub::UserImport& import_;
   const Clock::time_point started_ = Clock::now();
   Clock::time_point shown_ = started_;
@@ -139,14 +146,17 @@ int RunUserImport(const Config& config, const UserImportFlags& flags, std::istre
       pool, {.timezone_changed = [&schedules](db::Transaction& tx, std::int64_t user_id) {
         schedules.RecomputeForUser(tx, user_id);
       }});
-  hub::UserImport import(
-      pool, users,
-      {.batch = flags.batch, .max_errors = 0, .on_error = [&err](const hub::ImportLineError& e) {
-         err << "\rline " << e.line << ": " << core::ErrorCodeName(e.code);
-         if (e.field) err << " " << *e.field;
-         err << ": " << e.message << "\n";
-       }});
-  Progress progress(err, import);
+  std::mutex writing;
+  hub::UserImport import(pool, users,
+                         {.batch = flags.batch,
+                          .max_errors = 0,
+                          .on_error = [&err, &writing](const hub::ImportLineError& e) {
+                            const std::lock_guard lock(writing);
+                            err << "\rline " << e.line << ": " << core::ErrorCodeName(e.code);
+                            if (e.field) err << " " << *e.field;
+                            err << ": " << e.message << "\n";
+                          }});
+  Progress progress(err, writing, import);
   if (*format == "csv") {
     if (!ReadCsv(input, import, progress, err)) return 2;
   } else {
@@ -154,7 +164,7 @@ int RunUserImport(const Config& config, const UserImportFlags& flags, std::istre
   }
   import.Finish();
   progress.Last();
-  const hub::ImportCounts& counts = import.counts();
+  const hub::ImportCounts counts = import.counts();
   out << "received " << counts.received << ", imported " << counts.imported() << " (created "
       << counts.created << ", updated " << counts.updated << "), failed " << counts.failed << "\n";
   return counts.failed > 0 ? 1 : 0;

@@ -86,6 +86,16 @@ TEST_F(UserImportTest, GoodAndBadLinesMixedReportTheBadOnesByLineNumber) {
   EXPECT_EQ(answer["errors"][3]["line"], 7);
   EXPECT_EQ(answer["errors"][3]["field"], "unknown");
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users WHERE id IN (2, 3, 4)"), 0);
+  // The audit log has the batch once, not a row per user.
+  EXPECT_EQ(db_->Scalar("SELECT after->>'ids' FROM chopar.audit_log WHERE resource = "
+                        "'user_import' AND action = 'create'"),
+            "[1, 5]");
+  EXPECT_EQ(db_->Scalar("SELECT after->>'ids' FROM chopar.audit_log WHERE resource = "
+                        "'user_import' AND action = 'update'"),
+            "[10]");
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.audit_log WHERE resource = 'user' AND "
+                       "resource_id IN ('1', '5')"),
+            0);
 
   // The lines applied as PUT applies the same bodies.
   const json merged = Shown(10);

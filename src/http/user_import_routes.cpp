@@ -44,7 +44,7 @@ struct ImportUsers {
       start = end + 1;
     }
     import.Finish();
-    const hub::ImportCounts& counts = import.counts();
+    const hub::ImportCounts counts = import.counts();
     nlohmann::json errors = nlohmann::json::array();
     for (const auto& e : import.errors()) errors.push_back(ErrorView(e));
     return JsonResponse(200, {{"received", counts.received},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "db/actor.hpp"
 #include "db/errors.hpp"
 #include "db/params.hpp"
 #include "hub/preferences.hpp"
@@ -11,6 +12,8 @@
 
 namespace chopar::hub {
 namespace {
+
+bool LineOrder(const ImportLineError& a, const ImportLineError& b) { return a.line < b.line; }
 
 bool IsBlank(std::string_view text) {
   return std::all_of(text.begin(), text.end(),
@@ -21,12 +24,6 @@ bool IsBlank(std::string_view text) {
 // which have tables of their own.
 bool IsSetBased(const UserUpdate& update) {
   return !update.addresses.changes && !update.tenants.changes;
-}
-
-// A merge PUT checks against what is stored: preferences or data given.
-bool MergesStored(const UserUpdate& update) {
-  return (update.preferences.changes && update.preferences.value) ||
-         (update.data.changes && update.data.value);
 }
 
 template <typename T>
@@ -45,25 +42,44 @@ std::set<std::int64_t> IdsOf(const std::string& list) {
   return ids;
 }
 
+// A data whose compact JSON is this long or shorter is not counted by the
+// statement: as PostgreSQL writes it (a space after each ':' and ',') it
+// stays within the bound unless its numbers are written much longer there
+// (1e300), which the CHECK of chopar.users.data still refuses.
+constexpr std::size_t kUncheckedDataBytes = kMaxUserDataBytes / 4;
+
+// How many ids a list of ids joined by commas (or none) holds.
+std::int64_t CountOf(const std::optional<std::string>& list) {
+  return list ? 1 + std::count(list->begin(), list->end(), ',') : 0;
+}
+
 // The parameters of queries/import_users.sql: one array per column of its
 // unnest, an element per line.
 db::Params ImportParams(const std::vector<UserImport::Pending>& lines);
 
 }  // namespace
 
-ImportLine ParseImportLine(const nlohmann::json& body) {
+ImportLine ParseImportLine(nlohmann::json body) {
   RequireObject(body);
   ImportLine line;
   line.user_id = RequireId(body, "id");
-  nlohmann::json rest = body;
-  rest.erase("id");
-  line.update = ParseUserUpdate(rest);
+  body.erase("id");
+  line.update = ParseUserUpdate(body);
   return line;
 }
 
 UserImport::UserImport(db::Pool& pool, UserService& users, Options options)
-    : pool_(pool), users_(users), options_(std::move(options)) {
+    : pool_(pool), users_(users), options_(std::move(options)), actor_(db::CurrentActor()) {
   options_.batch = std::max<std::size_t>(options_.batch, 1);
+}
+
+UserImport::~UserImport() {
+  if (!writing_.valid()) return;
+  try {
+    writing_.get();
+  } catch (const std::exception&) {
+    // Finish() was not reached: the caller is already ending with an error.
+  }
 }
 
 void UserImport::AddJsonLine(std::string_view text, std::int64_t number) {
@@ -72,19 +88,19 @@ void UserImport::AddJsonLine(std::string_view text, std::int64_t number) {
   try {
     body = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    ++counts_.received;
+    Received();
     Refuse(number, core::RequestError(core::ErrorCode::kInvalidJson,
                                       std::string("malformed JSON: ") + e.what()));
     return;
   }
-  AddLine(body, number);
+  AddLine(std::move(body), number);
 }
 
-void UserImport::AddLine(const nlohmann::json& body, std::int64_t number) {
-  ++counts_.received;
+void UserImport::AddLine(nlohmann::json body, std::int64_t number) {
+  Received();
   ImportLine line;
   try {
-    line = ParseImportLine(body);
+    line = ParseImportLine(std::move(body));
   } catch (const core::RequestError& e) {
     Refuse(number, e);
     return;
@@ -96,26 +112,62 @@ void UserImport::AddLine(const nlohmann::json& body, std::int64_t number) {
 }
 
 void UserImport::AddRefused(const core::RequestError& error, std::int64_t number) {
-  ++counts_.received;
+  Received();
   Refuse(number, error);
 }
 
-void UserImport::Finish() { Flush(); }
+void UserImport::Finish() {
+  Flush();
+  if (writing_.valid()) writing_.get();
+  std::sort_heap(errors_.begin(), errors_.end(), LineOrder);
+}
+
+ImportCounts UserImport::counts() const {
+  const std::lock_guard lock(mutex_);
+  return counts_;
+}
+
+void UserImport::Received() {
+  const std::lock_guard lock(mutex_);
+  ++counts_.received;
+}
 
 void UserImport::Refuse(std::int64_t number, const core::RequestError& error) {
-  ++counts_.failed;
   ImportLineError refused{number, error.code(), error.field(), error.what()};
+  const std::lock_guard lock(mutex_);
+  ++counts_.failed;
   if (options_.on_error) options_.on_error(refused);
-  if (errors_.size() < options_.max_errors) errors_.push_back(std::move(refused));
+  // The lowest line numbers are kept (a heap by line: a batch's errors may
+  // come after the next batch's parse errors).
+  if (options_.max_errors == 0) return;
+  if (errors_.size() == options_.max_errors) {
+    if (refused.line >= errors_.front().line) return;
+    std::pop_heap(errors_.begin(), errors_.end(), LineOrder);
+    errors_.pop_back();
+  }
+  errors_.push_back(std::move(refused));
+  std::push_heap(errors_.begin(), errors_.end(), LineOrder);
 }
 
 void UserImport::Flush() {
-  std::vector<Pending> set_based, one_by_one;
-  for (Pending& p : pending_) {
-    (IsSetBased(p.line.update) ? set_based : one_by_one).push_back(std::move(p));
-  }
+  if (pending_.empty()) return;
+  std::vector<Pending> batch = std::move(pending_);
   pending_.clear();
   pending_ids_.clear();
+  // The next batch is read and checked while this one is written; one batch
+  // is written at a time, in input order.
+  if (writing_.valid()) writing_.get();
+  writing_ = std::async(std::launch::async, [this, batch = std::move(batch)]() mutable {
+    const db::ActorScope caller(actor_);
+    Write(std::move(batch));
+  });
+}
+
+void UserImport::Write(std::vector<Pending> batch) {
+  std::vector<Pending> set_based, one_by_one;
+  for (Pending& p : batch) {
+    (IsSetBased(p.line.update) ? set_based : one_by_one).push_back(std::move(p));
+  }
   if (!set_based.empty()) WriteSetBased(std::move(set_based));
   WriteOneByOne(one_by_one);
 }
@@ -123,41 +175,26 @@ void UserImport::Flush() {
 std::vector<UserImport::Pending> UserImport::WithinBounds(db::Transaction& tx,
                                                           std::vector<Pending> lines) {
   std::vector<std::size_t> merging;
+  std::vector<std::int64_t> ids;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (MergesStored(lines[i].line.update)) merging.push_back(i);
+    const UserUpdate& update = lines[i].line.update;
+    if (update.preferences.changes && update.preferences.value) {
+      merging.push_back(i);
+      ids.push_back(lines[i].line.user_id);
+    }
   }
   if (merging.empty()) return lines;
-  std::vector<std::int64_t> ids;
-  std::vector<std::optional<std::string>> data;
-  std::vector<bool> data_clear;
-  for (const std::size_t i : merging) {
-    const UserUpdate& update = lines[i].line.update;
-    ids.push_back(lines[i].line.user_id);
-    data.push_back(DumpedValue(update.data));
-    data_clear.push_back(update.data.changes && !update.data.value);
-  }
-  const auto stored = tx.Exec(queries::kImportUsersStored, db::ArrayLiteral(ids),
-                              db::ArrayLiteral(data), db::ArrayLiteral(data_clear));
+  const auto stored = tx.Exec(queries::kImportUsersStored, db::ArrayLiteral(ids));
   std::vector<bool> refused(lines.size(), false);
   for (int row = 0; row < stored.Rows(); ++row) {
-    const std::size_t i = merging.at(static_cast<std::size_t>(stored.Int(row, "line_index")));
-    const UserUpdate& update = lines[i].line.update;
+    const std::size_t i = merging.at(static_cast<std::size_t>(row));
     try {
-      if (update.preferences.changes && update.preferences.value) {
-        CheckStoredPreferences(
-            MergedPreferences(stored.IsNull(row, "preferences")
-                                  ? nlohmann::json::object()
-                                  : nlohmann::json::parse(stored.Text(row, "preferences")),
-                              *update.preferences.value),
-            "preferences");
-      }
-      if (update.data.changes && update.data.value &&
-          stored.Int(row, "data_bytes") > static_cast<std::int64_t>(kMaxUserDataBytes)) {
-        throw core::InvalidField("data", "data would be " +
-                                             std::to_string(stored.Int(row, "data_bytes")) +
-                                             " bytes once merged, over the " +
-                                             std::to_string(kMaxUserDataBytes) + " allowed");
-      }
+      CheckStoredPreferences(
+          MergedPreferences(stored.IsNull(row, "preferences")
+                                ? nlohmann::json::object()
+                                : nlohmann::json::parse(stored.Text(row, "preferences")),
+                            *lines[i].line.update.preferences.value),
+          "preferences");
     } catch (const core::RequestError& e) {
       Refuse(lines[i].number, e);
       refused[i] = true;
@@ -173,7 +210,12 @@ std::vector<UserImport::Pending> UserImport::WithinBounds(db::Transaction& tx,
 
 void UserImport::WriteSetBased(std::vector<Pending> lines) {
   std::vector<Pending> again;
+  // The audit log gets one record of the batch (audit_user_import.sql), not
+  // a row per user written by the row triggers, which would cost the import
+  // most of its time: the batch runs without an actor.
+  const std::string actor = db::CurrentActor();
   try {
+    const db::ActorScope unaudited("");
     auto tx = pool_.Begin("import_users");
     lines = WithinBounds(tx, std::move(lines));
     if (lines.empty()) return;
@@ -183,13 +225,26 @@ void UserImport::WriteSetBased(std::vector<Pending> lines) {
         users_.options().timezone_changed(tx, id);
       }
     }
+    const std::optional<std::string> created = row.OptString(0, "created");
+    const std::optional<std::string> updated = row.OptString(0, "updated");
+    if (!actor.empty() && (created || updated)) {
+      tx.Exec(queries::kAuditUserImport, actor, created, updated);
+    }
     tx.Commit();
-    counts_.created += row.Int(0, "created");
-    counts_.updated += row.Int(0, "updated");
-    if (!row.IsNull(0, "again")) {
-      const std::set<std::int64_t> ids = IdsOf(row.String(0, "again"));
-      for (Pending& p : lines) {
-        if (ids.contains(p.line.user_id)) again.push_back(std::move(p));
+    {
+      const std::lock_guard lock(mutex_);
+      counts_.created += CountOf(created);
+      counts_.updated += CountOf(updated);
+    }
+    const std::set<std::int64_t> too_big = IdsOf(row.OptString(0, "too_big").value_or(""));
+    const std::set<std::int64_t> unwritten = IdsOf(row.OptString(0, "again").value_or(""));
+    for (Pending& p : lines) {
+      if (too_big.contains(p.line.user_id)) {
+        Refuse(p.number, core::InvalidField("data", "data would be over the " +
+                                                        std::to_string(kMaxUserDataBytes) +
+                                                        " bytes allowed once merged"));
+      } else if (unwritten.contains(p.line.user_id)) {
+        again.push_back(std::move(p));
       }
     }
   } catch (const db::DbError& e) {
@@ -206,6 +261,7 @@ void UserImport::WriteOneByOne(const std::vector<Pending>& lines) {
   for (const Pending& p : lines) {
     try {
       const User user = users_.PutUser(p.line.user_id, p.line.update);
+      const std::lock_guard lock(mutex_);
       ++(user.created_at == user.updated_at ? counts_.created : counts_.updated);
     } catch (const core::RequestError& e) {
       Refuse(p.number, e);
@@ -223,7 +279,7 @@ namespace {
 db::Params ImportParams(const std::vector<UserImport::Pending>& lines) {
   std::vector<std::int64_t> ids;
   std::vector<bool> email_set, phone_set, timezone_set, locale_set, quiet_set, admin_set,
-      preferences_clear, data_clear;
+      preferences_clear, data_clear, data_has_null, data_check;
   std::vector<std::optional<std::string>> email, phone, timezone, locale, preferences, quiet_start,
       quiet_end, data;
   std::vector<std::optional<bool>> admin;
@@ -247,8 +303,14 @@ db::Params ImportParams(const std::vector<UserImport::Pending>& lines) {
     admin_set.push_back(u.admin.changes);
     admin.push_back(u.admin.value);
     preferences_clear.push_back(u.preferences.changes && !u.preferences.value);
-    data.push_back(DumpedValue(u.data));
+    std::optional<std::string> dumped = DumpedValue(u.data);
+    data_check.push_back(dumped && dumped->size() > kUncheckedDataBytes);
+    data.push_back(std::move(dumped));
     data_clear.push_back(u.data.changes && !u.data.value);
+    data_has_null.push_back(u.data.changes && u.data.value &&
+                            std::ranges::any_of(u.data.value->items(), [](const auto& item) {
+                              return item.value().is_null();
+                            }));
   }
   db::Params params;
   params.Add(db::ArrayLiteral(ids))
@@ -268,7 +330,9 @@ db::Params ImportParams(const std::vector<UserImport::Pending>& lines) {
       .Add(db::ArrayLiteral(admin))
       .Add(db::ArrayLiteral(preferences_clear))
       .Add(db::ArrayLiteral(data))
-      .Add(db::ArrayLiteral(data_clear));
+      .Add(db::ArrayLiteral(data_clear))
+      .Add(db::ArrayLiteral(data_has_null))
+      .Add(db::ArrayLiteral(data_check));
   return params;
 }
 

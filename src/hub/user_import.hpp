@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -27,7 +29,7 @@ struct ImportLine {
 // errors, the same fields) after taking its "id" out. Throws
 // core::RequestError kInvalidJson for a line that is not an object,
 // kInvalidField "id" or a member's field otherwise. Pure; thread-safe.
-ImportLine ParseImportLine(const nlohmann::json& body);
+ImportLine ParseImportLine(nlohmann::json body);
 
 // A line refused, as the API's error body names it.
 struct ImportLineError {
@@ -46,19 +48,27 @@ struct ImportCounts {
 };
 
 // A bulk create-or-merge of users (POST /v1/users/import, `chopar users
-// import`; docs/api.md "Bulk import"). Each line applies as PUT
+// import`; docs/api.md "POST /v1/users/import"). Each line applies as PUT
 // /v1/users/{id} applies its body, in input order; a bad line is counted
 // and reported (ImportLineError) and the others go on. Lines are written a
 // batch at a time: the lines without "addresses" or "tenants" by one
-// set-based statement (queries/import_users.sql) after one read of what
-// their preferences and data merge into (the bounds PUT checks), the others
-// — and a whole batch the database refused, a user being erased, one
-// another caller created meanwhile — one by one through
-// UserService::PutUser. A time zone changed calls `users`'
-// Options::timezone_changed in the batch's transaction, as PutUser does. A batch ends early at a
-// user that is already in it, so a later line of a user applies after the earlier. Not thread-safe;
-// one import per object. Database failures that end the work (lost
-// connection) throw db::DbError; what was written before stays.
+// set-based statement (queries/import_users.sql, which also refuses a data
+// over its bound once merged) after, for the lines with "preferences", one
+// read of what they merge into (the bounds PUT checks); the others — and a
+// whole batch the database refused, a user being erased, one another
+// caller created meanwhile — one by one through UserService::PutUser. A
+// batch ends early at a user that is already in it, so a later line of a
+// user applies after the earlier. A time zone changed calls `users`'
+// Options::timezone_changed in the batch's transaction, as PutUser does.
+// The audit log records each set-based batch once (resource user_import:
+// the ids created and updated) for the constructing thread's
+// db::ActorScope, instead of a row per user; the lines applied one by one
+// are recorded as PUT's are. A batch is written on a thread of its own
+// (with that actor) while the next is read and checked, one batch at a
+// time. The Add… calls and Finish() are for one thread; counts() may be
+// read from it at any time. Database failures that end the work (lost
+// connection) throw db::DbError from an Add… call or Finish(); what was
+// written before stays.
 class UserImport {
  public:
   struct Options {
@@ -68,21 +78,29 @@ class UserImport {
     std::function<void(const ImportLineError&)> on_error;
   };
   UserImport(db::Pool& pool, UserService& users, Options options);
+  // Waits for a batch still being written.
+  ~UserImport();
+  UserImport(const UserImport&) = delete;
+  UserImport& operator=(const UserImport&) = delete;
 
   // One NDJSON line (without its newline) numbered `number`; a blank line
   // (spaces only) is skipped.
   void AddJsonLine(std::string_view text, std::int64_t number);
   // One line already read into JSON (a CSV row).
-  void AddLine(const nlohmann::json& body, std::int64_t number);
+  void AddLine(nlohmann::json body, std::int64_t number);
   // A line refused before it became JSON (a CSV row that does not parse).
   void AddRefused(const core::RequestError& error, std::int64_t number);
-  // Writes the lines still pending. Call at the end.
+  // Writes the lines still pending and waits for every write. Call at the
+  // end; throws what a write threw (db::DbError that ended the work).
   void Finish();
 
-  [[nodiscard]] const ImportCounts& counts() const { return counts_; }
+  // So far; final after Finish().
+  [[nodiscard]] ImportCounts counts() const;
+  // After Finish(): the refused lines with the lowest numbers (at most
+  // Options::max_errors), in line order.
   [[nodiscard]] const std::vector<ImportLineError>& errors() const { return errors_; }
   [[nodiscard]] bool errors_truncated() const {
-    return counts_.failed > static_cast<std::int64_t>(errors_.size());
+    return counts().failed > static_cast<std::int64_t>(errors_.size());
   }
 
   // A parsed line waiting for its batch.
@@ -92,8 +110,11 @@ class UserImport {
   };
 
  private:
+  void Received();
   void Refuse(std::int64_t number, const core::RequestError& error);
+  // Hands the pending lines to the writing thread.
   void Flush();
+  void Write(std::vector<Pending> batch);
   // The lines of `lines` that pass the bounds of their merged preferences
   // and data; the others are refused.
   std::vector<Pending> WithinBounds(db::Transaction& tx, std::vector<Pending> lines);
@@ -103,10 +124,13 @@ class UserImport {
   db::Pool& pool_;
   UserService& users_;
   Options options_;
+  const std::string actor_;  // the constructing thread's, for the writes
   std::vector<Pending> pending_;
   std::set<std::int64_t> pending_ids_;
+  std::future<void> writing_;  // the batch being written, if any
+  mutable std::mutex mutex_;   // guards counts_, errors_ and on_error calls
   ImportCounts counts_;
-  std::vector<ImportLineError> errors_;
+  std::vector<ImportLineError> errors_;  // a heap by line until Finish()
 };
 
 }  // namespace chopar::hub

@@ -2,24 +2,43 @@
 -- element of the arrays one line, no id twice. Each line applies as PUT
 -- /v1/users/{id} applies its body (upsert_user.sql): per member whether it
 -- changes ($N_set) and its value; "preferences" merged as there; "data"
--- merged by chopar.merged_object ($17; $18: cleared first). Users that exist
--- are updated, the others inserted. `zone_moved` names the users whose time
--- zone this changed (what follows the zone moves in the same transaction).
--- A user being erased, or one another caller inserted or deleted after
--- this statement's snapshot, is neither: `again` names them (the caller
--- applies those lines one by one, as PUT does). Lists are ids joined by
--- commas.
-WITH x AS (
-  SELECT x.*, o.timezone AS old_timezone, o.erasing
+-- merged by chopar.merged_object ($17; $18: cleared first; $19: whether it
+-- holds a null, without which a plain || merges it the same). Users that
+-- exist are updated, the others inserted; `created` and `updated` list
+-- them. A line whose data may be over 16,384 bytes once merged ($20: the
+-- caller's guess from its compact size) is counted on the row this
+-- statement's snapshot sees, as the CHECK counts it, and not applied when
+-- over: `too_big` names it (one the guess missed meets the CHECK, which
+-- fails the batch: the caller then applies its lines one by one). `zone_moved` names the users whose time zone
+-- this changed (what follows the zone moves in the same transaction). A
+-- user being erased, or one another caller deleted after this statement's
+-- snapshot, is neither created nor updated: `again` names it
+-- (the caller applies those lines one by one, as PUT does). Lists are ids
+-- joined by commas.
+-- plan: generic
+-- (Planned once: the plan is the same for every batch; EXCEPT rather than
+-- NOT IN, whose subplan a plan that guesses ten lines would not hash.)
+WITH x AS MATERIALIZED (
+  SELECT x.*, o.timezone AS old_timezone, o.erasing,
+         CASE WHEN x.data_check
+              THEN octet_length(chopar.merged_object(
+                     CASE WHEN x.data_clear THEN '{}'::jsonb ELSE coalesce(o.data, '{}') END,
+                     x.data::jsonb)::text)
+              ELSE 0 END AS data_bytes
   FROM unnest($1::bigint[], $2::boolean[], $3::text[], $4::boolean[], $5::text[],
               $6::boolean[], $7::text[], $8::boolean[], $9::text[], $10::text[],
               $11::boolean[], $12::text[], $13::text[], $14::boolean[], $15::boolean[],
-              $16::boolean[], $17::text[], $18::boolean[])
+              $16::boolean[], $17::text[], $18::boolean[], $19::boolean[], $20::boolean[])
     AS x(id, email_set, email, phone_set, phone, timezone_set, timezone, locale_set, locale,
          preferences, quiet_set, quiet_start, quiet_end, admin_set, admin, preferences_clear,
-         data, data_clear)
-  -- A primary-key lookup per line: what is stored decides update or insert.
-  LEFT JOIN chopar.users o ON o.id = x.id
+         data, data_clear, data_has_null, data_check)
+  -- What is stored decides update or insert: a primary-key lookup per line.
+  -- OFFSET 0 keeps the planner from making it a join, which, knowing the
+  -- batch's size, would scan the whole table for every batch.
+  LEFT JOIN LATERAL (SELECT u.timezone, u.erasing, u.data FROM chopar.users u
+                     WHERE u.id = x.id OFFSET 0) o ON true
+), fits AS (
+  SELECT * FROM x WHERE data_bytes <= 16384
 ), updated AS (
   UPDATE chopar.users AS u SET
     email       = CASE WHEN x.email_set THEN x.email ELSE u.email END,
@@ -32,10 +51,16 @@ WITH x AS (
     quiet_start = CASE WHEN x.quiet_set THEN x.quiet_start::time ELSE u.quiet_start END,
     quiet_end   = CASE WHEN x.quiet_set THEN x.quiet_end::time ELSE u.quiet_end END,
     admin       = CASE WHEN x.admin_set THEN coalesce(x.admin, false) ELSE u.admin END,
-    data        = chopar.merged_object(CASE WHEN x.data_clear THEN '{}'::jsonb ELSE u.data END,
-                                       x.data::jsonb),
+    -- Merged into the row as it is now (a change committed since the
+    -- snapshot is kept), not into the one `x` read.
+    data        = CASE WHEN x.data IS NULL AND NOT x.data_clear THEN u.data
+                       WHEN x.data_has_null
+                         THEN chopar.merged_object(CASE WHEN x.data_clear THEN '{}'::jsonb
+                                                        ELSE u.data END, x.data::jsonb)
+                       ELSE CASE WHEN x.data_clear THEN '{}'::jsonb ELSE u.data END
+                            || coalesce(x.data::jsonb, '{}') END,
     updated_at  = now()
-  FROM x
+  FROM fits x
   WHERE u.id = x.id AND NOT x.erasing
   RETURNING u.id, x.timezone_set AND u.timezone <> x.old_timezone AS zone_moved
 ), inserted AS (
@@ -43,15 +68,19 @@ WITH x AS (
                             quiet_end, admin, data)
   SELECT x.id, x.email, x.phone, coalesce(x.timezone, 'UTC'), coalesce(x.locale, 'en'),
          jsonb_strip_nulls(coalesce(x.preferences::jsonb, '{}')), x.quiet_start::time,
-         x.quiet_end::time, coalesce(x.admin, false), chopar.merged_object('{}', x.data::jsonb)
-  FROM x
+         x.quiet_end::time, coalesce(x.admin, false),
+         CASE WHEN x.data_has_null THEN chopar.merged_object('{}', x.data::jsonb)
+              ELSE coalesce(x.data::jsonb, '{}') END
+  FROM fits x
+  -- Another caller's user of the same id inserted since the snapshot fails
+  -- the batch (a unique violation): the caller applies it line by line.
   WHERE x.old_timezone IS NULL
-  ON CONFLICT (id) DO NOTHING
   RETURNING id
 )
-SELECT (SELECT count(*) FROM updated) AS updated,
-       (SELECT count(*) FROM inserted) AS created,
+SELECT (SELECT string_agg(id::text, ',') FROM inserted) AS created,
+       (SELECT string_agg(id::text, ',') FROM updated) AS updated,
        (SELECT string_agg(id::text, ',') FROM updated WHERE zone_moved) AS zone_moved,
-       (SELECT string_agg(x.id::text, ',') FROM x
-        WHERE x.id NOT IN (SELECT id FROM updated) AND x.id NOT IN (SELECT id FROM inserted))
+       (SELECT string_agg(id::text, ',') FROM x WHERE data_bytes > 16384) AS too_big,
+       (SELECT string_agg(id::text, ',')
+        FROM (SELECT id FROM fits EXCEPT SELECT id FROM updated EXCEPT SELECT id FROM inserted) a)
          AS again
