@@ -182,6 +182,16 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "GET", "/v1/users/1/notifications?limit=0", { expect: 400 });
     await call(chopar, "GET", "/v1/users/1/notifications/unread-count", { expect: 200 });
     await call(chopar, "POST", "/v1/users/1/notifications/read", { body: { ids: [created.body.id] }, expect: 200 });
+    // The other inbox states by the API key, and their refusals.
+    const one = { ids: [created.body.id] };
+    for (const change of ["seen", "unread", "archive", "unarchive", "unsnooze"]) {
+      await call(chopar, "POST", `/v1/users/1/notifications/${change}`, { body: one, expect: 200 });
+    }
+    await call(chopar, "POST", "/v1/users/1/notifications/snooze", { body: { ...one, minutes: 60 }, expect: 200 });
+    await call(chopar, "POST", "/v1/users/1/notifications/snooze", { body: one, expect: 400 });
+    await call(chopar, "POST", "/v1/users/999999/notifications/archive", { body: one, expect: 404 });
+    await call(chopar, "GET", "/v1/users/1/notifications?snoozed=true&category=tasks,billing&tag=x&seen=false", { expect: 200 });
+    await call(chopar, "GET", "/v1/users/1/notifications?archived=maybe", { expect: 400 });
 
     // The sink marks the deliveries sent.
     let deliveries;
@@ -199,6 +209,21 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "GET", "/v1/inbox/notifications?limit=5", { auth: bearer, expect: 200 });
     await call(chopar, "GET", "/v1/inbox/unread-count", { auth: bearer, expect: 200 });
     await call(chopar, "POST", "/v1/inbox/read", { auth: bearer, body: { all: true }, expect: 200 });
+    // The inbox states, the filtered lists and the badge's count, by the token.
+    for (const change of ["seen", "unread", "archive", "unarchive", "unsnooze"]) {
+      await call(chopar, "POST", `/v1/inbox/${change}`, { auth: bearer, body: { all: true, category: "tasks" }, expect: 200 });
+    }
+    await call(chopar, "POST", "/v1/inbox/snooze", {
+      auth: bearer, body: { all: true, until: new Date(Date.now() + 3600e3).toISOString() }, expect: 200,
+    });
+    await call(chopar, "POST", "/v1/inbox/snooze", { auth: bearer, body: { all: true, minutes: 0 }, expect: 400 });
+    await call(chopar, "POST", "/v1/inbox/archive", { auth: "Bearer 1.bad", body: { all: true }, expect: 401 });
+    await call(chopar, "GET", "/v1/inbox/notifications?archived=true&tag=billing", { auth: bearer, expect: 200 });
+    await call(chopar, "GET", "/v1/inbox/count", { auth: bearer, expect: 200 });
+    await call(chopar, "GET", "/v1/inbox/count?count=unread&category=tasks&tag=billing", { auth: bearer, expect: 200 });
+    await call(chopar, "GET", "/v1/inbox/count?count=all", { auth: bearer, expect: 400 });
+    await call(chopar, "GET", "/v1/inbox/count", { auth: "Bearer 1.bad", expect: 401 });
+    await call(chopar, "POST", "/v1/inbox/unsnooze", { auth: bearer, body: { all: true }, expect: 200 });
     await call(chopar, "GET", "/v1/inbox/unread-count", { auth: "Bearer 1.bad", expect: 401 });
     await call(chopar, "GET", "/v1/inbox/vapid-public-key", { auth: bearer, expect: 404 });
     await call(chopar, "POST", "/v1/inbox/push-subscriptions", { auth: bearer, body: subscription, expect: 201 });
