@@ -106,6 +106,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update many users from NDJSON
+         * @description Each line a PUT /v1/users/{id} body with the user's "id", applied as that PUT would; bad lines are reported by number and skipped, the good ones written in batches (docs/api.md "POST /v1/users/import").
+         */
+        post: operations["importUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{id}/telegram": {
         parameters: {
             query?: never;
@@ -2207,6 +2227,8 @@ export interface components {
             preferences: Record<string, unknown>;
             quiet_hours: components["schemas"]["QuietHours"] | null;
             admin: boolean;
+            /** @description The user's custom attributes ({{user.data.<key>}} in templates; a broadcast's where). */
+            data: Record<string, unknown>;
             telegram: {
                 /** Format: int64 */
                 chat_id: number;
@@ -2404,6 +2426,8 @@ export interface components {
             preferences?: Record<string, unknown> | null;
             quiet_hours?: components["schemas"]["QuietHours"] | null;
             admin?: boolean | null;
+            /** @description Custom attributes, merged key by key at the top level into the stored object (a nested object replaced whole); a null member removes that key, null for the whole field clears it. At most 16,384 bytes of JSON as sent and once merged (400 invalid_field data otherwise). */
+            data?: Record<string, unknown> | null;
             /** @description Merged channel by channel; a null member removes that channel's address, null for the whole field removes them all. Only channels whose address is kept in addresses (400 invalid_field otherwise). */
             addresses?: {
                 [key: string]: string | null;
@@ -2666,6 +2690,8 @@ export interface components {
             topic: string | null;
             /** @enum {string} */
             audience: "topic" | "all";
+            /** @description The filter on users' data it was created with. */
+            where: Record<string, unknown> | null;
             /** @enum {string} */
             status: "running" | "done" | "canceled";
             /** @description Recipients walked so far. */
@@ -2726,6 +2752,8 @@ export interface components {
             };
             /** @description The same key again answers 200 with the broadcast it created instead of creating another. */
             dedup_key?: string;
+            /** @description Only the users of the audience whose data contains this object (users.data @> where); at most 4096 bytes of compact JSON. */
+            where?: Record<string, unknown> | null;
         } & (unknown | unknown);
         OutboxStats: {
             /** @description Events not yet dispatched. */
@@ -3082,7 +3110,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A body over 1 MiB (16 MiB for PUT /v1/schedules). */
+        /** @description A body over 1 MiB (16 MiB for PUT /v1/schedules, [limits.http] import_body_bytes — 64 MiB by default — for POST /v1/users/import). */
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -3505,6 +3533,53 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    importUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description What was imported and the lines refused. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Lines that were not blank. */
+                        received: number;
+                        imported: number;
+                        created: number;
+                        updated: number;
+                        failed: number;
+                        errors: {
+                            line: number;
+                            code: string;
+                            field?: string;
+                            message: string;
+                        }[];
+                        /** @description More than 1000 lines failed. */
+                        errors_truncated: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Unavailable"];
