@@ -58,6 +58,21 @@ TEST_F(SchedulerTest, FiresOncePerOccurrence) {
   EXPECT_EQ(FiredDueAts("pill-1"), "2026-10-20T13:05:00Z,2026-10-21T13:05:00Z");
 }
 
+// A late event for a user being erased (docs/privacy.md) is dropped: a
+// schedule of the user that comes due fires nothing, the other user's does.
+TEST_F(SchedulerTest, AScheduleOfAUserBeingErasedDoesNotFire) {
+  AddUser(1, "Asia/Tashkent");
+  AddUser(2, "Asia/Tashkent");
+  Put("pill-1", Body(1, "5 18 * * *"));
+  Put("pill-2", Body(2, "5 18 * * *"));
+  db_->Scalar("UPDATE chopar.users SET erasing = true WHERE id = 1 RETURNING id");
+
+  clock_.Set(At("2026-10-20T13:05:00.300Z"));
+  EXPECT_EQ(scheduler_->RunOnce().fired, 1);
+  EXPECT_EQ(Notifications(), 1);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications WHERE user_id = 1"), 0);
+}
+
 TEST_F(SchedulerTest, ScheduleThatCannotBeEvaluatedIsParkedAndTheOthersFire) {
   AddUser(1, "Asia/Tashkent");
   Put("pill-1", Body(1, "5 18 * * *"));
