@@ -80,5 +80,29 @@ TEST_F(ReleaserPgTest, ARequestThatNoLongerValidatesIsKeptAsFailedLoggedAndCount
             std::string::npos);
 }
 
+// A late event for a user being erased (docs/privacy.md) is dropped: the
+// user's delayed notification falls due and makes no notification; the
+// other user's is released.
+TEST_F(ReleaserPgTest, ADelayedNotificationOfAUserBeingErasedMakesNoNotification) {
+  if (IsSkipped()) return;
+  db_->Scalar(
+      "INSERT INTO chopar.users (id, email) VALUES (1, 'u1@example.uz'), "
+      "(2, 'u2@example.uz') RETURNING 1");
+  core::SimulatedClock clock(core::SystemClock().Now());
+  core::MetricsRegistry metrics;
+  hub::NotifyService notify(*pool_, clock, metrics);
+  for (const int user : {1, 2}) {
+    (void)notify.Notify(hub::ParseNotificationRequest(
+        {{"user_id", user}, {"type", "task.due"}, {"title", "Pay"}, {"delay_seconds", 60}}));
+  }
+  db_->Scalar("UPDATE chopar.users SET erasing = true WHERE id = 1 RETURNING id");
+
+  Releaser releaser(*pool_, clock, metrics, nullptr);
+  clock.Advance(61s);
+  (void)releaser.RunOnce();
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications WHERE user_id = 1"), 0);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications WHERE user_id = 2"), 1);
+}
+
 }  // namespace
 }  // namespace chopar::workflow::engine
