@@ -2208,7 +2208,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_json" | "invalid_field" | "bad_request" | "invalid_callback" | "unauthorized" | "forbidden" | "not_found" | "user_not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "headers_too_large" | "rate_limited" | "unavailable" | "internal";
+                code: "invalid_json" | "invalid_field" | "bad_request" | "invalid_callback" | "unauthorized" | "forbidden" | "not_found" | "user_not_found" | "method_not_allowed" | "conflict" | "erasure_pending" | "payload_too_large" | "headers_too_large" | "rate_limited" | "unavailable" | "internal";
                 message: string;
                 field: string | null;
             };
