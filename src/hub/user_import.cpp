@@ -277,62 +277,63 @@ void UserImport::WriteOneByOne(const std::vector<Pending>& lines) {
 namespace {
 
 db::Params ImportParams(const std::vector<UserImport::Pending>& lines) {
+  // The bits of import_users.sql's $2.
+  enum : int {
+    kEmail = 1,
+    kPhone = 2,
+    kTimezone = 4,
+    kLocale = 8,
+    kQuietHours = 16,
+    kAdmin = 32,
+    kPreferencesCleared = 64,
+    kDataCleared = 128,
+    kDataHasNull = 256,
+    kDataChecked = 512,
+  };
   std::vector<std::int64_t> ids;
-  std::vector<bool> email_set, phone_set, timezone_set, locale_set, quiet_set, admin_set,
-      preferences_clear, data_clear, data_has_null, data_check;
+  std::vector<int> flags;
   std::vector<std::optional<std::string>> email, phone, timezone, locale, preferences, quiet_start,
       quiet_end, data;
   std::vector<std::optional<bool>> admin;
   for (const auto& p : lines) {
     const UserUpdate& u = p.line.update;
+    std::optional<std::string> dumped = DumpedValue(u.data);
+    const bool has_null = u.data.changes && u.data.value &&
+                          std::ranges::any_of(u.data.value->items(), [](const auto& item) {
+                            return item.value().is_null();
+                          });
+    flags.push_back((u.email.changes ? kEmail : 0) | (u.phone.changes ? kPhone : 0) |
+                    (u.timezone.changes ? kTimezone : 0) | (u.locale.changes ? kLocale : 0) |
+                    (u.quiet_hours.changes ? kQuietHours : 0) | (u.admin.changes ? kAdmin : 0) |
+                    (u.preferences.changes && !u.preferences.value ? kPreferencesCleared : 0) |
+                    (u.data.changes && !u.data.value ? kDataCleared : 0) |
+                    (has_null ? kDataHasNull : 0) |
+                    (dumped && dumped->size() > kUncheckedDataBytes ? kDataChecked : 0));
     ids.push_back(p.line.user_id);
-    email_set.push_back(u.email.changes);
     email.push_back(u.email.value);
-    phone_set.push_back(u.phone.changes);
     phone.push_back(u.phone.value);
-    timezone_set.push_back(u.timezone.changes);
     timezone.push_back(u.timezone.value);
-    locale_set.push_back(u.locale.changes);
     locale.push_back(u.locale.value);
     preferences.push_back(DumpedValue(u.preferences));
-    quiet_set.push_back(u.quiet_hours.changes);
     quiet_start.push_back(u.quiet_hours.value ? std::optional(u.quiet_hours.value->start)
                                               : std::nullopt);
     quiet_end.push_back(u.quiet_hours.value ? std::optional(u.quiet_hours.value->end)
                                             : std::nullopt);
-    admin_set.push_back(u.admin.changes);
     admin.push_back(u.admin.value);
-    preferences_clear.push_back(u.preferences.changes && !u.preferences.value);
-    std::optional<std::string> dumped = DumpedValue(u.data);
-    data_check.push_back(dumped && dumped->size() > kUncheckedDataBytes);
     data.push_back(std::move(dumped));
-    data_clear.push_back(u.data.changes && !u.data.value);
-    data_has_null.push_back(u.data.changes && u.data.value &&
-                            std::ranges::any_of(u.data.value->items(), [](const auto& item) {
-                              return item.value().is_null();
-                            }));
   }
   db::Params params;
   params.Add(db::ArrayLiteral(ids))
-      .Add(db::ArrayLiteral(email_set))
+      .Add(db::ArrayLiteral(flags))
       .Add(db::ArrayLiteral(email))
-      .Add(db::ArrayLiteral(phone_set))
       .Add(db::ArrayLiteral(phone))
-      .Add(db::ArrayLiteral(timezone_set))
       .Add(db::ArrayLiteral(timezone))
-      .Add(db::ArrayLiteral(locale_set))
       .Add(db::ArrayLiteral(locale))
       .Add(db::ArrayLiteral(preferences))
-      .Add(db::ArrayLiteral(quiet_set))
       .Add(db::ArrayLiteral(quiet_start))
       .Add(db::ArrayLiteral(quiet_end))
-      .Add(db::ArrayLiteral(admin_set))
       .Add(db::ArrayLiteral(admin))
-      .Add(db::ArrayLiteral(preferences_clear))
-      .Add(db::ArrayLiteral(data))
-      .Add(db::ArrayLiteral(data_clear))
-      .Add(db::ArrayLiteral(data_has_null))
-      .Add(db::ArrayLiteral(data_check));
+      .Add(db::ArrayLiteral(data));
   return params;
 }
 

@@ -1,6 +1,9 @@
 #include "hub/user_import_csv.hpp"
 
+#include <charconv>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "core/request_error.hpp"
 #include "core/text.hpp"
@@ -15,11 +18,50 @@ bool IsTextMember(std::string_view name) {
   return name == "email" || name == "phone" || name == "timezone" || name == "locale";
 }
 
-// A data.<key> cell: a JSON scalar that is not a string as itself, else the text.
-nlohmann::json DataValue(const std::string& cell) {
-  nlohmann::json value = nlohmann::json::parse(cell, nullptr, false);
-  if (value.is_discarded() || value.is_string() || value.is_structured()) return cell;
+// Whether `text` is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+bool IsJsonNumber(std::string_view text) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < text.size() && text[i] == '-') ++i;
+  if (i < text.size() && text[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == text.size();
+}
+
+// The whole of `text` as an int64, or nullopt.
+std::optional<std::int64_t> WholeNumber(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return value;
+}
+
+// A data.<key> cell: a JSON number, true, false or null as that value, any
+// other text as a string. (Told apart without a JSON parser: most cells of
+// a large file are short texts and numbers.)
+nlohmann::json DataValue(const std::string& cell) {
+  if (cell == "true") return true;
+  if (cell == "false") return false;
+  if (cell == "null") return nullptr;
+  if (!IsJsonNumber(cell)) return cell;
+  if (const auto whole = WholeNumber(cell)) return *whole;
+  return nlohmann::json::parse(cell);
 }
 
 }  // namespace
@@ -64,9 +106,10 @@ nlohmann::json UserCsvColumns::Row(const std::vector<std::string>& cells) const 
     if (cell.empty()) continue;
     switch (column.kind) {
       case Kind::kId: {
-        nlohmann::json id =
-            nlohmann::json::parse(std::string(core::TrimBlanks(cell)), nullptr, false);
-        line["id"] = id.is_discarded() ? nlohmann::json(cell) : id;
+        // A number as the JSON line has it; any other text as it is, which
+        // the line's parser refuses by name.
+        const auto id = WholeNumber(core::TrimBlanks(cell));
+        line["id"] = id ? nlohmann::json(*id) : nlohmann::json(cell);
         break;
       }
       case Kind::kText:
