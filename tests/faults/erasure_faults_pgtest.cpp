@@ -73,14 +73,9 @@ TEST_F(ErasureFaults, KilledMidErasureTheNextWorkerCompletesIt) {
   db_->Scalar("INSERT INTO chopar.user_erasures (user_id) VALUES (5)");
 
   auto worker = StartWorker("worker-1.log");
-  std::optional<std::int64_t> backend;
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        backend = testing::BackendWaitingIn(*db_, "DELETE FROM chopar.notifications");
-        return backend.has_value();
-      },
-      60s))
-      << "the erasure never reached the notifications";
+  const auto backend =
+      testing::AwaitBackendWaitingIn(*db_, "DELETE FROM chopar.notifications", 60s);
+  ASSERT_TRUE(backend) << "the erasure never reached the notifications";
   // Mid-way: the deliveries are gone, the notifications are not (a batch
   // waits for the one held).
   EXPECT_EQ(Rows("deliveries", 5), 0);

@@ -3,10 +3,12 @@
 // What the fault tests share (header-only, test use): the broadcast they
 // crash things under, and the backend of a chopar statement held waiting.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "testing/child_process.hpp"
 #include "testing/test_database.hpp"
 
 namespace chopar::testing {
@@ -45,6 +47,21 @@ inline std::optional<std::int64_t> BackendWaitingIn(const TestDatabase& db, cons
       text + "%' AND " + where);
   if (pid == "0") return std::nullopt;
   return std::stoll(pid);
+}
+
+// BackendWaitingIn(db, text) once there is one, within `timeout`;
+// nullopt if there is none by then. Throws db::DbError.
+inline std::optional<std::int64_t> AwaitBackendWaitingIn(const TestDatabase& db,
+                                                         const std::string& text,
+                                                         std::chrono::milliseconds timeout) {
+  std::optional<std::int64_t> backend;
+  WaitUntil(
+      [&] {
+        backend = BackendWaitingIn(db, text);
+        return backend.has_value();
+      },
+      timeout);
+  return backend;
 }
 
 // Whether backend `pid` has ended.

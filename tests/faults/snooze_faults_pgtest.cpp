@@ -107,14 +107,8 @@ TEST_F(SnoozeFaults, KilledMidBatchTheNextProcessBringsEachItemBackOnce) {
   blocker.ExecText("LOCK TABLE chopar.outbox IN EXCLUSIVE MODE", {});
 
   auto killed = StartScheduler("scheduler-1.log");
-  std::optional<std::int64_t> backend;
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        backend = testing::BackendWaitingIn(*db_, "SET snoozed_until = NULL");
-        return backend.has_value();
-      },
-      60s))
-      << "the returner never reached its first batch";
+  const auto backend = testing::AwaitBackendWaitingIn(*db_, "SET snoozed_until = NULL", 60s);
+  ASSERT_TRUE(backend) << "the returner never reached its first batch";
   killed->Signal(SIGKILL);
   EXPECT_EQ(killed->Wait(10s), 128 + SIGKILL);
   // The dead process's batch never gets its COMMIT: its session ends when
