@@ -30,6 +30,7 @@ const ErasureKind kErasureKinds[] = {
     {"deliveries", queries::kEraseDeliveries},
     {"digests", queries::kEraseDigests},
     {"sink_messages", queries::kEraseSinkMessages},
+    {"notification_actions", queries::kEraseNotificationActions},
     {"notifications", queries::kEraseNotifications},
     {"notification_dedup", queries::kEraseDedupKeys},
     {"suppressions", queries::kEraseSuppressions},

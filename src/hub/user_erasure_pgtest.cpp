@@ -170,6 +170,9 @@ class UserErasureTest : public testing::PgTest {
         "'");
     Sql("INSERT INTO chopar.outbox (type, user_id, payload) VALUES ('notification.created', " +
         user + ", '{\"to\": \"" + kEmail + "\"}')");
+    Sql("INSERT INTO chopar.notification_actions (notification_id, action_index, user_id, event) "
+        "SELECT id, 0, user_id, 'invite.accept' FROM chopar.notifications WHERE user_id = " +
+        user + " LIMIT 1");
   }
 
   void MakePlainUser(std::int64_t id) {

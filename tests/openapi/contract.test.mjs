@@ -224,6 +224,21 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "GET", "/v1/inbox/count?count=all", { auth: bearer, expect: 400 });
     await call(chopar, "GET", "/v1/inbox/count", { auth: "Bearer 1.bad", expect: 401 });
     await call(chopar, "POST", "/v1/inbox/unsnooze", { auth: bearer, body: { all: true }, expect: 200 });
+    // An event action pressed, again, and the presses refused.
+    const invite = await call(chopar, "POST", "/v1/notifications", {
+      body: { user_id: 1, type: "invite.sent", title: "Taklif", tags: ["invites"],
+              actions: [{ label: "Ochish", url: "/invites/7" }, { label: "Qabul qilish", event: "invite.accept" }] },
+      expect: 201,
+    });
+    const press = `/v1/inbox/notifications/${invite.body.id}/actions`;
+    await call(chopar, "POST", `${press}/1`, { auth: bearer, expect: 200 });
+    await call(chopar, "POST", `${press}/1`, { auth: bearer, expect: 200 });
+    await call(chopar, "POST", `${press}/0`, { auth: bearer, expect: 409 });
+    await call(chopar, "POST", `${press}/2`, { auth: bearer, expect: 400 });
+    await call(chopar, "POST", "/v1/inbox/notifications/999999/actions/1", { auth: bearer, expect: 404 });
+    await call(chopar, "POST", `${press}/1`, { auth: "Bearer 1.bad", expect: 401 });
+    const inbox = await call(chopar, "GET", "/v1/inbox/notifications?limit=1", { auth: bearer, expect: 200 });
+    assert.equal(inbox.body.items[0].actions[1].event, "invite.accept");
     await call(chopar, "GET", "/v1/inbox/unread-count", { auth: "Bearer 1.bad", expect: 401 });
     await call(chopar, "GET", "/v1/inbox/vapid-public-key", { auth: bearer, expect: 404 });
     await call(chopar, "POST", "/v1/inbox/push-subscriptions", { auth: bearer, body: subscription, expect: 201 });
