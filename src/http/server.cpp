@@ -124,7 +124,7 @@ AuthKeys MakeAuthKeys(const Settings& settings, const std::optional<Dependencies
                 .resolvers = {}};
   if (deps) {
     keys.token_generation = [&inbox = deps->inbox](std::int64_t user_id) {
-      return inbox.TokenGeneration(user_id);
+      return inbox.SubscriberGeneration(user_id);
     };
   }
   return keys;

@@ -165,6 +165,12 @@ std::optional<std::int64_t> InboxService::TokenGeneration(std::int64_t user_id) 
   return rows.Int(0, 0);
 }
 
+std::optional<std::int64_t> InboxService::SubscriberGeneration(std::int64_t user_id) {
+  const db::Result rows = pool_.Acquire()->Exec(queries::kSubscriberGeneration, user_id);
+  if (rows.Empty()) return std::nullopt;
+  return rows.Int(0, 0);
+}
+
 std::optional<std::int64_t> InboxService::RevokeTokens(std::int64_t user_id) {
   auto conn = pool_.Acquire();
   const db::Result rows = conn->Exec(queries::kRevokeUserTokens, user_id);

@@ -115,6 +115,11 @@ class InboxService {
   // read from the primary so a revocation counts at once; nullopt when the
   // user does not exist. One primary-key lookup.
   std::optional<std::int64_t> TokenGeneration(std::int64_t user_id);
+  // The generation a subscriber token of the user must carry to be
+  // accepted: TokenGeneration, or -1 (which no token carries) for a user
+  // erased or being erased (docs/privacy.md); nullopt for a user that never
+  // existed. One statement.
+  std::optional<std::int64_t> SubscriberGeneration(std::int64_t user_id);
   // Raises the user's token generation by one, so every token issued before
   // is refused; the new generation, or nullopt when the user does not exist.
   std::optional<std::int64_t> RevokeTokens(std::int64_t user_id);

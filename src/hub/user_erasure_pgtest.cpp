@@ -321,7 +321,9 @@ TEST_F(UserErasureTest, TheUserIsInvisibleFromTheRequestOn) {
     return core::ErrorCode::kBadRequest;
   };
   EXPECT_EQ(code([&] { users_->GetUser(kErased); }), core::ErrorCode::kUserNotFound);
-  EXPECT_FALSE(inbox_->TokenGeneration(kErased));  // its subscriber tokens are refused
+  EXPECT_FALSE(inbox_->TokenGeneration(kErased));        // no new subscriber token
+  EXPECT_EQ(inbox_->SubscriberGeneration(kErased), -1);  // and every one issued is refused
+  EXPECT_FALSE(inbox_->SubscriberGeneration(404));       // (a user that never existed: as before)
   EXPECT_FALSE(inbox_->UserExists(kErased));
   NotificationRequest r;
   r.user_id = kErased;
@@ -373,10 +375,15 @@ TEST_F(UserErasureTest, LateEventsAfterCompletionAreDroppedAndPutMakesANewUser) 
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.schedules"), 0);
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.notifications WHERE user_id = 5"), 0);
 
+  EXPECT_EQ(inbox_->SubscriberGeneration(kErased), -1);  // its tokens stay refused
+
   // An explicit PUT makes a new user of the id; the erasure record stays.
   const User fresh = users_->PutUser(kErased, ParseUserUpdate({{"locale", "ru"}}));
   EXPECT_EQ(fresh.locale, "ru");
   EXPECT_FALSE(fresh.email);
+  // The erased user's tokens (generation 0 and up) do not open the new
+  // user's inbox.
+  EXPECT_GT(inbox_->SubscriberGeneration(kErased).value_or(0), 1'000'000'000);
   const auto record = erasures.Find(std::vector<std::int64_t>{kErased}, std::nullopt);
   ASSERT_EQ(record.size(), 1u);
   EXPECT_TRUE(record[0].completed_at);

@@ -2,10 +2,16 @@
 -- $16: "preferences": null was sent, which clears them. $17: the "data"
 -- sent (NULL: none), merged by chopar.merged_object; $18: "data": null was
 -- sent, which clears it.
-INSERT INTO chopar.users AS u (id, email, phone, timezone, locale, preferences, quiet_start, quiet_end, admin, data)
+INSERT INTO chopar.users AS u (id, email, phone, timezone, locale, preferences, quiet_start, quiet_end, admin, data,
+                               token_generation)
 VALUES ($1, $3, $5, coalesce($7, 'UTC'), coalesce($9, 'en'),
         jsonb_strip_nulls(coalesce($10::jsonb, '{}')), $12::time, $13::time, coalesce($15::boolean, false),
-        chopar.merged_object('{}', $17::jsonb))
+        chopar.merged_object('{}', $17::jsonb),
+        -- A user made again after an erasure starts above every generation
+        -- the erased user's tokens could carry (revocations count from 0):
+        -- at the erasure's time in seconds.
+        coalesce((SELECT extract(epoch FROM e.requested_at)::bigint FROM chopar.user_erasures e
+                  WHERE e.user_id = $1), 0))
 ON CONFLICT (id) DO UPDATE SET
   email       = CASE WHEN $2::boolean THEN EXCLUDED.email ELSE u.email END,
   phone       = CASE WHEN $4::boolean THEN EXCLUDED.phone ELSE u.phone END,
