@@ -6,7 +6,7 @@
 --   unseen ones); marking read marks seen too.
 -- - archived_at: hidden from the default list until unarchived.
 -- - snoozed_until: hidden until then; the snooze loop
---   (src/hub/snooze_loop.cpp) then clears it, and the item comes back
+--   (src/workflow/engine/snooze_returner.cpp) then clears it, and the item comes back
 --   unseen and unread.
 -- - actions: at most two buttons, [{"label", "url"} | {"label", "event"}],
 --   their labels rendered for the user like the title; an event action
