@@ -438,6 +438,25 @@ TEST_F(ActionsAndTagsTest, PressingWhatIsNotAnEventActionOfTheUsersNotificationI
   EXPECT_EQ(no_actions.status, 400) << no_actions.body;
 }
 
+TEST_F(ActionsAndTagsTest, TheApplicationPressesForItsUserOnceToo) {
+  const std::int64_t id = NotifyInvite(client());
+  const std::string path = "/v1/users/1/notifications/" + std::to_string(id) + "/actions/";
+  const auto first = client().Post(path + "1", "", {kAuth});
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_EQ(first.Json()["recorded"], true);
+  const auto from_inbox = client().Post(Press(id, 1), "", {"Authorization: Bearer " + Token(1)});
+  ASSERT_EQ(from_inbox.status, 200) << from_inbox.body;
+  EXPECT_EQ(from_inbox.Json()["recorded"], false) << "the same press, once";
+  EXPECT_EQ(from_inbox.Json()["pressed_at"], first.Json()["pressed_at"]);
+  EXPECT_EQ(client()
+                .Post("/v1/users/2/notifications/" + std::to_string(id) + "/actions/1", "", {kAuth})
+                .status,
+            404);
+  EXPECT_EQ(client().Post(path + "0", "", {kAuth}).status, 409);
+  EXPECT_EQ(client().Post(path + "1", "", {}).status, 401);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.outbox WHERE type = 'notification.action'"), 1);
+}
+
 TEST_F(ActionsAndTagsTest, ThreadsPressingAtOnceRecordOnePressAndOneEvent) {
   constexpr int kThreads = 8;
   const std::int64_t id = NotifyInvite(client());

@@ -48,7 +48,8 @@ void RegisterUserImportRoutes(Router& router, const Dependencies& deps,
 void RegisterNotificationRoutes(Router& router, const Dependencies& deps);
 void RegisterInboxRoutes(Router& router, const Dependencies& deps);
 // POST /v1/inbox/notifications/{id}/actions/{n}: a subscriber presses an
-// event action.
+// event action; POST /v1/users/{id}/notifications/{notification_id}/actions/{n}:
+// the application does for its user.
 void RegisterInboxActionRoutes(Router& router, const Dependencies& deps);
 void RegisterSystemRoutes(Router& router, const Dependencies& deps, MetricsAccess metrics_access);
 // GET /healthz (the database answers on `pool`, no credentials) and GET

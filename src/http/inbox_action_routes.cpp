@@ -1,10 +1,10 @@
-// Pressing a notification's event action from the inbox (docs/api.md
-// "Actions and tags").
+// Pressing a notification's event action (docs/api.md "Actions and
+// tags"): the subscriber from the inbox, or the application for its user.
 #include <charconv>
 
 #include "core/request_error.hpp"
 #include "http/api.hpp"
-#include "http/json_view.hpp"
+#include "http/notification_view.hpp"
 #include "hub/action_press.hpp"
 
 namespace chopar::http {
@@ -25,13 +25,20 @@ int ActionIndex(const Request& request) {
 struct PressInboxAction {
   db::Pool& pool;
   Response operator()(const Request& request) const {
-    const hub::ActionPress press =
-        hub::PressAction(pool, *request.subscriber, request.Id("id"), ActionIndex(request));
-    return JsonResponse(200, {{"notification_id", press.notification_id},
-                              {"action", press.action},
-                              {"event", press.event},
-                              {"pressed_at", TimeView(press.pressed_at)},
-                              {"recorded", press.recorded}});
+    return JsonResponse(
+        200, ActionPressView(hub::PressAction(pool, *request.subscriber, request.Id("id"),
+                                              ActionIndex(request))));
+  }
+};
+
+// The application presses for its user (a button of its own UI, an email's
+// link to its backend): the same press, the same once.
+struct PressUserAction {
+  db::Pool& pool;
+  Response operator()(const Request& request) const {
+    return JsonResponse(
+        200, ActionPressView(hub::PressAction(pool, request.Id("id"), request.Id("notification_id"),
+                                              ActionIndex(request))));
   }
 };
 
@@ -40,6 +47,8 @@ struct PressInboxAction {
 void RegisterInboxActionRoutes(Router& router, const Dependencies& deps) {
   router.Add("POST", "/v1/inbox/notifications/{id}/actions/{n:str}", Auth::kSubscriber,
              PressInboxAction{deps.pool});
+  router.Add("POST", "/v1/users/{id}/notifications/{notification_id}/actions/{n:str}",
+             Auth::kServerKey, PressUserAction{deps.pool});
 }
 
 }  // namespace chopar::http

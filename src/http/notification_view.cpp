@@ -65,4 +65,12 @@ nlohmann::json NotifyResultView(const hub::NotifyResult& result) {
   return out;
 }
 
+nlohmann::json ActionPressView(const hub::ActionPress& press) {
+  return {{"notification_id", press.notification_id},
+          {"action", press.action},
+          {"event", press.event},
+          {"pressed_at", TimeView(press.pressed_at)},
+          {"recorded", press.recorded}};
+}
+
 }  // namespace chopar::http

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hub/action_press.hpp"
 #include "hub/notification.hpp"
 #include "hub/notify_service.hpp"
 
@@ -25,5 +26,10 @@ nlohmann::json DeliveryView(const hub::Delivery& delivery);
 // GET /v1/notifications/{id}: the notification and "deliveries", each
 // {"id", "channel", "status", "attempts", "last_error", "updated_at"}.
 nlohmann::json NotificationWithDeliveriesView(const hub::NotificationWithDeliveries& found);
+
+// A press of an event action (POST /v1/inbox/notifications/{id}/actions/{n}
+// and the application's twin): {"notification_id", "action", "event",
+// "pressed_at", "recorded"}.
+nlohmann::json ActionPressView(const hub::ActionPress& press);
 
 }  // namespace chopar::http

@@ -61,6 +61,7 @@ std::vector<DeclaredRoute> Table() {
       {"POST", "/v1/users/{id}/notifications/unarchive", {kManage, kGlobal}},
       {"POST", "/v1/users/{id}/notifications/snooze", {kManage, kGlobal}},
       {"POST", "/v1/users/{id}/notifications/unsnooze", {kManage, kGlobal}},
+      {"POST", "/v1/users/{id}/notifications/{notification_id}/actions/{n}", {kManage, kGlobal}},
       // Templates and workflows.
       {"GET", "/v1/templates", {kRead, kTenant}},
       {"GET", "/v1/templates/{type}", {kRead, kTenant}},

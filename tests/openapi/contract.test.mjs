@@ -237,6 +237,9 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "POST", `${press}/2`, { auth: bearer, expect: 400 });
     await call(chopar, "POST", "/v1/inbox/notifications/999999/actions/1", { auth: bearer, expect: 404 });
     await call(chopar, "POST", `${press}/1`, { auth: "Bearer 1.bad", expect: 401 });
+    await call(chopar, "POST", `/v1/users/1/notifications/${invite.body.id}/actions/1`, { expect: 200 });
+    await call(chopar, "POST", `/v1/users/1/notifications/${invite.body.id}/actions/0`, { expect: 409 });
+    await call(chopar, "POST", `/v1/users/2/notifications/${invite.body.id}/actions/1`, { expect: 404 });
     const inbox = await call(chopar, "GET", "/v1/inbox/notifications?limit=1", { auth: bearer, expect: 200 });
     assert.equal(inbox.body.items[0].actions[1].event, "invite.accept");
     await call(chopar, "GET", "/v1/inbox/unread-count", { auth: "Bearer 1.bad", expect: 401 });

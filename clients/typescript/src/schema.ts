@@ -386,6 +386,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{id}/notifications/{notification_id}/actions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+                notification_id: number;
+                /** @description The action's 0-based index. */
+                n: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Press an event action for the user
+         * @description What `POST /v1/inbox/notifications/{id}/actions/{n}` does for the
+         *     token's user, done by the application for user `id` (a button of
+         *     its own UI): the same press, recorded once.
+         */
+        post: operations["pressUserNotificationAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{id}/notifications/seen": {
         parameters: {
             query?: never;
@@ -4086,6 +4114,51 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pressUserNotificationAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your application's id of the user. */
+                id: components["parameters"]["UserId"];
+                notification_id: number;
+                /** @description The action's 0-based index. */
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The press (recorded now, or before). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionPress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description conflict — the action is a link (`url`), which the client opens; only an event action is pressed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
