@@ -137,7 +137,8 @@ int RunUserImport(const Config& config, const UserImportFlags& flags, std::istre
   std::istream& input = flags.file == "-" ? in : file;
 
   DatabaseSetup database(config);
-  db::Pool pool(CommandPoolSettings(database, 2));
+  // A connection for each of the two batches written at once, and one spare.
+  db::Pool pool(CommandPoolSettings(database, 3));
   core::SystemClock clock;
   schedule::ScheduleService schedules(pool, clock);
   // As the service's PUT does: a user's zone-following schedules move with

@@ -74,12 +74,19 @@ UserImport::UserImport(db::Pool& pool, UserService& users, Options options)
 }
 
 UserImport::~UserImport() {
-  if (!writing_.valid()) return;
-  try {
-    writing_.get();
-  } catch (const std::exception&) {
-    // Finish() was not reached: the caller is already ending with an error.
+  for (Writing& w : writing_) {
+    try {
+      w.done.get();
+    } catch (const std::exception&) {
+      // Finish() was not reached: the caller is already ending with an error.
+    }
   }
+}
+
+void UserImport::WaitOldest() {
+  std::future<void> done = std::move(writing_.front().done);
+  writing_.pop_front();
+  done.get();
 }
 
 void UserImport::AddJsonLine(std::string_view text, std::int64_t number) {
@@ -118,7 +125,7 @@ void UserImport::AddRefused(const core::RequestError& error, std::int64_t number
 
 void UserImport::Finish() {
   Flush();
-  if (writing_.valid()) writing_.get();
+  while (!writing_.empty()) WaitOldest();
   std::sort_heap(errors_.begin(), errors_.end(), LineOrder);
 }
 
@@ -151,25 +158,40 @@ void UserImport::Refuse(std::int64_t number, const core::RequestError& error) {
 
 void UserImport::Flush() {
   if (pending_.empty()) return;
-  std::vector<Pending> batch = std::move(pending_);
+  Batch batch;
+  for (Pending& p : pending_) {
+    (IsSetBased(p.line.update) ? batch.set_based : batch.one_by_one).push_back(std::move(p));
+  }
   pending_.clear();
+  std::set<std::int64_t> ids = std::move(pending_ids_);
   pending_ids_.clear();
-  // The next batch is read and checked while this one is written; one batch
-  // is written at a time, in input order.
-  if (writing_.valid()) writing_.get();
-  writing_ = std::async(std::launch::async, [this, batch = std::move(batch)]() mutable {
-    const db::ActorScope caller(actor_);
-    Write(std::move(batch));
-  });
+  // The statement's arrays are built here, beside the reading, unless a
+  // line's preferences may be refused first (WithinBounds).
+  if (!batch.set_based.empty() && std::ranges::none_of(batch.set_based, [](const Pending& p) {
+        return p.line.update.preferences.changes && p.line.update.preferences.value;
+      })) {
+    batch.params = ImportParams(batch.set_based);
+  }
+  // The next batch is read and checked while these are written, each on a
+  // connection of its own. Batches that share a user are written in input
+  // order: this one waits for every earlier one that names one of its users.
+  const auto shares_a_user = [&ids](const Writing& w) {
+    return std::ranges::any_of(ids, [&w](std::int64_t id) { return w.ids.contains(id); });
+  };
+  while (!writing_.empty() &&
+         (writing_.size() >= kWriters || std::ranges::any_of(writing_, shares_a_user))) {
+    WaitOldest();
+  }
+  writing_.push_back(
+      {std::move(ids), std::async(std::launch::async, [this, batch = std::move(batch)]() mutable {
+         const db::ActorScope caller(actor_);
+         Write(std::move(batch));
+       })});
 }
 
-void UserImport::Write(std::vector<Pending> batch) {
-  std::vector<Pending> set_based, one_by_one;
-  for (Pending& p : batch) {
-    (IsSetBased(p.line.update) ? set_based : one_by_one).push_back(std::move(p));
-  }
-  if (!set_based.empty()) WriteSetBased(std::move(set_based));
-  WriteOneByOne(one_by_one);
+void UserImport::Write(Batch batch) {
+  if (!batch.set_based.empty()) WriteSetBased(std::move(batch.set_based), std::move(batch.params));
+  WriteOneByOne(batch.one_by_one);
 }
 
 std::vector<UserImport::Pending> UserImport::WithinBounds(db::Transaction& tx,
@@ -208,7 +230,7 @@ std::vector<UserImport::Pending> UserImport::WithinBounds(db::Transaction& tx,
   return kept;
 }
 
-void UserImport::WriteSetBased(std::vector<Pending> lines) {
+void UserImport::WriteSetBased(std::vector<Pending> lines, std::optional<db::Params> params) {
   std::vector<Pending> again;
   // The audit log gets one record of the batch (audit_user_import.sql), not
   // a row per user written by the row triggers, which would cost the import
@@ -219,7 +241,7 @@ void UserImport::WriteSetBased(std::vector<Pending> lines) {
     auto tx = pool_.Begin("import_users");
     lines = WithinBounds(tx, std::move(lines));
     if (lines.empty()) return;
-    const auto row = tx.Exec(queries::kImportUsers, ImportParams(lines));
+    const auto row = tx.Exec(queries::kImportUsers, params ? *params : ImportParams(lines));
     if (!row.IsNull(0, "zone_moved") && users_.options().timezone_changed) {
       for (const std::int64_t id : IdsOf(row.String(0, "zone_moved"))) {
         users_.options().timezone_changed(tx, id);

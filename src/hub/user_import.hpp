@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/request_error.hpp"
+#include "db/params.hpp"
 #include "db/pool.hpp"
 #include "hub/user_request.hpp"
 #include "hub/user_service.hpp"
@@ -63,9 +65,10 @@ struct ImportCounts {
 // The audit log records each set-based batch once (resource user_import:
 // the ids created and updated) for the constructing thread's
 // db::ActorScope, instead of a row per user; the lines applied one by one
-// are recorded as PUT's are. A batch is written on a thread of its own
-// (with that actor) while the next is read and checked, one batch at a
-// time. The Add… calls and Finish() are for one thread; counts() may be
+// are recorded as PUT's are. A batch is written on a thread and a
+// connection of its own (with that actor) while the next is read and
+// checked; two batches at most at once, a batch that shares a user with an
+// earlier one only after it. The Add… calls and Finish() are for one thread; counts() may be
 // read from it at any time. Database failures that end the work (lost
 // connection) throw db::DbError from an Add… call or Finish(); what was
 // written before stays.
@@ -112,13 +115,22 @@ class UserImport {
  private:
   void Received();
   void Refuse(std::int64_t number, const core::RequestError& error);
-  // Hands the pending lines to the writing thread.
+  // Hands the pending lines to a writing thread.
   void Flush();
-  void Write(std::vector<Pending> batch);
+  // Waits for the oldest batch being written; throws what its write threw.
+  void WaitOldest();
+  // A batch as the writing thread takes it: `params`, when given, are
+  // import_users.sql's for `set_based`.
+  struct Batch {
+    std::vector<Pending> set_based;
+    std::vector<Pending> one_by_one;
+    std::optional<db::Params> params;
+  };
+  void Write(Batch batch);
   // The lines of `lines` that pass the bounds of their merged preferences
   // and data; the others are refused.
   std::vector<Pending> WithinBounds(db::Transaction& tx, std::vector<Pending> lines);
-  void WriteSetBased(std::vector<Pending> lines);
+  void WriteSetBased(std::vector<Pending> lines, std::optional<db::Params> params);
   void WriteOneByOne(const std::vector<Pending>& lines);
 
   db::Pool& pool_;
@@ -127,8 +139,14 @@ class UserImport {
   const std::string actor_;  // the constructing thread's, for the writes
   std::vector<Pending> pending_;
   std::set<std::int64_t> pending_ids_;
-  std::future<void> writing_;  // the batch being written, if any
-  mutable std::mutex mutex_;   // guards counts_, errors_ and on_error calls
+  // The batches being written, oldest first, with their users' ids.
+  struct Writing {
+    std::set<std::int64_t> ids;
+    std::future<void> done;
+  };
+  static constexpr std::size_t kWriters = 2;  // batches written at once, at most
+  std::deque<Writing> writing_;
+  mutable std::mutex mutex_;  // guards counts_, errors_ and on_error calls
   ImportCounts counts_;
   std::vector<ImportLineError> errors_;  // a heap by line until Finish()
 };

@@ -85,8 +85,11 @@ SELECT (SELECT string_agg(id::text, ',') FROM inserted) AS created,
        (SELECT string_agg(id::text, ',') FROM updated) AS updated,
        (SELECT string_agg(id::text, ',') FROM updated WHERE zone_moved) AS zone_moved,
        (SELECT string_agg(id::text, ',') FROM x WHERE data_bytes > 16384) AS too_big,
-       (SELECT string_agg(id::text, ',')
-        FROM (SELECT id FROM x WHERE data_bytes <= 16384
-              EXCEPT SELECT id FROM updated
-              EXCEPT SELECT id FROM inserted) a)
-         AS again
+       -- Only when the counts say some line is in neither list.
+       CASE WHEN (SELECT count(*) FROM x WHERE data_bytes <= 16384)
+                 = (SELECT count(*) FROM updated) + (SELECT count(*) FROM inserted)
+            THEN NULL
+            ELSE (SELECT string_agg(id::text, ',')
+                  FROM (SELECT id FROM x WHERE data_bytes <= 16384
+                        EXCEPT SELECT id FROM updated
+                        EXCEPT SELECT id FROM inserted) a) END AS again
