@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 users=1000000
 rounds=3
-batch=5000
+batch=10000
 chopar=${BUILD_DIR:-build}/chopar
 check=0
 while [ $# -gt 0 ]; do

@@ -11,7 +11,7 @@ namespace chopar::app {
 struct UserImportFlags {
   std::string file;          // a path, or "-" for stdin
   std::string format;        // "csv" or "ndjson"; empty: from the file's extension
-  std::size_t batch = 5000;  // lines per set-based statement
+  std::size_t batch = 10000;  // lines per set-based statement
 };
 
 // `chopar users import FILE`: creates or merges the users of a CSV (a
