@@ -9,7 +9,6 @@ void RegisterApiRoutes(Router& router, const Dependencies& deps, const std::stri
   RegisterUserRoutes(router, deps, inbox_secret);
   RegisterUserErasureRoutes(router, deps);
   RegisterUserExportRoutes(router, deps);
-  RegisterUserExportRoutes(router, deps);
   RegisterUserImportRoutes(router, deps, import_body_limit);
   RegisterNotificationRoutes(router, deps);
   RegisterInboxRoutes(router, deps);

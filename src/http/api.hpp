@@ -40,8 +40,6 @@ void RegisterUserRoutes(Router& router, const Dependencies& deps, const std::str
 void RegisterUserErasureRoutes(Router& router, const Dependencies& deps);
 // GET /v1/users/{id}/export.
 void RegisterUserExportRoutes(Router& router, const Dependencies& deps);
-// GET /v1/users/{id}/export.
-void RegisterUserExportRoutes(Router& router, const Dependencies& deps);
 // POST /v1/users/import, whose body may be up to `import_body_limit` bytes.
 void RegisterUserImportRoutes(Router& router, const Dependencies& deps,
                               std::size_t import_body_limit);
