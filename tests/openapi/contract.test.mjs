@@ -22,14 +22,17 @@ function mediaTypesOf(template, method, status) {
 }
 
 // Calls chopar and checks the response against the description. `form`
-// sends an application/x-www-form-urlencoded body instead of JSON.
-async function call(chopar, method, pathname, { body, form, auth = `Bearer ${API_KEY}`, expect } = {}) {
-  const headers = { "Content-Type": form === undefined ? "application/json" : "application/x-www-form-urlencoded" };
+// sends an application/x-www-form-urlencoded body instead of JSON; `raw`
+// sends its text as it is, with the Content-Type `type`.
+async function call(chopar, method, pathname, { body, form, raw, type, auth = `Bearer ${API_KEY}`, expect } = {}) {
+  const headers = {
+    "Content-Type": type ?? (form === undefined ? "application/json" : "application/x-www-form-urlencoded"),
+  };
   if (auth) headers.Authorization = auth;
   const response = await fetch(`${chopar.url}${pathname}`, {
     method,
     headers,
-    body: form !== undefined ? form : body === undefined ? undefined : JSON.stringify(body),
+    body: raw !== undefined ? raw : form !== undefined ? form : body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
   const where = `${method} ${pathname} → ${response.status} ${text.slice(0, 300)}`;
@@ -123,6 +126,10 @@ describe("the OpenAPI description", { skip }, () => {
     });
     await call(chopar, "PUT", "/v1/users/2", { body: { email: "gulnora@example.uz", admin: true }, expect: 200 });
     await call(chopar, "PUT", "/v1/users/3", { body: { nickname: "x" }, expect: 400 });
+    await call(chopar, "POST", "/v1/users/import", {
+      raw: '{"id": 40, "email": "a40@example.uz", "data": {"plan": "pro"}}\n{"id": 41, "email": 5}\n',
+      type: "application/x-ndjson", expect: 200 });
+    await call(chopar, "POST", "/v1/users/import", { raw: '{"id": 42}', expect: 400 });
     await call(chopar, "GET", "/v1/users/1", { expect: 200 });
     await call(chopar, "GET", "/v1/users?limit=1", { expect: 200 });
     await call(chopar, "PUT", "/v1/users/1/telegram", { body: { chat_id: 900000001 }, expect: 200 });
