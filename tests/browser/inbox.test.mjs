@@ -18,6 +18,7 @@ const USER_TABS = 404;
 const USER_LIVE = 405;
 const USER_KEYS = 406;
 const USER_TENANT = 407;
+const USER_SNOOZED = 408;
 
 describe("chopar-client and the bell's inbox states", { skip }, () => {
   let chopar, host, browser, page;
@@ -70,7 +71,7 @@ describe("chopar-client and the bell's inbox states", { skip }, () => {
     chopar = new Chopar({ name: "inbox" });
     await chopar.start();
     await chopar.call("PUT", "/v1/tenants/acme", { name: "Acme Ltd" });
-    for (const id of [USER_CLIENT, USER_STATES, USER_ACTIONS, USER_TABS, USER_LIVE, USER_KEYS, USER_TENANT]) {
+    for (const id of [USER_CLIENT, USER_STATES, USER_ACTIONS, USER_TABS, USER_LIVE, USER_KEYS, USER_TENANT, USER_SNOOZED]) {
       await chopar.call("PUT", `/v1/users/${id}`, { locale: "en", ...(id === USER_TENANT ? { tenants: ["acme"] } : {}) });
       tokens[id] = await chopar.token(id);
     }
@@ -428,6 +429,98 @@ main{padding:24px;max-width:640px}</style></head>
     const back = await stored(id);
     assert.equal(back.snoozed_until, null);
     assert.equal(back.read_at, null);
+  });
+
+  it("lists the snoozed items, each with when it comes back, in three languages, and unsnoozes one from the keyboard", async () => {
+    const a = await chopar.notify(USER_SNOOZED, { title: "Oylik hisobot", link: null });
+    const b = await chopar.notify(USER_SNOOZED, { title: "Yig‘ilish", link: null });
+    await openBell(USER_SNOOZED, { count: "unread" });
+    await openPanel();
+    await item(a.id).waitFor();
+    await item(a.id).getByRole("button", { name: "Snooze" }).click();
+    await answered("snooze", () => page.getByRole("menu", { name: "Snooze" }).getByRole("menuitem", { name: "1 hour" }).click());
+    await item(a.id).waitFor({ state: "detached" });
+    await waitAttribute("data-unread", 1);
+    const until = (await stored(a.id)).snoozed_until;
+    assert.ok(Date.parse(until) > Date.now() + 59 * 60000);
+
+    // The view is a toggle at the panel's foot, reached and pressed like any button.
+    const snoozedButton = page.getByRole("button", { name: "Snoozed", exact: true });
+    assert.equal(await snoozedButton.getAttribute("aria-pressed"), "false");
+    await snoozedButton.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Snoozed" }).waitFor();
+    assert.equal(await snoozedButton.getAttribute("aria-pressed"), "true");
+    await item(a.id).waitFor();
+    assert.deepEqual(await itemIds(), [a.id]);
+    assert.equal(await page.getByRole("button", { name: "Mark all as read" }).count(), 0);
+    const back = item(a.id).locator("time.back");
+    assert.equal(Date.parse(await back.getAttribute("datetime")), Date.parse(until), "the server's snoozed_until");
+    assert.equal(await back.getAttribute("title"), new Date(until).toLocaleString("en"));
+    assert.match(await back.textContent(), /^Comes back in (\d+ minutes|1 hour)$/);
+    assert.equal(await item(a.id).getByRole("button", { name: "Snooze", exact: true }).count(), 0, "a snoozed item offers Unsnooze instead");
+    assert.equal(await item(a.id).getByRole("button", { name: "Archive", exact: true }).count(), 0);
+    await page.screenshot({ path: screenshotPath("bell-snoozed") });
+
+    // Russian and Uzbek, as the rest of the bell.
+    const setLocale = (locale) => bell().evaluate((element, locale) => element.setAttribute("locale", locale), locale);
+    await setLocale("ru");
+    await page.getByRole("heading", { name: "Отложенные" }).waitFor();
+    assert.match(await back.textContent(), /^Вернётся через (\d+ минут[аы]?|1 час)$/);
+    assert.equal(await item(a.id).getByRole("button", { name: "Вернуть сейчас" }).count(), 1);
+    await setLocale("uz");
+    await page.getByRole("heading", { name: "Keyinroqqa qoldirilganlar" }).waitFor();
+    assert.match(await back.textContent(), /^Qaytadi: \d+ (daqiqa|soat)dan keyin$/);
+    assert.equal(await item(a.id).getByRole("button", { name: "Hozir qaytarish" }).count(), 1);
+    await setLocale("en");
+    await page.getByRole("heading", { name: "Snoozed" }).waitFor();
+
+    // From the item to its tools by Tab; Enter unsnoozes it.
+    await item(a.id).locator(".item").focus();
+    await page.keyboard.press("Tab");
+    assert.deepEqual(await shadowFocus(), { label: "Mark as read", role: null, focus: "read" });
+    await page.keyboard.press("Tab");
+    assert.deepEqual(await shadowFocus(), { label: "Unsnooze", role: null, focus: "snooze" });
+    await answered("unsnooze", () => page.keyboard.press("Enter"));
+    await item(a.id).waitFor({ state: "detached" });
+    await bell().getByText("No snoozed notifications").waitFor();
+    await waitAttribute("data-unread", 2);
+    const stateNow = await stored(a.id);
+    assert.equal(stateNow.snoozed_until, null);
+    assert.equal(stateNow.read_at, null, "still unread");
+
+    // Back in the main list.
+    await snoozedButton.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Notifications" }).waitFor();
+    await item(a.id).waitFor();
+    assert.deepEqual(await itemIds(), [b.id, a.id]);
+    assert.equal(await count(USER_SNOOZED, "unread"), 2);
+  });
+
+  it("shows in an open Snoozed view an item snoozed in another tab, and moves it back to the main list when its snooze ends", async () => {
+    const { id } = await chopar.notify(USER_SNOOZED, { title: "Eslatma", link: null });
+    await openBell(USER_SNOOZED, { count: "unread" });
+    await openPanel();
+    await item(id).waitFor();
+    await answered("read", () => item(id).getByRole("button", { name: "Mark as read" }).click());
+    await page.getByRole("button", { name: "Snoozed", exact: true }).click();
+    await page.getByRole("heading", { name: "Snoozed" }).waitFor();
+    await bell().getByText("No snoozed notifications").waitFor();
+
+    // Another tab snoozes it for a few seconds: it appears here with its time…
+    const until = new Date(Date.now() + 5000).toISOString();
+    await inbox(USER_SNOOZED, "POST", "/v1/inbox/snooze", { ids: [id], until });
+    await item(id).waitFor({ timeout: 5000 });
+    assert.equal(Date.parse(await item(id).locator("time.back").getAttribute("datetime")), Date.parse((await stored(id)).snoozed_until));
+    // …and leaves when the snooze ends, back in the main list, unread.
+    await item(id).waitFor({ state: "detached", timeout: 30000 });
+    const returned = await stored(id);
+    assert.equal(returned.snoozed_until, null);
+    assert.equal(returned.read_at, null);
+    await page.getByRole("button", { name: "Snoozed", exact: true }).click();
+    await item(id).waitFor();
+    await page.waitForFunction((id) => document.querySelector("chopar-bell").shadowRoot.querySelector(`li[data-id="${id}"]`)?.hasAttribute("data-unread"), id, { timeout: 5000 });
   });
 
   it("keeps a tenant's bell to the tenant's notifications: counts, list, and marking all of them read", async () => {

@@ -11,7 +11,7 @@
 // in or out); the look is set with CSS custom properties (--chopar-bell-*)
 // and ::part(button | badge | panel | header | title | mark-all | tabs | tab
 // | list | item | unread | unseen | tools | actions | action | empty | push
-// | footer | archived | settings | preferences). Attributes:
+// | footer | archived | snoozed | settings | preferences). Attributes:
 //   server  chopar's base URL (default: the origin this script came from)
 //   token   the subscriber token (required)
 //   locale  "uz", "en" or "ru" (default: the page's <html lang>, else "en")
@@ -34,9 +34,11 @@
 // tools (mark read or unread, archive or unarchive, snooze for an hour,
 // until tomorrow or next week) and its actions (a link is followed, an event
 // is pressed once: POST /v1/inbox/notifications/{id}/actions/{n}); the foot
-// of the panel switches to the archived notifications. A change made
-// elsewhere (another tab, the application's server key, a snooze running
-// out) reaches an open bell as a `state` event and is shown at once.
+// of the panel switches to the archived notifications (each with its
+// unarchive tool) or to the snoozed ones (each saying when it comes back,
+// with its unsnooze tool). A change made elsewhere (another tab, the
+// application's server key, a snooze running out) reaches an open bell as a
+// `state` event and is shown at once, in whichever view it is.
 //
 // The settings view (the button at the panel's foot) shows the user's own
 // preferences (GET/PUT /v1/inbox/preferences) as switches: all
@@ -56,6 +58,7 @@ const TEXTS = {
     markAll: "Mark all as read",
     empty: "No notifications yet",
     archivedEmpty: "No archived notifications",
+    snoozedEmpty: "No snoozed notifications",
     loading: "Loading…",
     loadFailed: "Could not load notifications",
     changeFailed: "Could not save the change",
@@ -70,6 +73,7 @@ const TEXTS = {
     settings: "Notification settings",
     back: "Back to notifications",
     archived: "Archived",
+    snoozedView: "Snoozed",
     all: "All",
     toolsFor: (title) => `Actions for ${title}`,
     markRead: "Mark as read",
@@ -79,6 +83,10 @@ const TEXTS = {
     snooze: "Snooze",
     snoozeFor: { hour: "1 hour", tomorrow: "Tomorrow", week: "Next week" },
     snoozed: (title) => `Snoozed: ${title}`,
+    unsnooze: "Unsnooze",
+    unsnoozed: (title) => `Back in the list: ${title}`,
+    comesBack: (when) => `Comes back ${when}`,
+    soon: "in a moment",
     allNotifications: "All notifications",
     channelNames: { email: "Email", telegram: "Telegram", push: "Push", sms: "SMS", mobile: "Mobile", discord: "Discord", msteams: "Microsoft Teams", slack: "Slack", whatsapp: "WhatsApp" },
     switchLabel: (row, channel) => `${row}: ${channel}`,
@@ -93,6 +101,7 @@ const TEXTS = {
     markAll: "Hammasini o‘qildi deb belgilash",
     empty: "Hozircha bildirishnoma yo‘q",
     archivedEmpty: "Arxiv bo‘sh",
+    snoozedEmpty: "Keyinroqqa qoldirilgan bildirishnoma yo‘q",
     loading: "Yuklanmoqda…",
     loadFailed: "Bildirishnomalarni yuklab bo‘lmadi",
     changeFailed: "O‘zgarishni saqlab bo‘lmadi",
@@ -107,6 +116,7 @@ const TEXTS = {
     settings: "Bildirishnoma sozlamalari",
     back: "Bildirishnomalarga qaytish",
     archived: "Arxiv",
+    snoozedView: "Keyinroqqa qoldirilganlar",
     all: "Hammasi",
     toolsFor: (title) => `${title}: amallar`,
     markRead: "O‘qildi deb belgilash",
@@ -116,6 +126,10 @@ const TEXTS = {
     snooze: "Keyinroq eslatish",
     snoozeFor: { hour: "1 soatdan keyin", tomorrow: "Ertaga", week: "Keyingi hafta" },
     snoozed: (title) => `Keyinroqqa qoldirildi: ${title}`,
+    unsnooze: "Hozir qaytarish",
+    unsnoozed: (title) => `Ro‘yxatga qaytdi: ${title}`,
+    comesBack: (when) => `Qaytadi: ${when}`,
+    soon: "bir daqiqa ichida",
     allNotifications: "Barcha bildirishnomalar",
     channelNames: { email: "E-pochta", telegram: "Telegram", push: "Push", sms: "SMS", mobile: "Mobil ilova", discord: "Discord", msteams: "Microsoft Teams", slack: "Slack", whatsapp: "WhatsApp" },
     switchLabel: (row, channel) => `${row}: ${channel}`,
@@ -135,6 +149,7 @@ const TEXTS = {
     markAll: "Отметить все как прочитанные",
     empty: "Уведомлений пока нет",
     archivedEmpty: "В архиве пусто",
+    snoozedEmpty: "Нет отложенных уведомлений",
     loading: "Загрузка…",
     loadFailed: "Не удалось загрузить уведомления",
     changeFailed: "Не удалось сохранить изменение",
@@ -149,6 +164,7 @@ const TEXTS = {
     settings: "Настройки уведомлений",
     back: "Назад к уведомлениям",
     archived: "Архив",
+    snoozedView: "Отложенные",
     all: "Все",
     toolsFor: (title) => `Действия: ${title}`,
     markRead: "Отметить прочитанным",
@@ -158,6 +174,10 @@ const TEXTS = {
     snooze: "Отложить",
     snoozeFor: { hour: "На 1 час", tomorrow: "До завтра", week: "До следующей недели" },
     snoozed: (title) => `Отложено: ${title}`,
+    unsnooze: "Вернуть сейчас",
+    unsnoozed: (title) => `Снова в списке: ${title}`,
+    comesBack: (when) => `Вернётся ${when}`,
+    soon: "в течение минуты",
     allNotifications: "Все уведомления",
     channelNames: { email: "Эл. почта", telegram: "Telegram", push: "Push", sms: "SMS", mobile: "Мобильное приложение", discord: "Discord", msteams: "Microsoft Teams", slack: "Slack", whatsapp: "WhatsApp" },
     switchLabel: (row, channel) => `${row}: ${channel}`,
@@ -299,6 +319,8 @@ li[data-unread] .item { background: none; }
 .menu button { display: block; width: 100%; border: 0; background: none; cursor: pointer; text-align: left; padding: 6px 12px; font-size: 13px; }
 .menu button:hover, .menu button:focus { background: var(--chopar-bell-hover-background, rgba(0,0,0,.06)); }
 .foot { display: flex; justify-content: space-between; }
+.views { display: flex; gap: 4px; }
+.time.back { color: var(--chopar-bell-accent, #2563eb); }
 `;
 const BELL_ICON =
   '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" ' +
@@ -316,6 +338,7 @@ const TOOL_ICONS = {
   archive: icon('<rect x="3" y="4" width="18" height="4" rx="1"/><path d="M5 8v11h14V8"/><path d="M10 12h4"/>'),
   unarchive: icon('<rect x="3" y="4" width="18" height="4" rx="1"/><path d="M5 8v11h14V8"/><path d="M12 17v-6m-3 3 3-3 3 3"/>'),
   snooze: icon('<circle cx="12" cy="13" r="8"/><path d="M12 9v4l2 2M5 3 2 6m17-3 3 3"/>'),
+  unsnooze: icon('<circle cx="12" cy="13" r="8"/><path d="M12 9v4l2 2M5 3 2 6m17-3 3 3M4 21 20 5"/>'),
 };
 
 let nextInstance = 0;
@@ -385,11 +408,19 @@ function inTab(item, tab) {
   return !tab.tag || (Array.isArray(item.tags) && item.tags.includes(tab.tag));
 }
 
+// Whether `item` is snoozed now: a snooze whose time has passed is over
+// (the item is on its way back).
+function isSnoozed(item, now = Date.now()) {
+  return Boolean(item.snoozed_until) && Date.parse(item.snoozed_until) > now;
+}
+
 // Whether the server would list `item` in `view` ("inbox": neither archived
-// nor snoozed; "archived": archived ones) under `tab`.
+// nor snoozed; "archived": archived ones, "snoozed": snoozed ones, neither
+// the other) under `tab`.
 export function inView(item, view, tab, now = Date.now()) {
-  const snoozed = Boolean(item.snoozed_until) && Date.parse(item.snoozed_until) > now;
-  const placed = view === "archived" ? Boolean(item.archived_at) : !item.archived_at && !snoozed;
+  const snoozed = isSnoozed(item, now);
+  const archived = Boolean(item.archived_at);
+  const placed = view === "archived" ? archived && !snoozed : view === "snoozed" ? snoozed && !archived : !archived && !snoozed;
   return placed && inTab(item, tab);
 }
 
@@ -468,7 +499,7 @@ export class ChoparBell extends HTMLElement {
     this._client = null; // the ChoparClient of the current server, token and tenant
     this._items = new Map(); // id → notification, of every view loaded
     this._pages = new Map(); // "<view>|<tab>" → {cursor, loading}; cursor undefined: not loaded, null: no more
-    this._view = "inbox"; // or "archived"
+    this._view = "inbox"; // or "archived", "snoozed"
     this._tabIndex = 0; // 0 is "All"
     this._tabs = [];
     this._tabCounts = [];
@@ -626,7 +657,7 @@ export class ChoparBell extends HTMLElement {
   // The list filters of the view and tab on screen.
   _filters() {
     const tab = this._tab;
-    return { archived: this._view === "archived", category: tab?.category, tag: tab?.tag };
+    return { archived: this._view === "archived", snoozed: this._view === "snoozed", category: tab?.category, tag: tab?.tag };
   }
 
   // ---- DOM -----------------------------------------------------------------
@@ -657,8 +688,13 @@ export class ChoparBell extends HTMLElement {
       if (tab) this._selectTab(Number(tab.dataset.index));
     });
     this._tabBar.addEventListener("keydown", (event) => this._onTabKey(event));
-    this._archivedButton = el("button", { type: "button", class: "link-button", part: "archived", "aria-pressed": "false" });
-    this._archivedButton.addEventListener("click", () => this._setView(this._view === "archived" ? "inbox" : "archived"));
+    // The other views, each a toggle back to the inbox.
+    this._viewButtons = {};
+    for (const view of ["archived", "snoozed"]) {
+      const button = el("button", { type: "button", class: "link-button", part: view, "aria-pressed": "false" });
+      button.addEventListener("click", () => this._setView(this._view === view ? "inbox" : view));
+      this._viewButtons[view] = button;
+    }
     this._settingsButton = el("button", {
       type: "button",
       class: "link-button",
@@ -700,7 +736,7 @@ export class ChoparBell extends HTMLElement {
       this._pushBox,
       this._scroll,
       this._preferencesView,
-      el("div", { class: "foot", part: "footer" }, this._archivedButton, this._settingsButton),
+      el("div", { class: "foot", part: "footer" }, el("div", { class: "views" }, this._viewButtons.archived, this._viewButtons.snoozed), this._settingsButton),
     );
     this._panel.addEventListener("keydown", (event) => this._onPanelKey(event));
     this._button.addEventListener("keydown", (event) => {
@@ -716,14 +752,17 @@ export class ChoparBell extends HTMLElement {
   _applyTexts() {
     const t = this._t;
     const settings = !this._preferencesView.hidden;
-    const archived = this._view === "archived";
-    this._heading.textContent = settings ? t.settings : archived ? t.archived : this._tenantName || t.notifications;
+    const view = this._view;
+    const viewNames = { archived: t.archived, snoozed: t.snoozedView };
+    this._heading.textContent = settings ? t.settings : viewNames[view] || this._tenantName || t.notifications;
     this._settingsButton.textContent = settings ? t.back : t.settings;
-    this._archivedButton.textContent = t.archived;
-    this._archivedButton.hidden = settings;
+    for (const [name, button] of Object.entries(this._viewButtons)) {
+      button.textContent = viewNames[name];
+      button.hidden = settings;
+    }
     this._markAll.textContent = t.markAll;
-    this._markAll.hidden = settings || archived;
-    this._empty.textContent = archived ? t.archivedEmpty : t.empty;
+    this._markAll.hidden = settings || view !== "inbox";
+    this._empty.textContent = { archived: t.archivedEmpty, snoozed: t.snoozedEmpty }[view] || t.empty;
     this._renderTabs();
     this._updateBadge();
   }
@@ -831,6 +870,8 @@ export class ChoparBell extends HTMLElement {
       text.append(body);
     }
     text.append(time);
+    const snoozed = isSnoozed(item);
+    if (snoozed) text.append(this._renderComesBack(item.snoozed_until));
     const dot = el("span", { class: "dot" });
     if (unread) dot.append(el("span", { class: "visually-hidden" }, t.unreadMarker));
     const part = ["item", unread && "unread", !item.seen_at && "unseen"].filter(Boolean).join(" ");
@@ -860,6 +901,9 @@ export class ChoparBell extends HTMLElement {
     tools.append(unread ? tool("read", t.markRead, "read") : tool("unread", t.markUnread, "read"));
     if (item.archived_at) {
       tools.append(tool("unarchive", t.unarchive, "archive"));
+    } else if (snoozed) {
+      // Archived while snoozed it would be listed nowhere: back first.
+      tools.append(tool("unsnooze", t.unsnooze, "snooze"));
     } else {
       tools.append(tool("archive", t.archive, "archive"));
       const menuId = `${this._id}-snooze-${item.id}`;
@@ -875,6 +919,15 @@ export class ChoparBell extends HTMLElement {
     }
     below.append(tools);
     return el("li", { "data-id": item.id, "data-unread": unread, "data-seen": Boolean(item.seen_at) }, control, below);
+  }
+
+  // When a snoozed item comes back: "Comes back in 3 hours", the local date
+  // and time as its tooltip.
+  _renderComesBack(until) {
+    const t = this._t;
+    const time = el("time", { class: "time back", datetime: until, title: new Date(until).toLocaleString(this._locale) });
+    time.textContent = t.comesBack(Date.parse(until) - Date.now() < 60000 ? t.soon : this._relativeTime(until));
+    return time;
   }
 
   // An action of an item: a link for `url` (an internal path, like the
@@ -1060,7 +1113,8 @@ export class ChoparBell extends HTMLElement {
     this._refreshCounts();
   }
 
-  // A tool of an item: read, unread, archive, unarchive, or a snooze choice.
+  // A tool of an item: read, unread, archive, unarchive, unsnooze, or a
+  // snooze choice.
   // An item that leaves the view hands the focus to its neighbour.
   async _change(id, tool, choice) {
     const item = this._items.get(id);
@@ -1074,13 +1128,15 @@ export class ChoparBell extends HTMLElement {
       archive: () => this._client.archive({ ids: [id] }),
       unarchive: () => this._client.unarchive({ ids: [id] }),
       snooze: () => this._client.snooze({ ids: [id], ...target }),
+      unsnooze: () => this._client.unsnooze({ ids: [id] }),
     }[tool];
-    const change = { read: "read", unread: "unread", archive: "archived", unarchive: "unarchived", snooze: "snoozed" }[tool];
+    const change = { read: "read", unread: "unread", archive: "archived", unarchive: "unarchived", snooze: "snoozed", unsnooze: "unsnoozed" }[tool];
     const snoozedUntil = target ? (target.until ?? new Date(Date.now() + target.minutes * 60000)).toISOString() : null;
     this._openMenu = null;
     this._applyLocal([id], change, at, snoozedUntil);
     this._renderList();
     if (tool === "snooze") this._announcer.textContent = this._t.snoozed(item.title);
+    if (tool === "unsnooze") this._announcer.textContent = this._t.unsnoozed(item.title);
     if (!this._list.querySelector(`li[data-id="${id}"]`)) {
       const items = this._list.querySelectorAll(".item");
       (items[Math.min(index, items.length - 1)] || this._panel).focus();
@@ -1225,7 +1281,7 @@ export class ChoparBell extends HTMLElement {
   _setView(view) {
     this._view = view;
     this._openMenu = null;
-    this._archivedButton.setAttribute("aria-pressed", String(view === "archived"));
+    for (const [name, button] of Object.entries(this._viewButtons)) button.setAttribute("aria-pressed", String(view === name));
     this._applyTexts();
     this._renderList();
     if (this._page().cursor === undefined) this._loadPage();
