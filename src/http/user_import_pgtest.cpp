@@ -152,6 +152,26 @@ TEST_F(UserImportTest, EveryKindOfLineAppliesInOrderAcrossBatches) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users"), 2502);
 }
 
+// A data small as JSON but over 16 KB as PostgreSQL writes its numbers
+// (1e300: 301 digits) passes the batch's own count and meets the CHECK,
+// which fails the whole statement: each of its lines is then applied alone,
+// and only that one is refused.
+TEST_F(UserImportTest, ALineTheDatabaseRefusesFailsOnlyItselfNotItsBatch) {
+  json data = {{"n", json::array()}};
+  for (int i = 0; i < 60; ++i) data["n"].push_back(1e300);
+  const std::string body = json{{"id", 1}, {"email", "a@example.uz"}}.dump() + "\n" +
+                           json{{"id", 2}, {"data", data}}.dump() + "\n" +
+                           json{{"id", 3}, {"locale", "uz"}}.dump();
+  ASSERT_LT(data.dump().size(), 4096u);
+  const json answer = Import(body).Json();
+  EXPECT_EQ(answer["created"], 2) << answer.dump();
+  EXPECT_EQ(answer["failed"], 1);
+  ASSERT_EQ(answer["errors"].size(), 1u);
+  EXPECT_EQ(answer["errors"][0]["line"], 2);
+  EXPECT_EQ(answer["errors"][0]["field"], "data");
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.users WHERE id IN (1, 3)"), 2);
+}
+
 TEST_F(UserImportTest, ErrorsAreListedUpToAThousand) {
   std::string body;
   for (int i = 0; i < 1005; ++i) body += "not json\n";

@@ -166,7 +166,7 @@ void UserImport::Flush() {
   std::set<std::int64_t> ids = std::move(pending_ids_);
   pending_ids_.clear();
   // The statement's arrays are built here, beside the reading, unless a
-  // line's preferences may be refused first (WithinBounds).
+  // line's preferences may be refused first (KeepWithinBounds).
   if (!batch.set_based.empty() && std::ranges::none_of(batch.set_based, [](const Pending& p) {
         return p.line.update.preferences.changes && p.line.update.preferences.value;
       })) {
@@ -194,8 +194,7 @@ void UserImport::Write(Batch batch) {
   WriteOneByOne(batch.one_by_one);
 }
 
-std::vector<UserImport::Pending> UserImport::WithinBounds(db::Transaction& tx,
-                                                          std::vector<Pending> lines) {
+void UserImport::KeepWithinBounds(db::Transaction& tx, std::vector<Pending>& lines) {
   std::vector<std::size_t> merging;
   std::vector<std::int64_t> ids;
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -205,7 +204,7 @@ std::vector<UserImport::Pending> UserImport::WithinBounds(db::Transaction& tx,
       ids.push_back(lines[i].line.user_id);
     }
   }
-  if (merging.empty()) return lines;
+  if (merging.empty()) return;
   const auto stored = tx.Exec(queries::kImportUsersStored, db::ArrayLiteral(ids));
   std::vector<bool> refused(lines.size(), false);
   for (int row = 0; row < stored.Rows(); ++row) {
@@ -222,12 +221,15 @@ std::vector<UserImport::Pending> UserImport::WithinBounds(db::Transaction& tx,
       refused[i] = true;
     }
   }
-  std::vector<Pending> kept;
-  kept.reserve(lines.size());
+  // Only once nothing can throw: the caller applies `lines` one by one
+  // when the batch fails.
+  std::size_t kept = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (!refused[i]) kept.push_back(std::move(lines[i]));
+    if (refused[i]) continue;
+    if (kept != i) lines[kept] = std::move(lines[i]);  // never moved onto itself
+    ++kept;
   }
-  return kept;
+  lines.resize(kept);
 }
 
 void UserImport::WriteSetBased(std::vector<Pending> lines, std::optional<db::Params> params) {
@@ -239,7 +241,7 @@ void UserImport::WriteSetBased(std::vector<Pending> lines, std::optional<db::Par
   try {
     const db::ActorScope unaudited("");
     auto tx = pool_.Begin("import_users");
-    lines = WithinBounds(tx, std::move(lines));
+    KeepWithinBounds(tx, lines);
     if (lines.empty()) return;
     const auto row = tx.Exec(queries::kImportUsers, params ? *params : ImportParams(lines));
     if (!row.IsNull(0, "zone_moved") && users_.options().timezone_changed) {

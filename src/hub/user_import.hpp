@@ -127,9 +127,9 @@ class UserImport {
     std::optional<db::Params> params;
   };
   void Write(Batch batch);
-  // The lines of `lines` that pass the bounds of their merged preferences
-  // and data; the others are refused.
-  std::vector<Pending> WithinBounds(db::Transaction& tx, std::vector<Pending> lines);
+  // Refuses and takes out of `lines` those whose merged preferences would
+  // be over their bounds; leaves `lines` whole when it throws.
+  void KeepWithinBounds(db::Transaction& tx, std::vector<Pending>& lines);
   void WriteSetBased(std::vector<Pending> lines, std::optional<db::Params> params);
   void WriteOneByOne(const std::vector<Pending>& lines);
 
