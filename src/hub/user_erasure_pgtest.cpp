@@ -20,6 +20,7 @@
 #include "hub/inbox_service.hpp"
 #include "hub/notify_service.hpp"
 #include "hub/user_erasure.hpp"
+#include "hub/user_import.hpp"
 #include "hub/user_request.hpp"
 #include "hub/user_service.hpp"
 #include "testing/test_database.hpp"
@@ -387,6 +388,23 @@ TEST_F(UserErasureTest, LateEventsAfterCompletionAreDroppedAndPutMakesANewUser) 
   const auto record = erasures.Find(std::vector<std::int64_t>{kErased}, std::nullopt);
   ASSERT_EQ(record.size(), 1u);
   EXPECT_TRUE(record[0].completed_at);
+}
+
+TEST_F(UserErasureTest, AnImportAfterCompletionMakesANewUserWhomTheOldTokensDoNotOpen) {
+  if (IsSkipped()) return;
+  MakeUserWithEverything(kErased);
+  const UserErasures erasures(*pool_);
+  (void)erasures.Request(std::vector<std::int64_t>{kErased}, std::nullopt);
+  UserEraser eraser(*pool_, metrics_);
+  ASSERT_EQ(eraser.RunOnce(), 1);
+
+  // The set-based path of the import (a line without addresses or tenants).
+  UserImport import(*pool_, *users_, UserImport::Options{});
+  import.AddJsonLine(R"({"id": 5, "locale": "uz"})", 1);
+  import.Finish();
+  ASSERT_EQ(import.counts().created, 1);
+  EXPECT_EQ(users_->GetUser(kErased).locale, "uz");
+  EXPECT_GT(inbox_->SubscriberGeneration(kErased).value_or(0), 1'000'000'000);
 }
 
 TEST_F(UserErasureTest, AConfinedKeyErasesItsTenantsUsersOnly) {

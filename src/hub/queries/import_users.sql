@@ -69,12 +69,16 @@ WITH x AS MATERIALIZED (
   RETURNING u.id, x.timezone_set AND u.timezone <> x.old_timezone AS zone_moved
 ), inserted AS (
   INSERT INTO chopar.users (id, email, phone, timezone, locale, preferences, quiet_start,
-                            quiet_end, admin, data)
+                            quiet_end, admin, data, token_generation)
   SELECT x.id, x.email, x.phone, coalesce(x.timezone, 'UTC'), coalesce(x.locale, 'en'),
          jsonb_strip_nulls(coalesce(x.preferences::jsonb, '{}')), x.quiet_start::time,
          x.quiet_end::time, coalesce(x.admin, false),
          CASE WHEN x.data_has_null THEN chopar.merged_object('{}', x.data::jsonb)
-              ELSE coalesce(x.data::jsonb, '{}') END
+              ELSE coalesce(x.data::jsonb, '{}') END,
+         -- As PUT: a user made again after an erasure starts above every
+         -- generation the erased user's tokens could carry.
+         coalesce((SELECT extract(epoch FROM e.requested_at)::bigint FROM chopar.user_erasures e
+                   WHERE e.user_id = x.id), 0)
   FROM x
   -- Another caller's user of the same id inserted since the snapshot fails
   -- the batch (a unique violation): the caller applies it line by line.
