@@ -20,6 +20,9 @@ CREATE TABLE chopar.notification_actions (
 );
 -- A user's presses, for erasing and exporting a user.
 CREATE INDEX notification_actions_user ON chopar.notification_actions (user_id);
+-- Retention forgets the presses of dropped notifications, oldest first
+-- (src/retention/queries/delete_dropped_action_presses.sql).
+CREATE INDEX notification_actions_pressed ON chopar.notification_actions (pressed_at);
 
 -- The notifications_tags rule (migration 0042), for the templates' tags.
 CREATE FUNCTION chopar.valid_tags(tags text[]) RETURNS boolean

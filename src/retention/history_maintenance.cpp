@@ -104,7 +104,10 @@ MaintenanceReport HistoryMaintenance::Pass() {
       report.dropped.push_back(name);
     }
   }
-  if (settings_.notifications_days > 0) report.dedup_keys_deleted = ForgetDroppedDedupKeys();
+  if (settings_.notifications_days > 0) {
+    report.dedup_keys_deleted = ForgetDroppedDedupKeys();
+    report.action_presses_deleted = ForgetDroppedActionPresses();
+  }
   if (settings_.audit_days > 0) report.audit_rows_deleted = ForgetOldAuditRows();
   report.delivery_horizon = AdvanceDeliveryHorizon();
   if (report.created > 0) spdlog::info("history: created {} partitions ahead", report.created);
@@ -112,37 +115,42 @@ MaintenanceReport HistoryMaintenance::Pass() {
     spdlog::info("history: deleted {} audit log rows older than {} days", report.audit_rows_deleted,
                  settings_.audit_days);
   }
-  if (report.digest_items_deleted > 0 || report.dedup_keys_deleted > 0) {
-    spdlog::info("history: deleted {} digest items and {} dedup keys of dropped notifications",
-                 report.digest_items_deleted, report.dedup_keys_deleted);
+  if (report.digest_items_deleted > 0 || report.dedup_keys_deleted > 0 ||
+      report.action_presses_deleted > 0) {
+    spdlog::info(
+        "history: deleted {} digest items, {} dedup keys and {} action presses of dropped "
+        "notifications",
+        report.digest_items_deleted, report.dedup_keys_deleted, report.action_presses_deleted);
   }
   return report;
 }
 
-long HistoryMaintenance::ForgetDroppedDedupKeys() {
+long HistoryMaintenance::DeleteInBatches(std::string_view name, const db::Query& query,
+                                         const db::Params& params) {
   long deleted = 0;
   for (;;) {
     // Each batch is its own short transaction.
-    auto tx = pool_.Begin("history_dedup_retention");
-    const int rows =
-        tx.ExecAndCommit(queries::kDeleteExpiredDedupKeys, db::Params(settings_.dedup_batch))
-            .Rows();
+    auto tx = pool_.Begin(name);
+    const int rows = tx.ExecAndCommit(query, params).Rows();
     deleted += rows;
     if (rows < settings_.dedup_batch) return deleted;
   }
 }
 
+long HistoryMaintenance::ForgetDroppedDedupKeys() {
+  return DeleteInBatches("history_dedup_retention", queries::kDeleteExpiredDedupKeys,
+                         db::Params(settings_.dedup_batch));
+}
+
+long HistoryMaintenance::ForgetDroppedActionPresses() {
+  return DeleteInBatches("history_action_retention", queries::kDeleteDroppedActionPresses,
+                         db::Params(settings_.dedup_batch));
+}
+
 long HistoryMaintenance::ForgetOldAuditRows() {
-  long deleted = 0;
-  for (;;) {
-    auto tx = pool_.Begin("audit_retention");
-    const int rows = tx.ExecAndCommit(queries::kDeleteOldAuditRows,
-                                      db::Params(settings_.dedup_batch, settings_.audit_days,
-                                                 db::SqlNowParam(clock_)))
-                         .Rows();
-    deleted += rows;
-    if (rows < settings_.dedup_batch) return deleted;
-  }
+  return DeleteInBatches(
+      "audit_retention", queries::kDeleteOldAuditRows,
+      db::Params(settings_.dedup_batch, settings_.audit_days, db::SqlNowParam(clock_)));
 }
 
 std::string HistoryMaintenance::AdvanceDeliveryHorizon() {

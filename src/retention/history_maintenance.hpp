@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -32,6 +33,7 @@ struct MaintenanceReport {
   std::vector<std::string> dropped;  // partitions dropped, oldest first
   long digest_items_deleted = 0;     // items of closed digests, before their notifications
   long dedup_keys_deleted = 0;       // keys of the notifications dropped
+  long action_presses_deleted = 0;   // recorded presses of the notifications dropped
   long audit_rows_deleted = 0;       // audit log rows older than audit_days
   // The horizon of active deliveries after the pass: PostgreSQL's text of
   // chopar.delivery_horizon.active_from ("-infinity" until a week was passed).
@@ -97,7 +99,14 @@ class HistoryMaintenance {
  private:
   MaintenanceReport Pass();
   // Deletes the dedup keys of dropped notifications, batch by batch.
+  // Runs `query`, which deletes at most its $1 (dedup_batch) rows, in
+  // short transactions named `name` until a batch comes back short;
+  // returns how many rows it deleted.
+  long DeleteInBatches(std::string_view name, const db::Query& query, const db::Params& params);
   long ForgetDroppedDedupKeys();
+  // Deletes the recorded action presses of notifications retention
+  // dropped, in batches of dedup_batch; returns how many.
+  long ForgetDroppedActionPresses();
   // Deletes the audit rows older than audit_days, batch by batch.
   long ForgetOldAuditRows();
   // Moves the horizon of active deliveries; returns it.

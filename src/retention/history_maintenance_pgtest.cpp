@@ -229,7 +229,7 @@ TEST_F(HistoryMaintenanceTest, RetentionDropsOldNotificationsTheirKeysAndNothing
   const core::TimePoint week3 = notifications_cutover + 2 * kWeek + 1h;
   keyed_at(1, "old", before);
   const std::int64_t in_digest = keyed_at(1, "week1", week1);
-  keyed_at(1, "week3", week3);
+  const std::int64_t week3_id = keyed_at(1, "week3", week3);
   keyed_at(2, "gone", week3);
   // A digest of week 1, closed: its delivery was created when it closed,
   // days after its item's notification.
@@ -244,6 +244,17 @@ TEST_F(HistoryMaintenanceTest, RetentionDropsOldNotificationsTheirKeysAndNothing
       "INSERT INTO chopar.deliveries (notification_id, user_id, channel, digest_id, "
       "created_at) VALUES (" +
       std::to_string(in_digest) + ", 1, 'sms', 1, " + Sql(week1 + 48h) + ")");
+
+  // Presses of action buttons: of the week-1 notification two days on
+  // (its partition goes), and of the week-3 one (kept).
+  const auto pressed = [&](std::int64_t notification, core::TimePoint at) {
+    db_->Scalar(
+        "INSERT INTO chopar.notification_actions (notification_id, action_index, user_id, event, "
+        "pressed_at) VALUES (" +
+        std::to_string(notification) + ", 0, 1, 'invite.accept', " + Sql(at) + ")");
+  };
+  pressed(in_digest, week1 + 48h);
+  pressed(week3_id, week3 + 1h);
 
   // A deleted user's deliveries go with it (the trigger on users).
   db_->Scalar("DELETE FROM chopar.users WHERE id = 2");
@@ -267,6 +278,8 @@ TEST_F(HistoryMaintenanceTest, RetentionDropsOldNotificationsTheirKeysAndNothing
             report.dropped.end());
   EXPECT_EQ(report.digest_items_deleted, 1);
   EXPECT_EQ(report.dedup_keys_deleted, 2);
+  EXPECT_EQ(report.action_presses_deleted, 1);
+  EXPECT_EQ(db_->Count("SELECT notification_id FROM chopar.notification_actions"), week3_id);
   EXPECT_EQ(db_->Scalar("SELECT string_agg(dedup_key, ',' ORDER BY dedup_key) "
                         "FROM chopar.notification_dedup"),
             "week3");

@@ -125,6 +125,8 @@ const std::vector<Listed> kShardLocal = {
      "notification retention: per shard, the items of each shard's closed digests"},
     {"delete_expired_dedup_keys",
      "notification retention: per shard, the dedup keys of the notifications it dropped"},
+    {"delete_dropped_action_presses",
+     "notification retention: per shard, the action presses of the notifications it dropped"},
     {"mark_failed", "by outbox rows the relay claimed on this shard"},
     {"pending_stats", "outbox gauges: per shard"},
     {"retained_stats", "outbox gauges: per shard"},
