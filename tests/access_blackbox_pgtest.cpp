@@ -60,9 +60,16 @@ std::vector<DeclaredRoute> ServerRoutes() {
 std::string Concrete(std::string path) {
   const std::map<std::string, std::string> values = {
       // No id names anything: a DELETE /v1/api-keys/{id} must not take a key away.
-      {"{id}", "999999"},      {"{sub_id}", "999999"},     {"{device_id}", "999999"},
-      {"{key}", "nothing"},    {"{type}", "nothing.here"}, {"{channel}", "email"},
-      {"{address}", "a@b.uz"}, {"{team_id}", "T00000000"},
+      {"{id}", "999999"},
+      {"{sub_id}", "999999"},
+      {"{device_id}", "999999"},
+      {"{key}", "nothing"},
+      {"{type}", "nothing.here"},
+      {"{channel}", "email"},
+      {"{address}", "a@b.uz"},
+      {"{team_id}", "T00000000"},
+      {"{notification_id}", "999999"},
+      {"{n}", "0"},
   };
   for (const auto& [name, value] : values) {
     for (auto at = path.find(name); at != std::string::npos; at = path.find(name)) {

@@ -116,13 +116,17 @@ TEST(Template, ContextHasUserAndNotificationOverData) {
   const json context =
       MakeContext({{"user", "from data"}, {"x", 1}}, ContextUser{7, "uz", "Asia/Tashkent"},
                   ContextNotification{12, "task.due", "/tasks/1", "2026-12-03T10:00:00Z"});
-  EXPECT_EQ(context, json({{"x", 1},
-                           {"user", {{"id", 7}, {"locale", "uz"}, {"timezone", "Asia/Tashkent"}}},
-                           {"notification",
-                            {{"id", 12},
-                             {"type", "task.due"},
-                             {"link", "/tasks/1"},
-                             {"created_at", "2026-12-03T10:00:00Z"}}}}));
+  EXPECT_EQ(
+      context,
+      json(
+          {{"x", 1},
+           {"user",
+            {{"id", 7}, {"locale", "uz"}, {"timezone", "Asia/Tashkent"}, {"data", json::object()}}},
+           {"notification",
+            {{"id", 12},
+             {"type", "task.due"},
+             {"link", "/tasks/1"},
+             {"created_at", "2026-12-03T10:00:00Z"}}}}));
   EXPECT_EQ(MakeContext("just a string", std::nullopt, std::nullopt), "just a string");
 }
 

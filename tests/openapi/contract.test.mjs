@@ -156,7 +156,12 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "DELETE", "/v1/users/77", { expect: 202 });
     await call(chopar, "DELETE", "/v1/users/77", { expect: 202 });
     await call(chopar, "GET", "/v1/users/77", { expect: 404 });
-    await call(chopar, "PUT", "/v1/users/77", { body: { locale: "ru" }, expect: 409 });
+    // 409 while the erasure is pending; this server's own erasure loop may
+    // have completed it already, and then PUT makes a new user (200). Either
+    // answer must be as described; the 409 itself is pinned by
+    // UserErasureTest.TheUserIsInvisibleFromTheRequestOn, with no loop running.
+    const again = await call(chopar, "PUT", "/v1/users/77", { body: { locale: "ru" } });
+    assert.ok([409, 200].includes(again.status), `PUT /v1/users/77 after DELETE → ${again.status}`);
     await call(chopar, "GET", "/v1/users/77/erasure", { expect: 200 });
     await call(chopar, "GET", "/v1/users/424242/erasure", { expect: 404 });
     await call(chopar, "DELETE", "/v1/users/424242", { expect: 404 });
