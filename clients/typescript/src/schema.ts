@@ -2168,8 +2168,8 @@ export interface components {
                 action: "create" | "update" | "delete";
                 resource: string;
                 resource_id: string;
-                before: Record<string, unknown> | null;
-                after: Record<string, unknown> | null;
+                before: components["schemas"]["AuditValues"];
+                after: components["schemas"]["AuditValues"];
             }[];
             truncated: ("topics" | "schedules" | "delayed_notifications" | "audit")[];
         };
@@ -2434,10 +2434,12 @@ export interface components {
             /** @description The row's id; composite ids joined with /. */
             resource_id: string;
             /** @description The row before (null for create); secret columns read [secret]. */
-            before: Record<string, unknown> | null;
+            before: components["schemas"]["AuditValues"];
             /** @description The row after (null for delete); secret columns read [secret]. */
-            after: Record<string, unknown> | null;
+            after: components["schemas"]["AuditValues"];
         };
+        /** @description A row's values as the audit log keeps them: an object, null, or the string "[erased]" once the user the row was about has been erased (docs/privacy.md). */
+        AuditValues: Record<string, unknown> | null | "[erased]";
         AuditPage: {
             items: components["schemas"]["AuditEntry"][];
             next_cursor: components["schemas"]["NextCursor"];
