@@ -99,6 +99,14 @@ class UserErasureTest : public testing::PgTest {
   void Sql(const std::string& sql) const { db_->Scalar(sql); }
 
   // Everything chopar keeps about a user, as its paths write it.
+  // A user with everything, erased to completion by one eraser pass.
+  void MakeUserWithEverythingAndEraseIt(std::int64_t id) {
+    MakeUserWithEverything(id);
+    (void)UserErasures(*pool_).Request(std::vector<std::int64_t>{id}, std::nullopt);
+    UserEraser eraser(*pool_, metrics_);
+    ASSERT_EQ(eraser.RunOnce(), 1);
+  }
+
   void MakeUserWithEverything(std::int64_t id) {
     Sql("INSERT INTO chopar.tenants (key, name) VALUES ('acme', 'Acme') ON CONFLICT DO NOTHING");
     Sql("INSERT INTO chopar.topics (key, name) VALUES ('news', 'News') ON CONFLICT DO NOTHING");
@@ -355,11 +363,7 @@ TEST_F(UserErasureTest, TheUserIsInvisibleFromTheRequestOn) {
 
 TEST_F(UserErasureTest, LateEventsAfterCompletionAreDroppedAndPutMakesANewUser) {
   if (IsSkipped()) return;
-  MakeUserWithEverything(kErased);
-  const UserErasures erasures(*pool_);
-  (void)erasures.Request(std::vector<std::int64_t>{kErased}, std::nullopt);
-  UserEraser eraser(*pool_, metrics_);
-  ASSERT_EQ(eraser.RunOnce(), 1);
+  ASSERT_NO_FATAL_FAILURE(MakeUserWithEverythingAndEraseIt(kErased));
 
   NotificationRequest r;
   r.user_id = kErased;
@@ -385,18 +389,14 @@ TEST_F(UserErasureTest, LateEventsAfterCompletionAreDroppedAndPutMakesANewUser) 
   // The erased user's tokens (generation 0 and up) do not open the new
   // user's inbox.
   EXPECT_GT(inbox_->SubscriberGeneration(kErased).value_or(0), 1'000'000'000);
-  const auto record = erasures.Find(std::vector<std::int64_t>{kErased}, std::nullopt);
+  const auto record = UserErasures(*pool_).Find(std::vector<std::int64_t>{kErased}, std::nullopt);
   ASSERT_EQ(record.size(), 1u);
   EXPECT_TRUE(record[0].completed_at);
 }
 
 TEST_F(UserErasureTest, AnImportAfterCompletionMakesANewUserWhomTheOldTokensDoNotOpen) {
   if (IsSkipped()) return;
-  MakeUserWithEverything(kErased);
-  const UserErasures erasures(*pool_);
-  (void)erasures.Request(std::vector<std::int64_t>{kErased}, std::nullopt);
-  UserEraser eraser(*pool_, metrics_);
-  ASSERT_EQ(eraser.RunOnce(), 1);
+  ASSERT_NO_FATAL_FAILURE(MakeUserWithEverythingAndEraseIt(kErased));
 
   // The set-based path of the import (a line without addresses or tenants).
   UserImport import(*pool_, *users_, UserImport::Options{});
