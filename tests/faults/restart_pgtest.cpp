@@ -28,6 +28,7 @@
 #include "delivery/worker.hpp"
 #include "fault_support.hpp"
 #include "hub/notify_service.hpp"
+#include "hub/user_erasure.hpp"
 #include "net/http_client.hpp"
 #include "outbox/relay.hpp"
 #include "outbox/test_support.hpp"
@@ -38,6 +39,7 @@
 #include "testing/test_server.hpp"
 #include "workflow/engine/digest_closer.hpp"
 #include "workflow/engine/releaser.hpp"
+#include "workflow/engine/snooze_returner.hpp"
 
 namespace chopar {
 namespace {
@@ -435,6 +437,67 @@ TEST_F(RestartTest, ReleaserMakesEachDueNotificationOnceAcrossARestart) {
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications WHERE id IN (" + id_list + ")"),
             kUsers * kPerUser)
       << "a notification under another id than its request was answered with";
+}
+
+// The server crashes while snoozed notifications come back: the batch in
+// progress rolls back (those items stay snoozed and due), the loop
+// reconnects, and every item comes back, unread and unseen, none left.
+TEST_F(RestartTest, SnoozeReturnerBringsEveryItemBackAcrossARestart) {
+  constexpr int kUsers = 100, kPerUser = 30;
+  MakeUsers(kUsers);
+  db_->Scalar(
+      "INSERT INTO chopar.notifications (user_id, type, title, seen_at, read_at, snoozed_until) "
+      "SELECT u, 'task.due', 'Snoozed ' || i, now(), now(), now() - interval '1 second' "
+      "FROM generate_series(1, " +
+      std::to_string(kUsers) + ") u, generate_series(1, " + std::to_string(kPerUser) + ") i");
+  db::Pool pool(db_->url(), 4);
+  workflow::engine::SnoozeReturnerSettings settings;
+  settings.batch = 3;  // a thousand transactions: the crash cuts one
+  workflow::engine::SnoozeReturner returner(pool, real_, metrics_, settings);
+  returner.Start();
+
+  EXPECT_TRUE(CrashWhileWorking(
+      "SELECT count(*) FROM chopar.notifications WHERE snoozed_until IS NULL",
+      "SELECT count(*) FROM chopar.notifications WHERE snoozed_until IS NOT NULL", seconds(120)))
+      << "items still snoozed after the restart";
+  returner.Stop();
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications WHERE snoozed_until IS NULL AND "
+                  "read_at IS NULL AND seen_at IS NULL"),
+            kUsers * kPerUser);
+}
+
+// The server crashes in the middle of an erasure: the batch in progress
+// rolls back, the loop reconnects and goes on from what is left, and the
+// erasure completes with nothing of the user left and the other user
+// untouched.
+TEST_F(RestartTest, ErasureCompletesAcrossARestart) {
+  constexpr int kNotifications = 3000;
+  MakeUsers(2);
+  db_->Scalar(
+      "WITH n AS (INSERT INTO chopar.notifications (user_id, type, title) "
+      "SELECT u, 'task.due', 'Old ' || i FROM generate_series(1, 2) u, generate_series(1, " +
+      std::to_string(kNotifications) +
+      ") i RETURNING id, user_id) "
+      "INSERT INTO chopar.deliveries (notification_id, user_id, channel) "
+      "SELECT id, user_id, 'email' FROM n");
+  db::Pool pool(db_->url(), 4);
+  (void)hub::UserErasures(pool).Request(std::vector<std::int64_t>{1}, std::nullopt);
+  hub::UserEraserSettings settings;
+  settings.batch = 3;  // thousands of transactions: the crash cuts one
+  hub::UserEraser eraser(pool, metrics_, settings);
+  eraser.Start();
+
+  EXPECT_TRUE(CrashWhileWorking(
+      "SELECT " + std::to_string(kNotifications) +
+          " - count(*) FROM chopar.deliveries WHERE user_id = 1",
+      "SELECT count(*) FROM chopar.user_erasures WHERE completed_at IS NULL", seconds(120)))
+      << "the erasure did not complete after the restart";
+  eraser.Stop();
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.users WHERE id = 1"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications WHERE user_id = 1"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.deliveries WHERE user_id = 1"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications WHERE user_id = 2"), kNotifications);
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.deliveries WHERE user_id = 2"), kNotifications);
 }
 
 // The server crashes in the middle of a broadcast's fan-out: the batch in
