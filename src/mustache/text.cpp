@@ -1,6 +1,7 @@
 #include "mustache/text.hpp"
 
 #include <charconv>
+#include <functional>
 #include <kainjow/mustache.hpp>
 #include <optional>
 #include <tuple>
@@ -62,6 +63,10 @@ class Meter {
       throw RenderLimitError(RenderLimitError::Limit::kOutput, budget_.max_output, bytes, steps_,
                              finished);
   }
+  [[noreturn]] void TooDeep() const {
+    throw RenderLimitError(RenderLimitError::Limit::kPartialDepth, kMaxPartialDepth, Bytes(),
+                           steps_, false);
+  }
 
  private:
   std::size_t Bytes() const { return sent_.size() + (held_ != nullptr ? held_->size() : 0); }
@@ -85,6 +90,28 @@ struct PrivateRenderAccess {
 };
 template struct PrivateRenderAccess<&Engine::render>;
 
+// A standalone {{> name}} tag is written for the engine as {{>name␟ss}}:
+// the name, then kIndentMark and its indentation, a letter a character
+// (s: space, t: tab, r: carriage return), which the engine keeps as part
+// of the name (it trims only white space) and hands to the partial lookup.
+constexpr char kIndentMark = '\x1f';
+
+std::string EncodeIndent(std::string_view indent) {
+  std::string encoded;
+  for (char c : indent) encoded += c == '\t' ? 't' : c == '\r' ? 'r' : 's';
+  return encoded;
+}
+
+// The partial's name and the indentation of its tag ("" for a tag that is
+// not alone on its line).
+std::pair<std::string_view, std::string> PartialTag(std::string_view tag) {
+  const auto mark = tag.find(kIndentMark);
+  if (mark == std::string_view::npos) return {tag, {}};
+  std::string indent;
+  for (char c : tag.substr(mark + 1)) indent += c == 't' ? '\t' : c == 'r' ? '\r' : ' ';
+  return {tag.substr(0, mark), std::move(indent)};
+}
+
 // The name lookup of the Mustache spec. kainjow's own context, after finding
 // a dotted name's first part, falls back to outer sections when a later part
 // is missing; the spec ("Dotted Names - Context Precedence") says the name
@@ -92,8 +119,12 @@ template struct PrivateRenderAccess<&Engine::render>;
 class SpecContext final : public engine::basic_context<std::string> {
  public:
   // Every tag looked up and every section item entered is a step of
-  // `meter`.
-  SpecContext(const engine::data* root, Meter& meter) : meter_(meter) { stack_.push_back(root); }
+  // `meter`. {{> name}} tags are rendered by `include` (see get_partial).
+  SpecContext(const engine::data* root, Meter& meter,
+              std::function<void(const std::string&)> include)
+      : meter_(meter), include_(std::move(include)) {
+    stack_.push_back(root);
+  }
 
   void push(const engine::data* data) override {
     meter_.Step();
@@ -119,11 +150,20 @@ class SpecContext final : public engine::basic_context<std::string> {
     return found;
   }
 
-  // Partials are not offered: a {{>name}} tag renders nothing.
-  const engine::data* get_partial(const std::string& /*name*/) const override { return nullptr; }
+  // The engine asks for a {{>name}} tag's partial here, at the tag, and
+  // would parse and render what it is given, writing to the parsed
+  // template shared between threads. Instead the partial, parsed already,
+  // is rendered here, into the same line buffer and output, and the engine
+  // is told there is none: it renders nothing more for the tag.
+  const engine::data* get_partial(const std::string& name) const override {
+    meter_.Step();
+    include_(name);
+    return nullptr;
+  }
 
  private:
   Meter& meter_;
+  std::function<void(const std::string&)> include_;
   std::vector<const engine::data*> stack_;
 };
 
@@ -192,7 +232,7 @@ std::string WithoutStandaloneLines(std::string_view source) {
     const std::string_view tag = source.substr(start, tag_end - start);
     pos = tag_end;
 
-    if (kind == '!' || kind == '=') {
+    if (kind == '!' || kind == '=' || kind == '>') {
       const auto newline_before = source.rfind('\n', start == 0 ? 0 : start - 1);
       const std::size_t line_begin =
           start == 0 || newline_before == std::string_view::npos ? 0 : newline_before + 1;
@@ -205,6 +245,20 @@ std::string WithoutStandaloneLines(std::string_view source) {
       if (alone) {
         out.resize(out.size() - (start - line_begin));
         if (kind == '=') out.append(tag);
+        if (kind == '>') {
+          // The engine reads the tag again with these delimiters.
+          std::string_view name = content.substr(1);
+          while (!name.empty() && (name.front() == ' ' || name.front() == '\t'))
+            name.remove_prefix(1);
+          out += open;
+          out += '>';
+          out += name;
+          if (start > line_begin) {
+            out += kIndentMark;
+            out += EncodeIndent(source.substr(line_begin, start - line_begin));
+          }
+          out += close;
+        }
         pos = newline_after == std::string_view::npos ? source.size() : newline_after + 1;
       } else {
         out.append(tag);
@@ -229,6 +283,9 @@ std::string LimitMessage(RenderLimitError::Limit limit, std::size_t allowed, std
   if (limit == RenderLimitError::Limit::kSteps) {
     done = "stopped after " + std::to_string(steps) +
            " steps (tags looked up and section items entered)";
+  } else if (limit == RenderLimitError::Limit::kPartialDepth) {
+    return "partials nested more than " + std::to_string(allowed) +
+           " deep (a partial that includes itself without end?)";
   } else {
     done = (finished ? "rendered " : "stopped at ") + std::to_string(bytes) + " bytes";
   }
@@ -272,10 +329,15 @@ MustacheText::MustacheText(std::string_view source, Escaping escaping)
   }
   // Errors were reported against the source as written; what is rendered
   // is the same template with its standalone lines taken out.
+  bool open = !source_.empty() && source_.back() != '\n';
   if (auto stripped = WithoutStandaloneLines(source_); stripped != source_) {
     auto rendered = std::make_unique<engine::mustache>(stripped);
-    if (rendered->is_valid()) compiled_ = std::move(rendered);
+    if (rendered->is_valid()) {
+      compiled_ = std::move(rendered);
+      open = !stripped.empty() && stripped.back() != '\n';
+    }
   }
+  last_line_open_ = open;
   if (escaping_ == Escaping::kHtml) {
     compiled_->set_custom_escape([](const std::string& text) { return core::HtmlEscape(text); });
   } else {
@@ -287,18 +349,91 @@ MustacheText::~MustacheText() = default;
 MustacheText::MustacheText(MustacheText&&) noexcept = default;
 MustacheText& MustacheText::operator=(MustacheText&&) noexcept = default;
 
-std::string MustacheText::Render(const RenderContext& context, const RenderBudget& budget) const {
+namespace detail {
+
+// One render's state, shared by the text rendered and every partial it
+// includes: the budget's meter, the engine's context (its line buffer, the
+// sections entered), where finished lines go now (the output, or an
+// indenting partial's handler in front of it), and how deep partials nest.
+struct RenderState {
+  Meter& meter;
+  const PartialSource* partials;
+  Escaping escaping;
+  engine::context_internal<std::string>* engine_context = nullptr;
+  const Engine::render_handler* handler = nullptr;
+  std::size_t depth = 0;
+};
+
+}  // namespace detail
+
+void IncludePartial(detail::RenderState& state, const MustacheText& partial,
+                    std::string_view indent) {
+  if (state.depth == kMaxPartialDepth) state.meter.TooDeep();
+  std::string& line = state.engine_context->line_buffer.data;
+  const Engine::render_handler* const outer = state.handler;
+  ++state.depth;
+  // Put back even when the render is stopped (the exception ends it, but
+  // the state stays coherent).
+  struct Restore {
+    detail::RenderState& state;
+    const Engine::render_handler* outer;
+    ~Restore() {
+      state.handler = outer;
+      --state.depth;
+    }
+  } restore{state, outer};
+  if (indent.empty()) {
+    (partial.compiled_.get()->*RenderWithLineBuffer())(*outer, *state.engine_context, false);
+    return;
+  }
+  // "Each line of the partial should be indented before rendering": the
+  // first line's indentation goes into the line being built; each later
+  // line gets it as the engine hands the line on (a finished line comes as
+  // two pieces, its text and its line break); a last line without a break,
+  // still being built when the partial ends, gets it then. Lines of an
+  // interpolated value are not the partial's lines and stay as they are.
+  line.append(indent);
+  bool expect_break = false;
+  bool owed = false;
+  const Engine::render_handler indenting = [&](const std::string& piece) {
+    if (expect_break) {
+      (*outer)(piece);
+      owed = true;
+    } else if (owed) {
+      (*outer)(std::string(indent) + piece);
+    } else {
+      (*outer)(piece);
+    }
+    expect_break = !expect_break;
+    // Indentation multiplies a partial's lines: check each one.
+    state.meter.CheckOutput(false);
+  };
+  state.handler = &indenting;
+  (partial.compiled_.get()->*RenderWithLineBuffer())(indenting, *state.engine_context, false);
+  if (owed && partial.last_line_open_) line.insert(0, indent);
+}
+
+std::string MustacheText::Render(const RenderContext& context, const RenderBudget& budget,
+                                 const PartialSource* partials) const {
   // kainjow's own string render goes through a std::ostringstream, whose
   // construction costs more than rendering a short text: this is on the
   // notify path, so the pieces are appended to a string instead.
   std::string out;
   Meter meter(budget, out);
-  SpecContext scope(&context.data(), meter);
+  detail::RenderState state{meter, partials, escaping_};
+  SpecContext scope(&context.data(), meter, [&state](const std::string& tag) {
+    if (state.partials == nullptr) return;
+    const auto [name, indent] = PartialTag(tag);
+    const MustacheText* partial = state.partials->FindPartial(name, state.escaping);
+    if (partial != nullptr && !partial->source().empty()) IncludePartial(state, *partial, indent);
+  });
   engine::context_internal<std::string> engine_context{scope};
   meter.Hold(&engine_context.line_buffer.data);
   // A piece handed to the sink leaves the line buffer: the total is checked
   // at the next step and at the end.
   const Engine::render_handler sink = [&out](const std::string& piece) { out += piece; };
+  state.engine_context = &engine_context;
+  state.handler = &sink;
   (compiled_.get()->*RenderWithLineBuffer())(sink, engine_context, true);
   meter.Hold(nullptr);
   meter.CheckOutput(true);

@@ -47,15 +47,21 @@ struct RenderBudget {
   std::size_t max_steps = kMaxRenderSteps;
 };
 
-// A render stopped by its RenderBudget: which limit, and how much it had
-// done and held when stopped (at most one tag's text and value past the
-// output limit, one step past the step limit).
+// How deep partials may nest ({{> a}} in a text, {{> b}} in a, …): a
+// partial that includes itself stops at this depth, with RenderLimitError
+// kPartialDepth.
+inline constexpr std::size_t kMaxPartialDepth = 10;
+
+// A render stopped by its RenderBudget or by kMaxPartialDepth: which limit,
+// and how much it had done and held when stopped (at most one tag's text
+// and value, or one line of a partial, past the output limit, one step
+// past the step limit).
 class RenderLimitError : public std::runtime_error {
  public:
-  enum class Limit { kOutput, kSteps };
+  enum class Limit { kOutput, kSteps, kPartialDepth };
   // what(): "rendered 2001 bytes, more than the 2000 allowed", "stopped at
   // 2100 bytes, more than …", "stopped after 100001 steps (…), more than
-  // the 100000 allowed".
+  // the 100000 allowed", "partials nested more than 10 deep (…)".
   RenderLimitError(Limit limit, std::size_t allowed, std::size_t bytes, std::size_t steps,
                    bool finished);
   [[nodiscard]] Limit limit() const { return limit_; }
@@ -88,16 +94,41 @@ class RenderContext {
   std::unique_ptr<kainjow::mustache::basic_data<std::string>> data_;
 };
 
+class MustacheText;
+namespace detail {
+struct RenderState;
+}  // namespace detail
+
+// Where a render finds the partials its {{> name}} tags include (the
+// stored partials, PUT /v1/partials/{key}; a test's map). A name it does
+// not have renders as nothing, as the spec says.
+class PartialSource {
+ public:
+  virtual ~PartialSource() = default;
+  // The partial `name` parsed for `escaping` (a partial is escaped as the
+  // text that includes it), or null when there is none. Called while a
+  // render runs, from any number of threads at once: it must not block for
+  // long, and what it returns must stay alive until that render returns.
+  [[nodiscard]] virtual const MustacheText* FindPartial(std::string_view name,
+                                                        Escaping escaping) const = 0;
+};
+
 // One Mustache template (kainjow's spec-compliant engine: variables,
-// sections, inverted sections, comments, set delimiters; partials and
-// lambdas are not offered), parsed once and rendered any number of times.
-// Names resolve as the Mustache spec says: a dotted name's first part is
-// looked up through the enclosing sections, the rest only inside what it
-// found.
+// sections, inverted sections, comments, set delimiters, partials from a
+// PartialSource; lambdas are not offered), parsed once and rendered any
+// number of times. Names resolve as the Mustache spec says: a dotted name's
+// first part is looked up through the enclosing sections, the rest only
+// inside what it found. A partial is rendered in the context of its tag,
+// with its own delimiters, and a tag alone on its line indents every line
+// of the partial by what precedes the tag (the spec's partials).
 //
-// Thread safety: rendering only reads the parsed template (the engine writes
-// to it only for partials and lambdas, which a RenderContext never holds),
-// so one MustacheText may be rendered from any number of threads at once.
+// Thread safety: rendering only reads the parsed template. The engine
+// writes to it only for its own partials and lambdas, which are never
+// used: a RenderContext holds neither, and a {{> name}} tag is rendered by
+// this class from an already parsed MustacheText (the engine's partial
+// lookup is answered during the render and told there is none). So one
+// MustacheText may be rendered from any number of threads at once, with or
+// without partials.
 class MustacheText {
  public:
   // Parses `source`. Throws SyntaxError (unclosed tag or section, a section
@@ -107,16 +138,27 @@ class MustacheText {
   MustacheText(MustacheText&&) noexcept;
   MustacheText& operator=(MustacheText&&) noexcept;
 
-  // Renders with `context` within `budget`. Throws RenderLimitError when
-  // the output passes budget.max_output or the work budget.max_steps; what
-  // was rendered so far is dropped.
-  [[nodiscard]] std::string Render(const RenderContext& context, const RenderBudget& budget) const;
+  // Renders with `context` within `budget`, the {{> name}} tags from
+  // `partials` (none: they render as nothing). Throws RenderLimitError when
+  // the output passes budget.max_output, the work budget.max_steps (an
+  // included partial is a step; its work and output count in the same
+  // budget), or partials nest deeper than kMaxPartialDepth; what was
+  // rendered so far is dropped.
+  [[nodiscard]] std::string Render(const RenderContext& context, const RenderBudget& budget,
+                                   const PartialSource* partials = nullptr) const;
   [[nodiscard]] const std::string& source() const { return source_; }
   [[nodiscard]] Escaping escaping() const { return escaping_; }
 
  private:
+  friend void IncludePartial(detail::RenderState& state, const MustacheText& partial,
+                             std::string_view indent);
+
   std::string source_;
   Escaping escaping_;
+  // Whether the text as rendered (standalone lines taken out) ends in a
+  // line without a line break: the line an indented partial's indentation
+  // is still owed to when it ends.
+  bool last_line_open_ = false;
   std::unique_ptr<kainjow::mustache::basic_mustache<std::string>> compiled_;
 };
 
