@@ -51,6 +51,7 @@
 #include "workflow/engine/digest_closer.hpp"
 #include "workflow/engine/releaser.hpp"
 #include "workflow/engine/snooze_returner.hpp"
+#include "workflow/engine/step_advancer.hpp"
 
 namespace chopar::app {
 namespace {
@@ -290,6 +291,9 @@ int RunService(const Config& config, const Roles& roles) {
     parts.Emplace<workflow::engine::SnoozeReturner>("snooze returner", pool, clock, metrics);
     parts.Emplace<workflow::engine::DigestCloser>("digest closer", pool, clock, metrics,
                                                   &template_store);
+    // Notifications through their type's workflow steps.
+    parts.Emplace<workflow::engine::StepAdvancer>("workflow steps", pool, clock, template_store,
+                                                  metrics);
     parts.Emplace<schedule::Scheduler>("scheduler", pool, clock, metrics, config.scheduler);
   }
   if (roles.Has(ProcessRole::kReports)) {

@@ -21,6 +21,24 @@ const date::time_zone& ZoneOrUtc(std::string_view name) {
   }
 }
 
+// The instant of the wall time `local` in `zone`: when it does not exist (a
+// spring-forward gap), the first instant after the gap; when it occurs twice
+// (fall back), the first occurrence still ahead of `now`.
+TimePoint ResolveWallTime(date::local_seconds local, const date::time_zone& zone, TimePoint now) {
+  const date::local_info info = zone.get_info(local);
+  switch (info.result) {
+    case date::local_info::unique:
+      return TimePoint(local.time_since_epoch() - info.first.offset);
+    case date::local_info::nonexistent:
+      return TimePoint(info.first.end.time_since_epoch());
+    case date::local_info::ambiguous:
+      break;
+  }
+  const TimePoint first(local.time_since_epoch() - info.first.offset);
+  if (first > now) return first;
+  return TimePoint(local.time_since_epoch() - info.second.offset);
+}
+
 }  // namespace
 
 std::optional<TimeOfDay> ParseTimeOfDay(std::string_view text) {
@@ -55,24 +73,25 @@ std::optional<TimePoint> QuietUntil(TimePoint now, const date::time_zone& zone, 
   // The window ends today when `end` is still ahead on the wall clock,
   // otherwise (it crossed midnight) tomorrow.
   const auto local_end = end > time_of_day ? midnight + end : midnight + date::days(1) + end;
-  const date::local_info info = zone.get_info(local_end);
-  switch (info.result) {
-    case date::local_info::unique:
-      return TimePoint(local_end.time_since_epoch() - info.first.offset);
-    case date::local_info::nonexistent:
-      return TimePoint(info.first.end.time_since_epoch());
-    case date::local_info::ambiguous: {
-      const TimePoint first(local_end.time_since_epoch() - info.first.offset);
-      if (first > now) return first;
-      return TimePoint(local_end.time_since_epoch() - info.second.offset);
-    }
-  }
-  return std::nullopt;
+  return ResolveWallTime(local_end, zone, now);
 }
 
 std::optional<TimePoint> QuietUntil(TimePoint now, std::string_view zone, TimeOfDay start,
                                     TimeOfDay end) {
   return QuietUntil(now, ZoneOrUtc(zone), start, end);
+}
+
+TimePoint NextWallTime(TimePoint now, std::string_view zone, TimeOfDay time) {
+  const date::time_zone& tz = ZoneOrUtc(zone);
+  const auto now_s = std::chrono::floor<std::chrono::seconds>(now);
+  const auto local = tz.to_local(now_s);
+  const auto midnight = std::chrono::floor<date::days>(local);
+  const TimeOfDay time_of_day = local - midnight;
+  // Today when the wall time is still ahead (or now), else tomorrow.
+  const auto next = time >= time_of_day ? midnight + time : midnight + date::days(1) + time;
+  const TimePoint at = ResolveWallTime(next, tz, now);
+  // A fall-back day whose repeated hour has passed: the next day's.
+  return at >= now_s ? at : ResolveWallTime(next + date::days(1), tz, now);
 }
 
 }  // namespace chopar::core

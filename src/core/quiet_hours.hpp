@@ -40,4 +40,11 @@ std::optional<TimePoint> QuietUntil(TimePoint now, const date::time_zone& zone, 
 std::optional<TimePoint> QuietUntil(TimePoint now, std::string_view zone, TimeOfDay start,
                                     TimeOfDay end);
 
+// The next time the user's wall clock in `zone` shows `time`: today's when
+// it is still ahead of `now` (or is now), else tomorrow's; a wall time a
+// spring-forward gap skips is the first instant after the gap, one a fall
+// back repeats the first occurrence ahead of `now`. An unknown zone is UTC.
+// Pure and thread-safe.
+TimePoint NextWallTime(TimePoint now, std::string_view zone, TimeOfDay time);
+
 }  // namespace chopar::core

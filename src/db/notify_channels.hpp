@@ -28,6 +28,11 @@ inline constexpr const char* kSchedulesChannel = "chopar_schedules";
 // deleted. Payload: its type. Sent by src/templates/queries/put_template.sql
 // and src/templates/queries/delete_template.sql.
 inline constexpr const char* kTemplatesChannel = "chopar_templates";
+// Refresh the layout and partial caches of every process: a layout or a
+// partial was stored or deleted. Payload: its key, or "<tenant>/<key>" for
+// a tenant's own. Sent by the tables' triggers (migration 0047).
+inline constexpr const char* kLayoutsChannel = "chopar_layouts";
+inline constexpr const char* kPartialsChannel = "chopar_partials";
 // Wakes outbox relays: events were written to chopar.outbox (in chopar's own
 // database or an application's). Payload: empty. Sent by the trigger
 // chopar.outbox_wake of sql/migrations/0010_outbox.sql.
@@ -50,6 +55,11 @@ inline constexpr const char* kDigestsChannel = "chopar_digests";
 // snoozed_until may have moved. Payload: empty. Sent by
 // src/hub/queries/wake_snooze_returners.sql.
 inline constexpr const char* kSnoozesChannel = "chopar_snoozes";
+
+// Wakes the workflow step advancers: a run was created or became due (a
+// step's delivery ended). Payload: empty. Sent by insert_notifications.sql
+// and the deliveries trigger of migration 0049.
+inline constexpr const char* kWorkflowsChannel = "chopar_workflows";
 
 // Wakes the erasure loops: a user's erasure was asked for. Payload: empty.
 // Sent by src/hub/queries/request_erasures.sql.

@@ -54,6 +54,7 @@ nlohmann::json NotificationWithDeliveriesView(const hub::NotificationWithDeliver
                           {"updated_at", TimeView(d.updated_at)}});
   }
   doc["deliveries"] = std::move(deliveries);
+  doc["workflow"] = found.workflow;
   return doc;
 }
 

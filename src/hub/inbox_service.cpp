@@ -127,7 +127,17 @@ NotificationWithDeliveries InboxService::GetNotification(std::int64_t notificati
   if (rows.Empty() || (tenant && rows.OptString(0, "tenant") != tenant))
     throw core::NotFound("notification " + std::to_string(notification_id) + " does not exist");
   const auto deliveries = conn->Exec(queries::kNotificationDeliveries, notification_id);
-  return {ReadNotification(rows, 0), ReadRows(deliveries, deliveries.Rows(), &ReadDelivery)};
+  const auto run = conn->Exec(queries::kNotificationWorkflow, notification_id);
+  nlohmann::json workflow;
+  if (!run.Empty()) {
+    workflow = {{"status", run.String(0, "status")},
+                {"step", run.Int(0, "step")},
+                {"due_at", run.IsNull(0, "due_at") ? nlohmann::json()
+                                                   : nlohmann::json(run.String(0, "due_at"))},
+                {"steps", nlohmann::json::parse(run.Text(0, "outcomes"))}};
+  }
+  return {ReadNotification(rows, 0), ReadRows(deliveries, deliveries.Rows(), &ReadDelivery),
+          std::move(workflow)};
 }
 
 core::Page<Delivery> InboxService::ListDeliveries(const DeliveryFilter& filter) {

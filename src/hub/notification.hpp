@@ -63,6 +63,9 @@ struct Delivery {
 struct NotificationWithDeliveries {
   Notification notification;
   std::vector<Delivery> deliveries;
+  // Its workflow run (docs/api.md "Workflows with steps"): {"status",
+  // "step", "due_at", "steps": [outcome…]}; null when its type has no steps.
+  nlohmann::json workflow;
 };
 
 // A notification from the columns of a row of the inbox queries (id,

@@ -17,8 +17,10 @@
 #include "hub/notification_content.hpp"
 #include "hub/preferences.hpp"
 #include "hub/queries.hpp"
+#include "hub/recipient_row.hpp"
 #include "hub/stored_request.hpp"
 #include "workflow/digest_join.hpp"
+#include "workflow/steps.hpp"
 
 namespace chopar::hub {
 namespace {
@@ -35,29 +37,6 @@ struct Recipients {
   std::map<std::int64_t, Recipient> users;
   std::vector<std::int64_t> drawn_ids;  // ascending; one per request, or none
 };
-
-// Whether `name` is one of the items of "a,b,c" (channel names have no comma).
-bool InCommaList(std::string_view list, std::string_view name) {
-  while (!list.empty()) {
-    const std::size_t comma = list.find(',');
-    if (list.substr(0, comma) == name) return true;
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-  return false;
-}
-
-// Which channels the user of row `i` of users_for_notify.sql has an address for.
-Addressable ReadAddressable(const db::Result& rows, int i) {
-  const std::string addressed = rows.OptString(i, "addressed").value_or("");
-  return core::ReachableChannels(core::AddressesHeld{
-      .email = rows.Bool(i, "has_email"),
-      .phone = rows.Bool(i, "has_phone"),
-      .telegram_chat = rows.Bool(i, "has_telegram"),
-      .push_subscription = rows.Bool(i, "has_push"),
-      .device = rows.Bool(i, "has_device"),
-      .own = [&](std::string_view name) { return InCommaList(addressed, name); }});
-}
 
 // The users `requests` are for, and with `draw_ids` one notification id per
 // request drawn in the same round trip. `Session` is a db::Connection or a
@@ -148,9 +127,21 @@ struct InsertColumns {
   std::vector<std::optional<std::int64_t>> drawn_id;
   std::vector<std::string> type, title, body, data, channels;
   std::vector<std::optional<std::string>> link, dedup_key, category, content, held, held_until,
-      cancellation_key, tenant, actions, tags;
+      cancellation_key, tenant, actions, tags, workflow;
   std::vector<bool> critical;
-  bool any_tenant = false, any_actions = false, any_tags = false;
+  bool any_tenant = false, any_actions = false, any_tags = false, any_workflow = false;
+
+  // The row added last goes through its type's workflow steps (a run, no
+  // deliveries now): on the channels `r` names ("*": every channel).
+  void StartWorkflow(const NotificationRequest& r) {
+    std::string names;
+    for (core::ChannelKind kind : r.channels) {
+      if (!names.empty()) names += ',';
+      names += core::ChannelName(kind);
+    }
+    workflow.back() = r.channels.size() == core::ChannelCount() ? "*" : names;
+    any_workflow = true;
+  }
 
   // `escalate`: the type's escalate-if-unread, when it has one; its channels
   // among `chosen` are held until `now` + after_seconds.
@@ -197,6 +188,7 @@ struct InsertColumns {
     tenant.push_back(r.tenant);
     any_tenant = any_tenant || r.tenant.has_value();
     critical.push_back(r.critical);
+    workflow.push_back(std::nullopt);
   }
 };
 
@@ -325,10 +317,20 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
     const auto category = tmpl != nullptr && tmpl->category ? tmpl->category : r.category;
     const PreferenceScope scope{
         r.type, category ? std::optional<std::string_view>(*category) : std::nullopt};
-    chosen[i] =
-        ChooseChannels(tenant != nullptr ? WithTenantDefaults(tenant->preferences, user.preferences)
-                                         : user.preferences,
-                       user.addressable, r.channels, r.critical, scope);
+    static const workflow::WorkflowSettings kNone;
+    const workflow::WorkflowSettings& workflows = tmpl != nullptr ? tmpl->workflows : kNone;
+    // A workflow's steps choose their channels when each is due; its texts
+    // are rendered now for every channel a step may send on.
+    std::vector<core::ChannelKind> steps_channels;
+    if (workflows.steps) {
+      for (core::ChannelKind kind : workflow::ChannelsOf(*workflows.steps)) {
+        if (std::ranges::find(r.channels, kind) != r.channels.end()) steps_channels.push_back(kind);
+      }
+    }
+    chosen[i] = ChooseChannels(
+        tenant != nullptr ? WithTenantDefaults(tenant->preferences, user.preferences)
+                          : user.preferences,
+        user.addressable, workflows.steps ? steps_channels : r.channels, r.critical, scope);
     std::optional<std::int64_t> id = r.id;
     if (!id && !recipients.drawn_ids.empty()) id = recipients.drawn_ids.at(i);
     try {
@@ -342,15 +344,23 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
       }
       // Composed for a delayed one too: a request that cannot be rendered
       // is refused now, not when it is due.
-      NotificationContent said = ComposeContent(r, tmpl, user.locale, context, chosen[i]);
-      if (tenant != nullptr) AddBranding(said, tenant->branding, chosen[i]);
+      const auto& rendered_for = workflows.steps ? steps_channels : chosen[i];
+      const templates::RenderLibrary library = tmpl != nullptr && lookup != nullptr
+                                                   ? lookup->Library(r.tenant)
+                                                   : templates::RenderLibrary();
+      NotificationContent said =
+          ComposeContent(r, tmpl, user.locale, context, rendered_for, &library);
+      if (tenant != nullptr) AddBranding(said, tenant->branding, rendered_for);
       if (const core::TimePoint due = r.DueAt(now); due > now) {
         delayed.Add(i, r, *id, due);
         chosen[i].clear();  // chosen when it is released
         continue;
       }
-      static const workflow::WorkflowSettings kNone;
-      const workflow::WorkflowSettings& workflows = tmpl != nullptr ? tmpl->workflows : kNone;
+      if (workflows.steps) {
+        columns.Add(i, r, {}, std::move(said), category, id, std::nullopt, now);
+        columns.StartWorkflow(r);
+        continue;
+      }
       if (workflows.digest && !chosen[i].empty()) {
         // In-app now; the channels wait for the digest window.
         digest_items[i] = workflow::DigestItem{0,         r.user_id,
@@ -385,7 +395,8 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         // NULL without a tenant: unnest pads it with NULLs.
         columns.any_tenant ? std::optional(ArrayLiteral(columns.tenant)) : std::nullopt,
         columns.any_actions ? std::optional(ArrayLiteral(columns.actions)) : std::nullopt,
-        columns.any_tags ? std::optional(ArrayLiteral(columns.tags)) : std::nullopt);
+        columns.any_tags ? std::optional(ArrayLiteral(columns.tags)) : std::nullopt,
+        columns.any_workflow ? std::optional(ArrayLiteral(columns.workflow)) : std::nullopt);
     ReadInserted(inserted, requests, chosen, results, find_existing);
     std::vector<workflow::DigestItem> joining;
     for (auto& [index, item] : digest_items) {

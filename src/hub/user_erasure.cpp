@@ -24,6 +24,7 @@ struct ErasureKind {
 };
 const ErasureKind kErasureKinds[] = {
     {"delayed_notifications", queries::kEraseDelayed},
+    {"workflow_runs", queries::kEraseWorkflowRuns},
     {"schedules", queries::kEraseSchedules},
     {"telegram_link_tokens", queries::kEraseTelegramLinkTokens},
     {"digest_items", queries::kEraseDigestItems},

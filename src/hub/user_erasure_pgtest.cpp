@@ -156,6 +156,11 @@ class UserErasureTest : public testing::PgTest {
     Sql("INSERT INTO chopar.digest_items (digest_id, notification_id, channels) SELECT d.id, "
         "n.id, '{email}' FROM chopar.digests d, chopar.notifications n WHERE d.user_id = " +
         user + " AND n.user_id = " + user + " LIMIT 1");
+    // A workflow run, as a type with steps gives each notification.
+    Sql("INSERT INTO chopar.workflow_runs (notification_id, notification_created_at, user_id, "
+        "type, due_at) SELECT id, created_at, user_id, type, now() FROM chopar.notifications "
+        "WHERE user_id = " +
+        user + " LIMIT 1");
     Sql("INSERT INTO chopar.sink_messages (delivery_id, channel, user_id, address, subject, body) "
         "SELECT id, 'email', user_id, '" +
         std::string(kEmail) + "', '" + kTitle +
@@ -278,7 +283,7 @@ TEST_F(UserErasureTest, TheSetUpLeavesRowsEverywhereTheTestLooks) {
        {"users", "user_addresses", "telegram_connections", "telegram_link_tokens",
         "push_subscriptions", "devices", "topic_subscribers", "user_tenants", "schedules",
         "delayed_notifications", "digests", "notifications", "deliveries", "notification_dedup",
-        "sink_messages", "suppressions", "audit_log", "outbox"}) {
+        "workflow_runs", "sink_messages", "suppressions", "audit_log", "outbox"}) {
     EXPECT_TRUE(tables.contains(table)) << table << " has no row of the user to erase";
   }
 }

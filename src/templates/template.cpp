@@ -6,6 +6,8 @@
 #include "core/request_error.hpp"
 #include "core/tags.hpp"
 #include "core/type_name.hpp"
+#include "templates/fragment.hpp"
+#include "workflow/steps.hpp"
 
 namespace chopar::templates {
 namespace {
@@ -140,17 +142,19 @@ bool LocaleTexts::HasChannelBlock(core::ChannelKind channel) const {
 }
 
 std::optional<std::string> LocaleTexts::Render(Target target,
-                                               const mustache::RenderContext& context) const {
+                                               const mustache::RenderContext& context,
+                                               const mustache::PartialSource* partials) const {
   const mustache::MustacheText* text = Find(target);
   if (text == nullptr) return std::nullopt;
   try {
-    return text->Render(context, mustache::RenderBudget{InfoOf(target).max_output});
+    return text->Render(context, mustache::RenderBudget{InfoOf(target).max_output}, partials);
   } catch (const mustache::RenderLimitError& e) {
     throw RenderError(target, "template " + TargetPath(target) + " " + e.what());
   }
 }
 
-nlohmann::json LocaleTexts::RenderActions(const mustache::RenderContext& context) const {
+nlohmann::json LocaleTexts::RenderActions(const mustache::RenderContext& context,
+                                          const mustache::PartialSource* partials) const {
   if (actions_.empty()) return nullptr;
   nlohmann::json rendered = nlohmann::json::array();
   for (std::size_t i = 0; i < actions_.size(); ++i) {
@@ -158,9 +162,11 @@ nlohmann::json LocaleTexts::RenderActions(const mustache::RenderContext& context
     const std::string field = "actions[" + std::to_string(i) + "]";
     try {
       nlohmann::json item = {
-          {"label", action.label.Render(context, mustache::RenderBudget{kMaxActionLabelOutput})}};
+          {"label",
+           action.label.Render(context, mustache::RenderBudget{kMaxActionLabelOutput}, partials)}};
       if (action.url) {
-        item["url"] = action.url->Render(context, mustache::RenderBudget{kMaxActionUrlOutput});
+        item["url"] =
+            action.url->Render(context, mustache::RenderBudget{kMaxActionUrlOutput}, partials);
       }
       if (action.event) item["event"] = *action.event;
       rendered.push_back(std::move(item));
@@ -260,10 +266,11 @@ Template ParseTemplate(const std::string& type, const nlohmann::json& body) {
   // client may send what it read (the request's ?tenant= decides whose it is).
   RejectUnknown(body,
                 {"type", "category", "default_locale", "locales", "tags", "digest", "throttle",
-                 "escalate", "tenant", "created_at", "updated_at"},
+                 "escalate", "steps", "layout", "tenant", "created_at", "updated_at"},
                 "");
   Template t;
   t.type = type;
+  t.source = body;
   if (const auto it = body.find("type"); it != body.end() && !it->is_null() && *it != type) {
     throw core::InvalidField("type", "type must be the one in the path (" + type + ") or left out");
   }
@@ -275,6 +282,14 @@ Template ParseTemplate(const std::string& type, const nlohmann::json& body) {
     t.category = it->get<std::string>();
   }
   if (const auto it = body.find("tags"); it != body.end()) t.tags = core::ParseTags(*it);
+  if (const auto it = body.find("layout"); it != body.end() && !it->is_null()) {
+    if (!it->is_string() || !IsValidFragmentKey(it->get_ref<const std::string&>())) {
+      throw core::InvalidField("layout",
+                               "layout must be null (the built-in layout) or a layout's key, "
+                               "^[a-z0-9][a-z0-9_.-]{0,99}$");
+    }
+    t.layout = it->get<std::string>();
+  }
   const auto locales = body.find("locales");
   if (locales == body.end() || !locales->is_object() || locales->empty()) {
     throw core::InvalidField("locales",
@@ -307,6 +322,17 @@ Template ParseTemplate(const std::string& type, const nlohmann::json& body) {
     *member = *it;
   }
   t.workflows = workflow::ParseWorkflowSettings(t.digest, t.throttle, t.escalate);
+  if (const auto it = body.find("steps"); it != body.end() && !it->is_null()) {
+    if (!t.digest.is_null() || !t.throttle.is_null() || !t.escalate.is_null()) {
+      throw core::InvalidField(
+          "steps",
+          "steps replaces digest, throttle and escalate: give steps alone "
+          "(as digest, throttle, delay and channel steps) or the three without it");
+    }
+    t.workflows.steps =
+        std::make_shared<const std::vector<workflow::Step>>(workflow::ParseSteps(*it));
+    t.steps = workflow::StepsJson(*t.workflows.steps);
+  }
   return t;
 }
 

@@ -45,16 +45,20 @@ class LocaleTexts {
   // Whether the block has any text of `channel`'s own block.
   [[nodiscard]] bool HasChannelBlock(core::ChannelKind channel) const;
 
-  // Renders `target`, or nullopt when the block has no such text. Throws
-  // RenderError when the output grows longer than the target's max_output
-  // or the render takes more than mustache::kMaxRenderSteps (the render is stopped
-  // there: see mustache::RenderBudget).
-  [[nodiscard]] std::optional<std::string> Render(Target target,
-                                                  const mustache::RenderContext& context) const;
+  // Renders `target`, its {{> name}} tags from `partials` (none: they
+  // render as nothing), or nullopt when the block has no such text. Throws
+  // RenderError when the output grows longer than the target's max_output,
+  // the render takes more than mustache::kMaxRenderSteps or partials nest
+  // too deep (the render is stopped there: see mustache::RenderBudget).
+  [[nodiscard]] std::optional<std::string> Render(
+      Target target, const mustache::RenderContext& context,
+      const mustache::PartialSource* partials = nullptr) const;
   // The block's actions rendered ([{"label", "url"} | {"label", "event"}]),
   // null when it has none. Throws RenderError (target kTitle: a label is
   // held to the title's budget of work) naming the action.
-  [[nodiscard]] nlohmann::json RenderActions(const mustache::RenderContext& context) const;
+  [[nodiscard]] nlohmann::json RenderActions(
+      const mustache::RenderContext& context,
+      const mustache::PartialSource* partials = nullptr) const;
   [[nodiscard]] bool HasActions() const { return !actions_.empty(); }
 
   // Parses `block`. Field names in errors are `field_prefix` + the path
@@ -96,12 +100,22 @@ struct Template {
   nlohmann::json digest = nullptr;
   nlohmann::json throttle = nullptr;
   nlohmann::json escalate = nullptr;
+  // The type's workflow steps as given (null: none; docs/api.md "Workflows
+  // with steps"), parsed into workflows.steps. Not combined with the three
+  // settings above, which GET shows converted into steps.
+  nlohmann::json steps = nullptr;
   // Tags every notification of the type carries (a request's own are
   // added to them): distinct, at most 10.
   std::vector<std::string> tags;
+  // The email layout (docs/api.md "Layouts"): none, the built-in one; else
+  // a layout's key, the notification's tenant's own first.
+  std::optional<std::string> layout;
   // The same, parsed (workflow::ParseWorkflowSettings): what notify and the
   // claim read.
   workflow::WorkflowSettings workflows;
+  // The PUT body this was parsed from: what a version of it stores
+  // (templates/versions.hpp).
+  nlohmann::json source;
 
   // The locale a user with `user_locale` gets: that locale when the
   // template has it, else its language part ("uz-Cyrl" → "uz"), else

@@ -7,77 +7,41 @@
 
 #include "core/encoding.hpp"
 #include "core/request_error.hpp"
+#include "workflow/json_members.hpp"
 
 namespace chopar::workflow {
-namespace {
 
-// One settings object under its name ("digest"): field names in errors are
-// "<name>.<member>".
-class Members {
- public:
-  Members(const nlohmann::json& object, std::string_view name,
-          std::initializer_list<std::string_view> known)
-      : object_(object), name_(name) {
-    for (const auto& [member, value] : object.items()) {
-      if (std::ranges::find(known, member) == known.end())
-        throw core::InvalidField(Field(member), "unknown member " + Field(member));
-    }
-  }
-
-  [[nodiscard]] std::string Field(std::string_view member) const {
-    return std::string(name_) + "." + std::string(member);
-  }
-
-  [[nodiscard]] const nlohmann::json* Find(std::string_view member) const {
-    const auto it = object_.find(member);
-    return it == object_.end() || it->is_null() ? nullptr : &*it;
-  }
-
-  // An integer in [low, high]; `fallback` when absent, required without one.
-  [[nodiscard]] int Int(std::string_view member, int low, int high,
-                        std::optional<int> fallback = std::nullopt) const {
-    const nlohmann::json* value = Find(member);
-    if (value == nullptr) {
-      if (fallback) return *fallback;
-      throw core::InvalidField(Field(member), Field(member) + " is required");
-    }
-    if (!value->is_number_integer() || value->get<std::int64_t>() < low ||
-        value->get<std::int64_t>() > high) {
-      throw core::InvalidField(Field(member), Field(member) + " must be an integer from " +
-                                                  std::to_string(low) + " to " +
-                                                  std::to_string(high));
-    }
-    return static_cast<int>(value->get<std::int64_t>());
-  }
-
- private:
-  const nlohmann::json& object_;
-  std::string_view name_;
-};
-
-DigestSettings ParseDigest(const nlohmann::json& object) {
-  const Members m(object, "digest", {"window_seconds", "key", "max_items"});
+DigestSettings ParseDigest(const nlohmann::json& object, std::string_view name,
+                           std::span<const std::string_view> also_known) {
+  std::vector<std::string_view> known{"window_seconds", "key", "max_items"};
+  known.insert(known.end(), also_known.begin(), also_known.end());
+  const Members m(object, std::string(name), known);
   DigestSettings s;
   s.window = std::chrono::seconds(m.Int("window_seconds", 1, kMaxWindowSeconds));
   s.max_items = m.Int("max_items", 1, kMaxDigestItems, s.max_items);
   if (const nlohmann::json* key = m.Find("key")) {
     if (!key->is_string() || key->get_ref<const std::string&>().size() > 1000)
-      throw core::InvalidField("digest.key",
-                               "digest.key must be a text of at most 1000 characters");
+      throw core::InvalidField(m.Field("key"),
+                               m.Field("key") + " must be a text of at most 1000 characters");
     try {
       s.key = DigestKey(key->get<std::string>());
     } catch (const mustache::SyntaxError& e) {
-      throw core::InvalidField("digest.key", std::string("digest.key: ") + e.what());
+      throw core::InvalidField(m.Field("key"), m.Field("key") + ": " + e.what());
     }
   }
   return s;
 }
 
-ThrottleSettings ParseThrottle(const nlohmann::json& object) {
-  const Members m(object, "throttle", {"limit", "window_seconds"});
+ThrottleSettings ParseThrottle(const nlohmann::json& object, std::string_view name,
+                               std::span<const std::string_view> also_known) {
+  std::vector<std::string_view> known{"limit", "window_seconds"};
+  known.insert(known.end(), also_known.begin(), also_known.end());
+  const Members m(object, std::string(name), known);
   return {.limit = m.Int("limit", 1, kMaxThrottleLimit),
           .window = std::chrono::seconds(m.Int("window_seconds", 1, kMaxWindowSeconds))};
 }
+
+namespace {
 
 EscalateSettings ParseEscalate(const nlohmann::json& object) {
   const Members m(object, "escalate", {"after_seconds", "channels"});
@@ -131,8 +95,8 @@ bool EscalateSettings::Holds(core::ChannelKind channel) const {
 WorkflowSettings ParseWorkflowSettings(const nlohmann::json& digest, const nlohmann::json& throttle,
                                        const nlohmann::json& escalate) {
   WorkflowSettings settings;
-  if (digest.is_object()) settings.digest = ParseDigest(digest);
-  if (throttle.is_object()) settings.throttle = ParseThrottle(throttle);
+  if (digest.is_object()) settings.digest = ParseDigest(digest, "digest");
+  if (throttle.is_object()) settings.throttle = ParseThrottle(throttle, "throttle");
   if (escalate.is_object()) settings.escalate = ParseEscalate(escalate);
   return settings;
 }

@@ -5,6 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,7 +80,13 @@ struct EscalateSettings {
 // A type's workflow settings, typed: each one absent when its template has
 // it null (or the type has no template). Parsed once, with the template, so
 // notify and the claim read them without parsing. A value.
+struct Step;
+
 struct WorkflowSettings {
+  // The template's "steps" (docs/api.md "Workflows with steps"): when
+  // present, its notifications go through them (a workflow run each) and
+  // the three settings below are absent.
+  std::shared_ptr<const std::vector<Step>> steps;
   std::optional<DigestSettings> digest;
   std::optional<ThrottleSettings> throttle;
   std::optional<EscalateSettings> escalate;
@@ -96,6 +103,13 @@ struct WorkflowSettings {
 //   throttle: limit 1..1000000 and window_seconds 1..604800 (both required)
 //   escalate: after_seconds 1..604800 and channels (1..4 distinct names),
 //             both required
+// A digest or throttle object (the template's member, or a step) named
+// `name` in errors; `also_known` are members the caller reads itself.
+DigestSettings ParseDigest(const nlohmann::json& object, std::string_view name,
+                           std::span<const std::string_view> also_known = {});
+ThrottleSettings ParseThrottle(const nlohmann::json& object, std::string_view name,
+                               std::span<const std::string_view> also_known = {});
+
 WorkflowSettings ParseWorkflowSettings(const nlohmann::json& digest, const nlohmann::json& throttle,
                                        const nlohmann::json& escalate);
 

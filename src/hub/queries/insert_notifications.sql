@@ -14,7 +14,11 @@
 -- are bulk, claimed after the ordinary deliveries that are due. NULL for any
 -- other notification: due at $11. $19 tenant (text[]; NULL when no row has
 -- one), $20 actions (jsonb[]; NULL when no row has any), $21 tags (each
--- row's tags joined by commas, text[]; NULL when no row has any). Arrays,
+-- row's tags joined by commas, text[]; NULL when no row has any), $22
+-- workflow (text[]; NULL when no row has one): a row of a type with
+-- workflow steps gets no deliveries here but a workflow run, due with its
+-- deliveries' due time, on the channels named (comma-separated, '*' for
+-- every channel), and the advancers are woken. Arrays,
 -- not a JSON document: parsing them is cheaper, and ids not drawn
 -- beforehand are drawn here, in input order, so no separate round trip
 -- reserves them.
@@ -25,9 +29,10 @@ WITH input AS MATERIALIZED (
   SELECT x.*, coalesce(x.drawn_id, nextval(pg_get_serial_sequence('chopar.notifications', 'id'))) AS id
   FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[],
               $8::text[], $9::boolean[], $10::text[], $12::bigint[], $13::text[], $14::jsonb[],
-              $15::text[], $16::timestamptz[], $17::text[], $19::text[], $20::jsonb[], $21::text[])
+              $15::text[], $16::timestamptz[], $17::text[], $19::text[], $20::jsonb[], $21::text[],
+              $22::text[])
     AS x(idx, user_id, type, title, body, link, data, dedup_key, critical, channels, drawn_id, category,
-         content, held, held_until, cancellation_key, tenant, actions, tags)
+         content, held, held_until, cancellation_key, tenant, actions, tags, workflow)
 ), keyed AS (
   -- notification_dedup is the only arbiter of a key: a concurrent insert of
   -- the same key waits on its primary key, then does nothing.
@@ -68,6 +73,18 @@ WITH input AS MATERIALIZED (
   CROSS JOIN LATERAL unnest(string_to_array(i.channels, ',')) AS c(channel)
   CROSS JOIN LATERAL (SELECT coalesce(c.channel = ANY (string_to_array(i.held, ',')), false) AS held) h
   RETURNING 1
+), runs AS (
+  INSERT INTO chopar.workflow_runs (notification_id, notification_created_at, user_id, type, tenant,
+                                    channels, due_at, created_at, updated_at)
+  SELECT i.id, $11::timestamptz, i.user_id, i.type, i.tenant,
+         CASE WHEN i.workflow <> '*' THEN string_to_array(i.workflow, ',') END,
+         coalesce($18::timestamptz, $11::timestamptz), $11::timestamptz, $11::timestamptz
+  FROM inserted n
+  JOIN input i ON i.id = n.id
+  WHERE i.workflow IS NOT NULL
+  RETURNING 1
+), runs_woken AS (
+  SELECT pg_notify('chopar_workflows', '') WHERE EXISTS (SELECT 1 FROM runs)
 ), woken AS (
   -- NOTIFY payloads are limited to 8000 bytes; a large batch wakes the
   -- streams of its range of user ids (a broadcast's batch is such a range).
@@ -85,7 +102,7 @@ SELECT i.idx, n.id IS NOT NULL AS created,
        coalesce(n.id, (SELECT e.notification_id FROM chopar.notification_dedup e
                        WHERE e.user_id = i.user_id AND e.dedup_key = i.dedup_key)) AS id,
        (SELECT count(*) FROM queued) AS deliveries,
-       (SELECT count(*) FROM woken) AS woken
+       (SELECT count(*) FROM woken) AS woken, (SELECT count(*) FROM runs_woken) AS runs_woken
 FROM input i
 LEFT JOIN inserted n ON n.id = i.id
 ORDER BY i.idx

@@ -30,6 +30,11 @@ int Canceler::Cancel(const CancelRequest& request) {
   // Two statements, in this order (see the header): READ COMMITTED gives
   // the second a snapshot taken after the first's row locks were granted.
   const auto delayed = tx.Exec(queries::kCancelDelayed, request.cancellation_key, request.user_id);
+  // Workflow runs stop before their queued deliveries are canceled: a run
+  // an advancer holds is waited for, and the delivery it just created is
+  // then seen by the statement after this one.
+  const auto runs =
+      tx.Exec(queries::kCancelWorkflowRuns, request.cancellation_key, request.user_id);
   // Digest windows lose the items (not counted: their deliveries do not
   // exist yet, and a window left empty sends nothing).
   tx.Defer(queries::kCancelDigestItems, request.cancellation_key, request.user_id);
@@ -40,7 +45,7 @@ int Canceler::Cancel(const CancelRequest& request) {
     if (const auto kind = core::ParseChannel(deliveries.Text(i, "channel")))
       canceled_[*kind]->Inc();
   }
-  return delayed.Rows() + deliveries.Rows();
+  return delayed.Rows() + runs.Rows() + deliveries.Rows();
 }
 
 }  // namespace chopar::workflow::engine

@@ -23,8 +23,9 @@ struct CancelRequest {
 CancelRequest ParseCancelRequest(const nlohmann::json& body);
 
 // Cancels by cancellation key. In one transaction: the delayed
-// notifications with the key are deleted (they never appear), then the
-// queued deliveries of the notifications with the key end `canceled`
+// notifications with the key are deleted (they never appear), their
+// workflow runs stop (the steps left are never done), then the queued
+// deliveries of the notifications with the key end `canceled`
 // (last_error `canceled`) — in that order, so a delayed notification being
 // released at the same moment is either deleted or, once its release has
 // committed, has its deliveries canceled. `sending` deliveries are in

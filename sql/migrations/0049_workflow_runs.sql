@@ -1,0 +1,84 @@
+-- Workflows with steps (docs/api.md "Workflows with steps"): a type whose
+-- template has `steps` gives each of its notifications one run, a row that
+-- says which step is next and when it is due. Any number of advancers
+-- (src/workflow/engine/step_advancer.cpp) claim due runs with FOR UPDATE
+-- SKIP LOCKED and do each step in one transaction with the run's update, so
+-- a step is done once across crashes and restarts. Nothing waits in a
+-- process's memory.
+--
+-- status:
+--   active    due at due_at: the advancer does step `step` then
+--   waiting   a channel step's delivery (delivery_id) is on its way; the
+--             delivery's final status makes the run active again (the
+--             trigger below), due at once
+--   done      every step done, or a step ended the run (throttled, digested)
+--   canceled  POST /v1/notifications/cancel stopped the steps left
+CREATE TABLE chopar.workflow_runs (
+  notification_id         bigint PRIMARY KEY,
+  -- The notification's partition key: the advancer finds it in one partition.
+  notification_created_at timestamptz NOT NULL,
+  user_id                 bigint NOT NULL REFERENCES chopar.users ON DELETE CASCADE,
+  type                    text NOT NULL CHECK (type ~ '^[a-z]+(\.[a-z_]+)*$' AND length(type) <= 100),
+  tenant                  text CHECK (tenant IS NULL OR length(tenant) BETWEEN 1 AND 100),
+  -- The channels the request named (NULL: any); a channel step sends only on these.
+  channels                text[] CHECK (channels IS NULL OR cardinality(channels) <= 32),
+  step                    integer NOT NULL DEFAULT 0 CHECK (step BETWEEN 0 AND 20),
+  status                  text NOT NULL DEFAULT 'active'
+                            CHECK (status IN ('active', 'waiting', 'done', 'canceled')),
+  due_at                  timestamptz,
+  -- waiting: the delivery the current channel step waits for.
+  delivery_id             bigint,
+  delivery_created_at     timestamptz,  -- its partition key
+  -- The channels of the current `first_of` step tried so far, in order.
+  tried                   text[] NOT NULL DEFAULT '{}' CHECK (cardinality(tried) <= 32),
+  -- One entry per step done, in order: {"index", "type", "outcome",
+  -- "channel", "delivery_id", "at", "until", "detail"} (the API's
+  -- workflow.steps).
+  outcomes                jsonb NOT NULL DEFAULT '[]'
+                            CHECK (jsonb_typeof(outcomes) = 'array' AND jsonb_array_length(outcomes) <= 64),
+  -- When the run last passed a throttle step: what a throttle step counts.
+  throttle_passed_at      timestamptz,
+  created_at              timestamptz NOT NULL DEFAULT now(),
+  updated_at              timestamptz NOT NULL DEFAULT now(),
+  CHECK ((status = 'active') = (due_at IS NOT NULL)),
+  CHECK (status <> 'waiting' OR delivery_id IS NOT NULL)
+);
+-- What the advancer claims: active runs by due time.
+CREATE INDEX workflow_runs_due ON chopar.workflow_runs (due_at) WHERE status = 'active';
+-- What a throttle step counts: the user's runs of the type that passed one
+-- within its window.
+CREATE INDEX workflow_runs_throttle ON chopar.workflow_runs (user_id, type, throttle_passed_at)
+  WHERE throttle_passed_at IS NOT NULL;
+-- The erasure loop and the export find a user's runs.
+CREATE INDEX workflow_runs_user ON chopar.workflow_runs (user_id);
+
+-- The step a delivery was created for (NULL: not a workflow step's). A new
+-- nullable column without a default rewrites nothing; its CHECK, added with
+-- it, finds only NULLs.
+ALTER TABLE chopar.deliveries
+  ADD COLUMN IF NOT EXISTS workflow_step smallint
+    CONSTRAINT deliveries_workflow_step_check
+    CHECK (workflow_step IS NULL OR workflow_step BETWEEN 0 AND 20);
+
+-- A workflow delivery's final status wakes its run, in the transaction that
+-- set it, whichever path set it (the worker's record, the claim's skip, a
+-- cancel, an operator). Deliveries of no workflow pass the WHEN clause
+-- without running anything.
+CREATE FUNCTION chopar.wake_workflow_run() RETURNS trigger LANGUAGE plpgsql AS $f$
+BEGIN
+  UPDATE chopar.workflow_runs
+  SET status = 'active', due_at = now(), updated_at = now()
+  WHERE notification_id = NEW.notification_id AND status = 'waiting' AND delivery_id = NEW.id;
+  IF FOUND THEN
+    PERFORM pg_notify('chopar_workflows', '');
+  END IF;
+  RETURN NULL;
+END
+$f$;
+
+CREATE TRIGGER deliveries_wake_workflow_run
+  AFTER UPDATE OF status ON chopar.deliveries
+  FOR EACH ROW
+  WHEN (NEW.workflow_step IS NOT NULL AND OLD.status IS DISTINCT FROM NEW.status
+        AND NEW.status IN ('sent', 'failed', 'skipped', 'canceled'))
+  EXECUTE FUNCTION chopar.wake_workflow_run();

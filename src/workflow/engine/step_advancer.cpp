@@ -1,0 +1,281 @@
+#include "workflow/engine/step_advancer.hpp"
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/time_format.hpp"
+#include "db/notify_channels.hpp"
+#include "db/params.hpp"
+#include "db/statement_time.hpp"
+#include "hub/channel_choice.hpp"
+#include "hub/preferences.hpp"
+#include "hub/queries.hpp"
+#include "hub/recipient_row.hpp"
+#include "workflow/engine/queries.hpp"
+#include "workflow/step_progress.hpp"
+
+namespace chopar::workflow::engine {
+namespace {
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
+std::string JoinCommas(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& item : items) (text.empty() ? text : text += ",") += item;
+  return text;
+}
+
+const char* StatusName(RunStatus status) {
+  switch (status) {
+    case RunStatus::kActive:
+      return "active";
+    case RunStatus::kWaiting:
+      return "waiting";
+    case RunStatus::kDone:
+      return "done";
+    case RunStatus::kCanceled:
+      return "canceled";
+  }
+  return "done";
+}
+
+// What the claimed runs' users are: users_for_notify.sql's row per user.
+struct UserFacts {
+  nlohmann::json preferences;
+  hub::Addressable addressable{};
+  std::string locale, timezone;
+  nlohmann::json data;
+};
+
+// The apply_workflow_steps parameters: one element per run, and one per
+// delivery to create.
+struct Writes {
+  std::vector<std::int64_t> id, step;
+  std::vector<std::string> status, tried, outcomes;
+  std::vector<std::optional<std::string>> due_at;
+  std::vector<bool> passed_throttle;
+  std::vector<std::int64_t> send_id, send_step;
+  std::vector<std::string> send_channel;
+  std::vector<bool> send_waited;
+
+  void Add(std::int64_t notification_id, const RunAdvance& advance) {
+    id.push_back(notification_id);
+    step.push_back(advance.step);
+    status.emplace_back(StatusName(advance.status));
+    tried.push_back(JoinCommas(advance.tried));
+    outcomes.push_back(advance.outcomes.dump());
+    due_at.push_back(advance.status == RunStatus::kActive && advance.due_at
+                         ? std::optional(core::FormatRfc3339Micros(*advance.due_at))
+                         : std::nullopt);
+    passed_throttle.push_back(advance.passed_throttle);
+    for (std::size_t i = 0; i < advance.send.size(); ++i) {
+      send_id.push_back(notification_id);
+      send_step.push_back(advance.send_step);
+      send_channel.emplace_back(core::ChannelName(advance.send[i]));
+      send_waited.push_back(i == 0 && advance.wait_for_first);
+    }
+  }
+};
+
+// A run that cannot go on (its notification or user is gone, its type has
+// no steps any more): done, with why as its last outcome.
+RunAdvance Ended(const RunState& state, std::string_view why, core::TimePoint now) {
+  RunAdvance advance;
+  advance.status = RunStatus::kDone;
+  advance.step = state.step;
+  advance.outcomes = state.outcomes;
+  advance.outcomes.push_back({{"index", state.step},
+                              {"type", nullptr},
+                              {"outcome", "ended"},
+                              {"channel", nullptr},
+                              {"delivery_id", nullptr},
+                              {"at", core::FormatRfc3339(now)},
+                              {"until", nullptr},
+                              {"detail", why}});
+  return advance;
+}
+
+}  // namespace
+
+StepAdvancer::StepAdvancer(db::Pool& pool, const core::Clock& clock,
+                           const templates::TemplateLookup& templates,
+                           core::MetricsRegistry& metrics, StepAdvancerSettings settings)
+    : pool_(pool),
+      clock_(clock),
+      templates_(templates),
+      settings_(settings),
+      metrics_(metrics),
+      advanced_(metrics.GetCounter("chopar_workflow_runs_advanced_total",
+                                   "Workflow runs advanced (claimed when due and moved on)")),
+      loop_(pool, "workflow", db::kWorkflowsChannel, clock, settings_.max_sleep,
+            {[this](bool& full) { return AdvanceBatch(full); }, [this] { return NextDue(); }},
+            metrics) {}
+
+StepAdvancer::~StepAdvancer() { Stop(); }
+
+int StepAdvancer::AdvanceBatch(bool& full) {
+  auto tx = pool_.Begin("advance_workflows");
+  const auto runs = tx.Exec(queries::kClaimWorkflowRuns, db::SqlNowParam(clock_), settings_.batch);
+  full = runs.Rows() >= settings_.batch;
+  if (runs.Rows() == 0) {
+    tx.Commit();
+    return 0;
+  }
+  const core::TimePoint now = core::ParsePgTimestamp(runs.Text(0, "now"));
+
+  std::set<std::int64_t> user_ids;
+  std::set<std::string> tenant_keys;
+  for (int i = 0; i < runs.Rows(); ++i) {
+    user_ids.insert(runs.Int(i, "user_id"));
+    if (const auto tenant = runs.OptString(i, "tenant")) tenant_keys.insert(*tenant);
+  }
+  const std::vector<std::int64_t> user_list(user_ids.begin(), user_ids.end());
+  std::map<std::int64_t, UserFacts> users;
+  const auto user_rows = tx.Exec(hub::queries::kUsersForNotify, db::ArrayLiteral(user_list), 0);
+  for (int i = 0; i < user_rows.Rows(); ++i) {
+    UserFacts& user = users[user_rows.Int(i, "id")];
+    user.preferences = nlohmann::json::parse(user_rows.Text(i, "preferences"));
+    user.addressable = hub::ReadAddressable(user_rows, i);
+    user.locale = user_rows.String(i, "locale");
+    user.timezone = user_rows.String(i, "timezone");
+    user.data = nlohmann::json::parse(user_rows.Text(i, "data"));
+  }
+  // The tenants' default preferences, and which users belong to each.
+  std::map<std::string, nlohmann::json, std::less<>> tenant_defaults;
+  std::set<std::pair<std::string, std::int64_t>> members;
+  if (!tenant_keys.empty()) {
+    const auto tenant_rows =
+        tx.Exec(hub::queries::kTenantsForNotify, db::ArrayLiteral(user_list),
+                db::ArrayLiteral(std::vector<std::string>(tenant_keys.begin(), tenant_keys.end())));
+    for (int i = 0; i < tenant_rows.Rows(); ++i) {
+      const std::string key = tenant_rows.String(i, "key");
+      tenant_defaults[key] = nlohmann::json::parse(tenant_rows.Text(i, "preferences"));
+      for (const auto& id : SplitCommas(tenant_rows.OptString(i, "members").value_or("")))
+        members.emplace(key, std::stoll(id));
+    }
+  }
+
+  // Throttle steps passed in this batch, not yet written: counted on top of
+  // what the database holds.
+  std::map<std::pair<std::int64_t, std::string>, int> passed_here;
+  Writes writes;
+  for (int i = 0; i < runs.Rows(); ++i) {
+    const std::int64_t notification_id = runs.Int(i, "notification_id");
+    const std::int64_t user_id = runs.Int(i, "user_id");
+    const std::string type = runs.String(i, "type");
+    const auto tenant = runs.OptString(i, "tenant");
+    RunState state;
+    state.step = static_cast<int>(runs.Int(i, "step"));
+    state.tried = SplitCommas(runs.OptString(i, "tried").value_or(""));
+    state.outcomes = nlohmann::json::parse(runs.Text(i, "outcomes"));
+    if (const auto status = runs.OptString(i, "delivery_status");
+        status && *status != "queued" && *status != "sending") {
+      state.ended = DeliveryEnd{runs.Int(i, "delivery_id"),
+                                core::ParseChannel(runs.String(i, "delivery_channel"))
+                                    .value_or(core::ChannelKind::kEmail),
+                                *status, runs.OptString(i, "delivery_error")};
+    }
+    const auto user = users.find(user_id);
+    const auto tmpl = templates_.FindFor(type, tenant);
+    if (!runs.Bool(i, "found")) {
+      writes.Add(notification_id, Ended(state, "the notification is gone", now));
+      continue;
+    }
+    if (user == users.end()) {
+      writes.Add(notification_id, Ended(state, "the user is gone", now));
+      continue;
+    }
+    if (tmpl == nullptr || !tmpl->workflows.steps) {
+      writes.Add(notification_id, Ended(state, "the type's template has no steps", now));
+      continue;
+    }
+    const auto category = tmpl->category ? tmpl->category : runs.OptString(i, "category");
+    const hub::PreferenceScope scope{
+        type, category ? std::optional<std::string_view>(*category) : std::nullopt};
+    std::vector<core::ChannelKind> requested;
+    if (const auto names = runs.OptString(i, "channels")) {
+      for (const auto& name : SplitCommas(*names)) {
+        if (const auto kind = core::ParseChannel(name)) requested.push_back(*kind);
+      }
+    } else {
+      requested.assign(core::AllChannels().begin(), core::AllChannels().end());
+    }
+    const bool in_tenant = tenant && members.contains({*tenant, user_id});
+    const nlohmann::json preferences =
+        in_tenant ? hub::WithTenantDefaults(tenant_defaults[*tenant], user->second.preferences)
+                  : user->second.preferences;
+    const bool critical = runs.Bool(i, "critical");
+
+    RunInputs inputs;
+    inputs.receivable =
+        hub::ChooseChannels(preferences, user->second.addressable, requested, critical, scope);
+    inputs.timezone = user->second.timezone;
+    inputs.now = now;
+    nlohmann::json tags = nlohmann::json::array();
+    for (auto& tag : SplitCommas(runs.OptString(i, "tags").value_or(""))) tags.push_back(tag);
+    inputs.context = {{"data", nlohmann::json::parse(runs.Text(i, "data"))},
+                      {"user",
+                       {{"id", user_id},
+                        {"locale", user->second.locale},
+                        {"timezone", user->second.timezone},
+                        {"data", user->second.data}}},
+                      {"tenant", tenant ? nlohmann::json(*tenant) : nlohmann::json()},
+                      {"notification",
+                       {{"id", notification_id},
+                        {"type", type},
+                        {"category", category ? nlohmann::json(*category) : nlohmann::json()},
+                        {"critical", critical},
+                        {"tags", std::move(tags)},
+                        {"seen", runs.Bool(i, "seen")},
+                        {"read", runs.Bool(i, "read")},
+                        {"archived", runs.Bool(i, "archived")}}}};
+    inputs.pass_throttle = [&](const ThrottleSettings& throttle) {
+      tx.Exec(queries::kLockStepThrottle, user_id, type);
+      const auto counted = tx.Exec(queries::kCountStepThrottle, user_id, type,
+                                   core::FormatRfc3339Micros(now - throttle.window));
+      int& here = passed_here[{user_id, type}];
+      if (counted.Int(0, "passed") + here >= throttle.limit) return false;
+      ++here;
+      return true;
+    };
+    const RunAdvance advance = AdvanceRun(*tmpl->workflows.steps, state, inputs);
+    for (std::size_t k = state.outcomes.size(); k < advance.outcomes.size(); ++k) {
+      metrics_
+          .GetCounter("chopar_workflow_steps_total", "Workflow steps done, by outcome",
+                      {{"outcome", advance.outcomes[k].value("outcome", "")}})
+          .Inc();
+    }
+    writes.Add(notification_id, advance);
+  }
+
+  using db::ArrayLiteral;
+  tx.Exec(queries::kApplyWorkflowSteps, ArrayLiteral(writes.id), ArrayLiteral(writes.status),
+          ArrayLiteral(writes.step), ArrayLiteral(writes.due_at), ArrayLiteral(writes.tried),
+          ArrayLiteral(writes.outcomes), ArrayLiteral(writes.passed_throttle),
+          ArrayLiteral(writes.send_id), ArrayLiteral(writes.send_channel),
+          ArrayLiteral(writes.send_step), ArrayLiteral(writes.send_waited),
+          core::FormatRfc3339Micros(now));
+  tx.Commit();
+  advanced_.Inc(static_cast<double>(runs.Rows()));
+  return runs.Rows();
+}
+
+std::optional<core::TimePoint> StepAdvancer::NextDue() {
+  auto conn = pool_.Acquire();
+  const auto row = conn->Exec(queries::kNextWorkflowRun);
+  if (row.IsNull(0, "due_at")) return std::nullopt;
+  return core::ParsePgTimestamp(row.Text(0, "due_at"));
+}
+
+}  // namespace chopar::workflow::engine

@@ -1,0 +1,225 @@
+#include "workflow/step_progress.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+#include "core/time_format.hpp"
+
+namespace chopar::workflow {
+namespace {
+
+std::string_view TypeName(StepKind kind) {
+  switch (kind) {
+    case StepKind::kChannel:
+      return "channel";
+    case StepKind::kDelay:
+      return "delay";
+    case StepKind::kThrottle:
+      return "throttle";
+    case StepKind::kDigest:
+      return "digest";
+  }
+  return "channel";
+}
+
+// Builds the run's advance step by step.
+class Progress {
+ public:
+  Progress(const std::vector<Step>& steps, const RunState& state, const RunInputs& inputs)
+      : steps_(steps), inputs_(inputs) {
+    advance_.step = state.step;
+    advance_.tried = state.tried;
+    advance_.outcomes = state.outcomes.is_array() ? state.outcomes : nlohmann::json::array();
+  }
+
+  RunAdvance Run(const std::optional<DeliveryEnd>& ended) {
+    if (ended && !Resume(*ended)) return std::move(advance_);
+    while (advance_.step < static_cast<int>(steps_.size())) {
+      if (!Do(steps_[static_cast<std::size_t>(advance_.step)])) return std::move(advance_);
+    }
+    advance_.status = RunStatus::kDone;
+    return std::move(advance_);
+  }
+
+ private:
+  const Step& Current() const { return steps_[static_cast<std::size_t>(advance_.step)]; }
+
+  void Record(std::string_view outcome, std::optional<core::ChannelKind> channel = std::nullopt,
+              std::optional<std::int64_t> delivery_id = std::nullopt,
+              std::optional<core::TimePoint> until = std::nullopt,
+              std::optional<std::string> detail = std::nullopt) {
+    nlohmann::json entry = {
+        {"index", advance_.step},
+        {"type", TypeName(Current().kind)},
+        {"outcome", outcome},
+        {"channel", channel ? nlohmann::json(std::string(core::ChannelName(*channel))) : nullptr},
+        {"delivery_id", delivery_id ? nlohmann::json(*delivery_id) : nullptr},
+        {"at", core::FormatRfc3339(inputs_.now)},
+        {"until", until ? nlohmann::json(core::FormatRfc3339(*until)) : nullptr},
+        {"detail", detail ? nlohmann::json(*detail) : nullptr}};
+    if (Current().name) entry["name"] = *Current().name;
+    advance_.outcomes.push_back(std::move(entry));
+  }
+
+  void Next() {
+    ++advance_.step;
+    advance_.tried.clear();
+  }
+
+  // The delivery the run waited for ended: record it, or try the next
+  // channel of a first_of. False when the run stops here.
+  bool Resume(const DeliveryEnd& ended) {
+    if (advance_.step >= static_cast<int>(steps_.size()) || Current().kind != StepKind::kChannel) {
+      // The workflow changed under the run: the step it waited on is gone.
+      return true;
+    }
+    if (ended.status == "canceled") {
+      Record("canceled", ended.channel, ended.id, std::nullopt, ended.last_error);
+      advance_.status = RunStatus::kCanceled;
+      return false;
+    }
+    if (ended.status == "sent" || Current().pick != ChannelPick::kFirstOf) {
+      Record(ended.status, ended.channel, ended.id, std::nullopt, ended.last_error);
+      Next();
+      return true;
+    }
+    // A first_of whose channel failed or was skipped: the next one, if any.
+    if (SendFirstOf()) return false;
+    Record(ended.status, ended.channel, ended.id, std::nullopt,
+           "every channel tried: " + Joined(advance_.tried) +
+               (ended.last_error ? "; last: " + *ended.last_error : ""));
+    Next();
+    return true;
+  }
+
+  static std::string Joined(const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& name : names) (text.empty() ? text : text += ", ") += name;
+    return text;
+  }
+
+  bool Receivable(core::ChannelKind kind) const {
+    return std::ranges::find(inputs_.receivable, kind) != inputs_.receivable.end();
+  }
+
+  // Sends on the first channel of the current first_of not tried yet that
+  // the user can receive, and waits for it. False when none is left.
+  bool SendFirstOf() {
+    for (core::ChannelKind kind : Current().channels) {
+      const std::string name(core::ChannelName(kind));
+      if (std::ranges::find(advance_.tried, name) != advance_.tried.end()) continue;
+      if (!Receivable(kind)) continue;
+      advance_.tried.push_back(name);
+      Send({kind}, true);
+      return true;
+    }
+    return false;
+  }
+
+  void Send(std::vector<core::ChannelKind> channels, bool wait) {
+    advance_.send = std::move(channels);
+    advance_.send_step = advance_.step;
+    advance_.wait_for_first = wait;
+    advance_.status = wait ? RunStatus::kWaiting : RunStatus::kActive;
+  }
+
+  nlohmann::json ConditionContext() const {
+    nlohmann::json context = inputs_.context;
+    nlohmann::json by_index = nlohmann::json::array();
+    nlohmann::json by_name = nlohmann::json::object();
+    for (const auto& entry : advance_.outcomes) {
+      const nlohmann::json seen = {{"outcome", entry.value("outcome", "")},
+                                   {"channel", entry.value("channel", nlohmann::json())}};
+      // Index i holds step i's outcome (a step is done once, in order).
+      by_index.push_back(seen);
+      if (entry.contains("name")) by_name[entry["name"].get<std::string>()] = seen;
+    }
+    context["steps"] = std::move(by_index);
+    context["step"] = std::move(by_name);
+    return context;
+  }
+
+  // Does the current step. False when the run stops (waits, is due later,
+  // or ended).
+  bool Do(const Step& step) {
+    if (step.condition && !step.condition->Evaluate(ConditionContext())) {
+      Record("condition_false");
+      Next();
+      return true;
+    }
+    switch (step.kind) {
+      case StepKind::kDelay: {
+        const core::TimePoint until =
+            step.until ? core::NextWallTime(inputs_.now, inputs_.timezone, *step.until)
+                       : inputs_.now + step.delay;
+        Record("delayed", std::nullopt, std::nullopt, until);
+        Next();
+        if (until <= inputs_.now) return true;
+        advance_.status = RunStatus::kActive;
+        advance_.due_at = until;
+        return false;
+      }
+      case StepKind::kThrottle:
+        if (!inputs_.pass_throttle(*step.throttle)) {
+          Record("throttled");
+          advance_.status = RunStatus::kDone;
+          Next();
+          advance_.step = static_cast<int>(steps_.size());
+          return false;
+        }
+        advance_.passed_throttle = true;
+        Record("passed");
+        Next();
+        return true;
+      case StepKind::kDigest:  // ParseSteps refuses it; never reached
+      case StepKind::kChannel:
+        return DoChannel(step);
+    }
+    return true;
+  }
+
+  bool DoChannel(const Step& step) {
+    if (step.pick == ChannelPick::kAllOf) {
+      std::vector<core::ChannelKind> send;
+      for (core::ChannelKind kind : step.channels)
+        if (Receivable(kind)) send.push_back(kind);
+      if (send.empty()) {
+        Record("skipped", std::nullopt, std::nullopt, std::nullopt,
+               "the user can receive none of its channels");
+        Next();
+        return true;
+      }
+      std::vector<std::string> names;
+      for (core::ChannelKind kind : send) names.emplace_back(core::ChannelName(kind));
+      Record("queued", std::nullopt, std::nullopt, std::nullopt, Joined(names));
+      // One advance creates one step's deliveries: the steps after an
+      // all_of run on the next claim, due at once.
+      Send(std::move(send), false);
+      Next();
+      if (advance_.step >= static_cast<int>(steps_.size())) {
+        advance_.status = RunStatus::kDone;
+      } else {
+        advance_.due_at = inputs_.now;
+      }
+      return false;
+    }
+    if (SendFirstOf()) return false;
+    Record("skipped", std::nullopt, std::nullopt, std::nullopt,
+           "the user can receive none of its channels");
+    Next();
+    return true;
+  }
+
+  const std::vector<Step>& steps_;
+  const RunInputs& inputs_;
+  RunAdvance advance_;
+};
+
+}  // namespace
+
+RunAdvance AdvanceRun(const std::vector<Step>& steps, const RunState& state,
+                      const RunInputs& inputs) {
+  return Progress(steps, state, inputs).Run(state.ended);
+}
+
+}  // namespace chopar::workflow

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/channel_kind.hpp"
+#include "core/clock.hpp"
+#include "workflow/steps.hpp"
+
+namespace chopar::workflow {
+
+// How the delivery a channel step waited for ended.
+struct DeliveryEnd {
+  std::int64_t id = 0;
+  core::ChannelKind channel = core::ChannelKind::kEmail;
+  std::string status;  // sent, failed, skipped or canceled
+  std::optional<std::string> last_error;
+};
+
+// Where a run stands when it is due (a chopar.workflow_runs row).
+struct RunState {
+  int step = 0;                                       // the next step
+  std::vector<std::string> tried;                     // the current first_of step's channels tried
+  nlohmann::json outcomes = nlohmann::json::array();  // one entry per step done
+  std::optional<DeliveryEnd> ended;                   // the delivery the run waited for, ended
+};
+
+// What the run's next steps see and need.
+struct RunInputs {
+  // {"data", "user", "tenant", "notification"} (docs/conditions.md); the
+  // steps done are added as "steps" and "step".
+  nlohmann::json context;
+  // The channels the user can receive now: requested, wanted (preferences)
+  // and addressable (hub::ChooseChannels).
+  std::vector<core::ChannelKind> receivable;
+  std::string timezone = "UTC";
+  core::TimePoint now;
+  // Whether one more notification of the type may pass `throttle` for the
+  // user now; counts it when it may. The caller's database.
+  std::function<bool(const ThrottleSettings&)> pass_throttle;
+};
+
+enum class RunStatus { kActive, kWaiting, kDone, kCanceled };
+
+// What to write back for the run, all in the claim's transaction.
+struct RunAdvance {
+  RunStatus status = RunStatus::kDone;
+  int step = 0;
+  std::optional<core::TimePoint> due_at;  // kActive
+  std::vector<std::string> tried;
+  nlohmann::json outcomes;
+  // Deliveries to create for step `send_step`; with `wait_for_first`, the
+  // run waits for the first (kWaiting).
+  std::vector<core::ChannelKind> send;
+  int send_step = 0;
+  bool wait_for_first = false;
+  bool passed_throttle = false;
+};
+
+// Does every step of `steps` due now for a run in `state`: conditions false
+// skip their step, throttles pass or end the run, a delay sets the run's
+// next due time, a channel step creates its deliveries (and, but for
+// all_of, waits for the one it sent). A run past its last step is done; a
+// canceled delivery cancels it. Pure but for inputs.pass_throttle.
+RunAdvance AdvanceRun(const std::vector<Step>& steps, const RunState& state,
+                      const RunInputs& inputs);
+
+}  // namespace chopar::workflow
