@@ -52,7 +52,8 @@ TEST(QuietHoursTest, ParsesPostgresTimeText) {
 
 TEST(QuietUntilTest, NotQuietGivesNothing) {
   // 12:00 in Tashkent (UTC+5) is 07:00Z.
-  EXPECT_EQ(QuietUntil(Utc("2026-10-28T07:00:00Z"), "Asia/Tashkent", At(22, 0), At(8, 0)), std::nullopt);
+  EXPECT_EQ(QuietUntil(Utc("2026-10-28T07:00:00Z"), "Asia/Tashkent", At(22, 0), At(8, 0)),
+            std::nullopt);
 }
 
 TEST(QuietUntilTest, BeforeMidnightEndsNextMorningInTheUsersZone) {
@@ -100,6 +101,30 @@ TEST(QuietUntilTest, RepeatedEndTimeEndsAtItsFirstPassStillAhead) {
 TEST(QuietUntilTest, UnknownZoneFallsBackToUtc) {
   EXPECT_EQ(QuietUntil(Utc("2026-10-28T23:30:00Z"), "Nowhere/Atlantis", At(22, 0), At(8, 0)),
             Utc("2026-10-29T08:00:00Z"));
+}
+
+}  // namespace
+}  // namespace chopar::core
+
+namespace chopar::core {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(NextWallTime, TodayWhenAheadElseTomorrowAcrossDst) {
+  const auto at = [](const char* text) { return ParseRfc3339(text).value(); };
+  // 13:00 in Tashkent (UTC+5): 18:00 is today, 09:00 tomorrow.
+  EXPECT_EQ(FormatRfc3339(NextWallTime(at("2026-12-07T08:00:00Z"), "Asia/Tashkent", 18h)),
+            "2026-12-07T13:00:00Z");
+  EXPECT_EQ(FormatRfc3339(NextWallTime(at("2026-12-07T08:00:00Z"), "Asia/Tashkent", 9h)),
+            "2026-12-08T04:00:00Z");
+  // New York springs forward on 2026-03-08 at 02:00: 02:30 does not exist
+  // that day, the first instant after the gap (03:00 EDT = 07:00Z) is it.
+  EXPECT_EQ(FormatRfc3339(NextWallTime(at("2026-03-08T05:00:00Z"), "America/New_York", 2h + 30min)),
+            "2026-03-08T07:00:00Z");
+  // And 09:00 keeps its wall time across the change: 13:00Z after, 14:00Z before.
+  EXPECT_EQ(FormatRfc3339(NextWallTime(at("2026-03-07T15:00:00Z"), "America/New_York", 9h)),
+            "2026-03-08T13:00:00Z");
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ bool Notifies(const db::Query& query, const char* channel) {
 TEST(NotifyChannels, HubQueriesNotifyTheNamedChannels) {
   EXPECT_TRUE(Notifies(queries::kInsertNotifications, db::kDeliveriesChannel));
   EXPECT_TRUE(Notifies(queries::kInsertNotifications, db::kInboxChannel));
+  EXPECT_TRUE(Notifies(queries::kInsertNotifications, db::kWorkflowsChannel));
   EXPECT_TRUE(Notifies(queries::kWakeInbox, db::kInboxChannel));
   EXPECT_TRUE(Notifies(queries::kWakeSnoozeReturners, db::kSnoozesChannel));
   EXPECT_TRUE(Notifies(queries::kRequestErasures, db::kErasuresChannel));

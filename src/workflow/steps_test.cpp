@@ -1,0 +1,164 @@
+// A template's workflow steps: what parses, what is refused and which field
+// the error names, the shown form round-tripping, the old settings shown as
+// steps, and AdvanceRun's decisions on an injected time.
+#include "workflow/steps.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/request_error.hpp"
+#include "core/time_format.hpp"
+#include "workflow/step_progress.hpp"
+
+namespace chopar::workflow {
+namespace {
+
+using nlohmann::json;
+
+std::string FieldOfError(const json& steps) {
+  try {
+    (void)ParseSteps(steps);
+  } catch (const core::RequestError& e) {
+    return e.field().value_or("") + " | " + e.what();
+  }
+  return "parsed";
+}
+
+TEST(StepsParsing, EveryKindParsesAndShowsAsGiven) {
+  const json given = json::parse(R"([
+    {"type": "throttle", "limit": 3, "window_seconds": 3600},
+    {"type": "delay", "seconds": 600},
+    {"type": "delay", "until": "09:00"},
+    {"type": "channel", "channel": "push", "name": "first", "condition": "notification.seen == false"},
+    {"type": "channel", "first_of": ["sms", "email"]},
+    {"type": "channel", "all_of": ["email", "telegram"]}])");
+  const auto steps = ParseSteps(given);
+  ASSERT_EQ(steps.size(), 6u);
+  EXPECT_EQ(steps[3].pick, ChannelPick::kOne);
+  EXPECT_EQ(steps[4].pick, ChannelPick::kFirstOf);
+  EXPECT_EQ(steps[5].pick, ChannelPick::kAllOf);
+  EXPECT_EQ(StepsJson(steps), given);
+  EXPECT_EQ(ChannelsOf(steps).size(), 4u);
+}
+
+TEST(StepsParsing, RefusalsNameTheMember) {
+  EXPECT_TRUE(FieldOfError(json::array()).starts_with("steps |"));
+  EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "wait"}])")).starts_with("steps[0].type |"));
+  EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "channel", "channel": "fax"}])"))
+                  .starts_with("steps[0].channel |"));
+  EXPECT_TRUE(
+      FieldOfError(json::parse(R"([{"type": "channel", "channel": "sms", "first_of": ["email"]}])"))
+          .starts_with("steps[0].channel |"));
+  EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "channel", "first_of": ["sms", "sms"]}])"))
+                  .starts_with("steps[0].first_of |"));
+  EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "delay", "seconds": 0}])"))
+                  .starts_with("steps[0].seconds |"));
+  EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "delay", "until": "25:00"}])"))
+                  .starts_with("steps[0].until |"));
+  EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "throttle", "limit": 1}])"))
+                  .starts_with("steps[0].window_seconds |"));
+  EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "digest", "window_seconds": 60}])"))
+                  .starts_with("steps[0].type |"));
+  EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "delay", "seconds": 1, "extra": 1}])"))
+                  .starts_with("steps[0].extra |"));
+  EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "delay", "seconds": 1, "name": "a"},
+                                           {"type": "delay", "seconds": 1, "name": "a"}])"))
+                  .starts_with("steps[1].name |"));
+  json many = json::array();
+  for (int i = 0; i < 21; ++i) many.push_back({{"type", "delay"}, {"seconds", 1}});
+  EXPECT_TRUE(FieldOfError(many).starts_with("steps |"));
+}
+
+TEST(StepsParsing, AConditionSyntaxErrorSaysWhere) {
+  const std::string error = FieldOfError(json::parse(
+      R"([{"type": "channel", "channel": "email", "condition": "notification.seen == "}])"));
+  EXPECT_TRUE(error.starts_with("steps[0].condition |")) << error;
+  EXPECT_NE(error.find("position"), std::string::npos) << error;
+}
+
+TEST(StepsParsing, TheOldSettingsShowAsSteps) {
+  EXPECT_TRUE(ConvertedStepsJson(nullptr, nullptr, nullptr).is_null());
+  const json steps =
+      ConvertedStepsJson(nullptr, json{{"limit", 2}, {"window_seconds", 60}},
+                         json{{"after_seconds", 900}, {"channels", json::array({"email"})}});
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[0]["type"], "throttle");
+  EXPECT_EQ(steps[1]["type"], "channel");
+  EXPECT_EQ(std::ranges::count(steps[1]["all_of"], json("email")), 0);
+  EXPECT_EQ(steps[2], (json{{"type", "delay"}, {"seconds", 900}}));
+  EXPECT_EQ(steps[3]["condition"], "notification.read == false");
+}
+
+RunInputs Inputs(std::vector<core::ChannelKind> receivable, bool seen) {
+  RunInputs inputs;
+  inputs.context = {{"data", json::object()},
+                    {"user", {{"data", {{"plan", "pro"}}}}},
+                    {"notification", {{"seen", seen}}}};
+  inputs.receivable = std::move(receivable);
+  inputs.now = core::ParseRfc3339("2026-12-07T08:00:00Z").value();
+  inputs.timezone = "Asia/Tashkent";
+  inputs.pass_throttle = [](const ThrottleSettings&) { return true; };
+  return inputs;
+}
+
+TEST(AdvanceRun, DelayUntilIsTheNextWallTimeInTheUsersZone) {
+  const auto steps = ParseSteps(json::parse(R"([{"type": "delay", "until": "09:00"}])"));
+  // 08:00Z is 13:00 in Tashkent: the next 09:00 there is tomorrow 04:00Z.
+  const RunAdvance advance = AdvanceRun(steps, {}, Inputs({}, false));
+  EXPECT_EQ(advance.status, RunStatus::kActive);
+  EXPECT_EQ(core::FormatRfc3339(*advance.due_at), "2026-12-08T04:00:00Z");
+}
+
+TEST(AdvanceRun, FirstOfSkipsWhatTheUserCannotReceiveAndFallsToTheNext) {
+  const auto steps =
+      ParseSteps(json::parse(R"([{"type": "channel", "first_of": ["push", "sms", "email"]}])"));
+  const RunAdvance first =
+      AdvanceRun(steps, {}, Inputs({core::ChannelKind::kEmail, core::ChannelKind::kPush}, false));
+  EXPECT_EQ(first.status, RunStatus::kWaiting);
+  ASSERT_EQ(first.send.size(), 1u);
+  EXPECT_EQ(first.send[0], core::ChannelKind::kPush);
+  RunState state{.step = 0,
+                 .tried = first.tried,
+                 .outcomes = first.outcomes,
+                 .ended = DeliveryEnd{7, core::ChannelKind::kPush, "failed", "address gone"}};
+  const RunAdvance second = AdvanceRun(
+      steps, state, Inputs({core::ChannelKind::kEmail, core::ChannelKind::kPush}, false));
+  ASSERT_EQ(second.send.size(), 1u);
+  EXPECT_EQ(second.send[0], core::ChannelKind::kEmail) << "sms: no phone";
+  state = {.step = 0,
+           .tried = second.tried,
+           .outcomes = second.outcomes,
+           .ended = DeliveryEnd{8, core::ChannelKind::kEmail, "sent", std::nullopt}};
+  const RunAdvance done = AdvanceRun(
+      steps, state, Inputs({core::ChannelKind::kEmail, core::ChannelKind::kPush}, false));
+  EXPECT_EQ(done.status, RunStatus::kDone);
+  ASSERT_EQ(done.outcomes.size(), 1u);
+  EXPECT_EQ(done.outcomes[0]["outcome"], "sent");
+  EXPECT_EQ(done.outcomes[0]["channel"], "email");
+  EXPECT_EQ(done.outcomes[0]["delivery_id"], 8);
+}
+
+TEST(AdvanceRun, AFalseConditionSkipsTheStepAndALaterStepSeesIt) {
+  const auto steps = ParseSteps(json::parse(R"([
+    {"type": "channel", "channel": "push", "name": "nudge", "condition": "notification.seen == false"},
+    {"type": "channel", "all_of": ["email"], "condition": "step.nudge.outcome == \"condition_false\""}])"));
+  const RunAdvance advance = AdvanceRun(steps, {}, Inputs({core::ChannelKind::kEmail}, true));
+  EXPECT_EQ(advance.outcomes[0]["outcome"], "condition_false");
+  EXPECT_EQ(advance.outcomes[1]["outcome"], "queued");
+  EXPECT_EQ(advance.status, RunStatus::kDone);
+  ASSERT_EQ(advance.send.size(), 1u);
+}
+
+TEST(AdvanceRun, ACanceledDeliveryCancelsTheRun) {
+  const auto steps = ParseSteps(json::parse(R"([{"type": "channel", "channel": "email"},
+                                                {"type": "channel", "channel": "push"}])"));
+  const RunState state{.step = 0,
+                       .tried = {"email"},
+                       .outcomes = json::array(),
+                       .ended = DeliveryEnd{1, core::ChannelKind::kEmail, "canceled", "canceled"}};
+  const RunAdvance advance = AdvanceRun(steps, state, Inputs({core::ChannelKind::kPush}, false));
+  EXPECT_EQ(advance.status, RunStatus::kCanceled);
+  EXPECT_TRUE(advance.send.empty());
+}
+
+}  // namespace
+}  // namespace chopar::workflow
