@@ -15,6 +15,7 @@
 #include "app/schedule_commands.hpp"
 #include "app/service.hpp"
 #include "app/shutdown_signal.hpp"
+#include "app/template_commands.hpp"
 #include "app/user_commands.hpp"
 #include "app/user_import_command.hpp"
 #include "channels/chat/chat_channels.hpp"
@@ -126,8 +127,25 @@ int RunCli(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
 
+  auto* templates_command = cli.add_subcommand(
+      "templates", "copy templates, layouts and partials between a database and a folder");
+  templates_command->require_subcommand(1);
+  std::string templates_dir;
+  auto* templates_export = templates_command->add_subcommand(
+      "export",
+      "write every live template, layout and partial into DIR, one pretty-printed JSON file "
+      "each (DIR/templates/<type>.json, DIR/tenants/<tenant>/templates/<type>.json, …), for "
+      "review in git; files of documents no longer live are removed");
+  templates_export->add_option("dir", templates_dir, "the folder (made if missing)")->required();
+  auto* templates_import = templates_command->add_subcommand(
+      "import",
+      "store the files of DIR (as export writes them) as PUT does: layouts, partials, then "
+      "templates; every file is checked first and with any bad one nothing is written; prints "
+      "created, updated or unchanged for each; deletes nothing");
+  templates_import->add_option("dir", templates_dir, "the folder")->required();
+
   for (auto* sub : {serve, worker, scheduler, relay, migrate, import, users_add, users_list,
-                    users_delete, users_import}) {
+                    users_delete, users_import, templates_export, templates_import}) {
     sub->add_option("--config", config_path, "TOML configuration file")->check(CLI::ExistingFile);
   }
 
@@ -177,6 +195,12 @@ int RunCli(int argc, char** argv) {
       }
       if (users_delete->parsed()) {
         return RunUserDelete(config, user_delete_email, std::cout, std::cerr);
+      }
+      if (templates_export->parsed()) {
+        return RunTemplatesExport(config, templates_dir, std::cout, std::cerr);
+      }
+      if (templates_import->parsed()) {
+        return RunTemplatesImport(config, templates_dir, std::cout, std::cerr);
       }
     }
     return RunService(config, Roles::FromNames(config.server.roles));
