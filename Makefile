@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean clients bench bench-guard bench-statements bench-outbox bench-user-import bench-history bench-digest fuzz fuzz-build fuzz-seeds fuzz-api slowhttp screenshots chaos history-conversion
+.PHONY: all deps configure build run test unit sanitize format clean clients bench bench-guard bench-statements bench-outbox bench-user-import bench-history bench-digest bench-workflow fuzz fuzz-build fuzz-seeds fuzz-api slowhttp screenshots chaos history-conversion
 
 all: build
 
@@ -127,6 +127,15 @@ bench-user-import: build
 # claim's time from pg_stat_statements (docs/BENCHMARKS.md).
 bench-history: build
 	@SKIP_BUILD=1 bash bench/history.sh
+
+# notify_bench with a three-step workflow on every notification (email; a 1 s
+# delay; telegram if unread) and on the plain path, interleaved, each against
+# its own raw-SQL ceiling, WORKFLOW_ROUNDS (default 5) rounds; the medians of
+# workflow / plain (docs/BENCHMARKS.md "Workflows with steps").
+WORKFLOW_ROUNDS ?= 5
+bench-workflow: build
+	@SKIP_BUILD=1 ROUNDS=$(WORKFLOW_ROUNDS) VARIANTS="plain workflow" bash bench/feature_paths.sh \
+	  --notifications 100000 --seconds 3
 
 # USERS (default 10000) users × PER_USER (10) notifications of a digest type
 # (one window of WINDOW seconds, default 60) against the same of a plain type,

@@ -9,8 +9,14 @@
 #   dedup      every request with a dedup key of its own (--dedup-keys);
 #   events     chopar's own delivery.* events on (an outbox row per delivery
 #              end, [events] emit);
+#   workflow   the type has a three-step workflow (email; a 1 s delay;
+#              telegram if unread): a run per notification instead of its
+#              deliveries, the step advancer sends the same two
+#              (--workflow-steps; not in the default list: `make
+#              bench-workflow` runs it against plain);
 # and each variant's share of its own raw-SQL ceiling as a ratio of the plain
-# path's share in the same round, the median over the rounds.
+# path's share in the same round, the median over the rounds: end to end
+# (every delivery sent) and the notify path alone (the batches accepted).
 #
 #   bash bench/feature_paths.sh [notify_bench options]
 #
@@ -31,13 +37,17 @@ rerun_under_test_pg_with_statements "$@"
 logs=$(mktemp -d /tmp/chopar-feature-paths.XXXXXX)
 echo "machine: nproc $(nproc), load $(cut -d' ' -f1-3 /proc/loadavg); logs in $logs"
 for round in $(seq "$rounds"); do
-  for variant in $variants; do
+  # Every other round in reverse order: no variant always runs first.
+  order=$variants
+  [ $((round % 2)) = 1 ] || order=$(tr ' ' '\n' <<<"$variants" | grep . | tac | tr '\n' ' ')
+  for variant in $order; do
     flags=() emit=""
     case $variant in
       plain) ;;
       templated) flags=(--templates) ;;
       dedup) flags=(--dedup-keys) ;;
       events) emit="delivery.*" ;;
+      workflow) flags=(--workflow-steps) ;;
       *) echo "feature_paths.sh: unknown variant $variant" >&2; exit 2 ;;
     esac
     log=$logs/$round-$variant.log
@@ -47,17 +57,31 @@ for round in $(seq "$rounds"); do
   done
 done
 
-printf '\n%-10s %s\n' variant "share of the raw-SQL ceiling per round, and / plain (median)"
-for variant in $variants; do
-  shares="" ratios=""
-  for round in $(seq "$rounds"); do
-    share=$(figure "$logs/$round-$variant.log" "chopar / raw SQL")
-    plain=$(figure "$logs/$round-plain.log" "chopar / raw SQL")
-    shares+="$share % "
-    ratios+="$(awk -v s="$share" -v p="$plain" 'BEGIN { printf "%.3f", s / p }') "
+# One table per figure: each round's share, and / plain (the median).
+ratios_table() {
+  local label=$1
+  printf '\n%-10s %s\n' variant "$label per round, and / plain (median)"
+  for variant in $variants; do
+    shares="" ratios=""
+    for round in $(seq "$rounds"); do
+      share=$(figure "$logs/$round-$variant.log" "$2")
+      plain=$(figure "$logs/$round-plain.log" "$2")
+      shares+="$share % "
+      ratios+="$(awk -v s="$share" -v p="$plain" 'BEGIN { printf "%.3f", s / p }') "
+    done
+    median=$(tr ' ' '\n' <<<"$ratios" | grep . | sort -n | awk '{ v[NR] = $1 }
+      END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+    printf '%-10s %s→ %s of plain\n' "$variant" "$shares" "$median"
   done
-  median=$(tr ' ' '\n' <<<"$ratios" | grep . | sort -n | awk '{ v[NR] = $1 }
-    END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-  printf '%-10s %s→ %s of plain\n' "$variant" "$shares" "$median"
+}
+ratios_table "end to end: share of the raw-SQL ceiling" "chopar / raw SQL"
+ratios_table "notify alone (batches accepted): share of the raw-SQL ceiling" \
+  "notify (API acceptance) / raw SQL"
+for round in $(seq "$rounds"); do
+  [ -f "$logs/$round-workflow.log" ] || continue
+  share=$(figure "$logs/$round-workflow.log" "end to end less the delay / raw SQL")
+  plain=$(figure "$logs/$round-plain.log" "chopar / raw SQL")
+  echo "round $round, workflow end to end less its delay step's wait: $share % of raw SQL," \
+    "$(awk -v s="$share" -v p="$plain" 'BEGIN { printf "%.3f", s / p }') of plain's end to end"
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
