@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 
 import { chromiumPath, launch, screenshotPath } from "./lib/browser.mjs";
-import { API_KEY, Chopar, freePort, skipReason } from "./lib/chopar.mjs";
+import { API_KEY, Chopar, freePort, skipReason, until } from "./lib/chopar.mjs";
 
 const skip = skipReason() || (chromiumPath() ? false : "chromium is not installed");
 const AZIZ = 7;
@@ -15,16 +15,6 @@ const GULNORA = 8;
 // A valid browser push key pair (P-256 point and auth secret).
 const P256DH = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4";
 const PUSH_AUTH = "BTBZMqHH6r4Tts7J_aSIgg";
-
-async function until(what, check, timeoutMs = 15000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("console", { skip }, () => {
   let chopar, browser, page, failedDelivery, walkthrough;
@@ -142,6 +132,53 @@ describe("console", { skip }, () => {
       assert.equal(await page.locator(`tr[data-channel="${channel}"]`).getAttribute("data-status"), "sent");
     }
     await page.screenshot({ path: screenshotPath("console-notification"), fullPage: true });
+  });
+
+  it("draws a notification's workflow steps as a timeline, and nothing for one without a workflow", async () => {
+    await page.goto(`${chopar.url}/#/notifications/${walkthrough.id}`);
+    await page.getByRole("heading", { name: "Channels" }).waitFor();
+    assert.equal((await chopar.call("GET", `/v1/notifications/${walkthrough.id}`)).workflow ?? null, null);
+    assert.equal(await page.getByRole("heading", { name: "Workflow" }).count(), 0, "no workflow, no card");
+
+    // A run half-way: the server's own answer with a workflow in it (the
+    // engine's runs are tested in console_workflow.test.mjs).
+    const shown = await chopar.call("GET", `/v1/notifications/${walkthrough.id}`);
+    const workflow = {
+      status: "waiting",
+      step: 3,
+      due_at: "2026-11-02T09:00:00Z",
+      steps: [
+        { index: 0, type: "channel", outcome: "sent", channel: "push", delivery_id: 41, at: "2026-11-01T18:00:00Z", until: null, detail: null },
+        { index: 1, type: "delay", outcome: "delayed", channel: null, delivery_id: null, at: "2026-11-01T18:00:00Z", until: "2026-11-01T18:10:00Z", detail: "600 seconds" },
+        { index: 2, type: "channel", outcome: "condition_false", channel: null, delivery_id: null, at: "2026-11-01T18:10:00Z", until: null, detail: "notification.seen == false <b>&</b>" },
+      ],
+    };
+    const tab = await browser.context.newPage();
+    await tab.route(`**/v1/notifications/${walkthrough.id}`, (route) =>
+      route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ ...shown, workflow }) }),
+    );
+    try {
+      await tab.goto(`${chopar.url}/#/notifications/${walkthrough.id}`);
+      const card = tab.locator('section[data-workflow="waiting"]');
+      await card.getByRole("heading", { name: "Workflow" }).waitFor();
+      const steps = card.getByRole("list", { name: "Workflow steps" }).locator("li");
+      assert.equal(await steps.count(), 4, "three steps done and the next");
+      assert.deepEqual(await steps.evaluateAll((items) => items.map((li) => [li.dataset.step, li.dataset.outcome ?? "next"])), [
+        ["0", "sent"], ["1", "delayed"], ["2", "condition_false"], ["3", "next"],
+      ]);
+      const first = steps.nth(0);
+      assert.match(await first.textContent(), /Step 1\s*channel\s*sent\s*push\s*delivery #41/);
+      assert.equal(await first.locator(".channel-push").count(), 1);
+      assert.match(await steps.nth(1).locator(".timeline-times").textContent(), /2026-11-01 18:00:00 UTC · until 2026-11-01 18:10:00 UTC/);
+      assert.equal(await steps.nth(1).locator(".timeline-detail").textContent(), "600 seconds");
+      assert.equal(await steps.nth(2).locator("[data-outcome]").textContent(), "condition false");
+      assert.equal(await steps.nth(2).locator(".timeline-detail").textContent(), "notification.seen == false <b>&</b>", "a detail is text, never markup");
+      assert.match(await steps.nth(3).textContent(), /Step 4\s*next\s*due 2026-11-02 09:00:00 UTC/);
+      assert.match(await card.locator(".section-head").textContent(), /waiting\s*next step due 2026-11-02 09:00:00 UTC/);
+      await tab.screenshot({ path: screenshotPath("console-notification-workflow"), fullPage: true });
+    } finally {
+      await tab.close();
+    }
   });
 
   it("shows in the sink inbox the email, Telegram, push and SMS the walk-through sent", async () => {

@@ -28,6 +28,18 @@ export function freePort() {
   });
 }
 
+// Polls `check` every 100 ms until it returns something truthy, and
+// resolves to that; rejects naming `what` after `timeoutMs`.
+export async function until(what, check, timeoutMs = 15000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 // A new empty database in the test cluster; returns its URL.
 export function createDatabase(name) {
   const admin = process.env.CHOPAR_TEST_DATABASE_URL;

@@ -1,6 +1,8 @@
-// One notification: its in-app state and each channel's delivery.
+// One notification: its in-app state, its workflow's steps and each
+// channel's delivery.
 import { api } from "../api.js";
 import { h, table, statusBadge, formatTime } from "../dom.js";
+import { workflowCard } from "./workflow_timeline.js";
 
 const REFRESH_MS = 3000;
 
@@ -29,6 +31,7 @@ export async function notificationPage(main, [id], signal) {
         ),
         h("details", {}, h("summary", {}, "data"), h("pre", {}, JSON.stringify(n.data, null, 2))),
       ),
+      workflowCard(n.workflow),
       h(
         "section",
         { class: "card" },
