@@ -26,7 +26,10 @@ CREATE TABLE chopar.workflow_runs (
   status                  text NOT NULL DEFAULT 'active'
                             CHECK (status IN ('active', 'waiting', 'done', 'canceled')),
   due_at                  timestamptz,
-  -- waiting: the delivery the current channel step waits for.
+  -- waiting: what for: a channel step's delivery, or a digest step's window
+  -- to close (the digest closer wakes the runs of a window it closes).
+  waits_on                text CHECK (waits_on IN ('delivery', 'digest')),
+  -- The delivery the current channel step waits for (or waited for).
   delivery_id             bigint,
   delivery_created_at     timestamptz,  -- its partition key
   -- The channels of the current `first_of` step tried so far, in order.
@@ -36,12 +39,17 @@ CREATE TABLE chopar.workflow_runs (
   -- workflow.steps).
   outcomes                jsonb NOT NULL DEFAULT '[]'
                             CHECK (jsonb_typeof(outcomes) = 'array' AND jsonb_array_length(outcomes) <= 64),
+  -- The digest window its digest step closed with (digests.workflow): the
+  -- run of the window's newest notification carries the digest on, and
+  -- its deliveries say what the window's content says.
+  digest_id               bigint,
   -- When the run last passed a throttle step: what a throttle step counts.
   throttle_passed_at      timestamptz,
   created_at              timestamptz NOT NULL DEFAULT now(),
   updated_at              timestamptz NOT NULL DEFAULT now(),
   CHECK ((status = 'active') = (due_at IS NOT NULL)),
-  CHECK (status <> 'waiting' OR delivery_id IS NOT NULL)
+  CHECK ((status = 'waiting') = (waits_on IS NOT NULL)),
+  CHECK (waits_on IS DISTINCT FROM 'delivery' OR delivery_id IS NOT NULL)
 );
 -- What the advancer claims: active runs by due time.
 CREATE INDEX workflow_runs_due ON chopar.workflow_runs (due_at) WHERE status = 'active';
@@ -51,6 +59,10 @@ CREATE INDEX workflow_runs_throttle ON chopar.workflow_runs (user_id, type, thro
   WHERE throttle_passed_at IS NOT NULL;
 -- The erasure loop and the export find a user's runs.
 CREATE INDEX workflow_runs_user ON chopar.workflow_runs (user_id);
+
+-- A digest window opened by workflow runs' digest steps: the closer wakes
+-- its runs instead of queuing deliveries. A constant default: no rewrite.
+ALTER TABLE chopar.digests ADD COLUMN IF NOT EXISTS workflow boolean NOT NULL DEFAULT false;
 
 -- The step a delivery was created for (NULL: not a workflow step's). A new
 -- nullable column without a default rewrites nothing; its CHECK, added with
@@ -67,8 +79,9 @@ ALTER TABLE chopar.deliveries
 CREATE FUNCTION chopar.wake_workflow_run() RETURNS trigger LANGUAGE plpgsql AS $f$
 BEGIN
   UPDATE chopar.workflow_runs
-  SET status = 'active', due_at = now(), updated_at = now()
-  WHERE notification_id = NEW.notification_id AND status = 'waiting' AND delivery_id = NEW.id;
+  SET status = 'active', waits_on = NULL, due_at = now(), updated_at = now()
+  WHERE notification_id = NEW.notification_id AND status = 'waiting' AND waits_on = 'delivery'
+    AND delivery_id = NEW.id;
   IF FOUND THEN
     PERFORM pg_notify('chopar_workflows', '');
   END IF;

@@ -36,7 +36,7 @@ std::string Names(const std::vector<core::ChannelKind>& channels) {
 }  // namespace
 
 void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items,
-                 std::optional<core::TimePoint> simulated_now) {
+                 std::optional<core::TimePoint> simulated_now, bool for_workflow_runs) {
   if (items.empty()) return;
   std::vector<std::int64_t> users;
   std::vector<std::string> types, keys;
@@ -48,7 +48,8 @@ void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items,
   const std::string user_array = db::ArrayLiteral(users), type_array = db::ArrayLiteral(types),
                     key_array = db::ArrayLiteral(keys);
   tx.Defer(queries::kLockDigestKeys, user_array, type_array, key_array);
-  const auto open = tx.Exec(queries::kOpenDigests, user_array, type_array, key_array);
+  const auto open =
+      tx.Exec(queries::kOpenDigests, user_array, type_array, key_array, for_workflow_runs);
   // Read under the locks: any notifier of these keys before this one
   // decided at an earlier time (a clock read before waiting for the locks
   // could be older than the window another notifier just opened).
@@ -125,7 +126,7 @@ void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items,
                 ArrayLiteral(fresh_keys), ArrayLiteral(fresh_closes), ArrayLiteral(fresh_counts),
                 ArrayLiteral(joined_ids), ArrayLiteral(joined_counts), ArrayLiteral(joined_closes),
                 ArrayLiteral(item_digest), ArrayLiteral(item_slot), ArrayLiteral(item_notification),
-                ArrayLiteral(item_channels), core::FormatRfc3339Micros(now)));
+                ArrayLiteral(item_channels), core::FormatRfc3339Micros(now), for_workflow_runs));
   } catch (const db::CheckViolation& e) {
     // Every value written was computed here (keys are bounded when
     // rendered, types validated): a refusal is this code's defect.

@@ -36,10 +36,15 @@ struct DigestItem {
 // times in that order, so a window is never filled "before" it was opened
 // by a notifier that read its own clock earlier but locked later.
 //
+// `for_workflow_runs`: the items are workflow runs at a digest step
+// (docs/api.md "Workflows with steps"): they join only windows opened by
+// runs, and the closer wakes the runs of such a window instead of sending.
+// Windows of notify's own digests and of runs never mix.
+//
 // Throws db::DbError. A CHECK of the digests tables refusing what this
 // wrote is a defect here, never the caller's input: it is thrown as
 // std::logic_error (an internal error, not the API's 400).
 void JoinDigests(db::Transaction& tx, const std::vector<DigestItem>& items,
-                 std::optional<core::TimePoint> simulated_now);
+                 std::optional<core::TimePoint> simulated_now, bool for_workflow_runs = false);
 
 }  // namespace chopar::workflow

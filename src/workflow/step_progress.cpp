@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "core/request_error.hpp"
 #include "core/time_format.hpp"
 
 namespace chopar::workflow {
@@ -26,7 +27,7 @@ std::string_view TypeName(StepKind kind) {
 class Progress {
  public:
   Progress(const std::vector<Step>& steps, const RunState& state, const RunInputs& inputs)
-      : steps_(steps), inputs_(inputs) {
+      : steps_(steps), inputs_(inputs), digest_(state.digest) {
     advance_.step = state.step;
     advance_.tried = state.tried;
     advance_.outcomes = state.outcomes.is_array() ? state.outcomes : nlohmann::json::array();
@@ -142,7 +143,9 @@ class Progress {
   // Does the current step. False when the run stops (waits, is due later,
   // or ended).
   bool Do(const Step& step) {
-    if (step.condition && !step.condition->Evaluate(ConditionContext())) {
+    // A digest step woken by its window's close was decided on when reached.
+    const bool resumed = step.kind == StepKind::kDigest && digest_;
+    if (!resumed && step.condition && !step.condition->Evaluate(ConditionContext())) {
       Record("condition_false");
       Next();
       return true;
@@ -171,11 +174,38 @@ class Progress {
         Record("passed");
         Next();
         return true;
-      case StepKind::kDigest:  // ParseSteps refuses it; never reached
+      case StepKind::kDigest:
+        return DoDigest(step);
       case StepKind::kChannel:
         return DoChannel(step);
     }
     return true;
+  }
+
+  bool DoDigest(const Step& step) {
+    if (digest_) {
+      const std::string held = std::to_string(digest_->count) + " notifications";
+      if (!digest_->carrier) {
+        // Its window's newest notification carries the digest on.
+        Record("digested", std::nullopt, std::nullopt, std::nullopt, "in a digest of " + held);
+        advance_.step = static_cast<int>(steps_.size());
+        advance_.status = RunStatus::kDone;
+        return false;
+      }
+      Record("digest_closed", std::nullopt, std::nullopt, std::nullopt, held);
+      Next();
+      return true;
+    }
+    try {
+      inputs_.join_digest(*step.digest);
+    } catch (const core::RequestError& e) {
+      Record("skipped", std::nullopt, std::nullopt, std::nullopt, e.what());
+      Next();
+      return true;
+    }
+    advance_.status = RunStatus::kWaiting;
+    advance_.waits_on_digest = true;
+    return false;
   }
 
   bool DoChannel(const Step& step) {
@@ -212,6 +242,7 @@ class Progress {
 
   const std::vector<Step>& steps_;
   const RunInputs& inputs_;
+  const std::optional<DigestClosed> digest_;
   RunAdvance advance_;
 };
 

@@ -21,12 +21,20 @@ struct DeliveryEnd {
   std::optional<std::string> last_error;
 };
 
+// The digest window a run's digest step joined, closed.
+struct DigestClosed {
+  std::int64_t id = 0;
+  bool carrier = false;  // the run's notification is the window's newest
+  std::int64_t count = 0;
+};
+
 // Where a run stands when it is due (a chopar.workflow_runs row).
 struct RunState {
   int step = 0;                                       // the next step
   std::vector<std::string> tried;                     // the current first_of step's channels tried
   nlohmann::json outcomes = nlohmann::json::array();  // one entry per step done
   std::optional<DeliveryEnd> ended;                   // the delivery the run waited for, ended
+  std::optional<DigestClosed> digest;                 // its digest step's window, closed
 };
 
 // What the run's next steps see and need.
@@ -42,6 +50,11 @@ struct RunInputs {
   // Whether one more notification of the type may pass `throttle` for the
   // user now; counts it when it may. The caller's database.
   std::function<bool(const ThrottleSettings&)> pass_throttle;
+  // Puts the run's notification into the user's open window of the type
+  // and the key `settings` renders over its data (opening one if none),
+  // whose closing wakes the run. Throws core::RequestError when the key
+  // cannot be rendered. The caller's database.
+  std::function<void(const DigestSettings&)> join_digest;
 };
 
 enum class RunStatus { kActive, kWaiting, kDone, kCanceled };
@@ -59,6 +72,7 @@ struct RunAdvance {
   int send_step = 0;
   bool wait_for_first = false;
   bool passed_throttle = false;
+  bool waits_on_digest = false;  // kWaiting for its digest window to close
 };
 
 // Does every step of `steps` due now for a run in `state`: conditions false

@@ -22,6 +22,7 @@ std::vector<std::string_view> KnownMembers(std::string_view type) {
   if (type == "channel") known.insert(known.end(), {"channel", "first_of", "all_of"});
   if (type == "delay") known.insert(known.end(), {"seconds", "until"});
   if (type == "throttle") known.insert(known.end(), {"limit", "window_seconds"});
+  if (type == "digest") known.insert(known.end(), {"window_seconds", "key", "max_items"});
   return known;
 }
 
@@ -96,13 +97,7 @@ Step ParseStep(const nlohmann::json& object, std::size_t index, std::set<std::st
   } else if (type == "throttle") {
     step.kind = StepKind::kThrottle;
   } else if (type == "digest") {
-    // A digest gathers many notifications into one send; inside a workflow
-    // it would have to hand the gathered window on to the steps after it.
-    throw core::InvalidField(field + ".type",
-                             field +
-                                 ".type digest: a digest is set with the template's own "
-                                 "\"digest\" member (GET shows it as a step); it is not "
-                                 "offered inside steps");
+    step.kind = StepKind::kDigest;
   } else {
     throw core::InvalidField(field + ".type",
                              field + ".type must be channel, delay, throttle or digest");
@@ -175,7 +170,14 @@ std::vector<Step> ParseSteps(const nlohmann::json& steps) {
   }
   std::vector<Step> parsed;
   std::set<std::string> names;
-  for (std::size_t i = 0; i < steps.size(); ++i) parsed.push_back(ParseStep(steps[i], i, names));
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    parsed.push_back(ParseStep(steps[i], i, names));
+    // A run holds one digest window: the steps after it carry that digest.
+    if (parsed.back().kind == StepKind::kDigest &&
+        std::ranges::count(parsed, StepKind::kDigest, &Step::kind) > 1) {
+      throw core::InvalidField(FieldOf(i) + ".type", FieldOf(i) + ".type: at most one digest step");
+    }
+  }
   return parsed;
 }
 

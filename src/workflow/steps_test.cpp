@@ -56,8 +56,9 @@ TEST(StepsParsing, RefusalsNameTheMember) {
                   .starts_with("steps[0].until |"));
   EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "throttle", "limit": 1}])"))
                   .starts_with("steps[0].window_seconds |"));
-  EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "digest", "window_seconds": 60}])"))
-                  .starts_with("steps[0].type |"));
+  EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "digest", "window_seconds": 60},
+                                           {"type": "digest", "window_seconds": 60}])"))
+                  .starts_with("steps[1].type |"));
   EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "delay", "seconds": 1, "extra": 1}])"))
                   .starts_with("steps[0].extra |"));
   EXPECT_TRUE(FieldOfError(json::parse(R"([{"type": "delay", "seconds": 1, "name": "a"},
@@ -119,7 +120,8 @@ TEST(AdvanceRun, FirstOfSkipsWhatTheUserCannotReceiveAndFallsToTheNext) {
   RunState state{.step = 0,
                  .tried = first.tried,
                  .outcomes = first.outcomes,
-                 .ended = DeliveryEnd{7, core::ChannelKind::kPush, "failed", "address gone"}};
+                 .ended = DeliveryEnd{7, core::ChannelKind::kPush, "failed", "address gone"},
+                 .digest = std::nullopt};
   const RunAdvance second = AdvanceRun(
       steps, state, Inputs({core::ChannelKind::kEmail, core::ChannelKind::kPush}, false));
   ASSERT_EQ(second.send.size(), 1u);
@@ -127,7 +129,8 @@ TEST(AdvanceRun, FirstOfSkipsWhatTheUserCannotReceiveAndFallsToTheNext) {
   state = {.step = 0,
            .tried = second.tried,
            .outcomes = second.outcomes,
-           .ended = DeliveryEnd{8, core::ChannelKind::kEmail, "sent", std::nullopt}};
+           .ended = DeliveryEnd{8, core::ChannelKind::kEmail, "sent", std::nullopt},
+           .digest = std::nullopt};
   const RunAdvance done = AdvanceRun(
       steps, state, Inputs({core::ChannelKind::kEmail, core::ChannelKind::kPush}, false));
   EXPECT_EQ(done.status, RunStatus::kDone);
@@ -154,7 +157,8 @@ TEST(AdvanceRun, ACanceledDeliveryCancelsTheRun) {
   const RunState state{.step = 0,
                        .tried = {"email"},
                        .outcomes = json::array(),
-                       .ended = DeliveryEnd{1, core::ChannelKind::kEmail, "canceled", "canceled"}};
+                       .ended = DeliveryEnd{1, core::ChannelKind::kEmail, "canceled", "canceled"},
+                       .digest = std::nullopt};
   const RunAdvance advance = AdvanceRun(steps, state, Inputs({core::ChannelKind::kPush}, false));
   EXPECT_EQ(advance.status, RunStatus::kCanceled);
   EXPECT_TRUE(advance.send.empty());

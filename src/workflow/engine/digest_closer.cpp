@@ -135,7 +135,7 @@ int DigestCloser::CloseBatch(bool& full) {
     h.entries.push_back(std::move(e));
   }
 
-  std::vector<std::int64_t> window_ids, d_digest, d_notification, d_user;
+  std::vector<std::int64_t> window_ids, d_digest, d_notification, d_user, run_windows;
   std::vector<std::string> window_status, d_channel, d_status;
   std::vector<std::optional<std::string>> window_content, d_error;
   for (int i = 0; i < due.Rows(); ++i) {
@@ -154,6 +154,12 @@ int DigestCloser::CloseBatch(bool& full) {
                                                h.entries, tmpl.get(), h.user_data);
     window_status.emplace_back("closed");
     window_content.emplace_back(message.content.dump());
+    if (due.Bool(i, "workflow")) {
+      // Workflow runs' window: its runs go on to their next steps, which
+      // send the content rendered here.
+      run_windows.push_back(id);
+      continue;
+    }
     for (core::ChannelKind kind : message.channels) {
       const std::string channel(core::ChannelName(kind));
       const auto texts = message.content.find(channel);
@@ -173,7 +179,7 @@ int DigestCloser::CloseBatch(bool& full) {
       db::Params(ArrayLiteral(window_ids), ArrayLiteral(window_status),
                  ArrayLiteral(window_content), ArrayLiteral(d_digest), ArrayLiteral(d_notification),
                  ArrayLiteral(d_user), ArrayLiteral(d_channel), ArrayLiteral(d_status),
-                 ArrayLiteral(d_error), now));
+                 ArrayLiteral(d_error), now, ArrayLiteral(run_windows)));
   closed_.Inc(due.Rows());
   return due.Rows();
 }

@@ -14,6 +14,7 @@
 #include "hub/preferences.hpp"
 #include "hub/queries.hpp"
 #include "hub/recipient_row.hpp"
+#include "workflow/digest_join.hpp"
 #include "workflow/engine/queries.hpp"
 #include "workflow/step_progress.hpp"
 
@@ -63,6 +64,7 @@ struct UserFacts {
 struct Writes {
   std::vector<std::int64_t> id, step;
   std::vector<std::string> status, tried, outcomes;
+  std::vector<std::optional<std::string>> waits_on;
   std::vector<std::optional<std::string>> due_at;
   std::vector<bool> passed_throttle;
   std::vector<std::int64_t> send_id, send_step;
@@ -73,6 +75,9 @@ struct Writes {
     id.push_back(notification_id);
     step.push_back(advance.step);
     status.emplace_back(StatusName(advance.status));
+    waits_on.push_back(advance.status != RunStatus::kWaiting ? std::nullopt
+                       : advance.waits_on_digest             ? std::optional<std::string>("digest")
+                                                 : std::optional<std::string>("delivery"));
     tried.push_back(JoinCommas(advance.tried));
     outcomes.push_back(advance.outcomes.dump());
     due_at.push_back(advance.status == RunStatus::kActive && advance.due_at
@@ -186,6 +191,10 @@ int StepAdvancer::AdvanceBatch(bool& full) {
                                     .value_or(core::ChannelKind::kEmail),
                                 *status, runs.OptString(i, "delivery_error")};
     }
+    if (const auto digest_id = runs.OptInt(i, "digest_id")) {
+      state.digest = DigestClosed{*digest_id, runs.Bool(i, "digest_carrier"),
+                                  runs.OptInt(i, "digest_count").value_or(0)};
+    }
     const auto user = users.find(user_id);
     const auto tmpl = templates_.FindFor(type, tenant);
     if (!runs.Bool(i, "found")) {
@@ -249,6 +258,21 @@ int StepAdvancer::AdvanceBatch(bool& full) {
       ++here;
       return true;
     };
+    inputs.join_digest = [&](const DigestSettings& digest) {
+      std::vector<core::ChannelKind> channels;
+      for (core::ChannelKind kind : ChannelsOf(*tmpl->workflows.steps)) {
+        if (std::ranges::find(requested, kind) != requested.end()) channels.push_back(kind);
+      }
+      // The window renders its content for the channels its items name
+      // (at least one): a workflow with no channel step after its digest
+      // still gets one rendered.
+      if (channels.empty()) channels.assign(core::AllChannels().begin(), core::AllChannels().end());
+      JoinDigests(
+          tx,
+          {DigestItem{notification_id, user_id, type, digest.key.Render(inputs.context["data"]),
+                      std::move(channels), digest}},
+          db::SqlNow(clock_), /*for_workflow_runs=*/true);
+    };
     const RunAdvance advance = AdvanceRun(*tmpl->workflows.steps, state, inputs);
     for (std::size_t k = state.outcomes.size(); k < advance.outcomes.size(); ++k) {
       metrics_
@@ -265,7 +289,7 @@ int StepAdvancer::AdvanceBatch(bool& full) {
           ArrayLiteral(writes.outcomes), ArrayLiteral(writes.passed_throttle),
           ArrayLiteral(writes.send_id), ArrayLiteral(writes.send_channel),
           ArrayLiteral(writes.send_step), ArrayLiteral(writes.send_waited),
-          core::FormatRfc3339Micros(now));
+          core::FormatRfc3339Micros(now), ArrayLiteral(writes.waits_on));
   tx.Commit();
   advanced_.Inc(static_cast<double>(runs.Rows()));
   return runs.Rows();

@@ -21,6 +21,7 @@
 #include "testing/one_template.hpp"
 #include "testing/test_database.hpp"
 #include "workflow/engine/cancel.hpp"
+#include "workflow/engine/digest_closer.hpp"
 #include "workflow/engine/step_advancer.hpp"
 
 namespace chopar::workflow::engine {
@@ -192,6 +193,39 @@ TEST_F(StepAdvancerPgTest, ThrottleStepPassesTheLimitAndEndsTheRest) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.workflow_runs WHERE outcomes -> 0 ->> "
                        "'outcome' = 'throttled' AND status = 'done'"),
             3);
+}
+
+TEST_F(StepAdvancerPgTest, DigestStepGathersAWindowAndItsNewestCarriesItOn) {
+  if (IsSkipped()) return;
+  Use(R"({"default_locale": "en", "locales": {"en": {"title": "Task {{task}}"}},
+          "steps": [{"type": "digest", "window_seconds": 60, "max_items": 50},
+                    {"type": "channel", "channel": "email"}]})");
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(Notify(1));
+  EXPECT_EQ(advancer_->RunOnce(), 4);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.workflow_runs WHERE status = 'waiting' AND "
+                       "waits_on = 'digest'"),
+            4);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.digests WHERE workflow"), 1)
+      << "one window for the four";
+  DigestCloser closer(*pool_, clock_, metrics_, lookup_.get());
+  EXPECT_EQ(closer.RunOnce(), 0) << "not before the window closes";
+  clock_.Advance(61s);
+  EXPECT_EQ(closer.RunOnce(), 1);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.deliveries"), 0)
+      << "the closer queues nothing for runs' windows";
+  EXPECT_EQ(advancer_->RunOnce(), 4);
+  EXPECT_EQ(Outcomes(ids.back()), "digest_closed");
+  EXPECT_EQ(Deliveries(ids.back()), "email:queued");
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(Outcomes(ids[static_cast<std::size_t>(i)]), "digested");
+    EXPECT_EQ(Status(ids[static_cast<std::size_t>(i)]), "done");
+  }
+  EXPECT_EQ(db_->Scalar("SELECT g.content ->> 'title' FROM chopar.deliveries d JOIN "
+                        "chopar.digests g ON g.id = d.digest_id"),
+            "Task 7")
+      << "the digest's content, rendered by the closer";
+  EXPECT_EQ(db_->Count("SELECT (g.item_count) FROM chopar.digests g"), 4);
 }
 
 TEST_F(StepAdvancerPgTest, CancelStopsTheStepsLeft) {

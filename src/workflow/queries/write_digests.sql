@@ -3,16 +3,17 @@
 -- $6 item_count; their ids drawn here), the new item count and closing
 -- time of windows joined ($7 id, $8 item_count, $9 closes_at), and the
 -- items ($10 digest id or NULL, $11 slot of a new window or NULL, $12
--- notification_id, $13 channels, comma-separated); $14: now. Wakes the
+-- notification_id, $13 channels, comma-separated); $14: now; $15: the new
+-- windows are workflow runs' (digests.workflow). Wakes the
 -- closers when a window opened or now closes earlier.
 WITH fresh AS MATERIALIZED (
   SELECT x.*, nextval(pg_get_serial_sequence('chopar.digests', 'id')) AS id
   FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::timestamptz[], $6::int[])
     AS x(slot, user_id, type, key, closes_at, item_count)
 ), opened AS (
-  INSERT INTO chopar.digests (id, user_id, type, key, opened_at, closes_at, item_count)
+  INSERT INTO chopar.digests (id, user_id, type, key, opened_at, closes_at, item_count, workflow)
   OVERRIDING SYSTEM VALUE
-  SELECT id, user_id, type, key, $14::timestamptz, closes_at, item_count FROM fresh
+  SELECT id, user_id, type, key, $14::timestamptz, closes_at, item_count, $15::boolean FROM fresh
   RETURNING id
 ), joined AS (
   UPDATE chopar.digests d

@@ -1,26 +1,29 @@
 -- Writes one advance of the claimed runs, in the advancer's transaction:
 -- each run's new place ($1 notification_id, $2 status, $3 step, $4 due_at,
--- $5 tried (comma-separated), $6 outcomes, $7 passed a throttle step) and
+-- $5 tried (comma-separated), $6 outcomes, $7 passed a throttle step, $13
+-- what a waiting run waits on: 'delivery' or 'digest') and
 -- the deliveries its channel step sends ($8 notification_id, $9 channel,
 -- $10 step, $11 whether the run waits for it); $12: now. A delivery is
 -- `failed` at once when its channel's text could not be rendered (the
 -- notification's content says why), and a run that would wait for it is
 -- due at once instead. Deliveries are created now (their partition), so
--- the claim finds their notification by id. Wakes the delivery workers.
+-- the claim finds their notification by id; a run that carries a digest on
+-- (digest_id) gives its deliveries the window's content. Wakes the
+-- delivery workers.
 WITH runs AS (
   SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::timestamptz[], $5::text[],
-                       $6::jsonb[], $7::boolean[])
-    AS x(notification_id, status, step, due_at, tried, outcomes, passed_throttle)
+                       $6::jsonb[], $7::boolean[], $13::text[])
+    AS x(notification_id, status, step, due_at, tried, outcomes, passed_throttle, waits_on)
 ), sends AS (
   SELECT * FROM unnest($8::bigint[], $9::text[], $10::int[], $11::boolean[])
     AS s(notification_id, channel, step, waited)
 ), queued AS (
   INSERT INTO chopar.deliveries (notification_id, user_id, channel, status, last_error,
-                                 next_attempt_at, created_at, updated_at, workflow_step)
+                                 next_attempt_at, created_at, updated_at, workflow_step, digest_id)
   SELECT s.notification_id, w.user_id, s.channel,
          CASE WHEN n.content -> s.channel ? 'error' THEN 'failed' ELSE 'queued' END,
          n.content -> s.channel ->> 'error', $12::timestamptz, $12::timestamptz, $12::timestamptz,
-         s.step
+         s.step, w.digest_id
   FROM sends s
   JOIN chopar.workflow_runs w ON w.notification_id = s.notification_id
   JOIN chopar.notifications n ON n.id = w.notification_id AND n.created_at = w.notification_created_at
@@ -31,6 +34,7 @@ WITH runs AS (
 ), updated AS (
   UPDATE chopar.workflow_runs w
   SET status = CASE WHEN q.status = 'failed' THEN 'active' ELSE x.status END,
+      waits_on = CASE WHEN q.status = 'failed' THEN NULL ELSE x.waits_on END,
       step = x.step,
       due_at = CASE WHEN q.status = 'failed' THEN $12::timestamptz ELSE x.due_at END,
       delivery_id = q.id, delivery_created_at = q.created_at,

@@ -5,7 +5,7 @@
 -- same transaction. Served by notifications_cancellation and the runs'
 -- primary key.
 UPDATE chopar.workflow_runs r
-SET status = 'canceled', due_at = NULL, updated_at = now(),
+SET status = 'canceled', waits_on = NULL, due_at = NULL, updated_at = now(),
     outcomes = r.outcomes || jsonb_build_array(jsonb_build_object(
       'index', r.step, 'type', NULL, 'outcome', 'canceled', 'channel', NULL, 'delivery_id', NULL,
       'at', chopar.api_time(now()), 'until', NULL, 'detail', 'canceled by its cancellation key'))
