@@ -144,12 +144,12 @@ describe("console", { skip }, () => {
     // engine's runs are tested in console_workflow.test.mjs).
     const shown = await chopar.call("GET", `/v1/notifications/${walkthrough.id}`);
     const workflow = {
-      status: "waiting",
+      status: "active",
       step: 3,
       due_at: "2026-11-02T09:00:00Z",
       steps: [
         { index: 0, type: "channel", outcome: "sent", channel: "push", delivery_id: 41, at: "2026-11-01T18:00:00Z", until: null, detail: null },
-        { index: 1, type: "delay", outcome: "delayed", channel: null, delivery_id: null, at: "2026-11-01T18:00:00Z", until: "2026-11-01T18:10:00Z", detail: "600 seconds" },
+        { index: 1, name: "wait_a_bit", type: "delay", outcome: "delayed", channel: null, delivery_id: null, at: "2026-11-01T18:00:00Z", until: "2026-11-01T18:10:00Z", detail: "600 seconds" },
         { index: 2, type: "channel", outcome: "condition_false", channel: null, delivery_id: null, at: "2026-11-01T18:10:00Z", until: null, detail: "notification.seen == false <b>&</b>" },
       ],
     };
@@ -159,7 +159,7 @@ describe("console", { skip }, () => {
     );
     try {
       await tab.goto(`${chopar.url}/#/notifications/${walkthrough.id}`);
-      const card = tab.locator('section[data-workflow="waiting"]');
+      const card = tab.locator('section[data-workflow="active"]');
       await card.getByRole("heading", { name: "Workflow" }).waitFor();
       const steps = card.getByRole("list", { name: "Workflow steps" }).locator("li");
       assert.equal(await steps.count(), 4, "three steps done and the next");
@@ -169,12 +169,13 @@ describe("console", { skip }, () => {
       const first = steps.nth(0);
       assert.match(await first.textContent(), /Step 1\s*channel\s*sent\s*push\s*delivery #41/);
       assert.equal(await first.locator(".channel-push").count(), 1);
+      assert.equal(await steps.nth(1).locator(".timeline-name").textContent(), "wait_a_bit");
       assert.match(await steps.nth(1).locator(".timeline-times").textContent(), /2026-11-01 18:00:00 UTC · until 2026-11-01 18:10:00 UTC/);
       assert.equal(await steps.nth(1).locator(".timeline-detail").textContent(), "600 seconds");
       assert.equal(await steps.nth(2).locator("[data-outcome]").textContent(), "condition false");
       assert.equal(await steps.nth(2).locator(".timeline-detail").textContent(), "notification.seen == false <b>&</b>", "a detail is text, never markup");
       assert.match(await steps.nth(3).textContent(), /Step 4\s*next\s*due 2026-11-02 09:00:00 UTC/);
-      assert.match(await card.locator(".section-head").textContent(), /waiting\s*next step due 2026-11-02 09:00:00 UTC/);
+      assert.match(await card.locator(".section-head").textContent(), /active\s*next step due 2026-11-02 09:00:00 UTC/);
       await tab.screenshot({ path: screenshotPath("console-notification-workflow"), fullPage: true });
     } finally {
       await tab.close();

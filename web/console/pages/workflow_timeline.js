@@ -2,13 +2,12 @@
 // step done, in order, as a vertical timeline, and what comes next.
 import { h, formatTime, relativeTime, statusBadge } from "../dom.js";
 
-// Outcomes that mean the step let the notification go on (green), held it
-// (amber), stopped it there (red); the rest (skipped, condition_false, …)
-// are grey.
+// Outcomes that let the run go on (green), held it (amber), ended in a
+// failure (red); the rest (skipped, condition_false, canceled, ended) grey.
 const OUTCOME_TONE = {
-  sent: "ok", passed: "ok", digested: "ok",
-  delayed: "wait", throttled: "wait", waiting: "wait",
-  failed: "bad", address_gone: "bad",
+  sent: "ok", passed: "ok", queued: "ok",
+  delayed: "wait", throttled: "wait",
+  failed: "bad",
 };
 
 function outcomeBadge(outcome) {
@@ -33,6 +32,7 @@ function stepItem(step) {
       "div",
       { class: "timeline-head" },
       h("strong", {}, `Step ${step.index + 1}`),
+      step.name ? h("span", { class: "timeline-name" }, step.name) : null,
       h("span", { class: "timeline-type" }, step.type),
       outcomeBadge(step.outcome),
       channelBadge(step.channel),
@@ -48,16 +48,20 @@ function stepItem(step) {
   );
 }
 
-// The step the run waits on or is about to take: there while it is active
-// or waiting.
+// The step the run is due to take (active: at due_at) or waits on (the
+// delivery of a channel step); none once it is done or canceled.
 function nextItem(workflow) {
   if (workflow.status !== "active" && workflow.status !== "waiting") return null;
+  const when =
+    workflow.status === "waiting"
+      ? "waiting for its delivery"
+      : workflow.due_at ? time(workflow.due_at, "due ") : "due now";
   return h(
     "li",
-    { class: "timeline-step timeline-next", "data-step": String(workflow.step), "data-next": "" },
+    { class: "timeline-step timeline-next", "data-step": String(workflow.step), "data-next": workflow.status },
     h("span", { class: "timeline-dot", "aria-hidden": "true" }),
     h("div", { class: "timeline-head" }, h("strong", {}, `Step ${workflow.step + 1}`), h("span", { class: "muted" }, "next")),
-    h("div", { class: "timeline-times muted" }, workflow.due_at ? time(workflow.due_at, "due ") : "due now"),
+    h("div", { class: "timeline-times muted" }, when),
   );
 }
 
@@ -76,9 +80,7 @@ export function workflowCard(workflow) {
         "span",
         { class: "muted" },
         statusBadge(workflow.status),
-        workflow.due_at && (workflow.status === "active" || workflow.status === "waiting")
-          ? [" next step due ", time(workflow.due_at, "")]
-          : null,
+        workflow.due_at && workflow.status === "active" ? [" next step due ", time(workflow.due_at, "")] : null,
       ),
     ),
     steps.length === 0 && !nextItem(workflow)
