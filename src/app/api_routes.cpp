@@ -9,6 +9,7 @@
 #include "http/channel_routes.hpp"
 #include "http/console_routes.hpp"
 #include "http/device_routes.hpp"
+#include "http/fragment_routes.hpp"
 #include "http/outbox_routes.hpp"
 #include "http/preference_routes.hpp"
 #include "http/report_routes.hpp"
@@ -60,6 +61,7 @@ std::string AccessLabel(const http::Route& route) {
 
 void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
   http::RegisterTemplateRoutes(router, parts.templates, parts.users);
+  http::RegisterFragmentRoutes(router, parts.templates);
   http::RegisterWorkflowRoutes(router, parts.canceler);
   http::RegisterPreferenceRoutes(router, parts.users, parts.templates, parts.inbox_secret);
   http::RegisterScheduleRoutes(router, parts.schedules);

@@ -45,6 +45,16 @@ struct Branding {
   std::optional<std::string> footer;         // plain text
 };
 
+// A stored email layout (docs/api.md "Layouts") the email is wrapped in
+// instead of the built-in one: its html and text rendered with the
+// layout's context (RenderEmail builds it). Each may throw when it cannot
+// render (then the built-in layout is used). Set by the worker from the
+// layout the notification's content names (`layout_key`); thread-safe.
+struct EmailLayout {
+  std::function<std::string(const nlohmann::json& values)> html;
+  std::function<std::string(const nlohmann::json& values)> text;
+};
+
 // Everything a provider needs to send one delivery. Built by the worker from
 // the claimed row; no database access is needed to send it.
 struct Message {
@@ -76,6 +86,12 @@ struct Message {
   // The branding of the notification's tenant, for an email (the email
   // block's "branding" in the notification's content); none outside tenants.
   std::optional<Branding> branding;
+  // The email layout the notification's content names (its email block's
+  // "layout": {"key", "tenant"}), and the layout found for it when the
+  // message is claimed; none: the built-in layout.
+  std::optional<std::string> layout_key;
+  std::optional<std::string> layout_tenant;
+  std::optional<EmailLayout> layout;
 
   // The address for this channel (only the one for `channel` is set).
   std::optional<std::string> email;
@@ -94,7 +110,8 @@ struct Message {
 // for email, {"text"} for Telegram and SMS, {"title", "body"} for push), each
 // into the message's member of that name; null, or members the channel does
 // not have, change nothing. A "branding" object in the block becomes the
-// message's branding.
+// message's branding, a "layout" object {"key", "tenant"} its layout_key
+// and layout_tenant.
 void ApplyChannelTexts(Message& message, const nlohmann::json& block);
 
 // Why `message` cannot be handed to a provider (no address for its

@@ -17,6 +17,13 @@ void ApplyChannelTexts(Message& message, const nlohmann::json& block) {
     message.branding = Branding{member("logo_url"), member("primary_color"), member("sender_name"),
                                 member("footer")};
   }
+  if (const auto layout = block.find("layout"); layout != block.end() && layout->is_object()) {
+    const auto key = layout->find("key");
+    const auto tenant = layout->find("tenant");
+    if (key != layout->end() && key->is_string()) message.layout_key = key->get<std::string>();
+    if (tenant != layout->end() && tenant->is_string())
+      message.layout_tenant = tenant->get<std::string>();
+  }
   for (const core::MessageField& field : core::InfoOf(message.channel).fields) {
     const auto it = block.find(field.key);
     if (it == block.end() || !it->is_string()) continue;

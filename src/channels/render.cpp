@@ -1,5 +1,7 @@
 #include "channels/render.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -25,6 +27,50 @@ bool IsHexColor(std::string_view color) {
   if ((color.size() != 4 && color.size() != 7) || color[0] != '#') return false;
   return std::all_of(color.begin() + 1, color.end(),
                      [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// The email's own HTML: the template's email.html, or the title as a
+// heading and the body; what a layout's {{{content}}} is.
+std::string HtmlContent(const Message& message) {
+  if (message.html) return *message.html + "\n";
+  std::string html = "<h1 style=\"margin:0 0 12px;font-size:20px;line-height:1.3;\">" +
+                     HtmlEscape(message.title) + "</h1>\n";
+  if (!message.body.empty()) {
+    html += "<p style=\"margin:0 0 16px;\">" + HtmlEscapeLines(message.body) + "</p>\n";
+  }
+  return html;
+}
+
+// The context a stored layout renders with (docs/api.md "Layouts"): the
+// notification's data, and over it what the built-in layout shows.
+nlohmann::json LayoutValues(const Message& message, const EmailContent& content,
+                            const std::optional<std::string>& link, const Words& words,
+                            std::string own) {
+  nlohmann::json values = message.data.is_object() ? message.data : nlohmann::json::object();
+  values["content"] = std::move(own);
+  values["subject"] = content.subject;
+  values["title"] = message.title;
+  values["body"] = message.body;
+  values["link"] = link ? nlohmann::json(*link) : nlohmann::json(nullptr);
+  values["open"] = words.open;
+  values["unsubscribe_url"] = content.unsubscribe_url;
+  values["unsubscribe"] = words.unsubscribe;
+  values["preferences"] = words.preferences;
+  values["locale"] = message.locale;
+  values["notification"] = {{"id", message.notification_id}, {"type", message.type}};
+  nlohmann::json branding = nullptr;
+  if (message.branding) {
+    const Branding& b = *message.branding;
+    const auto optional = [](const std::optional<std::string>& v) {
+      return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+    };
+    branding = {{"logo_url", optional(b.logo_url)},
+                {"primary_color", optional(b.primary_color)},
+                {"sender_name", optional(b.sender_name)},
+                {"footer", optional(b.footer)}};
+  }
+  values["branding"] = std::move(branding);
+  return values;
 }
 
 std::string EmailHtml(const Message& message, const std::optional<std::string>& link,
@@ -54,15 +100,7 @@ std::string EmailHtml(const Message& message, const std::optional<std::string>& 
             HtmlEscape(branding->sender_name.value_or("")) +
             "\" style=\"display:block;max-height:48px;max-width:200px;margin:0 0 16px;\">\n";
   }
-  if (message.html) {
-    html += *message.html + "\n";
-  } else {
-    html += "<h1 style=\"margin:0 0 12px;font-size:20px;line-height:1.3;\">" +
-            HtmlEscape(message.title) + "</h1>\n";
-    if (!message.body.empty()) {
-      html += "<p style=\"margin:0 0 16px;\">" + HtmlEscapeLines(message.body) + "</p>\n";
-    }
-  }
+  html += HtmlContent(message);
   if (link) {
     html +=
         "<table role=\"presentation\" cellspacing=\"0\" cellpadding=\"0\" "
@@ -190,6 +228,23 @@ EmailContent RenderEmail(const Message& message, std::string_view public_url,
   content.text += "-- \n" + std::string(words.unsubscribe) + " " + std::string(words.preferences) +
                   ":\n" + content.unsubscribe_url + "\n";
   content.html = EmailHtml(message, link, words, content.subject, content.unsubscribe_url);
+  if (message.layout) {
+    // A stored layout that cannot render (over its budget) leaves the
+    // built-in one: the email still goes.
+    try {
+      std::string own_text = message.text.value_or(
+          message.body.empty() ? message.title : message.title + "\n\n" + message.body);
+      std::string html =
+          message.layout->html(LayoutValues(message, content, link, words, HtmlContent(message)));
+      std::string text =
+          message.layout->text(LayoutValues(message, content, link, words, std::move(own_text)));
+      content.html = std::move(html);
+      content.text = std::move(text);
+    } catch (const std::exception& e) {
+      spdlog::warn("email of notification {}: layout {} not used ({}); the built-in one instead",
+                   message.notification_id, message.layout_key.value_or(""), e.what());
+    }
+  }
   return content;
 }
 

@@ -21,6 +21,7 @@ enum class ErrorCode {
   kUserNotFound,      // the user a request names does not exist
   kConflict,          // the object's state does not allow the change
   kErasurePending,    // the user is being erased; a new one of its id may be made after
+  kInUse,             // the object is used by another (a layout by a template); not deleted
   kMethodNotAllowed,  // the path exists with other methods
   kPayloadTooLarge,   // the request is larger than accepted
   kHeadersTooLarge,   // the request's headers are larger than accepted
@@ -52,6 +53,8 @@ constexpr std::string_view ErrorCodeName(ErrorCode code) {
       return "conflict";
     case ErrorCode::kErasurePending:
       return "erasure_pending";
+    case ErrorCode::kInUse:
+      return "in_use";
     case ErrorCode::kMethodNotAllowed:
       return "method_not_allowed";
     case ErrorCode::kPayloadTooLarge:

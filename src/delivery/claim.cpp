@@ -1,5 +1,7 @@
 #include "delivery/claim.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -89,6 +91,27 @@ Row ReadRow(const db::Result& r, int i) {
   }
   row.created_at = core::ParsePgTimestamp(r.Text(i, "created_at"));
   return row;
+}
+
+// The stored layout each email names (channels::Message::layout_key), as
+// this process's cache has it at the claim: a layout changed a moment ago
+// is in the next email sent. None found (deleted since): the built-in one.
+void AttachLayouts(std::vector<Row>& rows, const templates::TemplateLookup* templates) {
+  if (templates == nullptr) return;
+  for (Row& row : rows) {
+    channels::Message& m = row.message;
+    if (!m.layout_key) continue;
+    templates::BoundLayout bound{nullptr, templates->Library(m.layout_tenant)};
+    bound.layout = bound.library.FindLayout(*m.layout_key);
+    if (!bound.layout) {
+      spdlog::warn("delivery {}: layout {} not found; the built-in one instead", m.delivery_id,
+                   *m.layout_key);
+      continue;
+    }
+    m.layout =
+        channels::EmailLayout{[bound](const nlohmann::json& values) { return bound.Html(values); },
+                              [bound](const nlohmann::json& values) { return bound.Text(values); }};
+  }
 }
 
 std::string_view ActionName(ClaimAction action) {
@@ -267,6 +290,7 @@ ClaimResult ClaimBatch(db::Pool& pool, std::optional<core::TimePoint> sql_now,
   std::vector<Row> rows;
   rows.reserve(static_cast<std::size_t>(locked.Rows()));
   for (int i = 0; i < locked.Rows(); ++i) rows.push_back(ReadRow(locked, i));
+  AttachLayouts(rows, templates);
   std::vector<Candidate> candidates;
   candidates.reserve(rows.size());
   for (Row& row : rows) {

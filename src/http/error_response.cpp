@@ -54,6 +54,7 @@ int HttpStatus(core::ErrorCode code) {
       return 405;
     case ErrorCode::kConflict:
     case ErrorCode::kErasurePending:
+    case ErrorCode::kInUse:
       return 409;
     case ErrorCode::kPayloadTooLarge:
       return 413;

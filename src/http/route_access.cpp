@@ -68,6 +68,16 @@ std::vector<DeclaredRoute> Table() {
       {"PUT", "/v1/templates/{type}", {kManage, kTenant}},
       {"DELETE", "/v1/templates/{type}", {kManage, kTenant}},
       {"POST", "/v1/templates/preview", {kRead, kGlobal}},
+      // Email layouts and partials: a tenant's own, or (unconfined) the
+      // global ones, as templates.
+      {"GET", "/v1/layouts", {kRead, kTenant}},
+      {"GET", "/v1/layouts/{key}", {kRead, kTenant}},
+      {"PUT", "/v1/layouts/{key}", {kManage, kTenant}},
+      {"DELETE", "/v1/layouts/{key}", {kManage, kTenant}},
+      {"GET", "/v1/partials", {kRead, kTenant}},
+      {"GET", "/v1/partials/{key}", {kRead, kTenant}},
+      {"PUT", "/v1/partials/{key}", {kManage, kTenant}},
+      {"DELETE", "/v1/partials/{key}", {kManage, kTenant}},
       // Topics.
       {"PUT", "/v1/topics/{key}", {kManage, kTenant}},
       {"DELETE", "/v1/topics/{key}", {kManage, kTenant}},

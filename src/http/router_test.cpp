@@ -271,6 +271,7 @@ TEST_F(DispatcherTest, EachErrorCodeMapsToItsStatusAndName) {
       {ErrorCode::kMethodNotAllowed, 405, "method_not_allowed"},
       {ErrorCode::kConflict, 409, "conflict"},
       {ErrorCode::kErasurePending, 409, "erasure_pending"},
+      {ErrorCode::kInUse, 409, "in_use"},
       {ErrorCode::kPayloadTooLarge, 413, "payload_too_large"},
       {ErrorCode::kHeadersTooLarge, 431, "headers_too_large"},
       {ErrorCode::kRateLimited, 429, "rate_limited"},

@@ -3,6 +3,7 @@
 
 #include "core/request_error.hpp"
 #include "http/message.hpp"
+#include "http/preview_layout.hpp"
 #include "http/template_view.hpp"
 #include "http/tenancy.hpp"
 #include "hub/validation.hpp"
@@ -23,7 +24,15 @@ struct PutTemplate {
   templates::TemplateStore& store;
   Response operator()(const Request& request) const {
     const auto parsed = templates::ParseTemplate(TypeOf(request), ParseJsonObject(request));
-    return JsonResponse(200, TemplateView(store.Put(parsed, QueryTenant(request))));
+    const auto tenant = QueryTenant(request);
+    if (parsed.layout && !store.layouts().LayoutExists(*parsed.layout, tenant)) {
+      throw core::InvalidField(
+          "layout", "layout " + *parsed.layout + " does not exist" +
+                        (tenant ? " (neither tenant " + *tenant + "'s own nor a global one)"
+                                : " (a global template names a global "
+                                  "layout)"));
+    }
+    return JsonResponse(200, TemplateView(store.Put(parsed, tenant)));
   }
 };
 
@@ -97,10 +106,26 @@ struct PreviewTemplate {
       texts = &*given;
     }
     if (user && locale) user->locale = *locale;
-    const mustache::RenderContext context(
-        templates::MakeContext(std::move(data), user, notification));
+    const nlohmann::json values = templates::MakeContext(std::move(data), user, notification);
+    const mustache::RenderContext context(values);
+    // Partials given inline, then the stored ones; the stored template's
+    // layout, or one named inline.
+    const PreviewPartials partials(body, store.Library(QueryTenant(request)));
+    std::optional<std::string> layout = stored ? stored->layout : std::nullopt;
+    if (const auto it = body.find("layout"); !stored && it != body.end() && !it->is_null()) {
+      if (!it->is_string() || !templates::IsValidFragmentKey(it->get_ref<const std::string&>()))
+        throw core::InvalidField("layout", "layout must be null or a layout's key");
+      layout = it->get<std::string>();
+    }
     try {
-      return JsonResponse(200, templates::RenderAll(*texts, context));
+      nlohmann::json rendered = templates::RenderAll(*texts, context, &partials);
+      if (layout) {
+        rendered["email_layout"] = EmailInLayout(rendered, *layout, partials, values,
+                                                 locale.value_or(user     ? user->locale
+                                                                 : stored ? stored->default_locale
+                                                                          : "en"));
+      }
+      return JsonResponse(200, rendered);
     } catch (const templates::RenderError& e) {
       throw core::InvalidField("data", e.what());
     }

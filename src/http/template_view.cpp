@@ -16,6 +16,7 @@ nlohmann::json TemplateView(const templates::StoredTemplate& stored) {
           {"digest", t.digest},
           {"throttle", t.throttle},
           {"escalate", t.escalate},
+          {"layout", OrNull(t.layout)},
           {"tenant", OrNull(stored.tenant)},
           {"created_at", TimeView(stored.created_at)},
           {"updated_at", TimeView(stored.updated_at)}};

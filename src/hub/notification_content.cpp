@@ -1,5 +1,7 @@
 #include "hub/notification_content.hpp"
 
+#include <algorithm>
+
 #include "core/request_error.hpp"
 
 namespace chopar::hub {
@@ -41,7 +43,8 @@ std::string CutToCodePoints(const std::string& text, std::size_t max_chars) {
 NotificationContent ComposeContent(const NotificationRequest& request,
                                    const templates::Template* tmpl, const std::string& user_locale,
                                    const nlohmann::json& context,
-                                   const std::vector<core::ChannelKind>& chosen) {
+                                   const std::vector<core::ChannelKind>& chosen,
+                                   const mustache::PartialSource* partials) {
   NotificationContent content;
   content.title = request.title;
   content.body = request.body;
@@ -61,9 +64,12 @@ NotificationContent ComposeContent(const NotificationRequest& request,
   const templates::LocaleTexts& texts = tmpl->locales.find(locale)->second;
   const mustache::RenderContext values(context);
   try {
-    if (!has_title) content.title = CutToCodePoints(*texts.Render(Target::kTitle, values), 500);
-    if (!has_body)
-      content.body = CutToCodePoints(texts.Render(Target::kBody, values).value_or(""), 10000);
+    if (!has_title)
+      content.title = CutToCodePoints(*texts.Render(Target::kTitle, values, partials), 500);
+    if (!has_body) {
+      content.body =
+          CutToCodePoints(texts.Render(Target::kBody, values, partials).value_or(""), 10000);
+    }
   } catch (const templates::RenderError& e) {
     throw core::InvalidField("data", "template " + request.type + " (" + locale + "): " + e.what());
   }
@@ -76,7 +82,8 @@ NotificationContent ComposeContent(const NotificationRequest& request,
   if (request.actions.empty() && texts.HasActions()) {
     const std::string where = "template " + request.type + " (" + locale + ")";
     try {
-      const std::vector<NotificationAction> actions = ActionsFromJson(texts.RenderActions(values));
+      const std::vector<NotificationAction> actions =
+          ActionsFromJson(texts.RenderActions(values, partials));
       for (std::size_t i = 0; i < actions.size(); ++i)
         CheckAction(actions[i], "actions[" + std::to_string(i) + "]");
       content.actions = ActionsJson(actions);
@@ -94,7 +101,7 @@ NotificationContent ComposeContent(const NotificationRequest& request,
       const auto& info = templates::InfoOf(target);
       if (info.channel != channel || ReplacedByRequest(target, has_title, has_body)) continue;
       try {
-        if (auto text = texts.Render(target, values))
+        if (auto text = texts.Render(target, values, partials))
           block[std::string(info.key)] = std::move(*text);
       } catch (const std::exception& e) {
         block = {{"error", "template " + request.type + " (" + locale + "): " + e.what()}};
@@ -104,6 +111,16 @@ NotificationContent ComposeContent(const NotificationRequest& request,
     if (block.empty()) continue;
     if (content.channels.is_null()) content.channels = nlohmann::json::object();
     content.channels[std::string(core::ChannelName(channel))] = std::move(block);
+  }
+  if (tmpl->layout && std::ranges::find(chosen, core::ChannelKind::kEmail) != chosen.end()) {
+    if (content.channels.is_null()) content.channels = nlohmann::json::object();
+    nlohmann::json& email =
+        content.channels[std::string(core::ChannelName(core::ChannelKind::kEmail))];
+    if (email.is_null()) email = nlohmann::json::object();
+    if (!email.contains("error")) {
+      email["layout"] = {{"key", *tmpl->layout},
+                         {"tenant", request.tenant ? nlohmann::json(*request.tenant) : nullptr}};
+    }
   }
   return content;
 }

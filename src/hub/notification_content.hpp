@@ -37,7 +37,11 @@ struct NotificationContent {
 // 10,000 code points. A channel text that cannot be rendered fails that
 // channel only. The request's actions, when it has any, replace the
 // template's (rendered like the title: label and url); its tags follow the
-// template's.
+// template's. The texts' {{> name}} tags come from `partials` (none: they
+// render as nothing). With a template that names a layout and email among
+// the chosen channels, the email block holds "layout": {"key", "tenant"}
+// (the request's tenant or null), which the worker wraps the email in when
+// it sends it (the layout as it is then: channels::Message::layout).
 //
 // Throws core::RequestError kInvalidField: "title" when there is neither a
 // template nor a title, "data" when the template's title renders empty or
@@ -46,7 +50,8 @@ struct NotificationContent {
 NotificationContent ComposeContent(const NotificationRequest& request,
                                    const templates::Template* tmpl, const std::string& user_locale,
                                    const nlohmann::json& context,
-                                   const std::vector<core::ChannelKind>& chosen);
+                                   const std::vector<core::ChannelKind>& chosen,
+                                   const mustache::PartialSource* partials = nullptr);
 
 // `text` cut to at most `max_chars` code points, ending in "…" when cut.
 std::string CutToCodePoints(const std::string& text, std::size_t max_chars);

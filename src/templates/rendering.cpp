@@ -26,13 +26,15 @@ nlohmann::json MakeContext(nlohmann::json data, const std::optional<ContextUser>
   return data;
 }
 
-nlohmann::json RenderAll(const LocaleTexts& texts, const mustache::RenderContext& context) {
+nlohmann::json RenderAll(const LocaleTexts& texts, const mustache::RenderContext& context,
+                         const mustache::PartialSource* partials) {
   TargetTexts rendered;
   for (Target target : AllTargets()) {
-    if (auto text = texts.Render(target, context)) rendered.emplace_back(target, std::move(*text));
+    if (auto text = texts.Render(target, context, partials))
+      rendered.emplace_back(target, std::move(*text));
   }
   nlohmann::json block = BlockOf(rendered);
-  if (nlohmann::json actions = texts.RenderActions(context); !actions.is_null())
+  if (nlohmann::json actions = texts.RenderActions(context, partials); !actions.is_null())
     block["actions"] = std::move(actions);
   return block;
 }

@@ -38,7 +38,9 @@ nlohmann::json MakeContext(nlohmann::json data, const std::optional<ContextUser>
 // Every text of `texts` rendered, in the shape of POST /v1/templates/preview:
 // {"title", "body", "email": {"subject", "html", "text"}, "telegram":
 // {"text"}, "push": {"title", "body"}, "sms": {"text"}, "actions": [{"label",
-// "url" | "event"}]}, absent texts left out. Throws RenderError.
-nlohmann::json RenderAll(const LocaleTexts& texts, const mustache::RenderContext& context);
+// "url" | "event"}]}, absent texts left out; {{> name}} from `partials`.
+// Throws RenderError.
+nlohmann::json RenderAll(const LocaleTexts& texts, const mustache::RenderContext& context,
+                         const mustache::PartialSource* partials = nullptr);
 
 }  // namespace chopar::templates

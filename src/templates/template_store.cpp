@@ -31,7 +31,9 @@ std::shared_ptr<const Template> Parse(const db::Result& rows, int row) {
       {"tags", nlohmann::json::parse(rows.Text(row, "tags"))},
       {"digest", OptionalJson(rows, row, "digest")},
       {"throttle", OptionalJson(rows, row, "throttle")},
-      {"escalate", OptionalJson(rows, row, "escalate")}};
+      {"escalate", OptionalJson(rows, row, "escalate")},
+      {"layout", rows.IsNull(row, "layout") ? nlohmann::json(nullptr)
+                                            : nlohmann::json(rows.String(row, "layout"))}};
   try {
     return std::make_shared<const Template>(ParseTemplate(type, body));
   } catch (const core::RequestError& e) {
@@ -69,11 +71,16 @@ std::string NoTemplate(const std::string& type, const std::optional<std::string>
 TemplateStore::TemplateStore(db::Pool& pool, std::string listen_conninfo)
     : pool_(pool),
       map_(std::make_shared<const Map>()),
-      listen_conninfo_(std::move(listen_conninfo)) {}
+      listen_conninfo_(std::move(listen_conninfo)),
+      layouts_(FragmentKind::kLayout, pool, listen_conninfo_),
+      partials_(FragmentKind::kPartial, pool, listen_conninfo_) {}
 
 TemplateStore::~TemplateStore() { Stop(); }
 
 void TemplateStore::Start() {
+  // Partials and layouts first: a template's texts render with them.
+  partials_.Start();
+  layouts_.Start();
   ReloadAll();
   if (subscription_) return;
   subscription_ = db::ListenHub::Shared(listen_conninfo_)
@@ -86,6 +93,12 @@ void TemplateStore::Start() {
 
 void TemplateStore::Stop() {
   if (subscription_) subscription_->Cancel();
+  layouts_.Stop();
+  partials_.Stop();
+}
+
+RenderLibrary TemplateStore::Library(const std::optional<std::string>& tenant) const {
+  return RenderLibrary(layouts_.Snapshot(), partials_.Snapshot(), tenant);
 }
 
 std::shared_ptr<const TemplateStore::Map> TemplateStore::Snapshot() const {
@@ -171,17 +184,17 @@ StoredTemplate TemplateStore::Put(const Template& tmpl, const std::optional<std:
   };
   const auto tags = tmpl.tags.empty() ? std::nullopt : std::optional(db::ArrayLiteral(tmpl.tags));
   if (tenant) {
-    const auto stored =
-        pool_.Acquire()->Exec(queries::kPutTenantTemplate, *tenant, tmpl.type, tmpl.category,
-                              tmpl.default_locale, locales.dump(), optional_json(tmpl.digest),
-                              optional_json(tmpl.throttle), optional_json(tmpl.escalate), tags);
+    const auto stored = pool_.Acquire()->Exec(
+        queries::kPutTenantTemplate, *tenant, tmpl.type, tmpl.category, tmpl.default_locale,
+        locales.dump(), optional_json(tmpl.digest), optional_json(tmpl.throttle),
+        optional_json(tmpl.escalate), tags, tmpl.layout);
     if (stored.Empty()) throw core::NotFound("tenant " + *tenant + " does not exist");
     ReloadType(TenantKey(*tenant, tmpl.type));
     return Get(tmpl.type, tenant);
   }
   pool_.Acquire()->Exec(queries::kPutTemplate, tmpl.type, tmpl.category, tmpl.default_locale,
                         locales.dump(), optional_json(tmpl.digest), optional_json(tmpl.throttle),
-                        optional_json(tmpl.escalate), tags);
+                        optional_json(tmpl.escalate), tags, tmpl.layout);
   ReloadType(tmpl.type);
   return Get(tmpl.type);
 }

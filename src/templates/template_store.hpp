@@ -12,6 +12,8 @@
 #include "core/clock.hpp"
 #include "db/listen_hub.hpp"
 #include "db/pool.hpp"
+#include "templates/fragment_store.hpp"
+#include "templates/library.hpp"
 #include "templates/template.hpp"
 
 namespace chopar::templates {
@@ -48,6 +50,13 @@ class TemplateLookup {
     (void)tenant;
     return Find(type);
   }
+  // The partials and layouts texts render with for a notification in
+  // `tenant` (none: the global ones). Thread-safe; no database. Without
+  // any: an empty library (partials render as nothing, no layout).
+  [[nodiscard]] virtual RenderLibrary Library(const std::optional<std::string>& tenant) const {
+    (void)tenant;
+    return {};
+  }
 };
 
 // Templates stored in PostgreSQL (table chopar.templates), each process
@@ -72,8 +81,8 @@ class TemplateStore final : public TemplateLookup {
   TemplateStore(const TemplateStore&) = delete;
   TemplateStore& operator=(const TemplateStore&) = delete;
 
-  // Loads every template, then starts listening. Throws db::DbError if the
-  // first load fails.
+  // Loads every template, layout and partial, then starts listening.
+  // Throws db::DbError if the first load fails.
   void Start();
   // Stops listening; the cache stays as it is. Idempotent.
   void Stop();
@@ -82,6 +91,11 @@ class TemplateStore final : public TemplateLookup {
   [[nodiscard]] std::shared_ptr<const Template> FindFresh(std::string_view type) const override;
   [[nodiscard]] std::shared_ptr<const Template> FindFor(
       std::string_view type, const std::optional<std::string>& tenant) const override;
+  [[nodiscard]] RenderLibrary Library(const std::optional<std::string>& tenant) const override;
+  // The layouts and partials (docs/api.md "Layouts", "Partials"), cached
+  // beside the templates, listening from Start() on.
+  [[nodiscard]] FragmentStore& layouts() { return layouts_; }
+  [[nodiscard]] FragmentStore& partials() { return partials_; }
   // The categories the cached templates name, sorted, each once.
   [[nodiscard]] std::vector<std::string> Categories() const;
 
@@ -126,6 +140,8 @@ class TemplateStore final : public TemplateLookup {
   const std::string listen_conninfo_;
   // The process's LISTEN session's (db::ListenHub), from Start() on.
   std::unique_ptr<db::ListenHub::Subscription> subscription_;
+  FragmentStore layouts_;
+  FragmentStore partials_;
 };
 
 }  // namespace chopar::templates
