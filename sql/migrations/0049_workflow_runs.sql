@@ -57,6 +57,8 @@ CREATE INDEX workflow_runs_due ON chopar.workflow_runs (due_at) WHERE status = '
 -- within its window.
 CREATE INDEX workflow_runs_throttle ON chopar.workflow_runs (user_id, type, throttle_passed_at)
   WHERE throttle_passed_at IS NOT NULL;
+-- Retention forgets the runs of the notifications it dropped, oldest first.
+CREATE INDEX workflow_runs_created ON chopar.workflow_runs (notification_created_at);
 -- The erasure loop and the export find a user's runs.
 CREATE INDEX workflow_runs_user ON chopar.workflow_runs (user_id);
 

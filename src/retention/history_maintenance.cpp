@@ -107,6 +107,7 @@ MaintenanceReport HistoryMaintenance::Pass() {
   if (settings_.notifications_days > 0) {
     report.dedup_keys_deleted = ForgetDroppedDedupKeys();
     report.action_presses_deleted = ForgetDroppedActionPresses();
+    report.workflow_runs_deleted = ForgetDroppedWorkflowRuns();
   }
   if (settings_.audit_days > 0) report.audit_rows_deleted = ForgetOldAuditRows();
   report.delivery_horizon = AdvanceDeliveryHorizon();
@@ -116,11 +117,12 @@ MaintenanceReport HistoryMaintenance::Pass() {
                  settings_.audit_days);
   }
   if (report.digest_items_deleted > 0 || report.dedup_keys_deleted > 0 ||
-      report.action_presses_deleted > 0) {
+      report.action_presses_deleted > 0 || report.workflow_runs_deleted > 0) {
     spdlog::info(
-        "history: deleted {} digest items, {} dedup keys and {} action presses of dropped "
-        "notifications",
-        report.digest_items_deleted, report.dedup_keys_deleted, report.action_presses_deleted);
+        "history: deleted {} digest items, {} dedup keys, {} action presses and {} workflow runs "
+        "of dropped notifications",
+        report.digest_items_deleted, report.dedup_keys_deleted, report.action_presses_deleted,
+        report.workflow_runs_deleted);
   }
   return report;
 }
@@ -144,6 +146,11 @@ long HistoryMaintenance::ForgetDroppedDedupKeys() {
 
 long HistoryMaintenance::ForgetDroppedActionPresses() {
   return DeleteInBatches("history_action_retention", queries::kDeleteDroppedActionPresses,
+                         db::Params(settings_.dedup_batch));
+}
+
+long HistoryMaintenance::ForgetDroppedWorkflowRuns() {
+  return DeleteInBatches("history_workflow_retention", queries::kDeleteDroppedWorkflowRuns,
                          db::Params(settings_.dedup_batch));
 }
 

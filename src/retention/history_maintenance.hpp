@@ -34,6 +34,7 @@ struct MaintenanceReport {
   long digest_items_deleted = 0;     // items of closed digests, before their notifications
   long dedup_keys_deleted = 0;       // keys of the notifications dropped
   long action_presses_deleted = 0;   // recorded presses of the notifications dropped
+  long workflow_runs_deleted = 0;    // workflow runs of the notifications dropped
   long audit_rows_deleted = 0;       // audit log rows older than audit_days
   // The horizon of active deliveries after the pass: PostgreSQL's text of
   // chopar.delivery_horizon.active_from ("-infinity" until a week was passed).
@@ -107,6 +108,9 @@ class HistoryMaintenance {
   // Deletes the recorded action presses of notifications retention
   // dropped, in batches of dedup_batch; returns how many.
   long ForgetDroppedActionPresses();
+  // Deletes the workflow runs of notifications retention dropped, the same
+  // way; returns how many.
+  long ForgetDroppedWorkflowRuns();
   // Deletes the audit rows older than audit_days, batch by batch.
   long ForgetOldAuditRows();
   // Moves the horizon of active deliveries; returns it.

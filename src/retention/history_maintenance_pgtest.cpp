@@ -255,6 +255,14 @@ TEST_F(HistoryMaintenanceTest, RetentionDropsOldNotificationsTheirKeysAndNothing
   };
   pressed(in_digest, week1 + 48h);
   pressed(week3_id, week3 + 1h);
+  // Workflow runs of a week-1 notification (its partition goes) and of the
+  // week-3 one (kept).
+  for (const auto& [notification, at] : {std::pair{in_digest, week1}, std::pair{week3_id, week3}}) {
+    db_->Scalar(
+        "INSERT INTO chopar.workflow_runs (notification_id, notification_created_at, user_id, "
+        "type, status) VALUES (" +
+        std::to_string(notification) + ", " + Sql(at) + ", 1, 'history.test', 'done') RETURNING 1");
+  }
 
   // A deleted user's deliveries go with it (the trigger on users).
   db_->Scalar("DELETE FROM chopar.users WHERE id = 2");
@@ -280,6 +288,8 @@ TEST_F(HistoryMaintenanceTest, RetentionDropsOldNotificationsTheirKeysAndNothing
   EXPECT_EQ(report.dedup_keys_deleted, 2);
   EXPECT_EQ(report.action_presses_deleted, 1);
   EXPECT_EQ(db_->Count("SELECT notification_id FROM chopar.notification_actions"), week3_id);
+  EXPECT_EQ(report.workflow_runs_deleted, 1);
+  EXPECT_EQ(db_->Count("SELECT notification_id FROM chopar.workflow_runs"), week3_id);
   EXPECT_EQ(db_->Scalar("SELECT string_agg(dedup_key, ',' ORDER BY dedup_key) "
                         "FROM chopar.notification_dedup"),
             "week3");
