@@ -21,6 +21,7 @@
 #include "http/telegram_routes.hpp"
 #include "http/template_routes.hpp"
 #include "http/tenant_inbox_routes.hpp"
+#include "http/version_routes.hpp"
 #include "http/web_routes.hpp"
 #include "http/whatsapp_routes.hpp"
 #include "http/workflow_routes.hpp"
@@ -61,6 +62,7 @@ std::string AccessLabel(const http::Route& route) {
 
 void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
   http::RegisterTemplateRoutes(router, parts.templates, parts.users);
+  http::RegisterTemplateVersionRoutes(router, parts.templates);
   http::RegisterFragmentRoutes(router, parts.templates);
   http::RegisterWorkflowRoutes(router, parts.canceler);
   http::RegisterPreferenceRoutes(router, parts.users, parts.templates, parts.inbox_secret);

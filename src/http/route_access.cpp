@@ -68,6 +68,15 @@ std::vector<DeclaredRoute> Table() {
       {"PUT", "/v1/templates/{type}", {kManage, kTenant}},
       {"DELETE", "/v1/templates/{type}", {kManage, kTenant}},
       {"POST", "/v1/templates/preview", {kRead, kGlobal}},
+      // A template's versions and draft: reading them is reading the
+      // template, changing them (a draft too) is managing it.
+      {"GET", "/v1/templates/{type}/versions", {kRead, kTenant}},
+      {"GET", "/v1/templates/{type}/versions/{n}", {kRead, kTenant}},
+      {"POST", "/v1/templates/{type}/versions/{n}/restore", {kManage, kTenant}},
+      {"PUT", "/v1/templates/{type}/draft", {kManage, kTenant}},
+      {"GET", "/v1/templates/{type}/draft", {kRead, kTenant}},
+      {"DELETE", "/v1/templates/{type}/draft", {kManage, kTenant}},
+      {"POST", "/v1/templates/{type}/publish", {kManage, kTenant}},
       // Email layouts and partials: a tenant's own, or (unconfined) the
       // global ones, as templates.
       {"GET", "/v1/layouts", {kRead, kTenant}},

@@ -58,8 +58,9 @@ struct DeleteTemplate {
   }
 };
 
-// {"type" | "template", "locale", "data", "user_id"}: a stored type's
-// template (as this process's cache has it) or one locale block sent
+// {"type" | "template", "locale", "data", "user_id", "draft"}: a stored
+// type's template (as this process's cache has it; with "draft": true its
+// draft, of ?tenant= when given) or one locale block sent
 // inline, rendered with `data` as the context (any JSON value when there is
 // no user), and the user's id, locale and zone when user_id is given.
 struct PreviewTemplate {
@@ -88,6 +89,14 @@ struct PreviewTemplate {
     if (data.is_null()) data = nlohmann::json::object();
     if (user && !data.is_object()) throw core::InvalidField("data", "data must be a JSON object");
 
+    // "draft": true renders the type's draft (versions), which is never sent.
+    const auto draft = body.find("draft");
+    if (draft != body.end() && !draft->is_null() && !draft->is_boolean()) {
+      throw core::InvalidField("draft", "draft must be true or false");
+    }
+    const bool of_draft = draft != body.end() && draft->is_boolean() && draft->get<bool>();
+    if (of_draft && !type) throw core::InvalidField("draft", "draft needs type");
+
     std::shared_ptr<const templates::Template> stored;
     std::optional<templates::LocaleTexts> given;
     const templates::LocaleTexts* texts = nullptr;
@@ -96,7 +105,7 @@ struct PreviewTemplate {
       if (!hub::IsValidType(*type)) {
         throw core::InvalidField("type", "type must match ^[a-z]+(\\.[a-z_]+)*$, e.g. task.due");
       }
-      stored = store.Find(*type);
+      stored = of_draft ? store.ParsedDraft(*type, QueryTenant(request)) : store.Find(*type);
       if (!stored) throw core::NotFound("notification type " + *type + " has no template");
       texts = &stored->TextsFor(locale.value_or(user ? user->locale : stored->default_locale));
       notification =

@@ -18,6 +18,7 @@
 #include "http/route_access.hpp"
 #include "http/template_routes.hpp"
 #include "http/tenant_inbox_routes.hpp"
+#include "http/version_routes.hpp"
 #include "templates/template_store.hpp"
 
 namespace chopar::http {
@@ -76,6 +77,7 @@ class TenantIsolationTest : public testing::HttpServerPgTest {
     if (!keys_) return;  // the fixture's first server, before SetUp made the stores
     RegisterAccessRoutes(router, *pool_, *keys_, *tenants_);
     RegisterTemplateRoutes(router, *templates_, *users_);
+    RegisterTemplateVersionRoutes(router, *templates_);
     RegisterTenantInboxRoutes(router, *tenants_, *users_);
     RegisterBroadcastRoutes(router, *topics_, *broadcasts_);
     server_->AcceptCredentials({.api_keys = ApiKeyResolver(*keys_), .sessions = {}});
@@ -97,7 +99,9 @@ class TenantIsolationTest : public testing::HttpServerPgTest {
            std::to_string(db_->Count("SELECT count(*) FROM chopar.user_tenants")) +
            client().Get("/v1/topics/b-news/subscribers", {kAuth}).body +
            db_->Scalar("SELECT name || coalesce(tenant, '-') FROM chopar.topics") +
-           std::to_string(db_->Count("SELECT count(*) FROM chopar.broadcasts"));
+           std::to_string(db_->Count("SELECT count(*) FROM chopar.broadcasts")) +
+           std::to_string(db_->Count("SELECT count(*) FROM chopar.template_versions")) +
+           std::to_string(db_->Count("SELECT count(*) FROM chopar.template_drafts"));
   }
 
   std::unique_ptr<access::ApiKeyStore> keys_;
@@ -149,6 +153,19 @@ TEST_F(TenantIsolationTest, AConfinedKeyReachesNothingOfAnotherTenantOnAnyTenant
       {"GET", "/v1/templates/{type}", "/v1/templates/task.due?tenant=b", nullptr, 403},
       {"PUT", "/v1/templates/{type}", "/v1/templates/task.due?tenant=b", tmpl, 403},
       {"DELETE", "/v1/templates/{type}", "/v1/templates/task.due?tenant=b", nullptr, 403},
+      // Nor their versions and drafts.
+      {"GET", "/v1/templates/{type}/versions", "/v1/templates/task.due/versions?tenant=b", nullptr,
+       403},
+      {"GET", "/v1/templates/{type}/versions/{n}", "/v1/templates/task.due/versions/1?tenant=b",
+       nullptr, 403},
+      {"POST", "/v1/templates/{type}/versions/{n}/restore",
+       "/v1/templates/task.due/versions/1/restore?tenant=b", json::object(), 403},
+      {"PUT", "/v1/templates/{type}/draft", "/v1/templates/task.due/draft?tenant=b", tmpl, 403},
+      {"GET", "/v1/templates/{type}/draft", "/v1/templates/task.due/draft?tenant=b", nullptr, 403},
+      {"DELETE", "/v1/templates/{type}/draft", "/v1/templates/task.due/draft?tenant=b", nullptr,
+       403},
+      {"POST", "/v1/templates/{type}/publish", "/v1/templates/task.due/publish?tenant=b",
+       json::object(), 403},
       // Topics: B's is not found; a broadcast to it, or to everyone, is refused.
       {"PUT", "/v1/topics/{key}", "/v1/topics/b-news", {{"name", "Mine now"}}, 404},
       {"DELETE", "/v1/topics/{key}", "/v1/topics/b-news", nullptr, 404},

@@ -70,6 +70,7 @@ std::string NoTemplate(const std::string& type, const std::optional<std::string>
 
 TemplateStore::TemplateStore(db::Pool& pool, std::string listen_conninfo)
     : pool_(pool),
+      versions_(pool),
       map_(std::make_shared<const Map>()),
       listen_conninfo_(std::move(listen_conninfo)),
       layouts_(FragmentKind::kLayout, pool, listen_conninfo_),
@@ -177,6 +178,16 @@ void TemplateStore::ReloadType(const std::string& type) const {
 }
 
 StoredTemplate TemplateStore::Put(const Template& tmpl, const std::optional<std::string>& tenant) {
+  {
+    auto tx = pool_.Begin("put_template");
+    Store(tx, tmpl, tenant);
+    tx.Commit();
+  }  // its connection back before Stored borrows one
+  return Stored(tmpl.type, tenant);
+}
+
+void TemplateStore::Store(db::Transaction& tx, const Template& tmpl,
+                          const std::optional<std::string>& tenant) {
   nlohmann::json locales = nlohmann::json::object();
   for (const auto& [locale, texts] : tmpl.locales) locales[locale] = texts.Sources();
   auto optional_json = [](const nlohmann::json& value) {
@@ -184,19 +195,24 @@ StoredTemplate TemplateStore::Put(const Template& tmpl, const std::optional<std:
   };
   const auto tags = tmpl.tags.empty() ? std::nullopt : std::optional(db::ArrayLiteral(tmpl.tags));
   if (tenant) {
-    const auto stored = pool_.Acquire()->Exec(
-        queries::kPutTenantTemplate, *tenant, tmpl.type, tmpl.category, tmpl.default_locale,
-        locales.dump(), optional_json(tmpl.digest), optional_json(tmpl.throttle),
-        optional_json(tmpl.escalate), tags, tmpl.layout);
+    const auto stored =
+        tx.Exec(queries::kPutTenantTemplate, *tenant, tmpl.type, tmpl.category, tmpl.default_locale,
+                locales.dump(), optional_json(tmpl.digest), optional_json(tmpl.throttle),
+                optional_json(tmpl.escalate), tags, tmpl.layout);
     if (stored.Empty()) throw core::NotFound("tenant " + *tenant + " does not exist");
-    ReloadType(TenantKey(*tenant, tmpl.type));
-    return Get(tmpl.type, tenant);
+  } else {
+    tx.Defer(queries::kPutTemplate, tmpl.type, tmpl.category, tmpl.default_locale, locales.dump(),
+             optional_json(tmpl.digest), optional_json(tmpl.throttle), optional_json(tmpl.escalate),
+             tags, tmpl.layout);
   }
-  pool_.Acquire()->Exec(queries::kPutTemplate, tmpl.type, tmpl.category, tmpl.default_locale,
-                        locales.dump(), optional_json(tmpl.digest), optional_json(tmpl.throttle),
-                        optional_json(tmpl.escalate), tags, tmpl.layout);
-  ReloadType(tmpl.type);
-  return Get(tmpl.type);
+  // After the template's row: see RecordVersion.
+  RecordVersion(tx, DocumentKey{DocumentKind::kTemplate, tmpl.type, tenant}, tmpl.source);
+}
+
+StoredTemplate TemplateStore::Stored(const std::string& type,
+                                     const std::optional<std::string>& tenant) {
+  ReloadType(tenant ? TenantKey(*tenant, type) : type);
+  return Get(type, tenant);
 }
 
 StoredTemplate TemplateStore::Get(const std::string& type,

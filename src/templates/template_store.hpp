@@ -15,6 +15,7 @@
 #include "templates/fragment_store.hpp"
 #include "templates/library.hpp"
 #include "templates/template.hpp"
+#include "templates/versions.hpp"
 
 namespace chopar::templates {
 
@@ -103,7 +104,8 @@ class TemplateStore final : public TemplateLookup {
   // `tenant` on that tenant's own template of it (chopar.tenant_templates),
   // which replaces the global one for notifications in the tenant.
 
-  // Creates or replaces the template; returns it as Get reads it. Throws
+  // Creates or replaces the template, and records tmpl.source as its next
+  // version in the same transaction; returns it as Get reads it. Throws
   // core::RequestError kNotFound for a tenant that does not exist.
   StoredTemplate Put(const Template& tmpl, const std::optional<std::string>& tenant = std::nullopt);
   // The stored template of `type`. Throws core::RequestError kNotFound when
@@ -118,6 +120,24 @@ class TemplateStore final : public TemplateLookup {
   // Throws core::RequestError kNotFound when there is none.
   void Delete(const std::string& type, const std::optional<std::string>& tenant = std::nullopt);
 
+  // Versions and drafts (templates/versions.hpp; defined in
+  // template_history.cpp). Restore stores the document of version
+  // `version` as the next, live, version; Publish does so with the draft
+  // and deletes it, in one transaction. Both return the template as Get
+  // reads it, and throw core::RequestError kNotFound when there is no such
+  // version or no draft, kConflict naming the field when the document no
+  // longer parses (a rule made stricter since it was stored).
+  StoredTemplate Restore(const std::string& type, int version,
+                         const std::optional<std::string>& tenant = std::nullopt);
+  StoredTemplate Publish(const std::string& type,
+                         const std::optional<std::string>& tenant = std::nullopt);
+  // The draft, parsed (what preview renders; never what notify sends).
+  // kNotFound when there is none, kConflict when it no longer parses.
+  std::shared_ptr<const Template> ParsedDraft(const std::string& type,
+                                              const std::optional<std::string>& tenant);
+  // The histories and drafts of templates.
+  [[nodiscard]] VersionStore& versions() { return versions_; }
+
   // Reads every template again (what a (re)connection of the listener does).
   void ReloadAll();
   // Reads one template again by its NOTIFY payload: a type (the global
@@ -131,9 +151,15 @@ class TemplateStore final : public TemplateLookup {
   // neither a type nor a tenant key holds a '/').
   using Map = std::map<std::string, std::shared_ptr<const Template>, std::less<>>;
   [[nodiscard]] std::shared_ptr<const Map> Snapshot() const;
+  // Put's writes in `tx`: the template, then its next version. Throws
+  // kNotFound for a tenant that does not exist.
+  void Store(db::Transaction& tx, const Template& tmpl, const std::optional<std::string>& tenant);
+  // Reloads what Store changed, then reads it as Get.
+  StoredTemplate Stored(const std::string& type, const std::optional<std::string>& tenant);
   void Install(std::shared_ptr<const Map> map) const;
 
   db::Pool& pool_;
+  VersionStore versions_;
   mutable std::mutex reload_mutex_;  // one reload at a time, read and install
   mutable std::mutex map_mutex_;     // guards map_ (the pointer, not the map)
   mutable std::shared_ptr<const Map> map_;

@@ -39,6 +39,12 @@ struct Listed {
 const std::map<std::string, std::string> kGlobalTables = {
     {"templates", "configuration: small, written by operators; copied to every shard"},
     {"templates_api", "the view of templates"},
+    {"template_versions",
+     "the versions of templates, layouts and partials: configuration history, small, written by "
+     "operators; copied to every shard"},
+    {"template_drafts",
+     "the drafts of templates, layouts and partials: configuration, small, written by operators; "
+     "copied to every shard"},
     {"tenant_templates",
      "tenants' own templates: configuration, small, written by operators; copied to every "
      "shard"},

@@ -335,6 +335,25 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "POST", "/v1/templates/preview", { body: { type: "project.none" }, expect: 404 });
     await call(chopar, "POST", "/v1/templates/preview", { body: { template: { title: "x" }, user_id: 999 }, expect: 404 });
     await call(chopar, "POST", "/v1/templates/preview", { body: {}, expect: 400 });
+    // Versions and drafts of a template.
+    await call(chopar, "GET", "/v1/templates/project.release/versions?limit=2", { expect: 200 });
+    await call(chopar, "GET", "/v1/templates/project.release/versions?cursor=x", { expect: 400 });
+    await call(chopar, "GET", "/v1/templates/project.release/versions/1", { expect: 200 });
+    await call(chopar, "GET", "/v1/templates/project.release/versions/99", { expect: 404 });
+    await call(chopar, "POST", "/v1/templates/project.release/versions/1/restore", { expect: 200 });
+    await call(chopar, "POST", "/v1/templates/project.release/versions/99/restore", { expect: 404 });
+    await call(chopar, "GET", "/v1/templates/project.release/draft", { expect: 404 });
+    await call(chopar, "PUT", "/v1/templates/project.release/draft", { body: release, expect: 200 });
+    await call(chopar, "PUT", "/v1/templates/project.release/draft", { body: { locales: {} }, expect: 400 });
+    await call(chopar, "GET", "/v1/templates/project.release/draft", { expect: 200 });
+    await call(chopar, "POST", "/v1/templates/preview", {
+      body: { type: "project.release", draft: true, locale: "en", data: { project: "A", version: "1" } }, expect: 200,
+    });
+    await call(chopar, "POST", "/v1/templates/project.release/publish", { expect: 200 });
+    await call(chopar, "POST", "/v1/templates/project.release/publish", { expect: 404 });
+    await call(chopar, "PUT", "/v1/templates/project.release/draft", { body: release, expect: 200 });
+    await call(chopar, "DELETE", "/v1/templates/project.release/draft", { expect: 204 });
+    await call(chopar, "DELETE", "/v1/templates/project.release/draft", { expect: 404 });
     await call(chopar, "DELETE", "/v1/templates/project.comment", { expect: 204 });
     await call(chopar, "DELETE", "/v1/templates/project.comment", { expect: 404 });
 

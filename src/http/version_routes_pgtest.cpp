@@ -1,0 +1,266 @@
+// The routes of docs/api.md "Versions and drafts" for templates, over HTTP
+// against PostgreSQL: every route and status, restore, drafts and publish,
+// a draft rendered by preview and never sent.
+#include <gtest/gtest.h>
+
+#include "http/http_server_fixture.hpp"
+#include "http/template_routes.hpp"
+#include "http/version_routes.hpp"
+#include "templates/template_store.hpp"
+
+namespace chopar::http::testing {
+namespace {
+
+using nlohmann::json;
+
+json Body(const std::string& title) {
+  return {{"default_locale", "en"}, {"locales", {{"en", {{"title", title}}}}}};
+}
+
+class VersionRoutesTest : public HttpServerPgTest {
+ protected:
+  void SetUp() override {
+    HttpServerPgTest::SetUp();
+    if (IsSkipped()) return;
+    templates_ = std::make_unique<templates::TemplateStore>(*pool_, db_->url());
+    templates_->Start();
+    notify_ = std::make_unique<hub::NotifyService>(*pool_, clock_, metrics_, templates_.get());
+    StartServer(DefaultSettings());
+    PutUser(1, {{"locale", "en"}});
+  }
+
+  void TearDown() override {
+    HttpServerPgTest::TearDown();
+    if (templates_) templates_->Stop();
+  }
+
+  void AddRoutes(Router& router) override {
+    if (!templates_) return;  // the fixture's first server, before SetUp made the store
+    RegisterTemplateRoutes(router, *templates_, *users_);
+    RegisterTemplateVersionRoutes(router, *templates_);
+  }
+
+  void PutTemplate(const std::string& title, const std::string& query = "") {
+    const auto response =
+        client().Put("/v1/templates/task.due" + query, Body(title).dump(), {kAuth});
+    ASSERT_EQ(response.status, 200) << response.body;
+  }
+
+  json Versions(const std::string& query = "") {
+    const auto response = client().Get("/v1/templates/task.due/versions" + query, {kAuth});
+    EXPECT_EQ(response.status, 200) << response.body;
+    return response.Json();
+  }
+
+  std::string LiveTitle() {
+    const auto response = client().Get("/v1/templates/task.due", {kAuth});
+    EXPECT_EQ(response.status, 200) << response.body;
+    return response.Json()["locales"]["en"]["title"];
+  }
+
+  // The title of the notification a POST /v1/notifications of task.due made.
+  std::string SentTitle() {
+    const auto sent = client().Post("/v1/notifications",
+                                    json({{"user_id", 1}, {"type", "task.due"}}).dump(), {kAuth});
+    EXPECT_EQ(sent.status, 201) << sent.body;
+    const auto shown = client().Get("/v1/notifications/" + sent.Json()["id"].dump(), {kAuth});
+    EXPECT_EQ(shown.status, 200) << shown.body;
+    return shown.Json()["title"];
+  }
+
+  std::unique_ptr<templates::TemplateStore> templates_;
+};
+
+TEST_F(VersionRoutesTest, EveryPutIsAVersionListedNewestFirst) {
+  EXPECT_EQ(Versions(), json({{"versions", json::array()}, {"next_cursor", nullptr}}));
+  PutTemplate("first");
+  PutTemplate("second");
+  const json listed = Versions();
+  ASSERT_EQ(listed["versions"].size(), 2U) << listed;
+  EXPECT_EQ(listed["versions"][0]["version"], 2);
+  EXPECT_EQ(listed["versions"][0]["live"], true);
+  EXPECT_EQ(listed["versions"][1]["version"], 1);
+  EXPECT_EQ(listed["versions"][1]["live"], false);
+  EXPECT_TRUE(listed["versions"][0]["created_at"].is_string()) << listed;
+  EXPECT_TRUE(listed["versions"][0].contains("created_by")) << listed;
+
+  const auto one = client().Get("/v1/templates/task.due/versions/1", {kAuth});
+  ASSERT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(one.Json()["version"], 1);
+  EXPECT_EQ(one.Json()["document"], Body("first"));
+
+  // A PUT of what GET shows stores the body without GET's own members.
+  auto shown = client().Get("/v1/templates/task.due", {kAuth}).Json();
+  ASSERT_EQ(client().Put("/v1/templates/task.due", shown.dump(), {kAuth}).status, 200);
+  const json third = client().Get("/v1/templates/task.due/versions/3", {kAuth}).Json();
+  for (const char* member : {"type", "tenant", "created_at", "updated_at"}) {
+    EXPECT_FALSE(third["document"].contains(member)) << third;
+  }
+
+  // Paged: ?limit= and the cursor.
+  const json page = Versions("?limit=2");
+  ASSERT_EQ(page["versions"].size(), 2U);
+  ASSERT_TRUE(page["next_cursor"].is_string()) << page;
+  const json rest = Versions("?limit=2&cursor=" + page["next_cursor"].get<std::string>());
+  ASSERT_EQ(rest["versions"].size(), 1U) << rest;
+  EXPECT_EQ(rest["versions"][0]["version"], 1);
+  EXPECT_EQ(rest["next_cursor"], nullptr);
+
+  // A deleted template keeps its history; none of it is live.
+  ASSERT_EQ(client().Delete("/v1/templates/task.due", {kAuth}).status, 204);
+  EXPECT_EQ(Versions()["versions"][0]["live"], false);
+}
+
+TEST_F(VersionRoutesTest, RestoreMakesAnOldVersionLiveAsTheNext) {
+  PutTemplate("first");
+  PutTemplate("second");
+  const auto restored = client().Post("/v1/templates/task.due/versions/1/restore", "", {kAuth});
+  ASSERT_EQ(restored.status, 200) << restored.body;
+  EXPECT_EQ(restored.Json()["type"], "task.due");
+  EXPECT_EQ(restored.Json()["locales"]["en"]["title"], "first");
+  EXPECT_EQ(LiveTitle(), "first");
+  EXPECT_EQ(SentTitle(), "first") << "the next notification uses it";
+  const json listed = Versions();
+  EXPECT_EQ(listed["versions"][0]["version"], 3);
+  EXPECT_EQ(listed["versions"][0]["live"], true);
+}
+
+TEST_F(VersionRoutesTest, ARestoreOfADocumentTodayRefusesIsAConflictNamingTheField) {
+  PutTemplate("first");
+  db_->Scalar(
+      "INSERT INTO chopar.template_versions (kind, key, version, document) VALUES "
+      "('template', 'task.due', 2, '{\"default_locale\": \"en\", \"locales\": "
+      "{\"en\": {\"title\": \"{{#open}}\"}}}') RETURNING 1");
+  const auto refused = client().Post("/v1/templates/task.due/versions/2/restore", "", {kAuth});
+  EXPECT_EQ(refused.status, 409) << refused.body;
+  EXPECT_EQ(refused.ErrorCode(), "conflict");
+  EXPECT_EQ(refused.Json()["error"]["field"], "locales.en.title") << refused.body;
+  EXPECT_EQ(LiveTitle(), "first");
+}
+
+TEST_F(VersionRoutesTest, ADraftIsPreviewedAndNeverSentUntilPublished) {
+  PutTemplate("live");
+  EXPECT_EQ(client().Get("/v1/templates/task.due/draft", {kAuth}).status, 404);
+
+  const auto put = client().Put("/v1/templates/task.due/draft", Body("drafted").dump(), {kAuth});
+  ASSERT_EQ(put.status, 200) << put.body;
+  EXPECT_EQ(put.Json()["type"], "task.due");
+  EXPECT_EQ(put.Json()["tenant"], nullptr);
+  EXPECT_EQ(put.Json()["document"], Body("drafted"));
+  const auto got = client().Get("/v1/templates/task.due/draft", {kAuth});
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(got.Json()["document"], Body("drafted"));
+
+  // Preview renders the draft when asked, the live template otherwise.
+  const auto preview = [this](const json& body) {
+    const auto response = client().Post("/v1/templates/preview", body.dump(), {kAuth});
+    EXPECT_EQ(response.status, 200) << response.body;
+    return response.Json()["title"];
+  };
+  EXPECT_EQ(preview({{"type", "task.due"}, {"draft", true}}), "drafted");
+  EXPECT_EQ(preview({{"type", "task.due"}, {"draft", false}}), "live");
+  EXPECT_EQ(preview({{"type", "task.due"}}), "live");
+
+  // Never sent: notify uses the live template.
+  EXPECT_EQ(SentTitle(), "live");
+  EXPECT_EQ(LiveTitle(), "live");
+  EXPECT_EQ(Versions()["versions"].size(), 1U) << "a draft is not a version";
+
+  const auto published = client().Post("/v1/templates/task.due/publish", "", {kAuth});
+  ASSERT_EQ(published.status, 200) << published.body;
+  EXPECT_EQ(published.Json()["locales"]["en"]["title"], "drafted");
+  EXPECT_EQ(SentTitle(), "drafted");
+  EXPECT_EQ(Versions()["versions"][0]["version"], 2);
+  EXPECT_EQ(client().Get("/v1/templates/task.due/draft", {kAuth}).status, 404);
+  EXPECT_EQ(client().Post("/v1/templates/task.due/publish", "", {kAuth}).status, 404);
+  const auto no_draft = client().Post(
+      "/v1/templates/preview", json({{"type", "task.due"}, {"draft", true}}).dump(), {kAuth});
+  EXPECT_EQ(no_draft.status, 404) << no_draft.body;
+
+  // A draft of a type with no template yet, published, creates it.
+  ASSERT_EQ(client().Put("/v1/templates/new.type/draft", Body("new").dump(), {kAuth}).status, 200);
+  EXPECT_EQ(client().Get("/v1/templates/new.type", {kAuth}).status, 404);
+  EXPECT_EQ(client().Post("/v1/templates/new.type/publish", "", {kAuth}).status, 200);
+  EXPECT_EQ(client().Get("/v1/templates/new.type", {kAuth}).status, 200);
+
+  // DELETE: 204, then 404.
+  ASSERT_EQ(client().Put("/v1/templates/task.due/draft", Body("x").dump(), {kAuth}).status, 200);
+  EXPECT_EQ(client().Delete("/v1/templates/task.due/draft", {kAuth}).status, 204);
+  EXPECT_EQ(client().Delete("/v1/templates/task.due/draft", {kAuth}).status, 404);
+}
+
+TEST_F(VersionRoutesTest, ATenantsVersionsAndDraftAreItsOwn) {
+  db_->Scalar("INSERT INTO chopar.tenants (key, name) VALUES ('acme', 'Acme') RETURNING 1");
+  PutTemplate("global");
+  PutTemplate("acme 1", "?tenant=acme");
+  PutTemplate("acme 2", "?tenant=acme");
+  EXPECT_EQ(Versions("?tenant=acme")["versions"].size(), 2U);
+  EXPECT_EQ(Versions()["versions"].size(), 1U);
+  const auto restored =
+      client().Post("/v1/templates/task.due/versions/1/restore?tenant=acme", "", {kAuth});
+  ASSERT_EQ(restored.status, 200) << restored.body;
+  EXPECT_EQ(restored.Json()["tenant"], "acme");
+  EXPECT_EQ(restored.Json()["locales"]["en"]["title"], "acme 1");
+  EXPECT_EQ(LiveTitle(), "global");
+
+  const auto draft =
+      client().Put("/v1/templates/task.due/draft?tenant=acme", Body("acme draft").dump(), {kAuth});
+  ASSERT_EQ(draft.status, 200) << draft.body;
+  EXPECT_EQ(draft.Json()["tenant"], "acme");
+  EXPECT_EQ(client().Get("/v1/templates/task.due/draft", {kAuth}).status, 404);
+  EXPECT_EQ(
+      client().Put("/v1/templates/task.due/draft?tenant=nobody", Body("x").dump(), {kAuth}).status,
+      404);
+  const auto published = client().Post("/v1/templates/task.due/publish?tenant=acme", "", {kAuth});
+  ASSERT_EQ(published.status, 200) << published.body;
+  EXPECT_EQ(published.Json()["locales"]["en"]["title"], "acme draft");
+  EXPECT_EQ(Versions("?tenant=acme")["versions"][0]["version"], 4);
+}
+
+TEST_F(VersionRoutesTest, BadRequestsAreRefusedNamingTheField) {
+  PutTemplate("first");
+  struct Case {
+    std::string method, path, body;
+    int status;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {"GET", "/v1/templates/Bad/versions", "", 400, "type"},
+      {"GET", "/v1/templates/task.due/versions?limit=0", "", 400, "limit"},
+      {"GET", "/v1/templates/task.due/versions?limit=101", "", 400, "limit"},
+      {"GET", "/v1/templates/task.due/versions?cursor=abc", "", 400, "cursor"},
+      {"GET", "/v1/templates/task.due/versions?tenant=bad%20key", "", 400, "tenant"},
+      {"GET", "/v1/templates/task.due/versions/0", "", 400, "n"},
+      {"GET", "/v1/templates/task.due/versions/x", "", 404, ""},
+      {"GET", "/v1/templates/task.due/versions/2147483648", "", 400, "n"},
+      {"GET", "/v1/templates/task.due/versions/2", "", 404, ""},
+      {"GET", "/v1/templates/other.type/versions/1", "", 404, ""},
+      {"POST", "/v1/templates/task.due/versions/2/restore", "", 404, ""},
+      {"POST", "/v1/templates/task.due/versions/0/restore", "", 400, "n"},
+      {"PUT", "/v1/templates/task.due/draft", "[]", 400, ""},
+      {"PUT", "/v1/templates/task.due/draft", "{\"default_locale\": \"en\"}", 400, "locales"},
+      {"PUT", "/v1/templates/task.due/draft", Body("{{#open}}").dump(), 400, "locales.en.title"},
+      {"PUT", "/v1/templates/task.due/draft", json({{"nope", 1}}).dump(), 400, "nope"},
+      {"POST", "/v1/templates/preview", json({{"type", "task.due"}, {"draft", "yes"}}).dump(), 400,
+       "draft"},
+      {"POST", "/v1/templates/preview",
+       json({{"template", {{"title", "x"}}}, {"draft", true}}).dump(), 400, "draft"},
+      {"DELETE", "/v1/templates/task.due/draft", "", 404, ""},
+      {"POST", "/v1/templates/task.due/publish", "", 404, ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.method + " " + c.path + " " + c.body);
+    const auto response = client().Request(c.method, c.path, c.body, {kAuth});
+    EXPECT_EQ(response.status, c.status) << response.body;
+    if (!c.field.empty()) {
+      EXPECT_EQ(response.Json()["error"]["field"], c.field) << response.body;
+    }
+  }
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.template_versions"), 1);
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.template_drafts"), 0);
+  // Without credentials: 401.
+  EXPECT_EQ(client().Get("/v1/templates/task.due/versions").status, 401);
+}
+
+}  // namespace
+}  // namespace chopar::http::testing
