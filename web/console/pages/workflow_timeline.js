@@ -3,9 +3,10 @@
 import { h, formatTime, relativeTime, statusBadge } from "../dom.js";
 
 // Outcomes that let the run go on (green), held it (amber), ended in a
-// failure (red); the rest (skipped, condition_false, canceled, ended) grey.
+// failure (red); the rest (skipped, condition_false, digested, canceled,
+// ended) grey.
 const OUTCOME_TONE = {
-  sent: "ok", passed: "ok", queued: "ok",
+  sent: "ok", passed: "ok", queued: "ok", digest_closed: "ok",
   delayed: "wait", throttled: "wait",
   failed: "bad",
 };
@@ -33,7 +34,7 @@ function stepItem(step) {
       { class: "timeline-head" },
       h("strong", {}, `Step ${step.index + 1}`),
       step.name ? h("span", { class: "timeline-name" }, step.name) : null,
-      h("span", { class: "timeline-type" }, step.type),
+      step.type ? h("span", { class: "timeline-type" }, step.type) : null,
       outcomeBadge(step.outcome),
       channelBadge(step.channel),
       step.delivery_id ? h("span", { class: "muted" }, `delivery #${step.delivery_id}`) : null,
