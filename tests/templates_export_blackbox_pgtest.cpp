@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "blackbox_support.hpp"
@@ -36,6 +37,7 @@ const json kTaskDue = {
     {"category", "tasks"},
     {"default_locale", "en"},
     {"tags", {"work", "deadline"}},
+    {"layout", "brand"},
     {"digest", {{"window_seconds", 600}, {"key", "{{project}}"}, {"max_items", 20}}},
     {"locales",
      {{"en",
@@ -43,7 +45,7 @@ const json kTaskDue = {
         {"body", "Due at {{task.due}}"},
         {"email",
          {{"subject", "Due soon: {{task.title}}"},
-          {"html", "<p>Your task <strong>{{task.title}}</strong> is due.</p>\n<p>—</p>"}}},
+          {"html", "<p>Your task <strong>{{task.title}}</strong> is due.</p>\n{{> footer}}"}}},
         {"actions", {{{"label", "Open"}, {"url", "/tasks/{{task.id}}"}}}}}},
       {"uz-Cyrl", {{"title", "Муддат яқин: {{task.title}} ⏰"}}},
       {"uz",
@@ -53,10 +55,28 @@ const json kInvoicePaid = {
     {"default_locale", "uz"},
     {"throttle", {{"limit", 3}, {"window_seconds", 3600}}},
     {"locales", {{"uz", {{"title", "To‘lov qabul qilindi: {{amount}} so‘m"}}}}}};
+// A workflow of steps: their names, conditions and delays go and come back.
+const json kTaskEscalated = {
+    {"default_locale", "uz"},
+    {"locales", {{"uz", {{"title", "Vazifa: {{task}}"}}}}},
+    {"steps",
+     {{{"type", "channel"}, {"channel", "push"}, {"name", "push_first"}},
+      {{"type", "delay"}, {"seconds", 600}},
+      {{"type", "channel"},
+       {"first_of", {"sms", "email"}},
+       {"condition", "notification.seen == false && user.data.plan == \"pro\""}}}}};
 const json kAcmeTaskDue = {{"category", "tasks"},
                            {"default_locale", "en"},
+                           {"layout", "brand"},
                            {"escalate", {{"after_seconds", 600}, {"channels", {"email"}}}},
                            {"locales", {{"en", {{"title", "[Acme] {{task.title}}"}}}}}};
+const json kBrand = {{"html", "<div class=\"brand\">{{{content}}}</div>\n{{> footer}}"}};
+const json kAcmeBrand = {{"html", "<div class=\"acme\">{{{content}}}</div>"},
+                         {"text", "ACME\n\n{{{content}}}"}};
+const json kFooter = {{"text", "<p>— chopar, Toshkent</p>"}};
+
+constexpr char kTemplateVersions[] =
+    "SELECT count(*) FROM chopar.template_versions WHERE kind = 'template'";
 
 // Every file under `dir` by its path under it, with its bytes.
 std::map<std::string, std::string> Files(const fs::path& dir) {
@@ -121,25 +141,33 @@ TEST_F(TemplatesFolder, PromotesStagingToProductionByteForByte) {
   {
     auto serve = ServeStaging();
     Put("/v1/tenants/acme", json{{"name", "Acme"}});
+    Put("/v1/partials/footer", kFooter);
+    Put("/v1/layouts/brand", kBrand);
+    Put("/v1/layouts/brand?tenant=acme", kAcmeBrand);
     Put("/v1/templates/task.due", kTaskDue);
     Put("/v1/templates/invoice.paid", kInvoicePaid);
+    Put("/v1/templates/task.escalated", kTaskEscalated);
     Put("/v1/templates/task.due?tenant=acme", kAcmeTaskDue);
 
     const fs::path staging = dir_ / "staging";
     ASSERT_EQ(Run(*db_, "export staging"), 0) << output_;
     EXPECT_NE(output_.find("wrote tenants/acme/templates/task.due.json"), std::string::npos)
         << output_;
-    EXPECT_NE(output_.find("exported 3 documents"), std::string::npos) << output_;
+    EXPECT_NE(output_.find("exported 7 documents"), std::string::npos) << output_;
     const auto files = Files(staging);
-    ASSERT_EQ(files.size(), 3u) << output_;
+    ASSERT_EQ(files.size(), 7u) << output_;
     for (const auto& [name, path] : std::map<std::string, std::string>{
              {"templates/task.due.json", "/v1/templates/task.due"},
              {"templates/invoice.paid.json", "/v1/templates/invoice.paid"},
-             {"tenants/acme/templates/task.due.json", "/v1/templates/task.due?tenant=acme"}}) {
+             {"templates/task.escalated.json", "/v1/templates/task.escalated"},
+             {"tenants/acme/templates/task.due.json", "/v1/templates/task.due?tenant=acme"},
+             {"layouts/brand.json", "/v1/layouts/brand"},
+             {"tenants/acme/layouts/brand.json", "/v1/layouts/brand?tenant=acme"},
+             {"partials/footer.json", "/v1/partials/footer"}}) {
       ASSERT_TRUE(files.contains(name)) << name;
       const std::string& text = files.at(name);
       json shown = ParseJsonOrDiscarded(api_->Call("GET", path).body);
-      for (const char* member : {"type", "tenant", "version", "created_at", "updated_at"}) {
+      for (const char* member : {"type", "key", "tenant", "version", "created_at", "updated_at"}) {
         shown.erase(member);
       }
       // The old settings, given, are not also written as the steps GET
@@ -149,34 +177,51 @@ TEST_F(TemplatesFolder, PromotesStagingToProductionByteForByte) {
         shown["steps"] = nullptr;
       }
       EXPECT_EQ(text, shown.dump(2) + "\n") << name << ": two-space indents, sorted keys, UTF-8";
-      EXPECT_NE(text.find("\n  \"default_locale\": "), std::string::npos) << text;
     }
+    EXPECT_NE(files.at("templates/task.due.json").find("\n  \"default_locale\": \"en\",\n"),
+              std::string::npos);
     EXPECT_NE(files.at("templates/task.due.json").find("Муддат яқин"), std::string::npos);
+    EXPECT_NE(files.at("templates/task.escalated.json").find("\"name\": \"push_first\""),
+              std::string::npos)
+        << files.at("templates/task.escalated.json");
 
     // Exported again unchanged: nothing is written.
     ASSERT_EQ(Run(*db_, "export staging"), 0) << output_;
-    EXPECT_NE(output_.find("0 written, 3 unchanged, 0 removed"), std::string::npos) << output_;
+    EXPECT_NE(output_.find("0 written, 7 unchanged, 0 removed"), std::string::npos) << output_;
   }
 
   // Production has the tenant (its own record) and no templates.
   production_->Scalar("INSERT INTO chopar.tenants (key, name) VALUES ('acme', 'Acme')");
   ASSERT_EQ(Run(*production_, "import staging"), 0) << output_;
-  // Stable order: the global ones by type, then the tenant's.
-  const auto invoice = output_.find("created templates/invoice.paid.json");
-  const auto task = output_.find("created templates/task.due.json");
-  const auto acme = output_.find("created tenants/acme/templates/task.due.json");
-  ASSERT_NE(acme, std::string::npos) << output_;
-  EXPECT_LT(invoice, task) << output_;
-  EXPECT_LT(task, acme) << output_;
-  EXPECT_NE(output_.find("3 created, 0 updated, 0 unchanged"), std::string::npos) << output_;
+  // Stable order: layouts, partials, then templates (what a template names
+  // is there first); in each the global ones by key, then each tenant's.
+  std::optional<std::size_t> last;
+  for (const char* name :
+       {"layouts/brand.json", "tenants/acme/layouts/brand.json", "partials/footer.json",
+        "templates/invoice.paid.json", "templates/task.due.json", "templates/task.escalated.json",
+        "tenants/acme/templates/task.due.json"}) {
+    const auto at = output_.find(std::string("created ") + name + "\n");
+    ASSERT_NE(at, std::string::npos) << name << "\n" << output_;
+    if (last) {
+      EXPECT_GT(at, *last) << name << "\n" << output_;
+    }
+    last = at;
+  }
+  EXPECT_NE(output_.find("7 created, 0 updated, 0 unchanged"), std::string::npos) << output_;
   EXPECT_EQ(Template(*production_, "task.due"), Template(*db_, "task.due"));
+  // Each write is a PUT: a version of it recorded, by the command line.
+  EXPECT_EQ(production_->Scalar("SELECT string_agg(DISTINCT created_by, ',') FROM "
+                                "chopar.template_versions"),
+            "cli");
+  EXPECT_EQ(production_->Count(kTemplateVersions), 4);
 
   ASSERT_EQ(Run(*production_, "export production"), 0) << output_;
   EXPECT_EQ(Files(dir_ / "production"), Files(dir_ / "staging")) << "byte for byte";
 
   ASSERT_EQ(Run(*production_, "import staging"), 0) << output_;
   EXPECT_NE(output_.find("unchanged templates/task.due.json"), std::string::npos) << output_;
-  EXPECT_NE(output_.find("0 created, 0 updated, 3 unchanged"), std::string::npos) << output_;
+  EXPECT_NE(output_.find("0 created, 0 updated, 7 unchanged"), std::string::npos) << output_;
+  EXPECT_EQ(production_->Count(kTemplateVersions), 4) << "unchanged: no new version";
 
   // A review changes one title (and the file's layout, which is not the
   // document): that template alone is updated.
@@ -188,7 +233,7 @@ TEST_F(TemplatesFolder, PromotesStagingToProductionByteForByte) {
   EXPECT_NE(output_.find("updated templates/invoice.paid.json"), std::string::npos) << output_;
   EXPECT_NE(output_.find("unchanged tenants/acme/templates/task.due.json"), std::string::npos)
       << output_;
-  EXPECT_NE(output_.find("0 created, 1 updated, 2 unchanged"), std::string::npos) << output_;
+  EXPECT_NE(output_.find("0 created, 1 updated, 6 unchanged"), std::string::npos) << output_;
   EXPECT_NE(Template(*production_, "invoice.paid").find("To‘lov: {{amount}}"), std::string::npos);
 
   // A template deleted from production leaves its next export.
@@ -204,38 +249,55 @@ TEST_F(TemplatesFolder, PromotesStagingToProductionByteForByte) {
 TEST_F(TemplatesFolder, ABadFileWritesNothing) {
   const fs::path folder = dir_ / "review";
   fs::create_directories(folder / "templates");
+  fs::create_directories(folder / "layouts");
+  fs::create_directories(folder / "partials");
   fs::create_directories(folder / "tenants/globex/templates");
   std::ofstream(folder / "templates/invoice.paid.json") << kInvoicePaid.dump(2) << "\n";
-  json untitled = kTaskDue;
+  std::ofstream(folder / "partials/footer.json") << kFooter.dump(2) << "\n";
+  json untitled = kTaskEscalated;
   untitled["locales"]["uz"].erase("title");
-  std::ofstream(folder / "templates/task.due.json") << untitled.dump(2) << "\n";
+  std::ofstream(folder / "templates/task.escalated.json") << untitled.dump(2) << "\n";
+  json bad_condition = kTaskEscalated;
+  bad_condition["steps"][2]["condition"] = "notification.seen == ";
+  std::ofstream(folder / "templates/task.late.json") << bad_condition.dump(2) << "\n";
   std::ofstream(folder / "templates/task.done.json") << "{\"default_locale\": \"en\",";
   std::ofstream(folder / "templates/Task.json") << kInvoicePaid.dump();
+  // Names a layout neither the folder nor production has.
+  std::ofstream(folder / "templates/task.due.json") << kTaskDue.dump(2) << "\n";
+  std::ofstream(folder / "layouts/plain.json") << json{{"html", "<div>no content</div>"}}.dump();
   std::ofstream(folder / "tenants/globex/templates/task.due.json") << kAcmeTaskDue.dump();
   std::ofstream(folder / "README.md") << "Reviewed templates.\n";
 
   EXPECT_EQ(Run(*production_, "import review"), 1) << output_;
-  EXPECT_NE(output_.find("templates/task.due.json: invalid_field locales.uz.title"),
-            std::string::npos)
-      << output_;
-  EXPECT_NE(output_.find("templates/task.done.json: is not JSON"), std::string::npos) << output_;
-  EXPECT_NE(output_.find("templates/Task.json: the file's name must be a notification type"),
-            std::string::npos)
-      << output_;
-  EXPECT_NE(output_.find("tenants/globex: tenant globex does not exist"), std::string::npos)
-      << output_;
-  EXPECT_NE(output_.find("4 problems; nothing written"), std::string::npos) << output_;
+  for (const char* problem :
+       {"templates/task.escalated.json: invalid_field locales.uz.title",
+        "templates/task.late.json: invalid_field steps[2].condition", "at position ",
+        "templates/task.done.json: is not JSON",
+        "templates/Task.json: the file's name must be a notification type",
+        "layouts/plain.json: invalid_field html",
+        "templates/task.due.json: invalid_field layout: layout brand is neither among the files "
+        "nor on this database",
+        "tenants/globex: tenant globex does not exist", "7 problems; nothing written"}) {
+    EXPECT_NE(output_.find(problem), std::string::npos) << problem << "\n" << output_;
+  }
   EXPECT_EQ(output_.find("created"), std::string::npos) << output_;
   EXPECT_EQ(production_->Count("SELECT count(*) FROM chopar.templates"), 0);
+  EXPECT_EQ(production_->Count("SELECT count(*) FROM chopar.partials"), 0);
 
-  // Fixed, the same folder goes in whole.
-  fs::remove(folder / "templates/task.due.json");
-  fs::remove(folder / "templates/task.done.json");
-  fs::remove(folder / "templates/Task.json");
+  // Fixed, the same folder goes in whole: the layout the template names
+  // is stored before it.
+  for (const char* name : {"templates/task.escalated.json", "templates/task.late.json",
+                           "templates/task.done.json", "templates/Task.json"}) {
+    fs::remove(folder / name);
+  }
+  std::ofstream(folder / "layouts/brand.json") << kBrand.dump();
+  std::ofstream(folder / "layouts/plain.json", std::ios::trunc)
+      << json{{"html", "<div>{{{content}}}</div>"}}.dump();
   fs::remove_all(folder / "tenants");
   EXPECT_EQ(Run(*production_, "import review"), 0) << output_;
-  EXPECT_NE(output_.find("created templates/invoice.paid.json"), std::string::npos) << output_;
-  EXPECT_EQ(production_->Count("SELECT count(*) FROM chopar.templates"), 1);
+  EXPECT_NE(output_.find("created templates/task.due.json"), std::string::npos) << output_;
+  EXPECT_NE(output_.find("5 created, 0 updated, 0 unchanged"), std::string::npos) << output_;
+  EXPECT_EQ(production_->Count("SELECT count(*) FROM chopar.templates"), 2);
 }
 
 TEST_F(TemplatesFolder, ImportOfAFolderThatIsNotThereSaysSo) {

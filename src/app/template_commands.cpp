@@ -58,6 +58,8 @@ struct Stores {
         templates(pool, database.direct_conninfo()),
         tenants(pool) {
     // In the order an import writes them: what a template names comes first.
+    kinds.push_back(FragmentDocuments(templates.layouts()));
+    kinds.push_back(FragmentDocuments(templates.partials()));
     kinds.push_back(TemplateDocuments(templates));
   }
 
@@ -104,6 +106,36 @@ struct Checked {
   nlohmann::json body;
   nlohmann::json document;
 };
+
+// What PUT /v1/templates/{type} checks beyond the body: a template's
+// layout exists, the tenant's own or a global one (a global template: a
+// global one). Here it may also be one of the files, stored before the
+// templates. Prints each template naming one that is nowhere; returns how
+// many.
+std::size_t CheckLayoutsNamed(Stores& stores, const std::vector<Checked>& checked,
+                              std::ostream& err) {
+  std::set<std::pair<std::optional<std::string>, std::string>> in_files;
+  for (const Checked& item : checked) {
+    if (item.file.folder == "layouts") in_files.emplace(item.file.tenant, item.file.key);
+  }
+  std::size_t problems = 0;
+  for (const Checked& item : checked) {
+    const auto layout = item.document.find("layout");
+    if (item.file.folder != "templates" || layout == item.document.end() || !layout->is_string()) {
+      continue;
+    }
+    const std::string& key = layout->get_ref<const std::string&>();
+    if (in_files.contains({item.file.tenant, key}) || in_files.contains({std::nullopt, key}) ||
+        stores.templates.layouts().LayoutExists(key, item.file.tenant)) {
+      continue;
+    }
+    err << "chopar templates import: " << item.file.Name() << ": invalid_field layout: layout "
+        << key << " is neither among the files nor on this database"
+        << (item.file.tenant ? " (the tenant's own or a global one)\n" : " (a global one)\n");
+    ++problems;
+  }
+  return problems;
+}
 
 // Every file of `dir` checked; each problem printed on `err`. Returns the
 // files, or nullopt when there was a problem.
@@ -156,6 +188,7 @@ std::optional<std::vector<Checked>> CheckAll(Stores& stores, const fs::path& dir
       fail(e.what());
     }
   }
+  problems += CheckLayoutsNamed(stores, checked, err);
   if (problems > 0) {
     err << kPrefix << problems << (problems == 1 ? " problem" : " problems")
         << "; nothing written\n";

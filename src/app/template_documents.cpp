@@ -36,6 +36,40 @@ class Templates final : public DocumentKind {
   templates::TemplateStore& store_;
 };
 
+class Fragments final : public DocumentKind {
+ public:
+  explicit Fragments(templates::FragmentStore& store) : store_(store) {}
+
+  [[nodiscard]] std::string_view folder() const override {
+    return store_.kind() == templates::FragmentKind::kLayout ? "layouts" : "partials";
+  }
+  [[nodiscard]] bool ValidKey(std::string_view key) const override {
+    return templates::IsValidFragmentKey(key);
+  }
+  [[nodiscard]] std::string KeyRule() const override {
+    return std::string("a ") + std::string(templates::FragmentKindName(store_.kind())) +
+           "'s key, ^[a-z0-9][a-z0-9_.-]{0,99}$ (footer.json)";
+  }
+
+  std::map<std::string, nlohmann::json> List(const std::optional<std::string>& tenant) override {
+    std::map<std::string, nlohmann::json> documents;
+    for (const templates::StoredFragment& stored : store_.List(tenant)) {
+      documents.emplace(stored.fragment->key, stored.fragment->document);
+    }
+    return documents;
+  }
+  nlohmann::json Check(const std::string& key, const nlohmann::json& body) override {
+    return templates::ParseFragment(store_.kind(), key, body).document;
+  }
+  void Put(const std::string& key, const nlohmann::json& body,
+           const std::optional<std::string>& tenant) override {
+    (void)store_.Put(templates::ParseFragment(store_.kind(), key, body), tenant);
+  }
+
+ private:
+  templates::FragmentStore& store_;
+};
+
 }  // namespace
 
 nlohmann::json TemplateDocument(const templates::Template& tmpl) {
@@ -60,6 +94,10 @@ nlohmann::json TemplateDocument(const templates::Template& tmpl) {
 
 std::unique_ptr<DocumentKind> TemplateDocuments(templates::TemplateStore& store) {
   return std::make_unique<Templates>(store);
+}
+
+std::unique_ptr<DocumentKind> FragmentDocuments(templates::FragmentStore& store) {
+  return std::make_unique<Fragments>(store);
 }
 
 }  // namespace chopar::app

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "templates/fragment_store.hpp"
 #include "templates/template.hpp"
 #include "templates/template_store.hpp"
 
@@ -47,5 +48,10 @@ nlohmann::json TemplateDocument(const templates::Template& tmpl);
 
 // The templates of `store` (PUT /v1/templates/{type}).
 std::unique_ptr<DocumentKind> TemplateDocuments(templates::TemplateStore& store);
+// The layouts or the partials of `store` (PUT /v1/layouts/{key},
+// /v1/partials/{key}): folder "layouts" or "partials", the document
+// {"html", "text"} or {"text"} as GET shows it without its key, tenant,
+// version and times.
+std::unique_ptr<DocumentKind> FragmentDocuments(templates::FragmentStore& store);
 
 }  // namespace chopar::app
