@@ -63,6 +63,7 @@ std::string AccessLabel(const http::Route& route) {
 void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
   http::RegisterTemplateRoutes(router, parts.templates, parts.users);
   http::RegisterTemplateVersionRoutes(router, parts.templates);
+  http::RegisterFragmentVersionRoutes(router, parts.templates);
   http::RegisterFragmentRoutes(router, parts.templates);
   http::RegisterWorkflowRoutes(router, parts.canceler);
   http::RegisterPreferenceRoutes(router, parts.users, parts.templates, parts.inbox_secret);

@@ -14,6 +14,7 @@
 #include "broadcast/topic_service.hpp"
 #include "http/access_routes.hpp"
 #include "http/broadcast_routes.hpp"
+#include "http/fragment_routes.hpp"
 #include "http/http_server_fixture.hpp"
 #include "http/route_access.hpp"
 #include "http/template_routes.hpp"
@@ -78,6 +79,8 @@ class TenantIsolationTest : public testing::HttpServerPgTest {
     RegisterAccessRoutes(router, *pool_, *keys_, *tenants_);
     RegisterTemplateRoutes(router, *templates_, *users_);
     RegisterTemplateVersionRoutes(router, *templates_);
+    RegisterFragmentRoutes(router, *templates_);
+    RegisterFragmentVersionRoutes(router, *templates_);
     RegisterTenantInboxRoutes(router, *tenants_, *users_);
     RegisterBroadcastRoutes(router, *topics_, *broadcasts_);
     server_->AcceptCredentials({.api_keys = ApiKeyResolver(*keys_), .sessions = {}});
@@ -123,6 +126,8 @@ struct Attempt {
 
 TEST_F(TenantIsolationTest, AConfinedKeyReachesNothingOfAnotherTenantOnAnyTenantRoute) {
   const json tmpl = {{"default_locale", "en"}, {"locales", {{"en", {{"title", "Hijacked"}}}}}};
+  const json layout = {{"html", "<p>Hijacked</p>{{{content}}}"}};
+  const json partial = {{"text", "Hijacked"}};
   const std::string nb = std::to_string(notification_b_);
   const std::vector<Attempt> attempts = {
       // B's user by id: not revealed (404 user_not_found, as if it did not exist).
@@ -166,6 +171,35 @@ TEST_F(TenantIsolationTest, AConfinedKeyReachesNothingOfAnotherTenantOnAnyTenant
        403},
       {"POST", "/v1/templates/{type}/publish", "/v1/templates/task.due/publish?tenant=b",
        json::object(), 403},
+      // Nor their layouts and partials, their versions and drafts.
+      {"GET", "/v1/layouts", "/v1/layouts?tenant=b", nullptr, 403},
+      {"GET", "/v1/layouts/{key}", "/v1/layouts/footer?tenant=b", nullptr, 403},
+      {"PUT", "/v1/layouts/{key}", "/v1/layouts/footer?tenant=b", layout, 403},
+      {"DELETE", "/v1/layouts/{key}", "/v1/layouts/footer?tenant=b", nullptr, 403},
+      {"GET", "/v1/partials", "/v1/partials?tenant=b", nullptr, 403},
+      {"GET", "/v1/partials/{key}", "/v1/partials/footer?tenant=b", nullptr, 403},
+      {"PUT", "/v1/partials/{key}", "/v1/partials/footer?tenant=b", partial, 403},
+      {"DELETE", "/v1/partials/{key}", "/v1/partials/footer?tenant=b", nullptr, 403},
+      {"GET", "/v1/layouts/{key}/versions", "/v1/layouts/footer/versions?tenant=b", nullptr, 403},
+      {"GET", "/v1/layouts/{key}/versions/{n}", "/v1/layouts/footer/versions/1?tenant=b", nullptr,
+       403},
+      {"POST", "/v1/layouts/{key}/versions/{n}/restore",
+       "/v1/layouts/footer/versions/1/restore?tenant=b", json::object(), 403},
+      {"PUT", "/v1/layouts/{key}/draft", "/v1/layouts/footer/draft?tenant=b", layout, 403},
+      {"GET", "/v1/layouts/{key}/draft", "/v1/layouts/footer/draft?tenant=b", nullptr, 403},
+      {"DELETE", "/v1/layouts/{key}/draft", "/v1/layouts/footer/draft?tenant=b", nullptr, 403},
+      {"POST", "/v1/layouts/{key}/publish", "/v1/layouts/footer/publish?tenant=b", json::object(),
+       403},
+      {"GET", "/v1/partials/{key}/versions", "/v1/partials/footer/versions?tenant=b", nullptr, 403},
+      {"GET", "/v1/partials/{key}/versions/{n}", "/v1/partials/footer/versions/1?tenant=b", nullptr,
+       403},
+      {"POST", "/v1/partials/{key}/versions/{n}/restore",
+       "/v1/partials/footer/versions/1/restore?tenant=b", json::object(), 403},
+      {"PUT", "/v1/partials/{key}/draft", "/v1/partials/footer/draft?tenant=b", partial, 403},
+      {"GET", "/v1/partials/{key}/draft", "/v1/partials/footer/draft?tenant=b", nullptr, 403},
+      {"DELETE", "/v1/partials/{key}/draft", "/v1/partials/footer/draft?tenant=b", nullptr, 403},
+      {"POST", "/v1/partials/{key}/publish", "/v1/partials/footer/publish?tenant=b", json::object(),
+       403},
       // Topics: B's is not found; a broadcast to it, or to everyone, is refused.
       {"PUT", "/v1/topics/{key}", "/v1/topics/b-news", {{"name", "Mine now"}}, 404},
       {"DELETE", "/v1/topics/{key}", "/v1/topics/b-news", nullptr, 404},

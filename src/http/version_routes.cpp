@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/request_error.hpp"
+#include "http/fragment_routes.hpp"
 #include "http/json_view.hpp"
 #include "http/message.hpp"
 #include "http/page_params.hpp"
@@ -112,6 +113,18 @@ struct DeleteDraft {
   }
 };
 
+// Whether `find` finds the document: core::RequestError kNotFound is no.
+template <typename Find>
+bool Exists(const Find& find) {
+  try {
+    find();
+    return true;
+  } catch (const core::RequestError& e) {
+    if (e.code() != core::ErrorCode::kNotFound) throw;
+    return false;
+  }
+}
+
 struct Publish {
   VersionedDocuments documents;
   Response operator()(const Request& request) const {
@@ -134,30 +147,25 @@ void RegisterVersionRoutes(Router& router, const VersionedDocuments& documents) 
 }
 
 void RegisterTemplateVersionRoutes(Router& router, templates::TemplateStore& store) {
-  auto check_type = [](const std::string& type) {
-    if (!hub::IsValidType(type)) {
-      throw core::InvalidField("type", "type must match ^[a-z]+(\\.[a-z_]+)*$, e.g. task.due");
-    }
-  };
   RegisterVersionRoutes(
       router, VersionedDocuments{
                   .kind = templates::DocumentKind::kTemplate,
                   .path = "/v1/templates/{type:str}",
                   .key_name = "type",
-                  .check_key = check_type,
+                  .check_key =
+                      [](const std::string& type) {
+                        if (!hub::IsValidType(type)) {
+                          throw core::InvalidField(
+                              "type", "type must match ^[a-z]+(\\.[a-z_]+)*$, e.g. task.due");
+                        }
+                      },
                   .check_body =
                       [](const std::string& type, const nlohmann::json& body) {
                         (void)templates::ParseTemplate(type, body);
                       },
                   .exists =
                       [&store](const std::string& type, const std::optional<std::string>& tenant) {
-                        try {
-                          (void)store.Get(type, tenant);
-                          return true;
-                        } catch (const core::RequestError& e) {
-                          if (e.code() != core::ErrorCode::kNotFound) throw;
-                          return false;
-                        }
+                        return Exists([&] { (void)store.Get(type, tenant); });
                       },
                   .restore =
                       [&store](const std::string& type, int version,
@@ -169,6 +177,43 @@ void RegisterTemplateVersionRoutes(Router& router, templates::TemplateStore& sto
                         return TemplateView(store.Publish(type, tenant));
                       },
                   .versions = &store.versions()});
+}
+
+void RegisterFragmentVersionRoutes(Router& router, templates::TemplateStore& store) {
+  for (templates::FragmentStore* fragments : {&store.layouts(), &store.partials()}) {
+    const std::string base =
+        fragments->kind() == templates::FragmentKind::kLayout ? "/v1/layouts" : "/v1/partials";
+    RegisterVersionRoutes(
+        router,
+        VersionedDocuments{
+            .kind = fragments->history_kind(),
+            .path = base + "/{key:str}",
+            .key_name = "key",
+            .check_key =
+                [](const std::string& key) {
+                  if (!templates::IsValidFragmentKey(key)) {
+                    throw core::InvalidField("key", "key must match ^[a-z0-9][a-z0-9_.-]{0,99}$");
+                  }
+                },
+            .check_body =
+                [fragments](const std::string& key, const nlohmann::json& body) {
+                  (void)templates::ParseFragment(fragments->kind(), key, body);
+                },
+            .exists =
+                [fragments](const std::string& key, const std::optional<std::string>& tenant) {
+                  return Exists([&] { (void)fragments->Get(key, tenant); });
+                },
+            .restore =
+                [fragments](const std::string& key, int version,
+                            const std::optional<std::string>& tenant) {
+                  return FragmentView(fragments->Restore(key, version, tenant));
+                },
+            .publish =
+                [fragments](const std::string& key, const std::optional<std::string>& tenant) {
+                  return FragmentView(fragments->Publish(key, tenant));
+                },
+            .versions = &fragments->versions()});
+  }
 }
 
 }  // namespace chopar::http

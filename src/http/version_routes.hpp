@@ -40,7 +40,9 @@ struct VersionedDocuments {
 // what the functions hold must outlive the router.
 void RegisterVersionRoutes(Router& router, const VersionedDocuments& documents);
 
-// The routes above for templates.
+// The routes above for templates, and for layouts and partials (under
+// /v1/layouts/{key} and /v1/partials/{key}).
 void RegisterTemplateVersionRoutes(Router& router, templates::TemplateStore& store);
+void RegisterFragmentVersionRoutes(Router& router, templates::TemplateStore& store);
 
 }  // namespace chopar::http

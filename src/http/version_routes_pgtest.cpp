@@ -3,6 +3,7 @@
 // a draft rendered by preview and never sent.
 #include <gtest/gtest.h>
 
+#include "http/fragment_routes.hpp"
 #include "http/http_server_fixture.hpp"
 #include "http/template_routes.hpp"
 #include "http/version_routes.hpp"
@@ -38,6 +39,8 @@ class VersionRoutesTest : public HttpServerPgTest {
     if (!templates_) return;  // the fixture's first server, before SetUp made the store
     RegisterTemplateRoutes(router, *templates_, *users_);
     RegisterTemplateVersionRoutes(router, *templates_);
+    RegisterFragmentRoutes(router, *templates_);
+    RegisterFragmentVersionRoutes(router, *templates_);
   }
 
   void PutTemplate(const std::string& title, const std::string& query = "") {
@@ -260,6 +263,78 @@ TEST_F(VersionRoutesTest, BadRequestsAreRefusedNamingTheField) {
   EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.template_drafts"), 0);
   // Without credentials: 401.
   EXPECT_EQ(client().Get("/v1/templates/task.due/versions").status, 401);
+}
+
+TEST_F(VersionRoutesTest, ALayoutsRestoreShowsInTheNextEmailAndItsDraftDoesNot) {
+  const auto put_layout = [this](const std::string& html) {
+    const auto response = client().Put("/v1/layouts/brand", json({{"html", html}}).dump(), {kAuth});
+    ASSERT_EQ(response.status, 200) << response.body;
+  };
+  put_layout("<div class=old>{{{content}}}</div>");
+  json body = Body("Due");
+  body["layout"] = "brand";
+  body["locales"]["en"]["email"] = {{"subject", "Due"}, {"html", "<p>Due</p>"}};
+  ASSERT_EQ(client().Put("/v1/templates/task.due", body.dump(), {kAuth}).status, 200);
+  put_layout("<div class=new>{{{content}}}</div>");
+  // The email as the worker would send it: the layout this process's cache has.
+  const auto email_html = [this] {
+    const auto response =
+        client().Post("/v1/templates/preview", json({{"type", "task.due"}}).dump(), {kAuth});
+    EXPECT_EQ(response.status, 200) << response.body;
+    return response.Json()["email_layout"]["html"].get<std::string>();
+  };
+  EXPECT_NE(email_html().find("class=new"), std::string::npos);
+
+  const json listed = client().Get("/v1/layouts/brand/versions", {kAuth}).Json();
+  ASSERT_EQ(listed["versions"].size(), 2U) << listed;
+  EXPECT_EQ(listed["versions"][0]["live"], true);
+  EXPECT_EQ(client().Get("/v1/layouts/brand/versions/1", {kAuth}).Json()["document"]["html"],
+            "<div class=old>{{{content}}}</div>");
+  const auto restored = client().Post("/v1/layouts/brand/versions/1/restore", "", {kAuth});
+  ASSERT_EQ(restored.status, 200) << restored.body;
+  EXPECT_EQ(restored.Json()["key"], "brand");
+  EXPECT_NE(email_html().find("class=old"), std::string::npos) << "the restore is live at once";
+
+  const auto draft =
+      client().Put("/v1/layouts/brand/draft",
+                   json({{"html", "<div class=draft>{{{content}}}</div>"}}).dump(), {kAuth});
+  ASSERT_EQ(draft.status, 200) << draft.body;
+  EXPECT_EQ(draft.Json()["key"], "brand");
+  EXPECT_NE(email_html().find("class=old"), std::string::npos) << "a draft is never sent";
+  EXPECT_EQ(client()
+                .Put("/v1/layouts/brand/draft", json({{"html", "no tag"}}).dump(), {kAuth})
+                .Json()["error"]["field"],
+            "html");
+  ASSERT_EQ(client().Post("/v1/layouts/brand/publish", "", {kAuth}).status, 200);
+  EXPECT_NE(email_html().find("class=draft"), std::string::npos);
+  EXPECT_EQ(client().Get("/v1/layouts/brand/versions", {kAuth}).Json()["versions"][0]["version"],
+            4);
+  EXPECT_EQ(client().Get("/v1/layouts/Bad/versions", {kAuth}).Json()["error"]["field"], "key");
+}
+
+TEST_F(VersionRoutesTest, APartialHasVersionsAndADraft) {
+  for (const char* text : {"one", "two"}) {
+    ASSERT_EQ(client().Put("/v1/partials/footer", json({{"text", text}}).dump(), {kAuth}).status,
+              200);
+  }
+  EXPECT_EQ(client().Get("/v1/partials/footer/versions/2", {kAuth}).Json()["document"],
+            json({{"text", "two"}}));
+  const auto restored = client().Post("/v1/partials/footer/versions/1/restore", "", {kAuth});
+  ASSERT_EQ(restored.status, 200) << restored.body;
+  EXPECT_EQ(restored.Json()["text"], "one");
+  ASSERT_EQ(
+      client().Put("/v1/partials/footer/draft", json({{"text", "three"}}).dump(), {kAuth}).status,
+      200);
+  EXPECT_EQ(client().Get("/v1/partials/footer", {kAuth}).Json()["text"], "one");
+  EXPECT_EQ(client().Get("/v1/partials/footer/draft", {kAuth}).Json()["document"]["text"], "three");
+  EXPECT_EQ(client().Delete("/v1/partials/footer/draft", {kAuth}).status, 204);
+  EXPECT_EQ(client().Post("/v1/partials/footer/publish", "", {kAuth}).status, 404);
+  const json listed = client().Get("/v1/partials/footer/versions", {kAuth}).Json();
+  ASSERT_EQ(listed["versions"].size(), 3U) << listed;
+  EXPECT_EQ(listed["versions"][0]["live"], true);
+  ASSERT_EQ(client().Delete("/v1/partials/footer", {kAuth}).status, 204);
+  EXPECT_EQ(client().Get("/v1/partials/footer/versions", {kAuth}).Json()["versions"][0]["live"],
+            false);
 }
 
 }  // namespace

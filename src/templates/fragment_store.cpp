@@ -71,6 +71,7 @@ std::string NoneMessage(FragmentKind kind, const std::string& key,
 FragmentStore::FragmentStore(FragmentKind kind, db::Pool& pool, std::string listen_conninfo)
     : kind_(kind),
       pool_(pool),
+      versions_(pool),
       map_(std::make_shared<const Map>()),
       listen_conninfo_(std::move(listen_conninfo)) {}
 
@@ -156,15 +157,24 @@ void FragmentStore::Store(db::Transaction& tx, const Fragment& fragment,
                         : std::nullopt)
           : tx.Exec(q.put, fragment.key, tenant, fragment.partial->source());
   if (stored.Empty()) throw core::NotFound("tenant " + tenant.value_or("") + " does not exist");
+  // After the document's row: see RecordVersion.
+  RecordVersion(tx, DocumentKey{history_kind(), fragment.key, tenant}, fragment.document);
 }
 
 StoredFragment FragmentStore::Put(const Fragment& fragment,
                                   const std::optional<std::string>& tenant) {
-  auto tx = pool_.Begin(kind_ == FragmentKind::kLayout ? "put_layout" : "put_partial");
-  Store(tx, fragment, tenant);
-  tx.Commit();
-  ReloadOne(CacheKey(fragment.key, tenant));
-  return Get(fragment.key, tenant);
+  {
+    auto tx = pool_.Begin(kind_ == FragmentKind::kLayout ? "put_layout" : "put_partial");
+    Store(tx, fragment, tenant);
+    tx.Commit();
+  }  // its connection back before Stored borrows one
+  return Stored(fragment.key, tenant);
+}
+
+StoredFragment FragmentStore::Stored(const std::string& key,
+                                     const std::optional<std::string>& tenant) {
+  ReloadOne(CacheKey(key, tenant));
+  return Get(key, tenant);
 }
 
 StoredFragment FragmentStore::Get(const std::string& key,

@@ -12,6 +12,7 @@
 #include "db/listen_hub.hpp"
 #include "db/pool.hpp"
 #include "templates/fragment.hpp"
+#include "templates/versions.hpp"
 
 namespace chopar::templates {
 
@@ -61,7 +62,8 @@ class FragmentStore {
       const Map& map, std::string_view key, const std::optional<std::string>& tenant);
 
   // Creates or replaces the global one of fragment.key, or with `tenant`
-  // that tenant's own; returns it as Get reads it. Throws
+  // that tenant's own, and records fragment.document as its next version
+  // in the same transaction; returns it as Get reads it. Throws
   // core::RequestError kNotFound for a tenant that does not exist,
   // kInvalidField "key" when the scope holds kMaxFragmentsPerScope others.
   StoredFragment Put(const Fragment& fragment,
@@ -81,6 +83,22 @@ class FragmentStore {
   // ago).
   bool LayoutExists(const std::string& key, const std::optional<std::string>& tenant);
 
+  // Versions and drafts (templates/versions.hpp; defined in
+  // fragment_history.cpp), as TemplateStore::Restore and ::Publish: the
+  // document of version `version`, or the draft (then deleted in the same
+  // transaction), stored as the next, live, version. Throw
+  // core::RequestError kNotFound when there is no such version or no
+  // draft, kConflict naming the field when it no longer parses.
+  StoredFragment Restore(const std::string& key, int version,
+                         const std::optional<std::string>& tenant = std::nullopt);
+  StoredFragment Publish(const std::string& key,
+                         const std::optional<std::string>& tenant = std::nullopt);
+  // The histories and drafts of this kind.
+  [[nodiscard]] VersionStore& versions() { return versions_; }
+  [[nodiscard]] DocumentKind history_kind() const {
+    return kind_ == FragmentKind::kLayout ? DocumentKind::kLayout : DocumentKind::kPartial;
+  }
+
   void ReloadAll();
   // Reads one again by its NOTIFY payload ("<key>" or "<tenant>/<key>").
   void ReloadOne(const std::string& payload) const;
@@ -90,10 +108,13 @@ class FragmentStore {
   // a tenant that does not exist, kInvalidField "key" past the bound.
   void Store(db::Transaction& tx, const Fragment& fragment,
              const std::optional<std::string>& tenant);
+  // Reloads what Store changed, then reads it as Get.
+  StoredFragment Stored(const std::string& key, const std::optional<std::string>& tenant);
   void Install(std::shared_ptr<const Map> map) const;
 
   const FragmentKind kind_;
   db::Pool& pool_;
+  VersionStore versions_;
   mutable std::mutex reload_mutex_;  // one reload at a time, read and install
   mutable std::mutex map_mutex_;     // guards map_ (the pointer, not the map)
   mutable std::shared_ptr<const Map> map_;
