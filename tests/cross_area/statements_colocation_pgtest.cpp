@@ -48,6 +48,12 @@ const std::map<std::string, std::string> kGlobalTables = {
     {"tenant_templates",
      "tenants' own templates: configuration, small, written by operators; copied to every "
      "shard"},
+    {"layouts",
+     "email layouts, global or a tenant's own: configuration, small, written by operators; "
+     "copied to every shard"},
+    {"partials",
+     "Mustache partials, global or a tenant's own: configuration, small, written by operators; "
+     "copied to every shard"},
     {"tenants",
      "the tenants with their branding and default preferences: a few rows, written by "
      "admins; copied to every shard"},
