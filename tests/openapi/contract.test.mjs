@@ -354,6 +354,36 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "PUT", "/v1/templates/project.release/draft", { body: release, expect: 200 });
     await call(chopar, "DELETE", "/v1/templates/project.release/draft", { expect: 204 });
     await call(chopar, "DELETE", "/v1/templates/project.release/draft", { expect: 404 });
+    // Layouts and partials: a template in a layout, which stays while the
+    // template names it; a preview of the email in it.
+    await call(chopar, "PUT", "/v1/partials/contract.sig", { body: { text: "-- {{project}}" }, expect: 200 });
+    await call(chopar, "PUT", "/v1/partials/contract.sig", { body: { text: "{{#open}}" }, expect: 400 });
+    await call(chopar, "GET", "/v1/partials/contract.sig", { expect: 200 });
+    await call(chopar, "GET", "/v1/partials/contract.none", { expect: 404 });
+    await call(chopar, "GET", "/v1/partials", { expect: 200 });
+    await call(chopar, "PUT", "/v1/layouts/contract.brand", {
+      body: { html: "<div>{{{content}}}{{> contract.sig}}</div>", text: null }, expect: 200,
+    });
+    await call(chopar, "PUT", "/v1/layouts/contract.brand", { body: { html: "no content" }, expect: 400 });
+    await call(chopar, "GET", "/v1/layouts/contract.brand", { expect: 200 });
+    await call(chopar, "GET", "/v1/layouts/contract.none", { expect: 404 });
+    await call(chopar, "GET", "/v1/layouts", { expect: 200 });
+    await call(chopar, "PUT", "/v1/templates/project.branded", {
+      body: { default_locale: "en", layout: "contract.brand", locales: { en: { title: "{{project}}" } } }, expect: 200,
+    });
+    await call(chopar, "POST", "/v1/templates/preview", {
+      body: { type: "project.branded", data: { project: "Alpha" } }, expect: 200,
+    });
+    await call(chopar, "POST", "/v1/templates/preview", {
+      body: { template: { title: "x", email: { html: "{{> p}}" } }, partials: { p: "[{{n}}]" }, layout: "contract.brand", data: { n: 1 } },
+      expect: 200,
+    });
+    await call(chopar, "DELETE", "/v1/layouts/contract.brand", { expect: 409 });
+    await call(chopar, "DELETE", "/v1/templates/project.branded", { expect: 204 });
+    await call(chopar, "DELETE", "/v1/layouts/contract.brand", { expect: 204 });
+    await call(chopar, "DELETE", "/v1/layouts/contract.brand", { expect: 404 });
+    await call(chopar, "DELETE", "/v1/partials/contract.sig", { expect: 204 });
+    await call(chopar, "DELETE", "/v1/partials/contract.sig", { expect: 404 });
     await call(chopar, "DELETE", "/v1/templates/project.comment", { expect: 204 });
     await call(chopar, "DELETE", "/v1/templates/project.comment", { expect: 404 });
 

@@ -1055,7 +1055,7 @@ export interface paths {
         put?: never;
         /**
          * Render a stored template or one locale block without sending
-         * @description Exactly one of `type` (a type that has a template, as this process's cache has it) and `template` (one locale block, validated as in PUT, fields named `template.…`). Each text comes back exactly as the template rendered it (before any email layout or link); texts the block does not have are left out. 400 `invalid_field`: `type` (both or neither given, or a malformed type), `locale`, `data` (not an object with a `user_id`, or a rendering over its limit or its 100,000 steps), `template.…`; 404 `not_found` (no such template), 404 `user_not_found`.
+         * @description Exactly one of `type` (a type that has a template, as this process's cache has it) and `template` (one locale block, validated as in PUT, fields named `template.…`). Each text comes back exactly as the template rendered it (before any email layout or link); texts the block does not have are left out. 400 `invalid_field`: `type` (both or neither given, or a malformed type), `locale`, `data` (not an object with a `user_id`, or a rendering over its limit or its 100,000 steps), `template.…`, `draft` (not a boolean, or without `type`); 404 `not_found` (no such template, or with `draft` no draft), 404 `user_not_found`.
          */
         post: operations["previewTemplate"];
         delete?: never;
@@ -1090,6 +1090,241 @@ export interface paths {
         post?: never;
         /** Delete a type's template */
         delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{type}/versions": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: components["parameters"]["TemplateType"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A template's versions, newest first
+         * @description Every PUT, restore and publish of the template made one. The newest version of a template that exists is `live`. Empty when the type never had a template; a deleted template keeps its versions, none of them live.
+         */
+        get: operations["listTemplateVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{type}/versions/{n}": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: components["parameters"]["TemplateType"];
+                /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+                n: components["parameters"]["VersionNumber"];
+            };
+            cookie?: never;
+        };
+        /** One version of a template, with its document */
+        get: operations["getTemplateVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{type}/versions/{n}/restore": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: components["parameters"]["TemplateType"];
+                /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+                n: components["parameters"]["VersionNumber"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an old version live again, as the next version
+         * @description Stores version `n`'s document as a PUT would, as a new version. 409 `conflict` with the `field` when the document no longer passes today's rules (nothing is written); 404 `not_found` when there is no version `n`.
+         */
+        post: operations["restoreTemplateVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{type}/draft": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: components["parameters"]["TemplateType"];
+            };
+            cookie?: never;
+        };
+        /** Read a type's draft */
+        get: operations["getTemplateDraft"];
+        /**
+         * Create or replace a type's draft
+         * @description Validated as PUT /v1/templates/{type} is (the same 400s); never sent. 404 `not_found` for a tenant that does not exist.
+         */
+        put: operations["putTemplateDraft"];
+        post?: never;
+        /** Delete a type's draft */
+        delete: operations["deleteTemplateDraft"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{type}/publish": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: components["parameters"]["TemplateType"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the draft live as the next version
+         * @description The draft becomes the template (a new version) and is deleted, in one transaction. 404 `not_found` when there is no draft; 409 `conflict` with the `field` when it no longer passes today's rules.
+         */
+        post: operations["publishTemplateDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/layouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every layout of a scope, by key
+         * @description The global layouts, or with `tenant` (or a key confined to a tenant) that tenant's own.
+         */
+        get: operations["listLayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/layouts/{key}": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        /** Read an email layout */
+        get: operations["getLayout"];
+        /**
+         * Create or replace an email layout
+         * @description The HTML (and optionally the text) around the emails of the templates that name it; the next email sent uses it. 400 `invalid_field`: `key`, `html` (missing, too long, without `{{{content}}}`, or not parsing: the message gives the line and column), `text`, an unknown member, or `key` when the scope holds 1,000 other layouts; 404 `not_found` for a tenant that does not exist.
+         */
+        put: operations["putLayout"];
+        post?: never;
+        /**
+         * Delete an email layout
+         * @description 409 `in_use` when a template would be left naming a layout it cannot find: for a global layout, a global template naming it or a tenant's own template naming it in a tenant without its own layout of the key; for a tenant's, that tenant's own templates naming it when there is no global layout of the key. The message names up to five.
+         */
+        delete: operations["deleteLayout"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/partials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every partial of a scope, by key
+         * @description The global partials, or with `tenant` (or a key confined to a tenant) that tenant's own.
+         */
+        get: operations["listPartials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/partials/{key}": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        /** Read a Mustache partial */
+        get: operations["getPartial"];
+        /**
+         * Create or replace a Mustache partial
+         * @description A text `{{> key}}` includes in template texts, layouts and other partials; the next render uses it. 400 `invalid_field`: `key`, `text` (missing, too long, or not parsing: the message gives the line and column), an unknown member, or `key` when the scope holds 1,000 other partials; 404 `not_found` for a tenant that does not exist.
+         */
+        put: operations["putPartial"];
+        post?: never;
+        /**
+         * Delete a Mustache partial
+         * @description Texts that still include it render it as nothing.
+         */
+        delete: operations["deletePartial"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2236,7 +2471,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_json" | "invalid_field" | "bad_request" | "invalid_callback" | "unauthorized" | "forbidden" | "not_found" | "user_not_found" | "method_not_allowed" | "conflict" | "erasure_pending" | "payload_too_large" | "headers_too_large" | "rate_limited" | "unavailable" | "internal";
+                code: "invalid_json" | "invalid_field" | "bad_request" | "invalid_callback" | "unauthorized" | "forbidden" | "not_found" | "user_not_found" | "method_not_allowed" | "conflict" | "erasure_pending" | "in_use" | "payload_too_large" | "headers_too_large" | "rate_limited" | "unavailable" | "internal";
                 message: string;
                 field: string | null;
             };
@@ -2884,6 +3119,12 @@ export interface components {
         };
         /** @description A locale block's texts as rendered (before any email layout or link); the texts the block does not have are left out. */
         RenderedBlock: {
+            /** @description When the template (or the request) names a layout: the email as the worker would send it, that layout rendered around its html and text (unsubscribe_url "#unsubscribe", link null). */
+            email_layout?: {
+                key: string;
+                html: string;
+                text: string;
+            };
             title: string;
             body?: string;
             actions?: components["schemas"]["NotificationAction"][];
@@ -2952,6 +3193,69 @@ export interface components {
             after_seconds: number;
             channels: components["schemas"]["Channel"][];
         };
+        VersionList: {
+            versions: {
+                version: number;
+                /** Format: date-time */
+                created_at: string;
+                /** @description Who stored it, as the audit log names actors (key:<id>, account:<id>, api_key, cli); null when nobody did through the API. */
+                created_by: string | null;
+                /** @description The version the live document is (the newest, while the document exists). */
+                live: boolean;
+            }[];
+            next_cursor: string | null;
+        };
+        DocumentVersion: {
+            version: number;
+            /** Format: date-time */
+            created_at: string;
+            created_by: string | null;
+            /** @description The PUT body this version stored (without type, key, tenant, version, created_at, updated_at). */
+            document: Record<string, unknown>;
+        };
+        Draft: {
+            /** @description A template's draft: its type. */
+            type?: string;
+            /** @description A layout's or a partial's draft: its key. */
+            key?: string;
+            tenant: string | null;
+            /** @description The draft's PUT body. */
+            document: Record<string, unknown>;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            updated_by: string | null;
+        };
+        LayoutInput: {
+            /** @description Mustache; must hold {{{content}}}, where the email's own html goes. */
+            html: string;
+            /** @description Mustache; default {{{content}}}. */
+            text?: string | null;
+        };
+        Layout: {
+            key: string;
+            tenant: string | null;
+            html: string;
+            text: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PartialInput: {
+            /** @description Mustache, used as {{> key}}. */
+            text: string;
+        };
+        Partial: {
+            key: string;
+            tenant: string | null;
+            text: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         /**
          * @example {
          *       "type": "task.due",
@@ -2989,6 +3293,7 @@ export interface components {
          *       "digest": null,
          *       "throttle": null,
          *       "escalate": null,
+         *       "steps": null,
          *       "created_at": "2026-12-03T10:37:33Z",
          *       "updated_at": "2026-12-03T10:37:33Z"
          *     }
@@ -2997,6 +3302,8 @@ export interface components {
             type: string;
             /** @description Tags every notification of the type carries, before a request's own. */
             tags: components["schemas"]["Tag"][];
+            /** @description The email layout's key (the tenant's own first), or null for the built-in layout. */
+            layout: string | null;
             /** @description The tenant whose own template it is; null for a global one. */
             tenant: string | null;
             category: components["schemas"]["TemplateCategory"] | null;
@@ -3007,10 +3314,69 @@ export interface components {
             digest: components["schemas"]["DigestSettings"] | null;
             throttle: components["schemas"]["ThrottleSettings"] | null;
             escalate: components["schemas"]["EscalateSettings"] | null;
+            /** @description The type's workflow steps as given; for a template without steps, digest, throttle and escalate shown as the steps they amount to; null when it has none of them. */
+            steps: components["schemas"]["WorkflowStep"][] | null;
             created_at: components["schemas"]["Time"];
             updated_at: components["schemas"]["Time"];
         };
+        /** @description One step: channel (exactly one of channel, first_of, all_of), delay (exactly one of seconds, until), throttle (limit and window_seconds) or digest (window_seconds, key, max_items; at most one). */
+        WorkflowStepInput: {
+            /** @enum {string} */
+            type: "channel" | "delay" | "throttle" | "digest";
+            name?: string;
+            /** @description docs/conditions.md */
+            condition?: string;
+            channel?: components["schemas"]["Channel"];
+            first_of?: components["schemas"]["Channel"][];
+            all_of?: components["schemas"]["Channel"][];
+            seconds?: number;
+            until?: string;
+            limit?: number;
+            window_seconds?: number;
+            key?: string;
+            max_items?: number;
+        };
+        /** @description A step as shown (WorkflowStepInput's shape). */
+        WorkflowStep: {
+            /** @enum {string} */
+            type: "channel" | "delay" | "throttle" | "digest";
+            name?: string;
+            condition?: string;
+            channel?: components["schemas"]["Channel"];
+            first_of?: components["schemas"]["Channel"][];
+            all_of?: components["schemas"]["Channel"][];
+            seconds?: number;
+            until?: string;
+            limit?: number;
+            window_seconds?: number;
+            key?: string;
+            max_items?: number;
+        };
+        WorkflowRun: {
+            /** @enum {string} */
+            status: "active" | "waiting" | "done" | "canceled";
+            /** @description The index of the next step. */
+            step: number;
+            due_at: components["schemas"]["Time"] | null;
+            /** @description One entry per step done, in order (the timeline). */
+            steps: {
+                index: number;
+                name?: string;
+                /** @enum {string|null} */
+                type: "channel" | "delay" | "throttle" | "digest" | null;
+                /** @enum {string} */
+                outcome: "sent" | "failed" | "skipped" | "canceled" | "queued" | "delayed" | "passed" | "throttled" | "digest_closed" | "digested" | "condition_false" | "ended";
+                channel: components["schemas"]["Channel"] | null;
+                /** Format: int64 */
+                delivery_id: number | null;
+                at: components["schemas"]["Time"];
+                until: components["schemas"]["Time"] | null;
+                detail: string | null;
+            }[];
+        };
         TemplateInput: {
+            /** @description A layout's key, or null for the built-in email layout. A global template names a global layout, a tenant's own template the tenant's own or a global one; unknown → 400 `invalid_field` `layout`. */
+            layout?: string | null;
             /** @description The path's type, or left out (as GET returned it). */
             type?: string | null;
             /** @description Ignored (as GET returned it): ?tenant= decides whose template it is. */
@@ -3025,6 +3391,8 @@ export interface components {
             digest?: components["schemas"]["DigestSettings"] | null;
             throttle?: components["schemas"]["ThrottleSettings"] | null;
             escalate?: components["schemas"]["EscalateSettings"] | null;
+            /** @description The type's workflow steps (docs/api.md "Workflows with steps"). Not together with digest, throttle or escalate. */
+            steps?: components["schemas"]["WorkflowStepInput"][] | null;
             /** @description Accepted and ignored (as GET returned it). */
             created_at?: unknown;
             /** @description Accepted and ignored (as GET returned it). */
@@ -3258,8 +3626,16 @@ export interface components {
         TenantFilter: string;
         /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
         TemplateTenant: string;
+        /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+        FragmentKey: string;
+        /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+        FragmentTenant: string;
         /** @description Your application's id of the user. */
         UserId: number;
+        /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+        TemplateType: string;
+        /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+        VersionNumber: number;
         /** @description next_cursor of the previous page. */
         Cursor: string;
         InboxLimit: number;
@@ -4441,6 +4817,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Notification"] & {
+                        /** @description Its workflow run when its type has steps; null otherwise. */
+                        workflow: components["schemas"]["WorkflowRun"] | null;
                         deliveries: {
                             /** Format: int64 */
                             id: number;
@@ -5208,6 +5586,14 @@ export interface operations {
                      * @description Adds `user` (id, locale, timezone) to the context and picks the user's locale.
                      */
                     user_id?: number | null;
+                    /** @description With type, true renders the type's draft (of ?tenant= when given) instead of its live template; 404 `not_found` when there is none. */
+                    draft?: boolean | null;
+                    /** @description Partials by name used before the stored ones (?tenant='s own, then the global ones); 400 `invalid_field` `partials.<name>` when one does not parse. */
+                    partials?: {
+                        [key: string]: string;
+                    } | null;
+                    /** @description With template, show the email in this layout (a stored type uses its own); 400 `invalid_field` `layout` when there is none. */
+                    layout?: string | null;
                 };
             };
         };
@@ -5343,6 +5729,530 @@ export interface operations {
             path: {
                 /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
                 type: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTemplateVersions: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+                limit?: number;
+                /** @description next_cursor of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: components["parameters"]["TemplateType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of versions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTemplateVersion: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: components["parameters"]["TemplateType"];
+                /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+                n: components["parameters"]["VersionNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version; `document` is the PUT body it stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restoreTemplateVersion: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: components["parameters"]["TemplateType"];
+                /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+                n: components["parameters"]["VersionNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template, now live. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTemplateDraft: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: components["parameters"]["TemplateType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The draft. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Draft"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putTemplateDraft: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: components["parameters"]["TemplateType"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "default_locale": "en",
+                 *       "locales": {
+                 *         "en": {
+                 *           "title": "Due soon: {{task.title}}"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TemplateInput"];
+            };
+        };
+        responses: {
+            /** @description The draft. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Draft"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteTemplateDraft: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: components["parameters"]["TemplateType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    publishTemplateDraft: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own template(s) of the type, which replace the global one for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["TemplateTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description The notification type (400 `invalid_field` `type` when it does not match the grammar). */
+                type: components["parameters"]["TemplateType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template, now live. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listLayouts: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The layouts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Layout"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLayout: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The layout. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Layout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putLayout: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "html": "<div>{{{content}}}<p><a href=\"{{unsubscribe_url}}\">{{preferences}}</a></p></div>",
+                 *       "text": "{{{content}}}\n\n-- \n{{unsubscribe_url}}"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LayoutInput"];
+            };
+        };
+        responses: {
+            /** @description The layout as stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Layout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteLayout: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPartials: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The partials. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Partial"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPartial: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The partial. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Partial"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putPartial: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "<p>{{#branding.sender_name}}{{.}}{{/branding.sender_name}}</p>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PartialInput"];
+            };
+        };
+        responses: {
+            /** @description The partial as stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Partial"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deletePartial: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
             };
             cookie?: never;
         };
