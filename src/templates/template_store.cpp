@@ -33,7 +33,8 @@ std::shared_ptr<const Template> Parse(const db::Result& rows, int row) {
       {"throttle", OptionalJson(rows, row, "throttle")},
       {"escalate", OptionalJson(rows, row, "escalate")},
       {"layout", rows.IsNull(row, "layout") ? nlohmann::json(nullptr)
-                                            : nlohmann::json(rows.String(row, "layout"))}};
+                                            : nlohmann::json(rows.String(row, "layout"))},
+      {"steps", OptionalJson(rows, row, "steps")}};
   try {
     return std::make_shared<const Template>(ParseTemplate(type, body));
   } catch (const core::RequestError& e) {
@@ -198,12 +199,12 @@ void TemplateStore::Store(db::Transaction& tx, const Template& tmpl,
     const auto stored =
         tx.Exec(queries::kPutTenantTemplate, *tenant, tmpl.type, tmpl.category, tmpl.default_locale,
                 locales.dump(), optional_json(tmpl.digest), optional_json(tmpl.throttle),
-                optional_json(tmpl.escalate), tags, tmpl.layout);
+                optional_json(tmpl.escalate), tags, tmpl.layout, optional_json(tmpl.steps));
     if (stored.Empty()) throw core::NotFound("tenant " + *tenant + " does not exist");
   } else {
     tx.Defer(queries::kPutTemplate, tmpl.type, tmpl.category, tmpl.default_locale, locales.dump(),
              optional_json(tmpl.digest), optional_json(tmpl.throttle), optional_json(tmpl.escalate),
-             tags, tmpl.layout);
+             tags, tmpl.layout, optional_json(tmpl.steps));
   }
   // After the template's row: see RecordVersion.
   RecordVersion(tx, DocumentKey{DocumentKind::kTemplate, tmpl.type, tenant}, tmpl.source);
