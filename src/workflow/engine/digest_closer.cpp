@@ -39,7 +39,8 @@ std::vector<core::ChannelKind> ParseChannels(const std::string& names) {
 
 DigestMessage RenderDigest(const std::string& type, std::int64_t user_id, const std::string& locale,
                            const std::string& timezone, const std::vector<DigestEntry>& entries,
-                           const templates::Template* tmpl, const nlohmann::json& user_data) {
+                           const templates::Template* tmpl, const nlohmann::json& user_data,
+                           const mustache::PartialSource* partials) {
   DigestMessage message;
   for (core::ChannelKind kind : core::AllChannels()) {
     const bool used = std::ranges::any_of(entries, [&](const DigestEntry& e) {
@@ -73,7 +74,7 @@ DigestMessage RenderDigest(const std::string& type, std::int64_t user_id, const 
       templates::ContextNotification{newest.notification_id, type, newest.link, newest.created_at});
   hub::NotificationContent said;
   try {
-    said = hub::ComposeContent(request, tmpl, locale, context, message.channels);
+    said = hub::ComposeContent(request, tmpl, locale, context, message.channels, partials);
   } catch (const core::RequestError&) {
     // The template's title renders empty for a digest: say it plainly.
     request.title = DefaultTitle(locale, entries.size());
@@ -150,8 +151,10 @@ int DigestCloser::CloseBatch(bool& full) {
     const Held& h = found->second;
     const std::string type = due.String(i, "type");
     const auto tmpl = templates_ != nullptr ? templates_->Find(type) : nullptr;
+    const templates::RenderLibrary partials =
+        templates_ != nullptr ? templates_->Library(std::nullopt) : templates::RenderLibrary();
     const DigestMessage message = RenderDigest(type, due.Int(i, "user_id"), h.locale, h.timezone,
-                                               h.entries, tmpl.get(), h.user_data);
+                                               h.entries, tmpl.get(), h.user_data, &partials);
     window_status.emplace_back("closed");
     window_content.emplace_back(message.content.dump());
     if (due.Bool(i, "workflow")) {

@@ -41,11 +41,13 @@ struct DigestMessage {
 // id, title, body, link, data, created_at) besides the newest item's data
 // and {{notification}}; without a template (deleted since), a default text
 // in the user's language ("3 new notifications", the titles listed).
-// `user_data` is the user's custom attributes ({{user.data.*}}). Pure.
+// `user_data` is the user's custom attributes ({{user.data.*}}); the
+// texts' {{> name}} partials come from `partials` (none: nothing). Pure.
 DigestMessage RenderDigest(const std::string& type, std::int64_t user_id, const std::string& locale,
                            const std::string& timezone, const std::vector<DigestEntry>& entries,
                            const templates::Template* tmpl,
-                           const nlohmann::json& user_data = nlohmann::json::object());
+                           const nlohmann::json& user_data = nlohmann::json::object(),
+                           const mustache::PartialSource* partials = nullptr);
 
 struct DigestCloserSettings {
   int batch = 200;                              // windows per transaction
