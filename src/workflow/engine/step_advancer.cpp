@@ -131,12 +131,19 @@ StepAdvancer::~StepAdvancer() { Stop(); }
 
 int StepAdvancer::AdvanceBatch(bool& full) {
   auto tx = pool_.Begin("advance_workflows");
-  const auto runs = tx.Exec(queries::kClaimWorkflowRuns, db::SqlNowParam(clock_), settings_.batch);
-  full = runs.Rows() >= settings_.batch;
-  if (runs.Rows() == 0) {
+  // Locked by one statement, read by the next (lock_workflow_runs.sql says
+  // why): read in the statement that locks them, a run another advancer
+  // just moved on could be seen at its old step and the step done again.
+  const auto locked = tx.Exec(queries::kLockWorkflowRuns, db::SqlNowParam(clock_), settings_.batch);
+  full = locked.Rows() >= settings_.batch;
+  if (locked.Rows() == 0) {
     tx.Commit();
     return 0;
   }
+  std::vector<std::int64_t> locked_ids;
+  for (int i = 0; i < locked.Rows(); ++i) locked_ids.push_back(locked.Int(i, "notification_id"));
+  const auto runs =
+      tx.Exec(queries::kClaimWorkflowRuns, db::SqlNowParam(clock_), db::ArrayLiteral(locked_ids));
   const core::TimePoint now = core::ParsePgTimestamp(runs.Text(0, "now"));
 
   std::set<std::int64_t> user_ids;
