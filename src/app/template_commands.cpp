@@ -23,31 +23,28 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 // A line of progress on `err` at most once a second, and only once a run
-// has taken a second: a short run prints none.
+// has taken a second: a short run prints none. Whole lines, so the lines
+// of problems printed between them stay whole too.
 class Progress {
  public:
-  Progress(std::ostream& err, std::string what) : err_(err), what_(std::move(what)) {}
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-  ~Progress() {
-    if (shown_) err_ << "\n";
-  }
+  // Lines "<what> <done>[/<total>] <unit>".
+  Progress(std::ostream& err, std::string what, std::string unit)
+      : err_(err), what_(std::move(what)), unit_(std::move(unit)) {}
 
   void Step(std::size_t done, std::size_t total = 0) {
     const auto now = Clock::now();
     if (now - last_ < std::chrono::seconds(1)) return;
     last_ = now;
-    shown_ = true;
-    err_ << "\r" << what_ << " " << done;
+    err_ << what_ << " " << done;
     if (total > 0) err_ << "/" << total;
-    err_ << std::flush;
+    err_ << " " << unit_ << "\n" << std::flush;
   }
 
  private:
   std::ostream& err_;
   const std::string what_;
+  const std::string unit_;
   Clock::time_point last_ = Clock::now();
-  bool shown_ = false;
 };
 
 // The configured database and the stores the commands work through.
@@ -147,7 +144,7 @@ std::optional<std::vector<Checked>> CheckAll(Stores& stores, const fs::path& dir
   for (const std::string& problem : listing.problems) err << kPrefix << problem << "\n";
   std::map<std::string, bool> tenant_ok;
   std::vector<Checked> checked;
-  Progress progress(err, "checked");
+  Progress progress(err, "chopar templates import: checked", "files");
   for (std::size_t i = 0; i < listing.files.size(); ++i) {
     progress.Step(i, listing.files.size());
     const DocumentFile& file = listing.files[i];
@@ -184,7 +181,7 @@ std::optional<std::vector<Checked>> CheckAll(Stores& stores, const fs::path& dir
       checked.push_back({file, kind, std::move(body), std::move(document)});
     } catch (const core::RequestError& e) {
       fail(Describe(e));
-    } catch (const std::runtime_error& e) {
+    } catch (const std::exception& e) {
       fail(e.what());
     }
   }
@@ -207,7 +204,7 @@ int RunTemplatesExport(const Config& config, const std::string& dir, std::ostrea
   std::set<fs::path> live;
   std::size_t written = 0, removed = 0;
   try {
-    Progress progress(err, "exported");
+    Progress progress(err, "chopar templates export: exported", "documents");
     for (const auto& kind : stores.kinds) {
       for (const auto& tenant : scopes) {
         for (const auto& [key, document] : kind->List(tenant)) {
