@@ -157,7 +157,7 @@ TEST_F(HistoryPlansTest, NotifyInboxAndDedupStatementsUseIndexes) {
       hub::queries::kInsertNotifications,
       "'{0}', '{7}', '{plan.test}', '{t}', '{\"\"}', '{NULL}', '{\"{}\"}', "
       "'{k0-7}', '{f}', '{email}', now(), '{}', '{NULL}', '{NULL}', '{NULL}', '{NULL}', "
-      "'{NULL}', NULL, NULL, NULL, NULL");
+      "'{NULL}', NULL, NULL, NULL, NULL, NULL");
   ExpectIndexDriven(hub::queries::kFindByDedupKey, "7, 'k0-7'");
   ExpectIndexDriven(hub::queries::kListNotifications,
                     "7, (extract(epoch FROM now()) * 1000000)::bigint, 9223372036854775807, 20, "
