@@ -2,7 +2,8 @@
 // its error, retry it and watch it become sent through the sink, read the
 // email in the sink inbox, and see the overview chart with data; then
 // console accounts: sign-in with an email and password, the throttle, the
-// CSRF token, what a viewer may do, and revoked sessions.
+// CSRF token, what a viewer may do, and revoked sessions; a template's
+// versions, their diff, restore and publish.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 
@@ -292,6 +293,49 @@ describe("console", { skip }, () => {
     await page.screenshot({ path: screenshotPath("console-schedules"), fullPage: true });
   });
 
+  it("lists templates, shows a template's versions with a line diff, restores one and publishes its draft", async () => {
+    const body = (title) => ({ category: "tasks", default_locale: "en", locales: { en: { title, body: "Due at {{task.due}}" } } });
+    await chopar.call("PUT", "/v1/templates/task.due", body("Task due: {{task.title}}"));
+    await chopar.call("PUT", "/v1/templates/task.due", body("Due soon: {{task.title}}"));
+    await page.goto(`${chopar.url}/#/templates`);
+    await page.locator('tr[data-template="task.due"]').getByRole("link", { name: "task.due" }).click();
+    await page.getByRole("heading", { name: "Template task.due" }).waitFor();
+    await page.locator('tr[data-version="2"][data-live="true"]').waitFor();
+    assert.equal(await page.locator('tr[data-version="1"]').getAttribute("data-live"), "false");
+    // The two newest are compared at once: the title's line, and nothing else.
+    const diff = page.locator('pre.diff[data-from="1"][data-to="2"]');
+    await diff.waitFor();
+    assert.deepEqual(await diff.locator('[data-op="-"]').allTextContents(), ['-       "title": "Task due: {{task.title}}"\n']);
+    assert.deepEqual(await diff.locator('[data-op="+"]').allTextContents(), ['+       "title": "Due soon: {{task.title}}"\n']);
+    assert.ok((await diff.locator('[data-op=" "]').count()) >= 5, "the lines both have");
+    await page.screenshot({ path: screenshotPath("console-template-versions"), fullPage: true });
+
+    // Restore version 1: live again, as version 3.
+    await page.getByRole("button", { name: "Restore version 1" }).click();
+    await page.getByRole("status").filter({ hasText: "Version 1 restored" }).waitFor();
+    await page.locator('tr[data-version="3"][data-live="true"]').waitFor();
+    assert.equal((await chopar.call("GET", "/v1/templates/task.due")).locales.en.title, "Task due: {{task.title}}");
+    assert.equal(await page.getByRole("button", { name: "Restore version 3" }).count(), 0, "the live version has no Restore");
+
+    // A draft: compared with what is live, published with one button.
+    await chopar.call("PUT", "/v1/templates/task.due/draft", body("Draft: {{task.title}}"));
+    await page.reload();
+    const draftDiff = page.locator('pre.diff[data-from="3"][data-to="draft"]');
+    await draftDiff.waitFor();
+    assert.deepEqual(await draftDiff.locator('[data-op="+"]').allTextContents(), ['+       "title": "Draft: {{task.title}}"\n']);
+    // Any two versions on demand.
+    await page.getByLabel("From", { exact: true }).selectOption("2");
+    await page.getByLabel("To", { exact: true }).selectOption("1");
+    await page.getByRole("button", { name: "Show diff" }).click();
+    await page.locator('pre.diff[data-from="2"][data-to="1"] [data-op="+"]').filter({ hasText: "Task due" }).waitFor();
+    await page.screenshot({ path: screenshotPath("console-template-draft"), fullPage: true });
+    await page.getByRole("button", { name: "Publish draft" }).click();
+    await page.getByRole("status").filter({ hasText: "published" }).waitFor();
+    await page.locator('tr[data-version="4"][data-live="true"]').waitFor();
+    await page.locator("[data-draft]").filter({ hasText: "No draft." }).waitFor();
+    assert.equal((await chopar.call("GET", "/v1/templates/task.due")).locales.en.title, "Draft: {{task.title}}");
+  });
+
   it("degrades gracefully where the server has no reports or outbox yet", async () => {
     for (const [hash, heading] of [["#/reports", "Reports"], ["#/outbox", "Outbox"]]) {
       await page.goto(`${chopar.url}/${hash}`);
@@ -422,6 +466,33 @@ describe("console accounts", { skip }, () => {
     assert.equal((await fetchFromPage(page, "GET", "/v1/console/accounts", { csrf: null })).status, 403);
     const { items } = await chopar.call("GET", `/v1/deliveries?status=failed&user_id=${AZIZ}`);
     assert.ok(items.some((d) => d.id === failedDelivery.id), "still failed: nothing was retried");
+  });
+
+  it("shows a viewer a template's versions and their diff without Restore or Publish, which the server refuses", async () => {
+    const body = (title) => ({ default_locale: "en", locales: { en: { title } } });
+    await chopar.call("PUT", "/v1/templates/task.due", body("One"));
+    await chopar.call("PUT", "/v1/templates/task.due", body("Two"));
+    await chopar.call("PUT", "/v1/templates/task.due/draft", body("Three"));
+    // The viewer's browser, signed in already when the tests before ran.
+    const page = await viewer.context.newPage();
+    const heading = page.getByRole("heading", { name: "Template task.due" });
+    await page.goto(`${chopar.url}/#/templates/task.due`);
+    const signedOut = await Promise.race([
+      page.getByLabel("Email").waitFor().then(() => true, () => false),
+      heading.waitFor().then(() => false, () => false),
+    ]);
+    if (signedOut) {
+      assert.equal((await signIn(page, "viewer@example.uz")).status(), 200);
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await page.goto(`${chopar.url}/#/templates/task.due`);
+    }
+    await page.locator('pre.diff[data-from="2"][data-to="draft"]').waitFor();
+    assert.equal(await page.locator("tr[data-version]").count(), 2);
+    assert.equal(await page.getByRole("button", { name: /Restore|Publish/ }).count(), 0, "no Restore or Publish for a viewer");
+    assert.equal((await fetchFromPage(page, "POST", "/v1/templates/task.due/versions/1/restore")).status, 403);
+    assert.equal((await fetchFromPage(page, "POST", "/v1/templates/task.due/publish")).status, 403);
+    assert.equal((await chopar.call("GET", "/v1/templates/task.due")).locales.en.title, "Two");
+    await page.close();
   });
 
   it("signs the other browser out when an admin revokes its session", async () => {

@@ -384,6 +384,24 @@ describe("the OpenAPI description", { skip }, () => {
     await call(chopar, "DELETE", "/v1/layouts/contract.brand", { expect: 404 });
     await call(chopar, "DELETE", "/v1/partials/contract.sig", { expect: 204 });
     await call(chopar, "DELETE", "/v1/partials/contract.sig", { expect: 404 });
+    // Versions and drafts of a layout and a partial (a draft published makes one).
+    await call(chopar, "PUT", "/v1/layouts/contract/draft", { body: { html: "<div>{{{content}}}</div>" }, expect: 200 });
+    await call(chopar, "PUT", "/v1/layouts/contract/draft", { body: { html: "no content" }, expect: 400 });
+    await call(chopar, "POST", "/v1/layouts/contract/publish", { expect: 200 });
+    await call(chopar, "POST", "/v1/layouts/contract/publish", { expect: 404 });
+    await call(chopar, "GET", "/v1/layouts/contract/versions?limit=1", { expect: 200 });
+    await call(chopar, "GET", "/v1/layouts/contract/versions/2", { expect: 404 });
+    await call(chopar, "POST", "/v1/layouts/contract/versions/1/restore", { expect: 200 });
+    await call(chopar, "GET", "/v1/layouts/contract/draft", { expect: 404 });
+    await call(chopar, "PUT", "/v1/layouts/contract/draft", { body: { html: "<p>{{{content}}}</p>", text: null }, expect: 200 });
+    await call(chopar, "DELETE", "/v1/layouts/contract/draft", { expect: 204 });
+    await call(chopar, "PUT", "/v1/partials/contract.footer/draft", { body: { text: "Sent by {{project}}" }, expect: 200 });
+    await call(chopar, "GET", "/v1/partials/contract.footer/draft", { expect: 200 });
+    await call(chopar, "POST", "/v1/partials/contract.footer/publish", { expect: 200 });
+    await call(chopar, "GET", "/v1/partials/contract.footer/versions", { expect: 200 });
+    await call(chopar, "GET", "/v1/partials/contract.footer/versions/1", { expect: 200 });
+    await call(chopar, "POST", "/v1/partials/contract.footer/versions/1/restore", { expect: 200 });
+    await call(chopar, "DELETE", "/v1/partials/contract.footer/draft", { expect: 404 });
     await call(chopar, "DELETE", "/v1/templates/project.comment", { expect: 204 });
     await call(chopar, "DELETE", "/v1/templates/project.comment", { expect: 404 });
 

@@ -13,6 +13,7 @@ import { sinkPage } from "./pages/sink.js";
 import { providersPage } from "./pages/providers.js";
 import { accountsPage } from "./pages/accounts.js";
 import { auditPage } from "./pages/audit.js";
+import { templatePage, templatesPage } from "./pages/templates.js";
 
 // Route pattern → page. A page is (main, params, signal) => void; it stops
 // its timers when `signal` aborts (the next navigation).
@@ -22,6 +23,8 @@ const ROUTES = [
   [/^\/notifications\/(\d+)$/, notificationPage, "Notification"],
   [/^\/users$/, usersPage, "Users"],
   [/^\/users\/(\d+)$/, userPage, "User"],
+  [/^\/templates$/, templatesPage, "Templates"],
+  [/^\/templates\/([a-z]+(?:\.[a-z_]+)*)$/, templatePage, "Template"],
   [/^\/schedules$/, schedulesPage, "Schedules"],
   [/^\/reports$/, reportsPage, "Reports"],
   [/^\/outbox$/, outboxPage, "Outbox"],
