@@ -1330,6 +1330,272 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/layouts/{key}/versions": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A layout's versions, newest first
+         * @description Every PUT, restore and publish of the layout made one. The newest version of a layout that exists is `live`; a deleted one keeps its versions, none of them live.
+         */
+        get: operations["listLayoutVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/layouts/{key}/versions/{n}": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+                /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+                n: components["parameters"]["VersionNumber"];
+            };
+            cookie?: never;
+        };
+        /** One version of a layout, with its document */
+        get: operations["getLayoutVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/layouts/{key}/versions/{n}/restore": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+                /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+                n: components["parameters"]["VersionNumber"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an old version live again, as the next version
+         * @description Stores version `n`'s document as a PUT would, as a new version. 409 `conflict` with the `field` when the document no longer passes today's rules (nothing is written); 404 `not_found` when there is no version `n`.
+         */
+        post: operations["restoreLayoutVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/layouts/{key}/draft": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        /** Read a layout's draft */
+        get: operations["getLayoutDraft"];
+        /**
+         * Create or replace a layout's draft
+         * @description Validated as PUT /v1/layouts/{key} is (the same 400s); never sent. 404 `not_found` for a tenant that does not exist.
+         */
+        put: operations["putLayoutDraft"];
+        post?: never;
+        /** Delete a layout's draft */
+        delete: operations["deleteLayoutDraft"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/layouts/{key}/publish": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the draft live as the next version
+         * @description The draft becomes the live document (a new version) and is deleted, in one transaction. 404 `not_found` when there is no draft; 409 `conflict` with the `field` when it no longer passes today's rules.
+         */
+        post: operations["publishLayoutDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/partials/{key}/versions": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A partial's versions, newest first
+         * @description Every PUT, restore and publish of the partial made one. The newest version of a partial that exists is `live`; a deleted one keeps its versions, none of them live.
+         */
+        get: operations["listPartialVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/partials/{key}/versions/{n}": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+                /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+                n: components["parameters"]["VersionNumber"];
+            };
+            cookie?: never;
+        };
+        /** One version of a partial, with its document */
+        get: operations["getPartialVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/partials/{key}/versions/{n}/restore": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+                /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+                n: components["parameters"]["VersionNumber"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an old version live again, as the next version
+         * @description Stores version `n`'s document as a PUT would, as a new version. 409 `conflict` with the `field` when the document no longer passes today's rules (nothing is written); 404 `not_found` when there is no version `n`.
+         */
+        post: operations["restorePartialVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/partials/{key}/draft": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        /** Read a partial's draft */
+        get: operations["getPartialDraft"];
+        /**
+         * Create or replace a partial's draft
+         * @description Validated as PUT /v1/partials/{key} is (the same 400s); never sent. 404 `not_found` for a tenant that does not exist.
+         */
+        put: operations["putPartialDraft"];
+        post?: never;
+        /** Delete a partial's draft */
+        delete: operations["deletePartialDraft"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/partials/{key}/publish": {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the draft live as the next version
+         * @description The draft becomes the live document (a new version) and is deleted, in one transaction. 404 `not_found` when there is no draft; 409 `conflict` with the `field` when it no longer passes today's rules.
+         */
+        post: operations["publishPartialDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/schedules": {
         parameters: {
             query?: never;
@@ -6263,6 +6529,500 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listLayoutVersions: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+                limit?: number;
+                /** @description next_cursor of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of versions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLayoutVersion: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+                /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+                n: components["parameters"]["VersionNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version; `document` is the PUT body it stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restoreLayoutVersion: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+                /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+                n: components["parameters"]["VersionNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The layout, now live. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Layout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLayoutDraft: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The draft. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Draft"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putLayoutDraft: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "html": "<div class=\"brand\">{{{content}}}</div>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LayoutInput"];
+            };
+        };
+        responses: {
+            /** @description The draft. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Draft"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteLayoutDraft: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    publishLayoutDraft: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The layout, now live. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Layout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPartialVersions: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+                limit?: number;
+                /** @description next_cursor of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of versions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPartialVersion: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+                /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+                n: components["parameters"]["VersionNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version; `document` is the PUT body it stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restorePartialVersion: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+                /** @description A version number (400 `invalid_field` `n` when it is not 1 to 2147483647). */
+                n: components["parameters"]["VersionNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The partial, now live. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Partial"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPartialDraft: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The draft. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Draft"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putPartialDraft: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Sent by Acme"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PartialInput"];
+            };
+        };
+        responses: {
+            /** @description The draft. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Draft"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deletePartialDraft: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    publishPartialDraft: {
+        parameters: {
+            query?: {
+                /** @description A tenant's key: that tenant's own layout or partial, which replaces the global one of the same key for the notifications in that tenant. A key confined to a tenant always works on its own tenant's (another → 403 `forbidden`). */
+                tenant?: components["parameters"]["FragmentTenant"];
+            };
+            header?: never;
+            path: {
+                /** @description A layout's or a partial's key (400 `invalid_field` `key` when it does not match the grammar). */
+                key: components["parameters"]["FragmentKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The partial, now live. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Partial"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Unavailable"];
