@@ -256,7 +256,9 @@ int RunTemplatesImport(const Config& config, const std::string& dir, std::ostrea
            std::map<std::string, nlohmann::json>>
       live;
   std::size_t created = 0, updated = 0, unchanged = 0;
+  Progress progress(err, "chopar templates import: stored", "files");
   for (const Checked& item : *checked) {
+    progress.Step(created + updated + unchanged, checked->size());
     const DocumentFile& file = item.file;
     auto [scope, first] = live.try_emplace({file.folder, file.tenant});
     try {
