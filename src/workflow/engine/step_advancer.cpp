@@ -93,6 +93,11 @@ struct Writes {
   }
 };
 
+// How long a run waits for its type's template to reach this process's
+// cache before it ends for want of steps, and how often it looks again.
+constexpr std::chrono::seconds kTemplateGrace{60};
+constexpr std::chrono::seconds kTemplateRecheck{2};
+
 // A run that cannot go on (its notification or user is gone, its type has
 // no steps any more): done, with why as its last outcome.
 RunAdvance Ended(const RunState& state, std::string_view why, core::TimePoint now) {
@@ -213,7 +218,20 @@ int StepAdvancer::AdvanceBatch(bool& full) {
       continue;
     }
     if (tmpl == nullptr || !tmpl->workflows.steps) {
-      writes.Add(notification_id, Ended(state, "the type's template has no steps", now));
+      // This process may not have heard yet of the template another one
+      // stored a moment ago (its NOTIFY on the way): a young run is asked
+      // again shortly; one whose type has had no steps for a while ends.
+      if (now - core::ParsePgTimestamp(runs.Text(i, "created_at")) < kTemplateGrace) {
+        RunAdvance later;
+        later.status = RunStatus::kActive;
+        later.step = state.step;
+        later.tried = state.tried;
+        later.outcomes = state.outcomes;
+        later.due_at = now + kTemplateRecheck;
+        writes.Add(notification_id, later);
+      } else {
+        writes.Add(notification_id, Ended(state, "the type's template has no steps", now));
+      }
       continue;
     }
     const auto category = tmpl->category ? tmpl->category : runs.OptString(i, "category");

@@ -228,6 +228,27 @@ TEST_F(StepAdvancerPgTest, DigestStepGathersAWindowAndItsNewestCarriesItOn) {
   EXPECT_EQ(db_->Count("SELECT (g.item_count) FROM chopar.digests g"), 4);
 }
 
+TEST_F(StepAdvancerPgTest, ARunWaitsForItsTemplateAWhileThenEnds) {
+  if (IsSkipped()) return;
+  Use(kEscalation);
+  const std::int64_t id = Notify(1);
+  // An advancer whose templates have not heard of the steps yet.
+  const OneTemplate stale(templates::ParseTemplate(
+      "task.due",
+      nlohmann::json::parse(R"({"default_locale": "en", "locales": {"en": {"title": "t"}}})")));
+  StepAdvancer behind(*pool_, clock_, stale, metrics_);
+  EXPECT_EQ(behind.RunOnce(), 1);
+  EXPECT_EQ(Status(id), "active") << "asked again shortly";
+  EXPECT_EQ(Outcomes(id), "");
+  clock_.Advance(3s);
+  EXPECT_EQ(advancer_->RunOnce(), 1) << "a process that knows the steps goes on";
+  EXPECT_EQ(Outcomes(id), "delayed");
+  clock_.Advance(601s);
+  EXPECT_EQ(behind.RunOnce(), 1);
+  EXPECT_EQ(Status(id), "done") << "no steps a minute on: the run ends";
+  EXPECT_EQ(Outcomes(id), "delayed,ended");
+}
+
 TEST_F(StepAdvancerPgTest, CancelStopsTheStepsLeft) {
   if (IsSkipped()) return;
   Use(kEscalation);

@@ -37,7 +37,11 @@ WITH runs AS (
       waits_on = CASE WHEN q.status = 'failed' THEN NULL ELSE x.waits_on END,
       step = x.step,
       due_at = CASE WHEN q.status = 'failed' THEN $12::timestamptz ELSE x.due_at END,
-      delivery_id = q.id, delivery_created_at = q.created_at,
+      -- The delivery waited for now; a run still at the same step without a
+      -- new one (asked again later) keeps the one it waited for.
+      delivery_id = coalesce(q.id, CASE WHEN x.step = w.step THEN w.delivery_id END),
+      delivery_created_at = coalesce(q.created_at,
+                                     CASE WHEN x.step = w.step THEN w.delivery_created_at END),
       tried = coalesce(string_to_array(nullif(x.tried, ''), ','), '{}'),
       outcomes = x.outcomes,
       throttle_passed_at = CASE WHEN x.passed_throttle THEN $12::timestamptz

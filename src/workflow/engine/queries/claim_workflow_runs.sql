@@ -20,7 +20,7 @@ SELECT r.notification_id, r.user_id, r.type, r.tenant, array_to_string(r.channel
        n.id IS NOT NULL AS found, n.data::text AS data, n.category, n.critical,
        array_to_string(n.tags, ',') AS tags, n.seen_at IS NOT NULL AS seen,
        n.read_at IS NOT NULL AS read, n.archived_at IS NOT NULL AS archived,
-       coalesce($1::timestamptz, now())::text AS now
+       r.created_at::text AS created_at, coalesce($1::timestamptz, now())::text AS now
 FROM unnest($2::bigint[]) AS due(notification_id)
 JOIN chopar.workflow_runs r ON r.notification_id = due.notification_id
 LEFT JOIN chopar.notifications n
