@@ -345,9 +345,9 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
       // Composed for a delayed one too: a request that cannot be rendered
       // is refused now, not when it is due.
       const auto& rendered_for = workflows.steps ? steps_channels : chosen[i];
-      const templates::RenderLibrary library = tmpl != nullptr && lookup != nullptr
-                                                   ? lookup->Library(r.tenant)
-                                                   : templates::RenderLibrary();
+      const templates::LazyPartials library([lookup, &r] {
+        return lookup != nullptr ? lookup->Library(r.tenant) : templates::RenderLibrary();
+      });
       NotificationContent said =
           ComposeContent(r, tmpl, user.locale, context, rendered_for, &library);
       if (tenant != nullptr) AddBranding(said, tenant->branding, rendered_for);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -36,6 +37,23 @@ class RenderLibrary final : public mustache::PartialSource {
   std::shared_ptr<const FragmentStore::Map> layouts_;
   std::shared_ptr<const FragmentStore::Map> partials_;
   std::optional<std::string> tenant_;
+};
+
+// A RenderLibrary fetched when a render first asks for a partial, so that
+// texts without partials (most) cost nothing more: what notify renders a
+// notification's texts with. One render's, on one thread: not thread-safe.
+class LazyPartials final : public mustache::PartialSource {
+ public:
+  explicit LazyPartials(std::function<RenderLibrary()> fetch) : fetch_(std::move(fetch)) {}
+  [[nodiscard]] const mustache::MustacheText* FindPartial(
+      std::string_view name, mustache::Escaping escaping) const override {
+    if (!library_) library_ = fetch_();
+    return library_->FindPartial(name, escaping);
+  }
+
+ private:
+  std::function<RenderLibrary()> fetch_;
+  mutable std::optional<RenderLibrary> library_;
 };
 
 // A layout with the partials it includes: what an email is wrapped in when
