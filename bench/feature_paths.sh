@@ -16,7 +16,8 @@
 #              bench-workflow` runs it against plain);
 # and each variant's share of its own raw-SQL ceiling as a ratio of the plain
 # path's share in the same round, the median over the rounds: end to end
-# (every delivery sent) and the notify path alone (the batches accepted).
+# (every delivery sent), and the notify path alone (the batches accepted)
+# against the ceiling's insert of the same rows.
 #
 #   bash bench/feature_paths.sh [notify_bench options]
 #
@@ -75,8 +76,8 @@ ratios_table() {
   done
 }
 ratios_table "end to end: share of the raw-SQL ceiling" "chopar / raw SQL"
-ratios_table "notify alone (batches accepted): share of the raw-SQL ceiling" \
-  "notify (API acceptance) / raw SQL"
+ratios_table "notify alone (batches accepted): share of the raw-SQL insert" \
+  "notify alone / raw-SQL insert"
 for round in $(seq "$rounds"); do
   [ -f "$logs/$round-workflow.log" ] || continue
   share=$(figure "$logs/$round-workflow.log" "end to end less the delay / raw SQL")
