@@ -62,6 +62,7 @@ void Register(Router& router, templates::FragmentStore& store, const std::string
 nlohmann::json FragmentView(const templates::StoredFragment& stored) {
   nlohmann::json view = {{"key", stored.fragment->key}, {"tenant", OrNull(stored.tenant)}};
   for (const auto& [name, value] : stored.fragment->document.items()) view[name] = value;
+  view["version"] = OrNull(stored.version);
   view["created_at"] = TimeView(stored.created_at);
   view["updated_at"] = TimeView(stored.updated_at);
   return view;

@@ -18,6 +18,7 @@ nlohmann::json TemplateView(const templates::StoredTemplate& stored) {
           {"escalate", t.escalate},
           {"layout", OrNull(t.layout)},
           {"tenant", OrNull(stored.tenant)},
+          {"version", OrNull(stored.version)},
           {"created_at", TimeView(stored.created_at)},
           {"updated_at", TimeView(stored.updated_at)}};
 }

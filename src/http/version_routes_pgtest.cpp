@@ -86,6 +86,8 @@ TEST_F(VersionRoutesTest, EveryPutIsAVersionListedNewestFirst) {
   EXPECT_EQ(listed["versions"][1]["live"], false);
   EXPECT_TRUE(listed["versions"][0]["created_at"].is_string()) << listed;
   EXPECT_TRUE(listed["versions"][0].contains("created_by")) << listed;
+  EXPECT_EQ(client().Get("/v1/templates/task.due", {kAuth}).Json()["version"], 2)
+      << "GET shows the live version";
 
   const auto one = client().Get("/v1/templates/task.due/versions/1", {kAuth});
   ASSERT_EQ(one.status, 200) << one.body;
@@ -121,6 +123,7 @@ TEST_F(VersionRoutesTest, RestoreMakesAnOldVersionLiveAsTheNext) {
   ASSERT_EQ(restored.status, 200) << restored.body;
   EXPECT_EQ(restored.Json()["type"], "task.due");
   EXPECT_EQ(restored.Json()["locales"]["en"]["title"], "first");
+  EXPECT_EQ(restored.Json()["version"], 3);
   EXPECT_EQ(LiveTitle(), "first");
   EXPECT_EQ(SentTitle(), "first") << "the next notification uses it";
   const json listed = Versions();
@@ -293,6 +296,7 @@ TEST_F(VersionRoutesTest, ALayoutsRestoreShowsInTheNextEmailAndItsDraftDoesNot) 
   const auto restored = client().Post("/v1/layouts/brand/versions/1/restore", "", {kAuth});
   ASSERT_EQ(restored.status, 200) << restored.body;
   EXPECT_EQ(restored.Json()["key"], "brand");
+  EXPECT_EQ(restored.Json()["version"], 3);
   EXPECT_NE(email_html().find("class=old"), std::string::npos) << "the restore is live at once";
 
   const auto draft =
@@ -322,6 +326,8 @@ TEST_F(VersionRoutesTest, APartialHasVersionsAndADraft) {
   const auto restored = client().Post("/v1/partials/footer/versions/1/restore", "", {kAuth});
   ASSERT_EQ(restored.status, 200) << restored.body;
   EXPECT_EQ(restored.Json()["text"], "one");
+  EXPECT_EQ(restored.Json()["version"], 3);
+  EXPECT_EQ(client().Get("/v1/partials", {kAuth}).Json()["items"][0]["version"], 3);
   ASSERT_EQ(
       client().Put("/v1/partials/footer/draft", json({{"text", "three"}}).dump(), {kAuth}).status,
       200);

@@ -55,9 +55,11 @@ std::shared_ptr<const Fragment> Parse(FragmentKind kind, const db::Result& rows,
 std::optional<StoredFragment> ReadStored(FragmentKind kind, const db::Result& rows, int row) {
   auto parsed = Parse(kind, rows, row);
   if (!parsed) return std::nullopt;
+  const auto version = rows.OptInt(row, "version");
   return StoredFragment{std::move(parsed), rows.OptString(row, "tenant"),
                         db::TimeColumn(rows, row, "created_at"),
-                        db::TimeColumn(rows, row, "updated_at")};
+                        db::TimeColumn(rows, row, "updated_at"),
+                        version ? std::optional<int>(static_cast<int>(*version)) : std::nullopt};
 }
 
 std::string NoneMessage(FragmentKind kind, const std::string& key,

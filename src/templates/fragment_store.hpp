@@ -22,6 +22,9 @@ struct StoredFragment {
   std::optional<std::string> tenant;  // none: the global one
   core::TimePoint created_at;
   core::TimePoint updated_at;
+  // The live version (templates/versions.hpp): the newest of its history;
+  // none when it has none (written around the API).
+  std::optional<int> version = std::nullopt;
 };
 
 // How many layouts, and how many partials, one scope (global, or one

@@ -262,11 +262,12 @@ const std::string& Template::ResolveLocale(std::string_view user_locale) const {
 
 Template ParseTemplate(const std::string& type, const nlohmann::json& body) {
   if (!body.is_object()) throw core::InvalidJson("the body must be a JSON object");
-  // "type", "tenant", "created_at" and "updated_at" come back from GET; a
-  // client may send what it read (the request's ?tenant= decides whose it is).
+  // "type", "tenant", "version", "created_at" and "updated_at" come back
+  // from GET; a client may send what it read (the request's ?tenant=
+  // decides whose it is).
   RejectUnknown(body,
                 {"type", "category", "default_locale", "locales", "tags", "digest", "throttle",
-                 "escalate", "steps", "layout", "tenant", "created_at", "updated_at"},
+                 "escalate", "steps", "layout", "tenant", "version", "created_at", "updated_at"},
                 "");
   Template t;
   t.type = type;

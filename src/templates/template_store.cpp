@@ -49,9 +49,11 @@ std::optional<StoredTemplate> ReadStored(const db::Result& rows, int row) {
   if (!parsed) return std::nullopt;
   std::optional<std::string> tenant;
   tenant = rows.OptString(row, "tenant");
+  const auto version = rows.OptInt(row, "version");
   return StoredTemplate{std::move(parsed), std::move(tenant),
                         db::TimeColumn(rows, row, "created_at"),
-                        db::TimeColumn(rows, row, "updated_at")};
+                        db::TimeColumn(rows, row, "updated_at"),
+                        version ? std::optional<int>(static_cast<int>(*version)) : std::nullopt};
 }
 
 // The cache's key of a tenant's own template.

@@ -27,6 +27,9 @@ struct StoredTemplate {
   std::optional<std::string> tenant;
   core::TimePoint created_at;
   core::TimePoint updated_at;
+  // The live version (templates/versions.hpp): the newest of its history;
+  // none when it has none (written around the API).
+  std::optional<int> version = std::nullopt;
 };
 
 // Where notify finds a type's template. Find is called for every

@@ -1,8 +1,11 @@
 -- One template by type: its columns, which the cache and GET parse as its
 -- PUT body was parsed.
+-- version: the live version, the newest of its history (template_versions).
 SELECT NULL::text AS tenant, type, category, default_locale, locales::text AS locales,
        coalesce(to_json(tags), '[]')::text AS tags, digest::text AS digest,
        throttle::text AS throttle, escalate::text AS escalate, layout, steps::text AS steps,
+       (SELECT max(v.version) FROM chopar.template_versions v
+        WHERE v.kind = 'template' AND v.key = templates.type AND coalesce(v.tenant, '') = '') AS version,
        created_at::text AS created_at, updated_at::text AS updated_at
 FROM chopar.templates
 WHERE type = $1
