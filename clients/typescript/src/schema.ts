@@ -3504,6 +3504,8 @@ export interface components {
             tenant: string | null;
             html: string;
             text: string | null;
+            /** @description The live version (docs/api.md "Versions and drafts"). */
+            version: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3517,6 +3519,8 @@ export interface components {
             key: string;
             tenant: string | null;
             text: string;
+            /** @description The live version (docs/api.md "Versions and drafts"). */
+            version: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3560,6 +3564,7 @@ export interface components {
          *       "throttle": null,
          *       "escalate": null,
          *       "steps": null,
+         *       "version": 2,
          *       "created_at": "2026-12-03T10:37:33Z",
          *       "updated_at": "2026-12-03T10:37:33Z"
          *     }
@@ -3572,6 +3577,8 @@ export interface components {
             layout: string | null;
             /** @description The tenant whose own template it is; null for a global one. */
             tenant: string | null;
+            /** @description The live version (docs/api.md "Versions and drafts"); null for a template written around the API. */
+            version: number | null;
             category: components["schemas"]["TemplateCategory"] | null;
             default_locale: components["schemas"]["LocaleName"];
             locales: {
@@ -3647,6 +3654,8 @@ export interface components {
             type?: string | null;
             /** @description Ignored (as GET returned it): ?tenant= decides whose template it is. */
             tenant?: string | null;
+            /** @description Accepted and ignored (as GET returned it). */
+            version?: unknown;
             category?: components["schemas"]["TemplateCategory"] | null;
             /** @description One of the keys of locales. */
             default_locale: string;
