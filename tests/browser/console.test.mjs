@@ -298,7 +298,10 @@ describe("console", { skip }, () => {
     await chopar.call("PUT", "/v1/templates/task.due", body("Task due: {{task.title}}"));
     await chopar.call("PUT", "/v1/templates/task.due", body("Due soon: {{task.title}}"));
     await page.goto(`${chopar.url}/#/templates`);
-    await page.locator('tr[data-template="task.due"]').getByRole("link", { name: "task.due" }).click();
+    const listed = page.locator('tr[data-template="task.due"]');
+    await listed.waitFor();
+    assert.match(await listed.textContent(), /tasks.*en.*2/, "its category, locales and live version");
+    await listed.getByRole("link", { name: "task.due" }).click();
     await page.getByRole("heading", { name: "Template task.due" }).waitFor();
     await page.locator('tr[data-version="2"][data-live="true"]').waitFor();
     assert.equal(await page.locator('tr[data-version="1"]').getAttribute("data-live"), "false");

@@ -17,6 +17,7 @@ export async function templatesPage(main) {
             { title: "type", cell: (t) => h("a", { href: `#/templates/${t.type}` }, t.type) },
             { title: "category", cell: (t) => t.category || "—" },
             { title: "locales", cell: (t) => Object.keys(t.locales).join(", ") },
+            { title: "live version", cell: (t) => (t.version ? String(t.version) : "—") },
             { title: "updated", cell: (t) => h("time", { datetime: t.updated_at, title: formatTime(t.updated_at) }, relativeTime(t.updated_at)) },
           ],
           items,
