@@ -3,7 +3,8 @@
 // server. A template naming a stored layout and including partials is
 // sent inside that layout; a layout PUT shows in the very next email sent,
 // and so does a partial PUT; a layout in use cannot be deleted; preview
-// shows the email in its layout and runs the spec's partials cases.
+// shows the email in its layout and runs the spec's partials cases; a
+// restored layout is back in the next email, and drafts are in none.
 
 #include <gtest/gtest.h>
 
@@ -140,6 +141,46 @@ TEST_F(LayoutsBlackBox, LayoutAndPartialChangesShowInTheNextEmailSent) {
   EXPECT_NE(html.find("<p>Hi Ali: fourth</p>"), std::string::npos) << html;
   EXPECT_EQ(api_->Call("DELETE", "/v1/layouts/brand").status, 204);
   EXPECT_EQ(api_->Call("GET", "/v1/layouts/brand").status, 404);
+}
+
+// Versions and drafts (docs/api.md "Versions and drafts") in the emails
+// sent: a restore brings the old layout back in the next email, a draft of
+// a layout or a template is in none until it is published.
+TEST_F(LayoutsBlackBox, ARestoreBringsTheOldLayoutBackAndADraftIsNeverSent) {
+  Put("/v1/users/1", {{"email", "user1@example.uz"}, {"locale", "en"}});
+  Put("/v1/partials/greet", {{"text", "Hello {{name}},"}});
+  Put("/v1/partials/sig", {{"text", "-- {{team}}"}});
+  Put("/v1/layouts/brand", BrandLayout("v1"));
+  Put("/v1/templates/task.due", kTemplate);
+  Put("/v1/layouts/brand", BrandLayout("v2"));
+  std::string html = SendAndReceive("first")["parts"]["text/html"].get<std::string>();
+  EXPECT_NE(html.find("brand-v2"), std::string::npos) << html;
+
+  const auto restored = api_->Call("POST", "/v1/layouts/brand/versions/1/restore");
+  ASSERT_EQ(restored.status, 200) << restored.body;
+  EXPECT_EQ(ParseJsonOrDiscarded(restored.body)["version"], 3);
+  html = SendAndReceive("second")["parts"]["text/html"].get<std::string>();
+  EXPECT_NE(html.find("brand-v1"), std::string::npos) << html;
+  EXPECT_EQ(html.find("brand-v2"), std::string::npos) << html;
+
+  // Drafts of the layout and of the template: the next email has neither.
+  Put("/v1/layouts/brand/draft", BrandLayout("draft"));
+  json drafted = kTemplate;
+  drafted["locales"]["en"]["email"]["subject"] = "Drafted: {{task}}";
+  Put("/v1/templates/task.due/draft", drafted);
+  json email = SendAndReceive("third");
+  html = email["parts"]["text/html"].get<std::string>();
+  EXPECT_NE(html.find("brand-v1"), std::string::npos) << html;
+  EXPECT_EQ(html.find("brand-draft"), std::string::npos) << html;
+  EXPECT_EQ(email["headers"]["subject"], "Due: third") << email.dump();
+
+  // Published, each is in the next email.
+  ASSERT_EQ(api_->Call("POST", "/v1/templates/task.due/publish").status, 200);
+  ASSERT_EQ(api_->Call("POST", "/v1/layouts/brand/publish").status, 200);
+  email = SendAndReceive("fourth");
+  EXPECT_NE(email["parts"]["text/html"].get<std::string>().find("brand-draft"), std::string::npos)
+      << email.dump();
+  EXPECT_EQ(email["headers"]["subject"], "Drafted: fourth") << email.dump();
 }
 
 TEST_F(LayoutsBlackBox, BadInputIsRefusedNamingTheField) {
