@@ -181,6 +181,39 @@ TEST_F(TemplateHistoryTest, PagesGoBackwardsByVersion) {
   }
 }
 
+TEST_F(TemplateHistoryTest, AHistoryKeepsItsNewestVersionsOnly) {
+  TemplateStore store(*pool_, db_->url());
+  db_->Scalar(
+      "INSERT INTO chopar.template_versions (kind, key, version, document) "
+      "SELECT 'template', 'task.due', n, '{}' FROM generate_series(1, " +
+      std::to_string(kMaxVersions) + ") AS n RETURNING 1");
+  (void)store.Put(Titled("newest"));
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.template_versions"), kMaxVersions);
+  EXPECT_EQ(db_->Count("SELECT min(version) FROM chopar.template_versions"), 2);
+  EXPECT_EQ(store.versions().List(kTaskDue, 1, std::nullopt).newest, kMaxVersions + 1);
+}
+
+TEST_F(TemplateHistoryTest, AScopeHoldsABoundedNumberOfDrafts) {
+  TemplateStore store(*pool_, db_->url());
+  db_->Scalar(
+      "INSERT INTO chopar.template_drafts (kind, key, document) "
+      "SELECT 'template', 'type.n' || n, '{}' FROM generate_series(1, " +
+      std::to_string(kMaxDrafts) + ") AS n RETURNING 1");
+  try {
+    (void)store.versions().PutDraft(kTaskDue, Body("one too many"));
+    FAIL() << "a draft past the bound";
+  } catch (const core::RequestError& e) {
+    EXPECT_EQ(e.code(), core::ErrorCode::kInvalidField);
+    EXPECT_EQ(e.field(), "type");
+  }
+  // A layout's drafts are another scope; a draft already there may change.
+  (void)store.versions().PutDraft(DocumentKey{DocumentKind::kLayout, "brand", std::nullopt},
+                                  {{"html", "{{{content}}}"}});
+  (void)store.versions().PutDraft(DocumentKey{DocumentKind::kTemplate, "type.n1", std::nullopt},
+                                  Body("changed"));
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.template_drafts"), kMaxDrafts + 1);
+}
+
 // Migration 0048 gives every template stored before it a version 1.
 class TemplateHistoryBackfillTest : public ::testing::Test {};
 

@@ -65,7 +65,7 @@ nlohmann::json VersionDocument(const nlohmann::json& body) {
 
 void RecordVersion(db::Transaction& tx, const DocumentKey& key, const nlohmann::json& document) {
   tx.Defer(queries::kRecordTemplateVersion, KindName(key.kind), key.key, key.tenant,
-           VersionDocument(document).dump());
+           VersionDocument(document).dump(), kMaxVersions);
 }
 
 std::optional<Draft> TakeDraft(db::Transaction& tx, const DocumentKey& key) {
@@ -98,8 +98,16 @@ DocumentVersion VersionStore::Get(const DocumentKey& key, int version) {
 
 Draft VersionStore::PutDraft(const DocumentKey& key, const nlohmann::json& document) {
   const auto rows = pool_.Acquire()->Exec(queries::kPutTemplateDraft, KindName(key.kind), key.key,
-                                          key.tenant, VersionDocument(document).dump());
-  if (rows.Empty()) throw core::NotFound("tenant " + key.tenant.value_or("") + " does not exist");
+                                          key.tenant, VersionDocument(document).dump(), kMaxDrafts);
+  if (!rows.Bool(0, "tenant_exists")) {
+    throw core::NotFound("tenant " + key.tenant.value_or("") + " does not exist");
+  }
+  if (rows.IsNull(0, "document")) {
+    throw core::InvalidField(key.kind == DocumentKind::kTemplate ? "type" : "key",
+                             "at most " + std::to_string(kMaxDrafts) + " " +
+                                 std::string(KindName(key.kind)) +
+                                 " drafts per tenant and globally: publish or delete one");
+  }
   return ReadDraft(rows, 0);
 }
 

@@ -19,9 +19,16 @@ namespace chopar::templates {
 // document that exists is the live one. A draft is kept beside the live
 // document, never sent, until it is published or deleted.
 //
+// Bounds: a history keeps its newest kMaxVersions versions (an older one
+// is forgotten when a new one is added); a kind holds at most kMaxDrafts
+// drafts per tenant and globally.
+//
 // A version's document is the PUT body as given (GET's members type,
 // tenant, key, version, created_at and updated_at left out), so restoring
 // or publishing parses it again under the rules of the day.
+
+inline constexpr int kMaxVersions = 1000;
+inline constexpr int kMaxDrafts = 1000;
 
 enum class DocumentKind { kTemplate, kLayout, kPartial };
 // "template", "layout", "partial" (the tables' kind).
@@ -66,7 +73,8 @@ nlohmann::json VersionDocument(const nlohmann::json& body);
 
 // In the transaction of a change to the live document (a PUT, a restore, a
 // publish), after the statement that writes the document's row: appends
-// the next version with VersionDocument(`document`). Queued
+// the next version with VersionDocument(`document`), and forgets the one
+// kMaxVersions below it. Queued
 // (Transaction::Defer): it runs with the transaction's next statement or
 // its commit. Versions are numbered one after another, also for changes at
 // the same moment, because every writer of a history first writes (and so
@@ -105,7 +113,9 @@ class VersionStore {
   VersionPage List(const DocumentKey& key, int limit, const std::optional<std::string>& cursor);
   // Version `version`; core::RequestError kNotFound when there is none.
   DocumentVersion Get(const DocumentKey& key, int version);
-  // Creates or replaces the draft. kNotFound when key.tenant does not exist.
+  // Creates or replaces the draft. kNotFound when key.tenant does not
+  // exist; kInvalidField "type" (a template) or "key" when its scope
+  // holds kMaxDrafts others.
   Draft PutDraft(const DocumentKey& key, const nlohmann::json& document);
   // kNotFound when there is no draft.
   Draft GetDraft(const DocumentKey& key);
