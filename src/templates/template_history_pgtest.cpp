@@ -61,6 +61,34 @@ TEST_F(TemplateHistoryTest, ConcurrentPutsGetDistinctConsecutiveVersions) {
   EXPECT_EQ(newest.document, Body(LiveTitle(store)));
 }
 
+TEST_F(TemplateHistoryTest, ConcurrentPutsOfAPartialGetDistinctConsecutiveVersions) {
+  TemplateStore store(*pool_, db_->url());
+  constexpr int kWriters = 8;
+  std::barrier start(kWriters);
+  std::vector<std::string> errors(kWriters);
+  std::vector<std::thread> writers;
+  for (int i = 0; i < kWriters; ++i) {
+    writers.emplace_back([&store, &start, &errors, i] {
+      const Fragment partial = ParseFragment(FragmentKind::kPartial, "footer",
+                                             {{"text", "writer " + std::to_string(i)}});
+      start.arrive_and_wait();
+      try {
+        (void)store.partials().Put(partial);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  }
+  for (auto& writer : writers) writer.join();
+  for (const std::string& error : errors) EXPECT_EQ(error, "");
+  const DocumentKey footer{DocumentKind::kPartial, "footer", std::nullopt};
+  const VersionPage page = store.partials().versions().List(footer, 100, std::nullopt);
+  ASSERT_EQ(page.items.size(), static_cast<std::size_t>(kWriters));
+  for (int i = 0; i < kWriters; ++i) EXPECT_EQ(page.items[i].version, kWriters - i);
+  EXPECT_EQ(store.partials().versions().Get(footer, kWriters).document,
+            store.partials().Get("footer").fragment->document);
+}
+
 TEST_F(TemplateHistoryTest, RestoreMakesTheOldDocumentTheNextVersion) {
   TemplateStore store(*pool_, db_->url());
   store.Start();
