@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <barrier>
+#include <functional>
 #include <thread>
 
 #include "core/request_error.hpp"
@@ -31,18 +32,19 @@ const DocumentKey kTaskDue{DocumentKind::kTemplate, "task.due", std::nullopt};
 
 class TemplateHistoryTest : public testing::PgTest {};
 
-TEST_F(TemplateHistoryTest, ConcurrentPutsGetDistinctConsecutiveVersions) {
-  TemplateStore store(*pool_, db_->url());
-  constexpr int kWriters = 8;
+constexpr int kWriters = 8;
+
+// Runs put(i) for i in 0..kWriters-1 on as many threads, released at once;
+// expects none to throw.
+void PutAtOnce(const std::function<void(int)>& put) {
   std::barrier start(kWriters);
   std::vector<std::string> errors(kWriters);
   std::vector<std::thread> writers;
   for (int i = 0; i < kWriters; ++i) {
-    writers.emplace_back([&store, &start, &errors, i] {
-      const Template tmpl = Titled("writer " + std::to_string(i));
+    writers.emplace_back([&put, &start, &errors, i] {
       start.arrive_and_wait();
       try {
-        (void)store.Put(tmpl);
+        put(i);
       } catch (const std::exception& e) {
         errors[i] = e.what();
       }
@@ -50,41 +52,32 @@ TEST_F(TemplateHistoryTest, ConcurrentPutsGetDistinctConsecutiveVersions) {
   }
   for (auto& writer : writers) writer.join();
   for (const std::string& error : errors) EXPECT_EQ(error, "");
+}
 
-  const VersionPage page = store.versions().List(kTaskDue, 100, std::nullopt);
+// The page holds versions kWriters down to 1, one each.
+void ExpectConsecutive(const VersionPage& page) {
   ASSERT_EQ(page.items.size(), static_cast<std::size_t>(kWriters));
   for (int i = 0; i < kWriters; ++i) EXPECT_EQ(page.items[i].version, kWriters - i);
   EXPECT_EQ(page.newest, kWriters);
+}
+
+TEST_F(TemplateHistoryTest, ConcurrentPutsGetDistinctConsecutiveVersions) {
+  TemplateStore store(*pool_, db_->url());
+  PutAtOnce([&store](int i) { (void)store.Put(Titled("writer " + std::to_string(i))); });
+  ExpectConsecutive(store.versions().List(kTaskDue, 100, std::nullopt));
   // The live template is the newest version's document: the versions
   // were numbered in the order the writes committed.
-  const DocumentVersion newest = store.versions().Get(kTaskDue, kWriters);
-  EXPECT_EQ(newest.document, Body(LiveTitle(store)));
+  EXPECT_EQ(store.versions().Get(kTaskDue, kWriters).document, Body(LiveTitle(store)));
 }
 
 TEST_F(TemplateHistoryTest, ConcurrentPutsOfAPartialGetDistinctConsecutiveVersions) {
   TemplateStore store(*pool_, db_->url());
-  constexpr int kWriters = 8;
-  std::barrier start(kWriters);
-  std::vector<std::string> errors(kWriters);
-  std::vector<std::thread> writers;
-  for (int i = 0; i < kWriters; ++i) {
-    writers.emplace_back([&store, &start, &errors, i] {
-      const Fragment partial = ParseFragment(FragmentKind::kPartial, "footer",
-                                             {{"text", "writer " + std::to_string(i)}});
-      start.arrive_and_wait();
-      try {
-        (void)store.partials().Put(partial);
-      } catch (const std::exception& e) {
-        errors[i] = e.what();
-      }
-    });
-  }
-  for (auto& writer : writers) writer.join();
-  for (const std::string& error : errors) EXPECT_EQ(error, "");
+  PutAtOnce([&store](int i) {
+    (void)store.partials().Put(
+        ParseFragment(FragmentKind::kPartial, "footer", {{"text", "writer " + std::to_string(i)}}));
+  });
   const DocumentKey footer{DocumentKind::kPartial, "footer", std::nullopt};
-  const VersionPage page = store.partials().versions().List(footer, 100, std::nullopt);
-  ASSERT_EQ(page.items.size(), static_cast<std::size_t>(kWriters));
-  for (int i = 0; i < kWriters; ++i) EXPECT_EQ(page.items[i].version, kWriters - i);
+  ExpectConsecutive(store.partials().versions().List(footer, 100, std::nullopt));
   EXPECT_EQ(store.partials().versions().Get(footer, kWriters).document,
             store.partials().Get("footer").fragment->document);
 }
