@@ -1,3 +1,4 @@
+-- migrate: no transaction
 -- Workflows with steps (docs/api.md "Workflows with steps"): a type whose
 -- template has `steps` gives each of its notifications one run, a row that
 -- says which step is next and when it is due. Any number of advancers
@@ -6,6 +7,11 @@
 -- a step is done once across crashes and restarts. Nothing waits in a
 -- process's memory.
 --
+-- No transaction: each statement takes its table's lock alone and lets it
+-- go (the deliveries' ALTER and trigger beside live notify traffic never
+-- hold the users' lock the new table's foreign key takes, or the other
+-- way round). Every statement is safe to run again from the top.
+--
 -- status:
 --   active    due at due_at: the advancer does step `step` then
 --   waiting   a channel step's delivery (delivery_id) is on its way; the
@@ -13,7 +19,7 @@
 --             trigger below), due at once
 --   done      every step done, or a step ended the run (throttled, digested)
 --   canceled  POST /v1/notifications/cancel stopped the steps left
-CREATE TABLE chopar.workflow_runs (
+CREATE TABLE IF NOT EXISTS chopar.workflow_runs (
   notification_id         bigint PRIMARY KEY,
   -- The notification's partition key: the advancer finds it in one partition.
   notification_created_at timestamptz NOT NULL,
@@ -52,15 +58,15 @@ CREATE TABLE chopar.workflow_runs (
   CHECK (waits_on IS DISTINCT FROM 'delivery' OR delivery_id IS NOT NULL)
 );
 -- What the advancer claims: active runs by due time.
-CREATE INDEX workflow_runs_due ON chopar.workflow_runs (due_at) WHERE status = 'active';
+CREATE INDEX IF NOT EXISTS workflow_runs_due ON chopar.workflow_runs (due_at) WHERE status = 'active';
 -- What a throttle step counts: the user's runs of the type that passed one
 -- within its window.
-CREATE INDEX workflow_runs_throttle ON chopar.workflow_runs (user_id, type, throttle_passed_at)
+CREATE INDEX IF NOT EXISTS workflow_runs_throttle ON chopar.workflow_runs (user_id, type, throttle_passed_at)
   WHERE throttle_passed_at IS NOT NULL;
 -- Retention forgets the runs of the notifications it dropped, oldest first.
-CREATE INDEX workflow_runs_created ON chopar.workflow_runs (notification_created_at);
+CREATE INDEX IF NOT EXISTS workflow_runs_created ON chopar.workflow_runs (notification_created_at);
 -- The erasure loop and the export find a user's runs.
-CREATE INDEX workflow_runs_user ON chopar.workflow_runs (user_id);
+CREATE INDEX IF NOT EXISTS workflow_runs_user ON chopar.workflow_runs (user_id);
 
 -- A digest window opened by workflow runs' digest steps: the closer wakes
 -- its runs instead of queuing deliveries. A constant default: no rewrite.
@@ -78,7 +84,7 @@ ALTER TABLE chopar.deliveries
 -- set it, whichever path set it (the worker's record, the claim's skip, a
 -- cancel, an operator). Deliveries of no workflow pass the WHEN clause
 -- without running anything.
-CREATE FUNCTION chopar.wake_workflow_run() RETURNS trigger LANGUAGE plpgsql AS $f$
+CREATE OR REPLACE FUNCTION chopar.wake_workflow_run() RETURNS trigger LANGUAGE plpgsql AS $f$
 BEGIN
   UPDATE chopar.workflow_runs
   SET status = 'active', waits_on = NULL, due_at = now(), updated_at = now()
@@ -91,7 +97,7 @@ BEGIN
 END
 $f$;
 
-CREATE TRIGGER deliveries_wake_workflow_run
+CREATE OR REPLACE TRIGGER deliveries_wake_workflow_run
   AFTER UPDATE OF status ON chopar.deliveries
   FOR EACH ROW
   WHEN (NEW.workflow_step IS NOT NULL AND OLD.status IS DISTINCT FROM NEW.status
