@@ -111,17 +111,11 @@ class Progress {
       if (std::ranges::find(advance_.tried, name) != advance_.tried.end()) continue;
       if (!Receivable(kind)) continue;
       advance_.tried.push_back(name);
-      Send({kind}, true);
+      advance_.sends.push_back({kind, advance_.step, true});
+      advance_.status = RunStatus::kWaiting;
       return true;
     }
     return false;
-  }
-
-  void Send(std::vector<core::ChannelKind> channels, bool wait) {
-    advance_.send = std::move(channels);
-    advance_.send_step = advance_.step;
-    advance_.wait_for_first = wait;
-    advance_.status = wait ? RunStatus::kWaiting : RunStatus::kActive;
   }
 
   nlohmann::json ConditionContext() const {
@@ -209,7 +203,7 @@ class Progress {
   }
 
   bool DoChannel(const Step& step) {
-    if (step.pick == ChannelPick::kAllOf) {
+    if (!step.waits) {
       std::vector<core::ChannelKind> send;
       for (core::ChannelKind kind : step.channels)
         if (Receivable(kind)) send.push_back(kind);
@@ -219,19 +213,27 @@ class Progress {
         Next();
         return true;
       }
-      std::vector<std::string> names;
-      for (core::ChannelKind kind : send) names.emplace_back(core::ChannelName(kind));
-      Record("queued", std::nullopt, std::nullopt, std::nullopt, Joined(names));
-      // One advance creates one step's deliveries: the steps after an
-      // all_of run on the next claim, due at once.
-      Send(std::move(send), false);
-      Next();
-      if (advance_.step >= static_cast<int>(steps_.size())) {
-        advance_.status = RunStatus::kDone;
-      } else {
+      // A delivery is unique per notification, channel and creation time:
+      // a second send on a channel this advance already sends on waits for
+      // the next claim (due at once).
+      const bool repeats = std::ranges::any_of(send, [&](core::ChannelKind kind) {
+        return std::ranges::find(advance_.sends, kind, &RunAdvance::Send::channel) !=
+               advance_.sends.end();
+      });
+      if (repeats) {
+        advance_.status = RunStatus::kActive;
         advance_.due_at = inputs_.now;
+        return false;
       }
-      return false;
+      std::vector<std::string> names;
+      for (core::ChannelKind kind : send) {
+        names.emplace_back(core::ChannelName(kind));
+        advance_.sends.push_back({kind, advance_.step, false});
+      }
+      Record("queued", send.size() == 1 ? std::optional(send.front()) : std::nullopt, std::nullopt,
+             std::nullopt, Joined(names));
+      Next();
+      return true;
     }
     if (SendFirstOf()) return false;
     Record("skipped", std::nullopt, std::nullopt, std::nullopt,

@@ -66,11 +66,15 @@ struct RunAdvance {
   std::optional<core::TimePoint> due_at;  // kActive
   std::vector<std::string> tried;
   nlohmann::json outcomes;
-  // Deliveries to create for step `send_step`; with `wait_for_first`, the
-  // run waits for the first (kWaiting).
-  std::vector<core::ChannelKind> send;
-  int send_step = 0;
-  bool wait_for_first = false;
+  // A delivery to create, for step `step`; the run waits for the one with
+  // `waited` (kWaiting), the last of them.
+  struct Send {
+    core::ChannelKind channel = core::ChannelKind::kEmail;
+    int step = 0;
+    bool waited = false;
+    friend bool operator==(const Send&, const Send&) = default;
+  };
+  std::vector<Send> sends;
   bool passed_throttle = false;
   bool waits_on_digest = false;  // kWaiting for its digest window to close
 };

@@ -178,6 +178,20 @@ std::vector<Step> ParseSteps(const nlohmann::json& steps) {
       throw core::InvalidField(FieldOf(i) + ".type", FieldOf(i) + ".type: at most one digest step");
     }
   }
+  const auto reads_outcomes = [](const Step& step) {
+    if (!step.condition) return false;
+    const auto& roots = step.condition->roots();
+    return std::ranges::find(roots, "steps") != roots.end() ||
+           std::ranges::find(roots, "step") != roots.end();
+  };
+  for (std::size_t i = 0; i < parsed.size(); ++i) {
+    Step& step = parsed[i];
+    if (step.kind != StepKind::kChannel) continue;
+    step.waits = step.pick == ChannelPick::kFirstOf ||
+                 (step.pick == ChannelPick::kOne &&
+                  std::any_of(parsed.begin() + static_cast<std::ptrdiff_t>(i) + 1, parsed.end(),
+                              reads_outcomes));
+  }
   return parsed;
 }
 

@@ -22,7 +22,7 @@ enum class StepKind { kChannel, kDelay, kThrottle, kDigest };
 
 // How a channel step picks its channels from those it lists.
 enum class ChannelPick {
-  kOne,      // "channel": the one channel; the step waits for its outcome
+  kOne,      // "channel": the one channel
   kFirstOf,  // "first_of": the first the user can receive; on failed,
              // skipped or a gone address the next; waits for each outcome
   kAllOf,    // "all_of": every listed one the user can receive, at once;
@@ -45,9 +45,12 @@ struct Step {
   std::optional<ThrottleSettings> throttle;
   std::optional<DigestSettings> digest;
 
-  [[nodiscard]] bool WaitsForDelivery() const {
-    return kind == StepKind::kChannel && pick != ChannelPick::kAllOf;
-  }
+  // A channel step whose run waits for its delivery's final status before
+  // the next step: a first_of (it may fall to its next channel), and a
+  // "channel" step whose outcome a later condition reads (steps / step).
+  // Any other goes on at once (outcome "queued"): waiting costs two writes
+  // of the run and a wake-up per step, which nothing would read.
+  bool waits = false;
 };
 
 // Parses a template's "steps" (an array of 1..kMaxSteps step objects, each

@@ -115,8 +115,8 @@ TEST(AdvanceRun, FirstOfSkipsWhatTheUserCannotReceiveAndFallsToTheNext) {
   const RunAdvance first =
       AdvanceRun(steps, {}, Inputs({core::ChannelKind::kEmail, core::ChannelKind::kPush}, false));
   EXPECT_EQ(first.status, RunStatus::kWaiting);
-  ASSERT_EQ(first.send.size(), 1u);
-  EXPECT_EQ(first.send[0], core::ChannelKind::kPush);
+  ASSERT_EQ(first.sends.size(), 1u);
+  EXPECT_EQ(first.sends[0], (RunAdvance::Send{core::ChannelKind::kPush, 0, true}));
   RunState state{.step = 0,
                  .tried = first.tried,
                  .outcomes = first.outcomes,
@@ -124,8 +124,8 @@ TEST(AdvanceRun, FirstOfSkipsWhatTheUserCannotReceiveAndFallsToTheNext) {
                  .digest = std::nullopt};
   const RunAdvance second = AdvanceRun(
       steps, state, Inputs({core::ChannelKind::kEmail, core::ChannelKind::kPush}, false));
-  ASSERT_EQ(second.send.size(), 1u);
-  EXPECT_EQ(second.send[0], core::ChannelKind::kEmail) << "sms: no phone";
+  ASSERT_EQ(second.sends.size(), 1u);
+  EXPECT_EQ(second.sends[0].channel, core::ChannelKind::kEmail) << "sms: no phone";
   state = {.step = 0,
            .tried = second.tried,
            .outcomes = second.outcomes,
@@ -148,7 +148,38 @@ TEST(AdvanceRun, AFalseConditionSkipsTheStepAndALaterStepSeesIt) {
   EXPECT_EQ(advance.outcomes[0]["outcome"], "condition_false");
   EXPECT_EQ(advance.outcomes[1]["outcome"], "queued");
   EXPECT_EQ(advance.status, RunStatus::kDone);
-  ASSERT_EQ(advance.send.size(), 1u);
+  ASSERT_EQ(advance.sends.size(), 1u);
+}
+
+TEST(AdvanceRun, AChannelStepWaitsOnlyWhenALaterConditionReadsItsOutcome) {
+  const auto at_once = ParseSteps(json::parse(R"([{"type": "channel", "channel": "email"},
+                                                 {"type": "delay", "seconds": 60},
+                                                 {"type": "channel", "channel": "push",
+                                                  "condition": "notification.read == false"}])"));
+  EXPECT_FALSE(at_once[0].waits);
+  const RunAdvance first =
+      AdvanceRun(at_once, {}, Inputs({core::ChannelKind::kEmail, core::ChannelKind::kPush}, false));
+  EXPECT_EQ(first.status, RunStatus::kActive) << "the email queued, the delay set, in one advance";
+  ASSERT_EQ(first.sends.size(), 1u);
+  EXPECT_EQ(first.sends[0], (RunAdvance::Send{core::ChannelKind::kEmail, 0, false}));
+  EXPECT_EQ(first.step, 2);
+  EXPECT_EQ(first.outcomes[0]["outcome"], "queued");
+  EXPECT_EQ(first.outcomes[0]["channel"], "email");
+
+  const auto reads = ParseSteps(json::parse(R"([{"type": "channel", "channel": "email"},
+                                               {"type": "channel", "channel": "push",
+                                                "condition": "steps[0].outcome != \"sent\""}])"));
+  EXPECT_TRUE(reads[0].waits);
+  EXPECT_FALSE(reads[1].waits);
+  const RunAdvance waiting = AdvanceRun(reads, {}, Inputs({core::ChannelKind::kEmail}, false));
+  EXPECT_EQ(waiting.status, RunStatus::kWaiting);
+
+  const auto twice = ParseSteps(json::parse(R"([{"type": "channel", "channel": "email"},
+                                               {"type": "channel", "channel": "email"}])"));
+  const RunAdvance once = AdvanceRun(twice, {}, Inputs({core::ChannelKind::kEmail}, false));
+  EXPECT_EQ(once.sends.size(), 1u) << "one delivery per channel an advance";
+  EXPECT_EQ(once.step, 1);
+  EXPECT_EQ(once.status, RunStatus::kActive);
 }
 
 TEST(AdvanceRun, ACanceledDeliveryCancelsTheRun) {
@@ -161,7 +192,7 @@ TEST(AdvanceRun, ACanceledDeliveryCancelsTheRun) {
                        .digest = std::nullopt};
   const RunAdvance advance = AdvanceRun(steps, state, Inputs({core::ChannelKind::kPush}, false));
   EXPECT_EQ(advance.status, RunStatus::kCanceled);
-  EXPECT_TRUE(advance.send.empty());
+  EXPECT_TRUE(advance.sends.empty());
 }
 
 }  // namespace

@@ -25,7 +25,8 @@ describe("console workflow timeline", { skip }, () => {
       steps: [
         { type: "channel", channel: "email" },
         { type: "delay", seconds: 1 },
-        { type: "channel", channel: "sms", condition: "notification.seen == false" },
+        // Reads the email's outcome: the run waits for the email to be sent.
+        { type: "channel", channel: "sms", condition: 'notification.seen == false && steps[0].outcome == "sent"' },
       ],
     });
     await chopar.call("PUT", "/v1/templates/task.later", {
@@ -65,7 +66,7 @@ describe("console workflow timeline", { skip }, () => {
     assert.deepEqual(drawn, shown.workflow.steps.map((s) => [String(s.index), s.outcome]));
     assert.equal(drawn[0][1], "sent");
     assert.equal(drawn[1][1], "delayed");
-    assert.equal(drawn[2][1], "sent", "unseen: the SMS went");
+    assert.equal(drawn[2][1], "queued", "unseen and the email sent: the SMS went (nothing waits for its outcome)");
     assert.equal(await steps.nth(0).locator(".channel-email").count(), 1);
     assert.equal(await steps.nth(2).locator(".channel-sms").count(), 1);
     assert.match(await steps.nth(1).locator(".timeline-times").textContent(), /until \d{4}-\d\d-\d\d /);

@@ -84,11 +84,11 @@ struct Writes {
                          ? std::optional(core::FormatRfc3339Micros(*advance.due_at))
                          : std::nullopt);
     passed_throttle.push_back(advance.passed_throttle);
-    for (std::size_t i = 0; i < advance.send.size(); ++i) {
+    for (const RunAdvance::Send& send : advance.sends) {
       send_id.push_back(notification_id);
-      send_step.push_back(advance.send_step);
-      send_channel.emplace_back(core::ChannelName(advance.send[i]));
-      send_waited.push_back(i == 0 && advance.wait_for_first);
+      send_step.push_back(send.step);
+      send_channel.emplace_back(core::ChannelName(send.channel));
+      send_waited.push_back(send.waited);
     }
   }
 };
