@@ -72,7 +72,8 @@ CREATE INDEX IF NOT EXISTS workflow_runs_user ON chopar.workflow_runs (user_id);
 -- its runs instead of queuing deliveries. A constant default: no rewrite.
 ALTER TABLE chopar.digests ADD COLUMN IF NOT EXISTS workflow boolean NOT NULL DEFAULT false;
 
--- The step a delivery was created for (NULL: not a workflow step's). A new
+-- The workflow step that waits for the delivery (NULL: none does, and its
+-- end writes nothing more; docs/api.md "Workflows with steps"). A new
 -- nullable column without a default rewrites nothing; its CHECK, added with
 -- it, finds only NULLs.
 ALTER TABLE chopar.deliveries

@@ -20,6 +20,7 @@
 #include "hub/recipient_row.hpp"
 #include "hub/stored_request.hpp"
 #include "workflow/digest_join.hpp"
+#include "workflow/step_progress.hpp"
 #include "workflow/steps.hpp"
 
 namespace chopar::hub {
@@ -131,15 +132,24 @@ struct InsertColumns {
   std::vector<bool> critical;
   bool any_tenant = false, any_actions = false, any_tags = false, any_workflow = false;
 
-  // The row added last goes through its type's workflow steps (a run, no
-  // deliveries now): on the channels `r` names ("*": every channel).
-  void StartWorkflow(const NotificationRequest& r) {
+  // The row added last goes through its type's workflow steps: a run on
+  // the channels `r` names ("*": every channel), where `advance` (the
+  // steps done at notify) leaves it.
+  void StartWorkflow(const NotificationRequest& r, const workflow::RunAdvance& advance) {
     std::string names;
     for (core::ChannelKind kind : r.channels) {
       if (!names.empty()) names += ',';
       names += core::ChannelName(kind);
     }
-    workflow.back() = r.channels.size() == core::ChannelCount() ? "*" : names;
+    workflow.back() =
+        nlohmann::json{
+            {"channels", r.channels.size() == core::ChannelCount() ? "*" : names},
+            {"step", advance.step},
+            {"status", workflow::RunStatusName(advance.status)},
+            {"due_at", advance.due_at ? nlohmann::json(core::FormatRfc3339Micros(*advance.due_at))
+                                      : nlohmann::json()},
+            {"outcomes", advance.outcomes}}
+            .dump();
     any_workflow = true;
   }
 
@@ -357,8 +367,30 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         continue;
       }
       if (workflows.steps) {
-        columns.Add(i, r, {}, std::move(said), category, id, std::nullopt, now);
-        columns.StartWorkflow(r);
+        // The steps that need nothing from the database are done here, in
+        // the statement that creates the notification: a first channel
+        // step not waited for goes out with it, as a plain notification's.
+        workflow::RunInputs inputs;
+        inputs.at_notify = true;
+        inputs.receivable = chosen[i];
+        inputs.timezone = user.timezone;
+        inputs.now = now;
+        inputs.context = workflow::MakeRunContext({.notification_id = id.value_or(0),
+                                                   .type = r.type,
+                                                   .category = category,
+                                                   .critical = r.critical,
+                                                   .tags = said.tags,
+                                                   .data = r.data,
+                                                   .user_id = r.user_id,
+                                                   .locale = user.locale,
+                                                   .timezone = user.timezone,
+                                                   .user_data = nlohmann::json::parse(user.data),
+                                                   .tenant = r.tenant});
+        const workflow::RunAdvance advance = workflow::AdvanceRun(*workflows.steps, {}, inputs);
+        std::vector<core::ChannelKind> sent_now;
+        for (const auto& send : advance.sends) sent_now.push_back(send.channel);
+        columns.Add(i, r, sent_now, std::move(said), category, id, std::nullopt, now);
+        columns.StartWorkflow(r, advance);
         continue;
       }
       if (workflows.digest && !chosen[i].empty()) {

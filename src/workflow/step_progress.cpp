@@ -137,6 +137,12 @@ class Progress {
   // Does the current step. False when the run stops (waits, is due later,
   // or ended).
   bool Do(const Step& step) {
+    if (inputs_.at_notify && (step.kind == StepKind::kThrottle || step.kind == StepKind::kDigest ||
+                              (step.kind == StepKind::kChannel && step.waits))) {
+      advance_.status = RunStatus::kActive;
+      advance_.due_at.reset();  // at once: the notification's own due time
+      return false;
+    }
     // A digest step woken by its window's close was decided on when reached.
     const bool resumed = step.kind == StepKind::kDigest && digest_;
     if (!resumed && step.condition && !step.condition->Evaluate(ConditionContext())) {
@@ -249,6 +255,39 @@ class Progress {
 };
 
 }  // namespace
+
+std::string_view RunStatusName(RunStatus status) {
+  switch (status) {
+    case RunStatus::kActive:
+      return "active";
+    case RunStatus::kWaiting:
+      return "waiting";
+    case RunStatus::kDone:
+      return "done";
+    case RunStatus::kCanceled:
+      return "canceled";
+  }
+  return "done";
+}
+
+nlohmann::json MakeRunContext(RunFacts facts) {
+  return {{"data", std::move(facts.data)},
+          {"user",
+           {{"id", facts.user_id},
+            {"locale", std::move(facts.locale)},
+            {"timezone", std::move(facts.timezone)},
+            {"data", std::move(facts.user_data)}}},
+          {"tenant", facts.tenant ? nlohmann::json(*facts.tenant) : nlohmann::json()},
+          {"notification",
+           {{"id", facts.notification_id},
+            {"type", std::move(facts.type)},
+            {"category", facts.category ? nlohmann::json(*facts.category) : nlohmann::json()},
+            {"critical", facts.critical},
+            {"tags", std::move(facts.tags)},
+            {"seen", facts.seen},
+            {"read", facts.read},
+            {"archived", facts.archived}}}};
+}
 
 RunAdvance AdvanceRun(const std::vector<Step>& steps, const RunState& state,
                       const RunInputs& inputs) {

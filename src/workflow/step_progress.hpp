@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/channel_kind.hpp"
@@ -37,6 +38,26 @@ struct RunState {
   std::optional<DigestClosed> digest;                 // its digest step's window, closed
 };
 
+// What a condition reads of a notification, its user and tenant
+// (docs/conditions.md), as MakeRunContext puts it.
+struct RunFacts {
+  std::int64_t notification_id = 0;
+  std::string type;
+  std::optional<std::string> category;
+  bool critical = false;
+  std::vector<std::string> tags;
+  bool seen = false, read = false, archived = false;
+  nlohmann::json data;
+  std::int64_t user_id = 0;
+  std::string locale, timezone;
+  nlohmann::json user_data;
+  std::optional<std::string> tenant;
+};
+
+// {"data", "user": {id, locale, timezone, data}, "tenant", "notification":
+// {id, type, category, critical, tags, seen, read, archived}}. Pure.
+nlohmann::json MakeRunContext(RunFacts facts);
+
 // What the run's next steps see and need.
 struct RunInputs {
   // {"data", "user", "tenant", "notification"} (docs/conditions.md); the
@@ -55,9 +76,18 @@ struct RunInputs {
   // whose closing wakes the run. Throws core::RequestError when the key
   // cannot be rendered. The caller's database.
   std::function<void(const DigestSettings&)> join_digest;
+  // At notify, in the statement that creates the notification: the steps
+  // that need nothing from the database are done there (conditions,
+  // delays, channel steps not waited for); the run stops, due at once, at
+  // the first throttle, digest or waited channel step, which the advancer
+  // does (pass_throttle and join_digest are not called).
+  bool at_notify = false;
 };
 
 enum class RunStatus { kActive, kWaiting, kDone, kCanceled };
+
+// "active", "waiting", "done", "canceled": workflow_runs.status.
+std::string_view RunStatusName(RunStatus status);
 
 // What to write back for the run, all in the claim's transaction.
 struct RunAdvance {

@@ -15,10 +15,12 @@
 -- other notification: due at $11. $19 tenant (text[]; NULL when no row has
 -- one), $20 actions (jsonb[]; NULL when no row has any), $21 tags (each
 -- row's tags joined by commas, text[]; NULL when no row has any), $22
--- workflow (text[]; NULL when no row has one): a row of a type with
--- workflow steps gets no deliveries here but a workflow run, due with its
--- deliveries' due time, on the channels named (comma-separated, '*' for
--- every channel), and the advancers are woken. Arrays,
+-- workflow (jsonb[]; NULL when no row has one): a row of a type with
+-- workflow steps gets its workflow run, where the steps done at notify left
+-- it ({"channels": comma-separated or '*' for every channel, "step",
+-- "status", "due_at" (a delay's, else null: due with its deliveries),
+-- "outcomes"}); its `channels` are the deliveries those steps sent. The
+-- advancers are woken when a run is active. Arrays,
 -- not a JSON document: parsing them is cheaper, and ids not drawn
 -- beforehand are drawn here, in input order, so no separate round trip
 -- reserves them.
@@ -30,7 +32,7 @@ WITH input AS MATERIALIZED (
   FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[],
               $8::text[], $9::boolean[], $10::text[], $12::bigint[], $13::text[], $14::jsonb[],
               $15::text[], $16::timestamptz[], $17::text[], $19::text[], $20::jsonb[], $21::text[],
-              $22::text[])
+              $22::jsonb[])
     AS x(idx, user_id, type, title, body, link, data, dedup_key, critical, channels, drawn_id, category,
          content, held, held_until, cancellation_key, tenant, actions, tags, workflow)
 ), keyed AS (
@@ -75,16 +77,22 @@ WITH input AS MATERIALIZED (
   RETURNING 1
 ), runs AS (
   INSERT INTO chopar.workflow_runs (notification_id, notification_created_at, user_id, type, tenant,
-                                    channels, due_at, created_at, updated_at)
+                                    channels, step, status, due_at, outcomes, created_at,
+                                    updated_at)
   SELECT i.id, $11::timestamptz, i.user_id, i.type, i.tenant,
-         CASE WHEN i.workflow <> '*' THEN string_to_array(i.workflow, ',') END,
-         coalesce($18::timestamptz, $11::timestamptz), $11::timestamptz, $11::timestamptz
+         CASE WHEN i.workflow ->> 'channels' <> '*'
+              THEN string_to_array(i.workflow ->> 'channels', ',') END,
+         (i.workflow ->> 'step')::int, i.workflow ->> 'status',
+         CASE WHEN i.workflow ->> 'status' = 'active' THEN
+           coalesce((i.workflow ->> 'due_at')::timestamptz, $18::timestamptz, $11::timestamptz)
+         END,
+         i.workflow -> 'outcomes', $11::timestamptz, $11::timestamptz
   FROM inserted n
   JOIN input i ON i.id = n.id
   WHERE i.workflow IS NOT NULL
-  RETURNING 1
+  RETURNING status
 ), runs_woken AS (
-  SELECT pg_notify('chopar_workflows', '') WHERE EXISTS (SELECT 1 FROM runs)
+  SELECT pg_notify('chopar_workflows', '') WHERE EXISTS (SELECT 1 FROM runs WHERE status = 'active')
 ), woken AS (
   -- NOTIFY payloads are limited to 8000 bytes; a large batch wakes the
   -- streams of its range of user ids (a broadcast's batch is such a range).

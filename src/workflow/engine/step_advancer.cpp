@@ -37,20 +37,6 @@ std::string JoinCommas(const std::vector<std::string>& items) {
   return text;
 }
 
-const char* StatusName(RunStatus status) {
-  switch (status) {
-    case RunStatus::kActive:
-      return "active";
-    case RunStatus::kWaiting:
-      return "waiting";
-    case RunStatus::kDone:
-      return "done";
-    case RunStatus::kCanceled:
-      return "canceled";
-  }
-  return "done";
-}
-
 // What the claimed runs' users are: users_for_notify.sql's row per user.
 struct UserFacts {
   nlohmann::json preferences;
@@ -74,7 +60,7 @@ struct Writes {
   void Add(std::int64_t notification_id, const RunAdvance& advance) {
     id.push_back(notification_id);
     step.push_back(advance.step);
-    status.emplace_back(StatusName(advance.status));
+    status.emplace_back(RunStatusName(advance.status));
     waits_on.push_back(advance.status != RunStatus::kWaiting ? std::nullopt
                        : advance.waits_on_digest             ? std::optional<std::string>("digest")
                                                  : std::optional<std::string>("delivery"));
@@ -256,24 +242,22 @@ int StepAdvancer::AdvanceBatch(bool& full) {
         hub::ChooseChannels(preferences, user->second.addressable, requested, critical, scope);
     inputs.timezone = user->second.timezone;
     inputs.now = now;
-    nlohmann::json tags = nlohmann::json::array();
-    for (auto& tag : SplitCommas(runs.OptString(i, "tags").value_or(""))) tags.push_back(tag);
-    inputs.context = {{"data", nlohmann::json::parse(runs.Text(i, "data"))},
-                      {"user",
-                       {{"id", user_id},
-                        {"locale", user->second.locale},
-                        {"timezone", user->second.timezone},
-                        {"data", user->second.data}}},
-                      {"tenant", tenant ? nlohmann::json(*tenant) : nlohmann::json()},
-                      {"notification",
-                       {{"id", notification_id},
-                        {"type", type},
-                        {"category", category ? nlohmann::json(*category) : nlohmann::json()},
-                        {"critical", critical},
-                        {"tags", std::move(tags)},
-                        {"seen", runs.Bool(i, "seen")},
-                        {"read", runs.Bool(i, "read")},
-                        {"archived", runs.Bool(i, "archived")}}}};
+    const auto tag_list = runs.OptString(i, "tags");
+    inputs.context =
+        MakeRunContext({.notification_id = notification_id,
+                        .type = type,
+                        .category = category,
+                        .critical = critical,
+                        .tags = tag_list ? SplitCommas(*tag_list) : std::vector<std::string>{},
+                        .seen = runs.Bool(i, "seen"),
+                        .read = runs.Bool(i, "read"),
+                        .archived = runs.Bool(i, "archived"),
+                        .data = nlohmann::json::parse(runs.Text(i, "data")),
+                        .user_id = user_id,
+                        .locale = user->second.locale,
+                        .timezone = user->second.timezone,
+                        .user_data = user->second.data,
+                        .tenant = tenant});
     inputs.pass_throttle = [&](const ThrottleSettings& throttle) {
       tx.Exec(queries::kLockStepThrottle, user_id, type);
       const auto counted = tx.Exec(queries::kCountStepThrottle, user_id, type,

@@ -1,3 +1,4 @@
+-- plan: generic
 -- Writes one advance of the claimed runs, in the advancer's transaction:
 -- each run's new place ($1 notification_id, $2 status, $3 step, $4 due_at,
 -- $5 tried (comma-separated), $6 outcomes, $7 passed a throttle step, $13
@@ -23,7 +24,9 @@ WITH runs AS (
   SELECT s.notification_id, w.user_id, s.channel,
          CASE WHEN n.content -> s.channel ? 'error' THEN 'failed' ELSE 'queued' END,
          n.content -> s.channel ->> 'error', $12::timestamptz, $12::timestamptz, $12::timestamptz,
-         s.step, w.digest_id
+         -- Only a delivery its run waits for wakes it (the trigger of
+         -- migration 0049): the others end without a write of the run.
+         CASE WHEN s.waited THEN s.step END, w.digest_id
   FROM sends s
   JOIN chopar.workflow_runs w ON w.notification_id = s.notification_id
   JOIN chopar.notifications n ON n.id = w.notification_id AND n.created_at = w.notification_created_at

@@ -1,3 +1,4 @@
+-- plan: generic
 -- The workflow runs $2 (ids) that lock_workflow_runs.sql locked in this
 -- transaction, read by a statement after the one that locked them (see
 -- there why), with $1 as now ($1 NULL: the database's now()). Returns what

@@ -1,3 +1,4 @@
+-- plan: generic
 -- Locks up to $2 workflow runs due at $1 ($1 NULL: the database's now())
 -- for one advance (step_advancer.cpp), earliest first, skipping rows
 -- another advancer holds: one range scan of workflow_runs_due. Returns
