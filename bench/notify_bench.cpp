@@ -1191,7 +1191,9 @@ void CheckExactlyOnce(db::Connection& pg, long long expected_deliveries, long lo
 
 // --workflow-steps: every notification of this run (id above
 // `before_notification`) has its run, done with one outcome per step, and
-// every delivery of the run (id above `before_delivery`) is a step's.
+// the run's deliveries (id above `before_delivery`) are its two channel
+// steps' (the first sent by notify with the notification, the second by
+// the advancer): two per notification, never two on one channel.
 void CheckWorkflowRuns(db::Connection& pg, long long before_notification,
                        long long before_delivery) {
   const auto r = pg.ExecText(
@@ -1200,14 +1202,17 @@ void CheckWorkflowRuns(db::Connection& pg, long long before_notification,
            (SELECT count(*) FROM chopar.workflow_runs WHERE notification_id > $1),
            (SELECT count(*) FROM chopar.workflow_runs WHERE notification_id > $1
               AND status = 'done' AND jsonb_array_length(outcomes) = $3),
-           (SELECT count(*) FROM chopar.deliveries WHERE id > $2 AND workflow_step IS NULL))",
+           abs((SELECT count(*) FROM chopar.deliveries WHERE id > $2)
+               - 2 * (SELECT count(*) FROM chopar.notifications WHERE id > $1))
+             + (SELECT count(*) FROM (SELECT 1 FROM chopar.deliveries WHERE id > $2
+                                      GROUP BY notification_id, channel HAVING count(*) > 1) d))",
       db::Params(before_notification, before_delivery, static_cast<long long>(kBenchSteps.size())));
   const long long notifications = r.Int(0, 0), runs = r.Int(0, 1), done = r.Int(0, 2),
                   outside = r.Int(0, 3);
   std::cout << "  workflow runs " << Thousands(static_cast<double>(runs)) << " for "
             << Thousands(static_cast<double>(notifications)) << " notifications, "
             << Thousands(static_cast<double>(done)) << " done after " << kBenchSteps.size()
-            << " steps; deliveries of no step: " << outside << "\n";
+            << " steps; deliveries other than one per channel step: " << outside << "\n";
   if (runs != notifications || done != runs || outside != 0) {
     throw std::runtime_error("workflow check failed: every notification's run done after " +
                              std::to_string(kBenchSteps.size()) + " steps expected");

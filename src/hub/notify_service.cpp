@@ -375,17 +375,19 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         inputs.receivable = chosen[i];
         inputs.timezone = user.timezone;
         inputs.now = now;
-        inputs.context = workflow::MakeRunContext({.notification_id = id.value_or(0),
-                                                   .type = r.type,
-                                                   .category = category,
-                                                   .critical = r.critical,
-                                                   .tags = said.tags,
-                                                   .data = r.data,
-                                                   .user_id = r.user_id,
-                                                   .locale = user.locale,
-                                                   .timezone = user.timezone,
-                                                   .user_data = nlohmann::json::parse(user.data),
-                                                   .tenant = r.tenant});
+        inputs.make_context = [&] {
+          return workflow::MakeRunContext({.notification_id = id.value_or(0),
+                                           .type = r.type,
+                                           .category = category,
+                                           .critical = r.critical,
+                                           .tags = said.tags,
+                                           .data = r.data,
+                                           .user_id = r.user_id,
+                                           .locale = user.locale,
+                                           .timezone = user.timezone,
+                                           .user_data = nlohmann::json::parse(user.data),
+                                           .tenant = r.tenant});
+        };
         const workflow::RunAdvance advance = workflow::AdvanceRun(*workflows.steps, {}, inputs);
         std::vector<core::ChannelKind> sent_now;
         for (const auto& send : advance.sends) sent_now.push_back(send.channel);

@@ -119,7 +119,11 @@ class Progress {
   }
 
   nlohmann::json ConditionContext() const {
-    nlohmann::json context = inputs_.context;
+    if (!base_context_) {
+      base_context_ = inputs_.context.is_null() && inputs_.make_context ? inputs_.make_context()
+                                                                        : inputs_.context;
+    }
+    nlohmann::json context = *base_context_;
     nlohmann::json by_index = nlohmann::json::array();
     nlohmann::json by_name = nlohmann::json::object();
     for (const auto& entry : advance_.outcomes) {
@@ -252,6 +256,7 @@ class Progress {
   const RunInputs& inputs_;
   const std::optional<DigestClosed> digest_;
   RunAdvance advance_;
+  mutable std::optional<nlohmann::json> base_context_;
 };
 
 }  // namespace

@@ -61,8 +61,11 @@ nlohmann::json MakeRunContext(RunFacts facts);
 // What the run's next steps see and need.
 struct RunInputs {
   // {"data", "user", "tenant", "notification"} (docs/conditions.md); the
-  // steps done are added as "steps" and "step".
+  // steps done are added as "steps" and "step". When null, make_context
+  // builds it, once, if a condition is evaluated (most runs at notify
+  // evaluate none).
   nlohmann::json context;
+  std::function<nlohmann::json()> make_context;
   // The channels the user can receive now: requested, wanted (preferences)
   // and addressable (hub::ChooseChannels).
   std::vector<core::ChannelKind> receivable;
