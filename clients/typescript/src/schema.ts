@@ -5830,7 +5830,10 @@ export interface operations {
     };
     previewTemplate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description With `"draft": true`, that tenant's own draft of the type (no tenant: the global template's draft). Not read otherwise. */
+                tenant?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
