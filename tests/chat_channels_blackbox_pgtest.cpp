@@ -246,9 +246,12 @@ TEST_P(ChatChannelsBlackBox, PostsToTheWebhookRetriesA429AndForgetsADeletedWebho
 
 TEST_P(ChatChannelsBlackBox, TwoProcessesSendEachDeliveryOnceToAServiceSlowerThanTheLease) {
   // Every post is answered 3 s later; the lease is 2 s (its renewals keep
-  // it), and two processes claim from the same queue.
+  // it), and two processes claim from the same queue, four deliveries a
+  // claim: one process's first claim cannot take the whole queue, so both
+  // take part however the two are scheduled.
   SetDelay(3000ms);
   const std::map<std::string, std::string> env = {{"CHOPAR_DELIVERY_LEASE_SECONDS", "2"},
+                                                  {"CHOPAR_DELIVERY_BATCH", "4"},
                                                   {"CHOPAR_LIMITS_HOURLY_" + Upper(), "1000"}};
   const int port_a = FreeLoopbackPort();
   const int port_b = FreeLoopbackPort();
