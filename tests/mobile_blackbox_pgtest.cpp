@@ -59,7 +59,9 @@ constexpr char kTeamId[] = "DEF123GHIJ";
 
 // An FCM registration token of user `user` (Android), and an APNs device
 // token (64 hex digits) for an iPhone.
-std::string AndroidToken(const std::string& name) { return "fcm:" + name + "_APA91bHun4MxP5egoKMwt"; }
+std::string AndroidToken(const std::string& name) {
+  return "fcm:" + name + "_APA91bHun4MxP5egoKMwt";
+}
 std::string IosToken(char digit) { return std::string(64, digit); }
 
 std::string FormValue(const std::string& body, const std::string& name) {
@@ -98,8 +100,8 @@ class MobileBlackBox : public testing::DatabaseBlackBox {
     std::lock_guard lock(mutex_);
     FakeHttpServer::Response response;
     if (request.target == "/token") {
-      const auto verified = channels::mobile::VerifyJwt(FormValue(request.body, "assertion"),
-                                                         rsa_public_.get());
+      const auto verified =
+          channels::mobile::VerifyJwt(FormValue(request.body, "assertion"), rsa_public_.get());
       if (FormValue(request.body, "grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer" ||
           !verified || verified->claims.value("aud", "") != fcm_.url() + "/token" ||
           verified->claims.value("scope", "") !=
@@ -136,7 +138,8 @@ class MobileBlackBox : public testing::DatabaseBlackBox {
       busy.headers["Retry-After"] = "1";
       return busy;
     }
-    response.body = json({{"name", "projects/project-1/messages/" + std::to_string(++sent_)}}).dump();
+    response.body =
+        json({{"name", "projects/project-1/messages/" + std::to_string(++sent_)}}).dump();
     response.delay = delay_;
     return response;
   }
@@ -187,7 +190,8 @@ class MobileBlackBox : public testing::DatabaseBlackBox {
       response.body = R"({"reason": "Unregistered", "timestamp": 1733490000000})";
       return response;
     }
-    response.headers["apns-id"] = "5A1B2C3D-0000-4000-8000-00000000000" + std::to_string(++sent_ % 10);
+    response.headers["apns-id"] =
+        "5A1B2C3D-0000-4000-8000-00000000000" + std::to_string(++sent_ % 10);
     return response;
   }
 
@@ -223,8 +227,8 @@ class MobileBlackBox : public testing::DatabaseBlackBox {
   }
   std::size_t TokenRequests() const {
     const auto requests = fcm_.requests();
-    return static_cast<std::size_t>(std::count_if(requests.begin(), requests.end(),
-                                                  [](const auto& r) { return r.target == "/token"; }));
+    return static_cast<std::size_t>(std::count_if(
+        requests.begin(), requests.end(), [](const auto& r) { return r.target == "/token"; }));
   }
 
   const std::string rsa_pem_ = testing::NewRsaKeyPem();
@@ -322,7 +326,10 @@ TEST_F(MobileBlackBox, EveryDeviceGetsItGoneTokensAreRemovedAndAThrottledSendIsR
 
 TEST_F(MobileBlackBox, TwoProcessesSendEachDeliveryOnceToAServiceSlowerThanTheLease) {
   SetDelay(3000ms);
+  // Four deliveries a claim: one process's first claim cannot take the
+  // whole queue, so both take part however the two are scheduled.
   const std::map<std::string, std::string> env = {{"CHOPAR_DELIVERY_LEASE_SECONDS", "2"},
+                                                  {"CHOPAR_DELIVERY_BATCH", "4"},
                                                   {"CHOPAR_LIMITS_HOURLY_MOBILE", "1000"}};
   const int port_a = FreeLoopbackPort();
   const int port_b = FreeLoopbackPort();
@@ -376,7 +383,8 @@ TEST_F(MobileBlackBox, Kill9MidSendNeverSendsAgain) {
   EXPECT_EQ(delivery["status"], "failed") << delivery.dump();
   EXPECT_NE(delivery["last_error"].get<std::string>().find("outcome unknown"), std::string::npos)
       << delivery.dump();
-  EXPECT_EQ(FcmSendsByDelivery().begin()->second, 1) << "the push that may have arrived is never sent again";
+  EXPECT_EQ(FcmSendsByDelivery().begin()->second, 1)
+      << "the push that may have arrived is never sent again";
 }
 
 TEST_F(MobileBlackBox, PreferencesQuietHoursAndTheHourlyLimitHold) {
@@ -421,7 +429,8 @@ TEST_F(MobileBlackBox, PreferencesQuietHoursAndTheHourlyLimitHold) {
   ASSERT_EQ(api.Call("PUT", "/v1/users/3", json::object()).status, 200);
   AddDevice(api, 3, "android", AndroidToken("limited"));
   std::vector<json> sent;
-  for (int i = 0; i < 3; ++i) sent.push_back(SettledNotification(api, Notify(api, 3, "h" + std::to_string(i))));
+  for (int i = 0; i < 3; ++i)
+    sent.push_back(SettledNotification(api, Notify(api, 3, "h" + std::to_string(i))));
   EXPECT_EQ(DeliveryOn(sent[0], "mobile")["status"], "sent");
   EXPECT_EQ(DeliveryOn(sent[1], "mobile")["status"], "sent");
   EXPECT_EQ(DeliveryOn(sent[2], "mobile")["status"], "skipped") << sent[2].dump();
@@ -432,7 +441,8 @@ TEST_F(MobileBlackBox, TheDevicesApiChecksItsInputAndTheSinkShowsThePush) {
   auto serve = Start("serve", port, DatabaseEnv(kApiKey), "serve.log");
   Api api(port, kApiKey);
   ASSERT_TRUE(WaitUntil([&] { return api.Healthy(); }, 60s)) << serve->Output();
-  EXPECT_EQ(api.Call("POST", "/v1/users/1/devices", {{"platform", "android"}, {"token", AndroidToken("x")}})
+  EXPECT_EQ(api.Call("POST", "/v1/users/1/devices",
+                     {{"platform", "android"}, {"token", AndroidToken("x")}})
                 .status,
             404)
       << "no such user";
@@ -453,8 +463,9 @@ TEST_F(MobileBlackBox, TheDevicesApiChecksItsInputAndTheSinkShowsThePush) {
   const json device = ParseJsonOrDiscarded(first.body);
   EXPECT_EQ(device["platform"], "android");
   EXPECT_EQ(device["app"], "");
-  const auto again = api.Call("POST", "/v1/users/1/devices",
-                              {{"platform", "android"}, {"token", AndroidToken("x")}, {"app", kTopic}});
+  const auto again =
+      api.Call("POST", "/v1/users/1/devices",
+               {{"platform", "android"}, {"token", AndroidToken("x")}, {"app", kTopic}});
   EXPECT_EQ(again.status, 200) << "the same token keeps its id";
   EXPECT_EQ(ParseJsonOrDiscarded(again.body)["id"], device["id"]);
   for (char digit = '0'; digit < '9'; ++digit) AddDevice(api, 1, "ios", IosToken(digit));
@@ -476,10 +487,14 @@ TEST_F(MobileBlackBox, TheDevicesApiChecksItsInputAndTheSinkShowsThePush) {
   const std::string subscriber =
       ParseJsonOrDiscarded(api.Call("GET", "/v1/users/2/token").body)["token"];
   Api as_user(port, subscriber);
-  EXPECT_EQ(as_user.Call("POST", "/v1/inbox/devices", {{"platform", "web"}, {"token", AndroidToken("web2")}})
-                .status,
-            201);
-  EXPECT_EQ(as_user.Call("POST", "/v1/inbox/devices", {{"platform", "android"}, {"token", AndroidToken("x")}})
+  EXPECT_EQ(
+      as_user
+          .Call("POST", "/v1/inbox/devices", {{"platform", "web"}, {"token", AndroidToken("web2")}})
+          .status,
+      201);
+  EXPECT_EQ(as_user
+                .Call("POST", "/v1/inbox/devices",
+                      {{"platform", "android"}, {"token", AndroidToken("x")}})
                 .status,
             409)
       << "user 1's token";
