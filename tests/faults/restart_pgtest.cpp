@@ -35,11 +35,13 @@
 #include "outbox/webhook_target.hpp"
 #include "reports/pgtest_fixture.hpp"
 #include "testing/fake_http_server.hpp"
+#include "testing/one_template.hpp"
 #include "testing/test_database.hpp"
 #include "testing/test_server.hpp"
 #include "workflow/engine/digest_closer.hpp"
 #include "workflow/engine/releaser.hpp"
 #include "workflow/engine/snooze_returner.hpp"
+#include "workflow/engine/step_advancer.hpp"
 
 namespace chopar {
 namespace {
@@ -464,6 +466,39 @@ TEST_F(RestartTest, SnoozeReturnerBringsEveryItemBackAcrossARestart) {
   EXPECT_EQ(Count("SELECT count(*) FROM chopar.notifications WHERE snoozed_until IS NULL AND "
                   "read_at IS NULL AND seen_at IS NULL"),
             kUsers * kPerUser);
+}
+
+// The server crashes while the step advancer moves runs on: the batch in
+// progress rolls back, the loop reconnects, and every run does its channel
+// step once (one delivery each, none twice).
+TEST_F(RestartTest, StepAdvancerDoesEachStepOnceAcrossARestart) {
+  constexpr int kUsers = 100, kPerUser = 30;
+  MakeUsers(kUsers);
+  db_->Scalar(
+      "WITH n AS (INSERT INTO chopar.notifications (user_id, type, title) "
+      "SELECT u, 'task.due', 'Step ' || i FROM generate_series(1, " +
+      std::to_string(kUsers) + ") u, generate_series(1, " + std::to_string(kPerUser) +
+      ") i RETURNING id, created_at, user_id) "
+      "INSERT INTO chopar.workflow_runs (notification_id, notification_created_at, user_id, type, "
+      "due_at) SELECT id, created_at, user_id, 'task.due', now() - interval '1 second' FROM n");
+  const testing::OneTemplate lookup(
+      templates::ParseTemplate("task.due", nlohmann::json::parse(R"({"default_locale": "en",
+        "locales": {"en": {"title": "t"}},
+        "steps": [{"type": "channel", "channel": "email"}]})")));
+  db::Pool pool(db_->url(), 4);
+  workflow::engine::StepAdvancer advancer(pool, real_, lookup, metrics_, {.batch = 3});
+  advancer.Start();
+
+  EXPECT_TRUE(CrashWhileWorking("SELECT count(*) FROM chopar.workflow_runs WHERE status = 'done'",
+                                "SELECT count(*) FROM chopar.workflow_runs WHERE status <> 'done'",
+                                seconds(120)))
+      << "runs not done after the restart";
+  advancer.Stop();
+  EXPECT_EQ(Count("SELECT count(*) FROM chopar.deliveries WHERE channel = 'email'"),
+            kUsers * kPerUser);
+  EXPECT_EQ(Count("SELECT count(*) FROM (SELECT notification_id FROM chopar.deliveries "
+                  "GROUP BY 1 HAVING count(*) > 1) d"),
+            0);
 }
 
 // The server crashes in the middle of an erasure: the batch in progress
