@@ -223,6 +223,38 @@ TEST_F(VersionRoutesTest, ATenantsVersionsAndDraftAreItsOwn) {
   EXPECT_EQ(Versions("?tenant=acme")["versions"][0]["version"], 4);
 }
 
+// A draft's PUT, a change of it, its DELETE and the draft a publish takes
+// are in the audit log as the live document's PUT is, with their caller;
+// a PUT of the draft as it is writes no row.
+TEST_F(VersionRoutesTest, DraftChangesAreInTheAuditLog) {
+  db_->Scalar("INSERT INTO chopar.tenants (key, name) VALUES ('acme', 'Acme') RETURNING 1");
+  const auto audited = [this] {
+    return db_->Scalar(
+        "SELECT coalesce(string_agg(action || ' ' || resource_id || ' ' || actor || "
+        "coalesce(' ' || (after -> 'document' ->> 'text'), ''), ', ' ORDER BY id), '') "
+        "FROM chopar.audit_log WHERE resource = 'draft'");
+  };
+  const auto put = [this](const std::string& path, const json& body) {
+    const auto response = client().Put(path, body.dump(), {kAuth});
+    ASSERT_EQ(response.status, 200) << response.body;
+  };
+  put("/v1/templates/task.due/draft", Body("one"));
+  put("/v1/templates/task.due/draft", Body("two"));
+  put("/v1/templates/task.due/draft", Body("two"));
+  ASSERT_EQ(client().Delete("/v1/templates/task.due/draft", {kAuth}).status, 204);
+  put("/v1/partials/footer/draft?tenant=acme", json({{"text", "drafted"}}));
+  ASSERT_EQ(client().Post("/v1/partials/footer/publish?tenant=acme", "", {kAuth}).status, 200);
+  put("/v1/layouts/brand/draft", json({{"html", "<b>{{{content}}}</b>"}}));
+  EXPECT_EQ(audited(),
+            "create template/task.due api_key, update template/task.due api_key, "
+            "delete template/task.due api_key, create partial/acme/footer api_key drafted, "
+            "delete partial/acme/footer api_key, create layout/brand api_key");
+  EXPECT_EQ(db_->Count("SELECT count(*) FROM chopar.audit_log WHERE resource = 'partial' "
+                       "AND resource_id = 'acme/footer' AND action = 'create'"),
+            1)
+      << "the publish itself, as before";
+}
+
 TEST_F(VersionRoutesTest, BadRequestsAreRefusedNamingTheField) {
   PutTemplate("first");
   struct Case {
