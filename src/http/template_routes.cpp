@@ -25,13 +25,7 @@ struct PutTemplate {
   Response operator()(const Request& request) const {
     const auto parsed = templates::ParseTemplate(TypeOf(request), ParseJsonObject(request));
     const auto tenant = QueryTenant(request);
-    if (parsed.layout && !store.layouts().LayoutExists(*parsed.layout, tenant)) {
-      throw core::InvalidField(
-          "layout", "layout " + *parsed.layout + " does not exist" +
-                        (tenant ? " (neither tenant " + *tenant + "'s own nor a global one)"
-                                : " (a global template names a global "
-                                  "layout)"));
-    }
+    store.RequireLayout(parsed, tenant);
     return JsonResponse(200, TemplateView(store.Put(parsed, tenant)));
   }
 };

@@ -144,6 +144,60 @@ TEST_F(VersionRoutesTest, ARestoreOfADocumentTodayRefusesIsAConflictNamingTheFie
   EXPECT_EQ(LiveTitle(), "first");
 }
 
+// A version or a draft naming a layout deleted since is refused by restore
+// and publish as PUT refuses it (400 invalid_field layout), and nothing
+// changes: the live template, its versions, the draft.
+TEST_F(VersionRoutesTest, RestoreAndPublishRefuseALayoutThatIsGoneAsPutDoes) {
+  db_->Scalar("INSERT INTO chopar.tenants (key, name) VALUES ('acme', 'Acme') RETURNING 1");
+  ASSERT_EQ(client()
+                .Put("/v1/layouts/brand", json({{"html", "<b>{{{content}}}</b>"}}).dump(), {kAuth})
+                .status,
+            200);
+  json branded = Body("branded");
+  branded["layout"] = "brand";
+  for (const std::string query : {"", "?tenant=acme"}) {
+    ASSERT_EQ(client().Put("/v1/templates/task.due" + query, branded.dump(), {kAuth}).status, 200);
+    PutTemplate("plain", query);
+    ASSERT_EQ(client().Put("/v1/templates/task.due/draft" + query, branded.dump(), {kAuth}).status,
+              200);
+  }
+  ASSERT_EQ(client().Delete("/v1/layouts/brand", {kAuth}).status, 204);
+  const auto put = client().Put("/v1/templates/task.due", branded.dump(), {kAuth});
+  ASSERT_EQ(put.status, 400) << put.body;
+
+  for (const std::string query : {"", "?tenant=acme"}) {
+    SCOPED_TRACE(query);
+    for (const std::string& path : {"/v1/templates/task.due/versions/1/restore" + query,
+                                    "/v1/templates/task.due/publish" + query}) {
+      const auto refused = client().Post(path, "", {kAuth});
+      EXPECT_EQ(refused.status, put.status) << path << " " << refused.body;
+      EXPECT_EQ(refused.ErrorCode(), put.ErrorCode()) << path;
+      EXPECT_EQ(refused.Json()["error"]["field"], "layout") << path << " " << refused.body;
+    }
+    const auto live = client().Get("/v1/templates/task.due" + query, {kAuth});
+    EXPECT_EQ(live.Json()["locales"]["en"]["title"], "plain") << live.body;
+    EXPECT_EQ(live.Json()["version"], 2) << live.body;
+    EXPECT_EQ(Versions(query)["versions"].size(), 2U);
+    EXPECT_EQ(client().Get("/v1/templates/task.due/draft" + query, {kAuth}).status, 200)
+        << "the draft stays";
+  }
+  EXPECT_NE(client()
+                .Post("/v1/templates/task.due/publish?tenant=acme", "", {kAuth})
+                .Json()["error"]["message"]
+                .get<std::string>()
+                .find("neither tenant acme's own nor a global one"),
+            std::string::npos);
+
+  // The layout back, both go through.
+  ASSERT_EQ(client()
+                .Put("/v1/layouts/brand", json({{"html", "<i>{{{content}}}</i>"}}).dump(), {kAuth})
+                .status,
+            200);
+  EXPECT_EQ(client().Post("/v1/templates/task.due/versions/1/restore", "", {kAuth}).status, 200);
+  EXPECT_EQ(client().Post("/v1/templates/task.due/publish", "", {kAuth}).status, 200);
+  EXPECT_EQ(Versions()["versions"].size(), 4U);
+}
+
 TEST_F(VersionRoutesTest, ADraftIsPreviewedAndNeverSentUntilPublished) {
   PutTemplate("live");
   EXPECT_EQ(client().Get("/v1/templates/task.due/draft", {kAuth}).status, 404);

@@ -129,11 +129,17 @@ class TemplateStore final : public TemplateLookup {
   // and deletes it, in one transaction. Both return the template as Get
   // reads it, and throw core::RequestError kNotFound when there is no such
   // version or no draft, kConflict naming the field when the document no
-  // longer parses (a rule made stricter since it was stored).
+  // longer parses (a rule made stricter since it was stored), kInvalidField
+  // "layout" as RequireLayout; refused, they change nothing.
   StoredTemplate Restore(const std::string& type, int version,
                          const std::optional<std::string>& tenant = std::nullopt);
   StoredTemplate Publish(const std::string& type,
                          const std::optional<std::string>& tenant = std::nullopt);
+  // Throws core::RequestError kInvalidField "layout" when `tmpl` names a
+  // layout a template of `tenant` cannot find (its own or a global one; a
+  // global template a global one), as the database has it now: what PUT,
+  // Restore and Publish refuse.
+  void RequireLayout(const Template& tmpl, const std::optional<std::string>& tenant);
   // The draft, parsed (what preview renders; never what notify sends).
   // kNotFound when there is none, kConflict when it no longer parses.
   std::shared_ptr<const Template> ParsedDraft(const std::string& type,

@@ -1165,7 +1165,7 @@ export interface paths {
         put?: never;
         /**
          * Make an old version live again, as the next version
-         * @description Stores version `n`'s document as a PUT would, as a new version. 409 `conflict` with the `field` when the document no longer passes today's rules (nothing is written); 404 `not_found` when there is no version `n`.
+         * @description Stores version `n`'s document as a PUT would, as a new version. 409 `conflict` with the `field` when the document no longer passes today's rules, 400 `invalid_field` `layout` (as PUT) when the layout it names no longer exists (nothing is written in either case); 404 `not_found` when there is no version `n`.
          */
         post: operations["restoreTemplateVersion"];
         delete?: never;
@@ -1219,7 +1219,7 @@ export interface paths {
         put?: never;
         /**
          * Make the draft live as the next version
-         * @description The draft becomes the template (a new version) and is deleted, in one transaction. 404 `not_found` when there is no draft; 409 `conflict` with the `field` when it no longer passes today's rules.
+         * @description The draft becomes the template (a new version) and is deleted, in one transaction. 404 `not_found` when there is no draft; 409 `conflict` with the `field` when it no longer passes today's rules; 400 `invalid_field` `layout` (as PUT) when the layout it names does not exist. Refused, the draft stays and nothing is written.
          */
         post: operations["publishTemplateDraft"];
         delete?: never;
