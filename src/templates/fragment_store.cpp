@@ -74,29 +74,18 @@ FragmentStore::FragmentStore(FragmentKind kind, db::Pool& pool, std::string list
     : kind_(kind),
       pool_(pool),
       versions_(pool),
-      map_(std::make_shared<const Map>()),
-      listen_conninfo_(std::move(listen_conninfo)) {}
+      cache_(
+          std::move(listen_conninfo), [this] { return LoadAll(); },
+          [this](const std::string& payload) { return LoadOne(payload); }) {}
 
 FragmentStore::~FragmentStore() { Stop(); }
 
-void FragmentStore::Start() {
-  ReloadAll();
-  if (subscription_) return;
-  subscription_ = db::ListenHub::Shared(listen_conninfo_)
-                      ->Subscribe(
-                          QueriesOf(kind_).channel, [this] { ReloadAll(); },
-                          [this](const std::vector<db::Notification>& notifications) {
-                            for (const auto& n : notifications) ReloadOne(n.payload);
-                          });
-}
+void FragmentStore::Start() { cache_.Start(QueriesOf(kind_).channel); }
 
-void FragmentStore::Stop() {
-  if (subscription_) subscription_->Cancel();
-}
+void FragmentStore::Stop() { cache_.Stop(); }
 
 std::shared_ptr<const FragmentStore::Map> FragmentStore::Snapshot() const {
-  std::lock_guard lock(map_mutex_);
-  return map_;
+  return cache_.Snapshot();
 }
 
 const std::shared_ptr<const Fragment>* FragmentStore::FindIn(
@@ -108,38 +97,27 @@ const std::shared_ptr<const Fragment>* FragmentStore::FindIn(
   return it == map.end() ? nullptr : &it->second;
 }
 
-void FragmentStore::Install(std::shared_ptr<const Map> map) const {
-  std::lock_guard lock(map_mutex_);
-  map_ = std::move(map);
-}
+void FragmentStore::ReloadAll() { cache_.ReloadAll(); }
 
-void FragmentStore::ReloadAll() {
-  std::lock_guard reload(reload_mutex_);
+void FragmentStore::ReloadOne(const std::string& payload) const { cache_.ReloadOne(payload); }
+
+std::shared_ptr<FragmentStore::Map> FragmentStore::LoadAll() const {
   const auto rows = pool_.Acquire()->Exec(QueriesOf(kind_).load);
   auto map = std::make_shared<Map>();
   for (int i = 0; i < rows.Rows(); ++i) {
     if (auto parsed = Parse(kind_, rows, i))
       map->emplace(CacheKey(parsed->key, rows.OptString(i, "tenant")), std::move(parsed));
   }
-  Install(std::move(map));
+  return map;
 }
 
-void FragmentStore::ReloadOne(const std::string& payload) const {
-  std::lock_guard reload(reload_mutex_);
+std::shared_ptr<const Fragment> FragmentStore::LoadOne(const std::string& payload) const {
   const std::size_t slash = payload.find('/');
   const std::optional<std::string> tenant =
       slash == std::string::npos ? std::nullopt : std::optional(payload.substr(0, slash));
   const std::string key = slash == std::string::npos ? payload : payload.substr(slash + 1);
   const auto rows = pool_.Acquire()->Exec(QueriesOf(kind_).get, key, tenant);
-  std::shared_ptr<const Fragment> parsed = rows.Empty() ? nullptr : Parse(kind_, rows, 0);
-  if (parsed == nullptr && !Snapshot()->contains(payload)) return;  // nothing to change
-  auto map = std::make_shared<Map>(*Snapshot());
-  if (parsed) {
-    (*map)[payload] = std::move(parsed);
-  } else {
-    map->erase(payload);
-  }
-  Install(std::move(map));
+  return rows.Empty() ? nullptr : Parse(kind_, rows, 0);
 }
 
 void FragmentStore::Store(db::Transaction& tx, const Fragment& fragment,

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/clock.hpp"
-#include "db/listen_hub.hpp"
 #include "db/pool.hpp"
+#include "templates/document_cache.hpp"
 #include "templates/fragment.hpp"
 #include "templates/versions.hpp"
 
@@ -32,10 +32,10 @@ struct StoredFragment {
 inline constexpr std::size_t kMaxFragmentsPerScope = 1000;
 
 // The layouts or the partials (one store per kind; tables chopar.layouts,
-// chopar.partials), each process holding all of them parsed in memory, as
-// TemplateStore does templates: Start() loads them, a LISTEN on
-// chopar_layouts / chopar_partials reloads one whenever any process
-// changes it, and all again after each (re)connection; this process's own
+// chopar.partials), each process holding all of them parsed in memory in a
+// DocumentCache, as TemplateStore does templates: Start() loads them, a
+// LISTEN on chopar_layouts / chopar_partials reloads one whenever any
+// process changes it, and all again after each (re)connection; this process's own
 // Put and Delete refresh the cache before they return. Notify and the
 // delivery workers read the cache only (Snapshot, Find), never the
 // database.
@@ -45,7 +45,7 @@ inline constexpr std::size_t kMaxFragmentsPerScope = 1000;
 class FragmentStore {
  public:
   // By key (the global ones) and "<tenant>/<key>" (a tenant's own).
-  using Map = std::map<std::string, std::shared_ptr<const Fragment>, std::less<>>;
+  using Map = DocumentCache<Fragment>::Map;
 
   FragmentStore(FragmentKind kind, db::Pool& pool, std::string listen_conninfo);
   ~FragmentStore();  // Stop()
@@ -113,16 +113,14 @@ class FragmentStore {
              const std::optional<std::string>& tenant);
   // Reloads what Store changed, then reads it as Get.
   StoredFragment Stored(const std::string& key, const std::optional<std::string>& tenant);
-  void Install(std::shared_ptr<const Map> map) const;
+  // The cache's loaders: every one of this kind, or one by its cache key.
+  [[nodiscard]] std::shared_ptr<Map> LoadAll() const;
+  [[nodiscard]] std::shared_ptr<const Fragment> LoadOne(const std::string& payload) const;
 
   const FragmentKind kind_;
   db::Pool& pool_;
   VersionStore versions_;
-  mutable std::mutex reload_mutex_;  // one reload at a time, read and install
-  mutable std::mutex map_mutex_;     // guards map_ (the pointer, not the map)
-  mutable std::shared_ptr<const Map> map_;
-  const std::string listen_conninfo_;
-  std::unique_ptr<db::ListenHub::Subscription> subscription_;
+  DocumentCache<Fragment> cache_;
 };
 
 }  // namespace chopar::templates

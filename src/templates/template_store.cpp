@@ -74,8 +74,10 @@ std::string NoTemplate(const std::string& type, const std::optional<std::string>
 TemplateStore::TemplateStore(db::Pool& pool, std::string listen_conninfo)
     : pool_(pool),
       versions_(pool),
-      map_(std::make_shared<const Map>()),
       listen_conninfo_(std::move(listen_conninfo)),
+      cache_(
+          listen_conninfo_, [this] { return LoadAll(); },
+          [this](const std::string& key) { return LoadOne(key); }),
       layouts_(FragmentKind::kLayout, pool, listen_conninfo_),
       partials_(FragmentKind::kPartial, pool, listen_conninfo_) {}
 
@@ -85,18 +87,11 @@ void TemplateStore::Start() {
   // Partials and layouts first: a template's texts render with them.
   partials_.Start();
   layouts_.Start();
-  ReloadAll();
-  if (subscription_) return;
-  subscription_ = db::ListenHub::Shared(listen_conninfo_)
-                      ->Subscribe(
-                          db::kTemplatesChannel, [this] { ReloadAll(); },
-                          [this](const std::vector<db::Notification>& notifications) {
-                            for (const auto& n : notifications) ReloadType(n.payload);
-                          });
+  cache_.Start(db::kTemplatesChannel);
 }
 
 void TemplateStore::Stop() {
-  if (subscription_) subscription_->Cancel();
+  cache_.Stop();
   layouts_.Stop();
   partials_.Stop();
 }
@@ -106,8 +101,7 @@ RenderLibrary TemplateStore::Library(const std::optional<std::string>& tenant) c
 }
 
 std::shared_ptr<const TemplateStore::Map> TemplateStore::Snapshot() const {
-  std::lock_guard lock(map_mutex_);
-  return map_;
+  return cache_.Snapshot();
 }
 
 std::shared_ptr<const Template> TemplateStore::Find(std::string_view type) const {
@@ -140,13 +134,11 @@ std::vector<std::string> TemplateStore::Categories() const {
   return {names.begin(), names.end()};
 }
 
-void TemplateStore::Install(std::shared_ptr<const Map> map) const {
-  std::lock_guard lock(map_mutex_);
-  map_ = std::move(map);
-}
+void TemplateStore::ReloadAll() { cache_.ReloadAll(); }
 
-void TemplateStore::ReloadAll() {
-  std::lock_guard reload(reload_mutex_);
+void TemplateStore::ReloadType(const std::string& type) const { cache_.ReloadOne(type); }
+
+std::shared_ptr<TemplateStore::Map> TemplateStore::LoadAll() const {
   auto conn = pool_.Acquire();
   const auto rows = conn->Exec(queries::kListTemplates);
   const auto own = conn->Exec(queries::kListTenantTemplates, std::optional<std::string>());
@@ -159,25 +151,16 @@ void TemplateStore::ReloadAll() {
       map->emplace(TenantKey(own.String(i, "tenant"), parsed->type), std::move(parsed));
     }
   }
-  Install(std::move(map));
+  return map;
 }
 
-void TemplateStore::ReloadType(const std::string& type) const {
-  std::lock_guard reload(reload_mutex_);
+std::shared_ptr<const Template> TemplateStore::LoadOne(const std::string& type) const {
   const std::size_t slash = type.find('/');
   const auto rows = slash == std::string::npos
                         ? pool_.Acquire()->Exec(queries::kGetTemplate, type)
                         : pool_.Acquire()->Exec(queries::kGetTenantTemplate, type.substr(0, slash),
                                                 type.substr(slash + 1));
-  std::shared_ptr<const Template> parsed = rows.Empty() ? nullptr : Parse(rows, 0);
-  if (parsed == nullptr && !Snapshot()->contains(type)) return;  // nothing to change
-  auto map = std::make_shared<Map>(*Snapshot());
-  if (parsed) {
-    (*map)[type] = std::move(parsed);
-  } else {
-    map->erase(type);
-  }
-  Install(std::move(map));
+  return rows.Empty() ? nullptr : Parse(rows, 0);
 }
 
 StoredTemplate TemplateStore::Put(const Template& tmpl, const std::optional<std::string>& tenant) {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/clock.hpp"
-#include "db/listen_hub.hpp"
 #include "db/pool.hpp"
+#include "templates/document_cache.hpp"
 #include "templates/fragment_store.hpp"
 #include "templates/library.hpp"
 #include "templates/template.hpp"
@@ -64,7 +64,7 @@ class TemplateLookup {
 };
 
 // Templates stored in PostgreSQL (table chopar.templates), each process
-// holding every one of them parsed in memory.
+// holding every one of them parsed in memory (a DocumentCache).
 //
 // The cache is complete: Start() loads every template, and a LISTEN on
 // chopar_templates (db::kTemplatesChannel) reloads a type whenever any
@@ -158,23 +158,21 @@ class TemplateStore final : public TemplateLookup {
  private:
   // By type (global templates) and by "<tenant>/<type>" (a tenant's own;
   // neither a type nor a tenant key holds a '/').
-  using Map = std::map<std::string, std::shared_ptr<const Template>, std::less<>>;
+  using Map = DocumentCache<Template>::Map;
   [[nodiscard]] std::shared_ptr<const Map> Snapshot() const;
   // Put's writes in `tx`: the template, then its next version. Throws
   // kNotFound for a tenant that does not exist.
   void Store(db::Transaction& tx, const Template& tmpl, const std::optional<std::string>& tenant);
   // Reloads what Store changed, then reads it as Get.
   StoredTemplate Stored(const std::string& type, const std::optional<std::string>& tenant);
-  void Install(std::shared_ptr<const Map> map) const;
+  // The cache's loaders: every template, or one by its cache key.
+  [[nodiscard]] std::shared_ptr<Map> LoadAll() const;
+  [[nodiscard]] std::shared_ptr<const Template> LoadOne(const std::string& key) const;
 
   db::Pool& pool_;
   VersionStore versions_;
-  mutable std::mutex reload_mutex_;  // one reload at a time, read and install
-  mutable std::mutex map_mutex_;     // guards map_ (the pointer, not the map)
-  mutable std::shared_ptr<const Map> map_;
   const std::string listen_conninfo_;
-  // The process's LISTEN session's (db::ListenHub), from Start() on.
-  std::unique_ptr<db::ListenHub::Subscription> subscription_;
+  DocumentCache<Template> cache_;
   FragmentStore layouts_;
   FragmentStore partials_;
 };
