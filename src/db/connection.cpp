@@ -173,6 +173,16 @@ Result Connection::Check(PGresult* raw_result) {
   if (state == nullptr && PQstatus(conn_.get()) != CONNECTION_OK) {
     throw ConnectionError("", "connection to PostgreSQL lost: " + message);
   }
+  // A server going away (57P01 admin shutdown, 57P02 crash shutdown, 57P03
+  // cannot connect now: what a restart or a demotion in a failover says
+  // before it closes the session) or taking no writes (25006: a primary
+  // made read-only for its demotion, or a standby now): the session is of
+  // no more use even if libpq has not seen its end yet. The pool drops it.
+  if (state != nullptr) {
+    const std::string_view code(state);
+    if (code.starts_with("57P") || code == "25006") poisoned_ = true;
+    if (code == "25006") found_read_only_ = true;
+  }
   ThrowForSqlState(state ? state : "", message);
 }
 

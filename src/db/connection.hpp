@@ -109,6 +109,10 @@ class Connection {
   std::vector<Notification> WaitForNotifications(std::chrono::milliseconds timeout);
 
   [[nodiscard]] bool IsBroken() const;
+  // Whether a statement found the server taking no writes (ServerReadOnly):
+  // broken then, and so is every other session with that server for
+  // chopar's work (db::Pool drops them all).
+  [[nodiscard]] bool FoundServerReadOnly() const { return found_read_only_; }
   // For an idle connection: false when the server has closed it (a restart,
   // pg_terminate_backend) and the socket says so already; no round trip,
   // never blocks. A connection the network dropped silently still looks
@@ -152,6 +156,7 @@ class Connection {
   // Set when a pipeline ended in a state this connection cannot be trusted
   // after (the pool then closes it).
   bool poisoned_ = false;
+  bool found_read_only_ = false;
   std::uint64_t round_trips_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "db/actor.hpp"
@@ -36,6 +37,13 @@ class DbTest : public testing::PgTest {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return false;
+  }
+  // ALTER DATABASE <the test's> SET `setting`: new sessions start with it.
+  // READ WRITE: the session may be starting read-only by now.
+  void SetDatabaseDefault(const std::string& setting) {
+    db_->Connect().ExecScript(
+        "BEGIN READ WRITE; DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET " + setting +
+        "', current_database()); END $$; COMMIT");
   }
 };
 
@@ -306,6 +314,59 @@ TEST_F(DbTest, PoolReconnectsEveryIdleConnectionAfterTheServerClosedThemAll) {
     ASSERT_NO_THROW(open.push_back(pool_->Begin("after_restart"))) << "transaction " << i;
     EXPECT_EQ(open.back().ExecText("SELECT 1").Int(0, 0), 1);
   }
+}
+
+// A failover's other face: sessions still open to a server that takes no
+// writes any more (a primary made read-only for its demotion). Here each
+// idle connection's session is made read-only itself, as the server's
+// default_transaction_read_only would after a reload.
+TEST_F(DbTest, AServerFoundReadOnlyDropsEveryIdleConnectionAndTheTransactionRunsOnANewOne) {
+  std::set<std::int64_t> old_pids;
+  {
+    std::vector<PooledConnection> held;
+    for (int i = 0; i < 4; ++i) held.push_back(pool_->Acquire());
+    for (auto& conn : held) {
+      conn->ExecScript("SET default_transaction_read_only = on");
+      old_pids.insert(conn->ExecText("SELECT pg_backend_pid()", {}).Int(0, 0));
+    }
+  }
+  // The first round trip meets 25006 on a read-only session: nothing was
+  // committed, so it is sent again on a new connection, and the pool drops
+  // the other three rather than lend them one by one.
+  auto tx = pool_->Begin("after_failover");
+  tx.Exec(kInsertUser, 1, "a@b.uz");
+  EXPECT_FALSE(old_pids.contains(tx.ExecText("SELECT pg_backend_pid()").Int(0, 0)));
+  tx.Commit();
+  EXPECT_EQ(CommittedUsers(), 1);
+  std::vector<PooledConnection> held;
+  for (int i = 0; i < 4; ++i) {
+    held.push_back(pool_->Acquire());
+    EXPECT_EQ(held.back()->ExecText("SHOW default_transaction_read_only", {}).Text(0, 0), "off")
+        << "connection " << i << " is a read-only one the pool kept";
+  }
+}
+
+TEST_F(DbTest, AServerThatTakesNoWritesFailsTheUnitOfWorkAsTransient) {
+  // Every new session read-only: no primary to be found (the moment of a
+  // failover between the old primary's demotion and the new one's promotion).
+  SetDatabaseDefault("default_transaction_read_only = on");
+  Pool pool(db_->url(), 2);
+  try {
+    auto tx = pool.Begin("no_primary");
+    tx.Exec(kInsertUser, 1, "a@b.uz");
+    tx.Commit();
+    ADD_FAILURE() << "a write on a read-only server succeeded";
+  } catch (const ServerReadOnly& e) {
+    EXPECT_TRUE(IsTransient(e));
+    EXPECT_EQ(e.sqlstate(), "25006");
+  }
+  // The broken connection was not kept: once writes are taken again, the
+  // next transaction succeeds.
+  SetDatabaseDefault("default_transaction_read_only = off");
+  auto tx = pool.Begin("primary_back");
+  tx.Exec(kInsertUser, 2, "b@b.uz");
+  tx.Commit();
+  EXPECT_EQ(CommittedUsers(), 1);
 }
 
 TEST_F(DbTest, ConninfoOptionsAreHonouredAndAStatementTimeoutCancels) {

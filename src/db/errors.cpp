@@ -19,6 +19,7 @@ void ThrowForSqlState(const std::string& sqlstate, const std::string& message) {
   if (sqlstate == "57014") throw QueryCanceled(sqlstate, message);
   if (sqlstate == "55P03") throw LockNotAvailable(sqlstate, message);
   if (sqlstate.starts_with("53")) throw InsufficientResources(sqlstate, message);
+  if (sqlstate == "25006") throw ServerReadOnly(sqlstate, message);
   // Class 08 (connection exception), 57P01..57P03 (admin shutdown, crash, cannot connect now).
   if (sqlstate.empty() || sqlstate.starts_with("08") || sqlstate.starts_with("57P")) {
     throw ConnectionError(sqlstate, message);

@@ -23,6 +23,17 @@ class ConnectionError : public DbError {
  public:
   using DbError::DbError;
 };
+// 25006 (read_only_sql_transaction) where chopar writes: the server takes
+// no writes now — a primary made read-only while it is being demoted, or a
+// standby that a failover left this connection on. Of no use to chopar's
+// work, the connection is dropped as a lost one is, and with it every idle
+// connection of its pool (db::Pool): they reach the same server. The unit of
+// work can be retried: a new connection through a multi-host URL with
+// target_session_attrs=read-write finds the new primary.
+class ServerReadOnly : public ConnectionError {
+ public:
+  using ConnectionError::ConnectionError;
+};
 // 23505: a UNIQUE constraint refused the row.
 class UniqueViolation : public DbError {
  public:

@@ -22,7 +22,9 @@ TEST(IsTransientTest, LostConnectionsAndLostRacesAreRetried) {
   EXPECT_TRUE(TransientForSqlState(""));       // libpq: the connection failed
   EXPECT_TRUE(TransientForSqlState("08006"));  // connection failure
   EXPECT_TRUE(TransientForSqlState("57P01"));  // admin shutdown
+  EXPECT_TRUE(TransientForSqlState("57P02"));  // crash shutdown
   EXPECT_TRUE(TransientForSqlState("57P03"));  // cannot connect now
+  EXPECT_TRUE(TransientForSqlState("25006"));  // read-only: the primary moved (failover)
   EXPECT_TRUE(TransientForSqlState("40001"));  // serialization failure
   EXPECT_TRUE(TransientForSqlState("40P01"));  // deadlock detected
   EXPECT_TRUE(TransientForSqlState("57014"));  // statement timeout

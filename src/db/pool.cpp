@@ -199,6 +199,18 @@ void Pool::Return(std::optional<Connection> conn) {
   std::lock_guard lock(mutex_);
   if (conn && !conn->IsBroken()) {
     idle_.push_back(std::move(*conn));
+  } else if (conn && conn->FoundServerReadOnly()) {
+    // The server takes no writes (a failover moved the primary): every idle
+    // connection reaches the same server, alive or not. New ones find the
+    // primary (target_session_attrs=read-write of a multi-host URL).
+    --open_;
+    const int dropped = static_cast<int>(idle_.size());
+    idle_.clear();
+    open_ -= dropped;
+    spdlog::warn(
+        "database pool: the server takes no writes (a failover?); dropped this and {} idle "
+        "connection(s); reconnecting",
+        dropped);
   } else {
     // A connection lost while borrowed: its idle siblings likely went with it.
     --open_;

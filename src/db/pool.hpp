@@ -47,10 +47,11 @@ class PooledConnection {
 // its own: it goes in the pipeline of the transaction's first statements
 // (a transaction that runs nothing sends nothing). If that first round trip
 // finds the borrowed connection dead (the server closed it after the pool
-// checked it), it is sent again once on another connection: it held no
-// COMMIT, so nothing of it was committed. ExecAndCommit as the first call
-// sends BEGIN ahead, alone, for the same reason. Behind a transaction
-// pooler BEGIN and the transaction's settings are sent when it starts.
+// checked it) or its server read-only (a failover), it is sent again once
+// on another connection: it held no COMMIT, so nothing of it was committed.
+// ExecAndCommit as the first call sends BEGIN ahead, alone, for the same
+// reason. Behind a transaction pooler BEGIN and the transaction's settings
+// are sent when it starts.
 class Transaction {
  public:
   Transaction(PooledConnection conn, std::string_view name);
@@ -121,6 +122,14 @@ struct PoolSettings {
 // it is lent (Connection::LooksAlive, no round trip), and the first one
 // found dead, or returned broken, makes the pool check and drop every idle
 // one, so after a restart no caller is handed a stale connection.
+//
+// A failover of the primary (docs/operations.md, "PostgreSQL failover"):
+// the old primary's sessions end as a restart's do (57P01 when it shuts
+// down for its demotion, or a lost connection), or a write on one finds the
+// server read-only (25006, db::ServerReadOnly): that connection is dropped
+// with every idle one, which reach the same server however alive they look.
+// New connections are opened with the pool's conninfo, whose multi-host
+// list and target_session_attrs=read-write make libpq pick the new primary.
 // Thread-safe.
 class Pool {
  public:
