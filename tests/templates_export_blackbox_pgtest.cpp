@@ -15,6 +15,7 @@
 
 #include "blackbox_support.hpp"
 #include "core/json.hpp"
+#include "db/connection.hpp"
 #include "testing/child_process.hpp"
 #include "testing/test_database.hpp"
 
@@ -299,6 +300,76 @@ TEST_F(TemplatesFolder, ABadFileWritesNothing) {
   EXPECT_NE(output_.find("created templates/task.due.json"), std::string::npos) << output_;
   EXPECT_NE(output_.find("5 created, 0 updated, 0 unchanged"), std::string::npos) << output_;
   EXPECT_EQ(production_->Count("SELECT count(*) FROM chopar.templates"), 2);
+}
+
+// Two imports into one database at once: the second waits, saying so,
+// until the first has written its last file, then runs; their writes do
+// not interleave. The first is held half-way by a row lock this test takes
+// on the layout it updates, so the two overlap however they are scheduled.
+TEST_F(TemplatesFolder, ASecondImportWaitsForTheFirst) {
+  const fs::path first = dir_ / "first";
+  const fs::path second = dir_ / "second";
+  fs::create_directories(first / "layouts");
+  fs::create_directories(first / "partials");
+  fs::create_directories(first / "templates");
+  fs::create_directories(second / "partials");
+  fs::create_directories(second / "templates");
+  std::ofstream(first / "layouts/brand.json") << kBrand.dump();
+  std::ofstream(first / "partials/footer.json") << kFooter.dump();
+  std::ofstream(first / "templates/task.due.json") << kTaskDue.dump();
+  std::ofstream(second / "partials/header.json") << json{{"text", "<h1>chopar</h1>"}}.dump();
+  std::ofstream(second / "templates/invoice.paid.json") << kInvoicePaid.dump();
+  production_->Scalar(
+      "INSERT INTO chopar.layouts (key, html) VALUES ('brand', '<i>{{{content}}}</i>') RETURNING "
+      "1");
+
+  auto holder = db::Connection::Open(production_->url());
+  holder.ExecText("BEGIN", {});
+  holder.ExecText("SELECT 1 FROM chopar.layouts WHERE key = 'brand' FOR UPDATE", {});
+  const auto run = [this](const std::string& folder) {
+    return std::make_unique<ChildProcess>(
+        std::vector<std::string>{"/bin/sh", "-c", "\"$CHOPAR\" templates import " + folder},
+        std::map<std::string, std::string>{{"CHOPAR", CHOPAR_BINARY},
+                                           {"CHOPAR_DATABASE_URL", production_->url()}},
+        dir_ / (folder + ".log"), dir_);
+  };
+  auto importing_first = run("first");
+  // Held at its first write: waiting for the row this test holds.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return production_->Count(
+                   "SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE "
+                   "datname = current_database() AND wait_event_type = 'Lock' "
+                   "AND query LIKE '%chopar.layouts%'") == 1;
+      },
+      60s))
+      << importing_first->Output();
+  auto importing_second = run("second");
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return importing_second->Output().find("waiting for another import into this database") !=
+                   std::string::npos ||
+               !importing_second->Running();
+      },
+      60s));
+  EXPECT_TRUE(importing_second->Running()) << importing_second->Output();
+  EXPECT_EQ(production_->Count(kVersions), 0) << "the second wrote nothing meanwhile";
+
+  holder.ExecText("COMMIT", {});
+  ASSERT_EQ(importing_first->Wait(120s), 0) << importing_first->Output();
+  ASSERT_EQ(importing_second->Wait(120s), 0) << importing_second->Output();
+  EXPECT_NE(importing_first->Output().find("2 created, 1 updated, 0 unchanged"), std::string::npos)
+      << importing_first->Output();
+  EXPECT_NE(importing_second->Output().find("2 created, 0 updated, 0 unchanged"), std::string::npos)
+      << importing_second->Output();
+  // Every version of the second's files was written after every one of the
+  // first's.
+  EXPECT_EQ(production_->Scalar(
+                "SELECT (SELECT max(created_at) FROM chopar.template_versions WHERE key IN "
+                "('brand', 'footer', 'task.due')) < (SELECT min(created_at) FROM "
+                "chopar.template_versions WHERE key IN ('header', 'invoice.paid'))"),
+            "t");
+  EXPECT_EQ(production_->Count(kVersions), 5);
 }
 
 TEST_F(TemplatesFolder, ImportOfAFolderThatIsNotThereSaysSo) {

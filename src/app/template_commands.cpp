@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <set>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "app/template_documents.hpp"
 #include "app/template_files.hpp"
 #include "core/request_error.hpp"
+#include "db/connection.hpp"
 #include "db/pool.hpp"
 #include "hub/validation.hpp"
 #include "templates/template_store.hpp"
@@ -77,6 +79,37 @@ struct Stores {
   templates::TemplateStore templates;
   access::TenantStore tenants;
   std::vector<std::unique_ptr<DocumentKind>> kinds;
+};
+
+// One import at a time on a database (docs/operations.md "Promoting
+// templates"): a session advisory lock, taken before the files are checked
+// (what is live decides "unchanged" and which layouts exist) and held until
+// the last file is written, on a direct connection of its own — the writes
+// are many transactions on the pool. A second import waits, saying so
+// once. Polled rather than waited for in pg_advisory_lock, as migrations
+// do: a session blocked there holds a snapshot for as long as it waits.
+// The lock ends with its session: at the end of the run, or when the
+// process dies.
+class ImportLock {
+ public:
+  ImportLock(const std::string& conninfo, std::ostream& err)
+      : conn_(db::Connection::Open(conninfo)) {
+    bool told = false;
+    while (!conn_.ExecText(kTryLock, {}).Bool(0, 0)) {
+      if (!told) {
+        err << "chopar templates import: waiting for another import into this database to "
+               "finish\n"
+            << std::flush;
+        told = true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+
+ private:
+  static constexpr const char* kTryLock =
+      "SELECT pg_catalog.pg_try_advisory_lock(pg_catalog.hashtext('chopar.templates_import'))";
+  db::Connection conn_;
 };
 
 std::vector<std::string> TenantKeys(access::TenantStore& tenants) {
@@ -249,6 +282,7 @@ int RunTemplatesImport(const Config& config, const std::string& dir, std::ostrea
     return 2;
   }
   Stores stores(config);
+  const ImportLock lock(stores.database.direct_conninfo(), err);
   const auto checked = CheckAll(stores, dir, err);
   if (!checked) return 1;
   // The live documents of each folder and scope, read once when first needed.
