@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit sanitize format clean clients bench bench-guard bench-statements bench-outbox bench-user-import bench-history bench-digest bench-workflow fuzz fuzz-build fuzz-seeds fuzz-api slowhttp screenshots chaos history-conversion
+.PHONY: all deps configure build run test unit sanitize format clean clients bench bench-guard bench-statements bench-outbox bench-user-import bench-history bench-digest bench-workflow fuzz fuzz-build fuzz-seeds fuzz-api slowhttp screenshots chaos ha-lab history-conversion
 
 all: build
 
@@ -38,6 +38,21 @@ chaos: build
 	@CHOPAR_TEST_CHAOS_SECONDS=$(CHAOS_SECONDS) CHOPAR_TEST_CHAOS_SEED=$(CHAOS_SEED) \
 	  CHOPAR_TEST_CHAOS_REPORT=$(BUILD_DIR)/chaos-report.md bash scripts/with-test-pg \
 	  $(BUILD_DIR)/tests/faults/faults_pgtest --gtest_filter='ChaosLab.*'
+
+# The chaos lab on a three-node pg_auto_failover cluster (tests/ha/cluster.sh:
+# a monitor, a primary and a synchronous secondary on 127.0.0.1, brought up
+# in a temporary folder and torn down whatever happens): HA_SECONDS of the
+# lab's workload (notifications, schedules, broadcasts, the outbox relay) and
+# faults, with a failover of the primary every HA_FAILOVER_SECONDS — a
+# planned switchover and a kill -9 of its postmaster in turn — in place of
+# PostgreSQL crashes. Prints the checks and each failover's recovery time and
+# writes them to $(BUILD_DIR)/ha-report.md (docs/RELIABILITY.md, "Failover of
+# the PostgreSQL primary"). HA_SEED replays a run's fault draws.
+HA_SECONDS ?= 600
+HA_FAILOVER_SECONDS ?= 80
+ha-lab: build
+	@HA_SECONDS=$(HA_SECONDS) HA_FAILOVER_SECONDS=$(HA_FAILOVER_SECONDS) HA_SEED=$(HA_SEED) \
+	  bash tests/faults/ha_lab.sh $(BUILD_DIR)
 
 # Migration 0017 converting a database of CONVERSION_ROWS notifications, each
 # with a delivery and a sink message, while a writer keeps writing; prints how

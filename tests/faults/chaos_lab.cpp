@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <fstream>
+#include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,6 +23,7 @@
 #include "core/time_format.hpp"
 #include "db/connection.hpp"
 #include "db/pool.hpp"
+#include "failover_fault.hpp"
 #include "net/http_client.hpp"
 #include "outbox/emit.hpp"
 #include "testing/child_process.hpp"
@@ -414,6 +417,10 @@ class Client {
       request.timeout = 10s;
       const net::HttpResponse response = http_.Perform(request);
       if (response.status >= 200 && response.status < 300) {
+        if (method == "POST" && path.starts_with("/v1/notifications")) {
+          std::lock_guard lock(mutex_);
+          write_ends_.push_back(SteadyClock::now());
+        }
         return response.body.empty() ? json::object() : json::parse(response.body, nullptr, false);
       }
       if (response.status >= 400 && response.status < 500 && response.status != 429) {
@@ -425,18 +432,27 @@ class Client {
     }
   }
 
+  // When each notify request (single or batch) that succeeded got its
+  // answer: what a failover's write outage is measured on.
+  [[nodiscard]] std::vector<SteadyClock::time_point> write_ends() const {
+    std::lock_guard lock(mutex_);
+    return write_ends_;
+  }
+
  private:
   const std::vector<int> ports_;
   Random& random_;
   net::HttpClient http_;
+  mutable std::mutex mutex_;
+  std::vector<SteadyClock::time_point> write_ends_;
 };
 
 // The mixed workload: notifications over HTTP (single and batch, each with
 // its own dedup key, retried with the same key until accepted), schedules
-// firing every minute, and outbox events that an application of the lab's
-// own (schema chaos_app in the same database) writes in the transactions of
-// its orders, for chopar's relay to publish to a webhook. Thread-safe where
-// it says so.
+// firing every minute, broadcasts to every user when the settings ask for
+// them (each with its dedup key, retried until accepted), and outbox events that an application of
+// the lab's own (schema chaos_app in the same database) writes in the transactions of its orders,
+// for chopar's relay to publish to a webhook. Thread-safe where it says so.
 class Workload {
  public:
   Workload(const ChaosSettings& settings, Client& client, const std::string& database_url)
@@ -502,14 +518,25 @@ class Workload {
     return first_due_;
   }
 
-  // Sends notifications at the settings' rate until Stop(), on two threads.
+  // Sends notifications at the settings' rate until Stop(), on two threads,
+  // and broadcasts on a third.
   void Start() {
     for (int t = 0; t < 2; ++t) senders_.emplace_back([this] { Send(); });
+    if (settings_.broadcast_every.count() > 0) senders_.emplace_back([this] { Broadcast(); });
   }
   // Stops sending; requests in flight keep trying until accepted.
   void Stop() {
-    stopping_ = true;
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    stop_wake_.notify_all();
     for (auto& thread : senders_) thread.join();
+  }
+  // The broadcasts the API accepted, by id.
+  [[nodiscard]] std::set<std::int64_t> broadcasts() const {
+    std::lock_guard lock(mutex_);
+    return broadcasts_;
   }
 
   // One order and its event in one transaction of the application's; every
@@ -559,6 +586,33 @@ class Workload {
  private:
   void Require(const std::optional<json>& answer, const std::string& what) {
     if (!answer) throw std::runtime_error("chaos lab: set-up request failed: " + what);
+  }
+
+  // A broadcast to every user every broadcast_every, the first after half of it.
+  void Broadcast() {
+    auto due = SteadyClock::now() + settings_.broadcast_every / 2;
+    for (int n = 1;; ++n) {
+      {
+        std::unique_lock lock(mutex_);
+        if (stop_wake_.wait_until(lock, due, [this] { return stopping_.load(); })) return;
+      }
+      const json body = {{"audience", "all"},
+                         {"dedup_key", "chaos-broadcast-" + std::to_string(n)},
+                         {"notification",
+                          {{"type", "chaos.broadcast"},
+                           {"title", "broadcast " + std::to_string(n)},
+                           {"channels", {"email", "telegram", "push"}}}}};
+      std::string refusal;
+      const auto answer = client_.Call("POST", "/v1/broadcasts", body, 120s, &refusal);
+      std::lock_guard lock(mutex_);
+      if (answer && answer->contains("id")) {
+        broadcasts_.insert((*answer)["id"].get<std::int64_t>());
+      } else {
+        problems_.push_back("broadcast " + std::to_string(n) +
+                            " not accepted: " + (refusal.empty() ? "no answer in 120 s" : refusal));
+      }
+      due += settings_.broadcast_every;
+    }
   }
 
   void Send() {
@@ -614,6 +668,8 @@ class Workload {
   std::atomic<std::int64_t> next_seq_{0};
   std::vector<std::thread> senders_;
   mutable std::mutex mutex_;
+  std::condition_variable stop_wake_;
+  std::set<std::int64_t> broadcasts_;
   std::set<std::string> accepted_;
   std::int64_t gave_up_ = 0;
   std::vector<std::string> problems_;
@@ -622,11 +678,12 @@ class Workload {
 };
 
 // Injects one fault at random: kill -9 of a live chopar (started again
-// after 0.5-3 s), a PostgreSQL crash and restart (at most one every 8 s), or
+// after 0.5-3 s), a PostgreSQL crash and restart (at most one every 8 s;
+// none without `database_crashes`: the failover fault replaces them), or
 // an episode of 2-6 s in which 80 % of the requests to one provider (or to
 // the outbox webhook) fail one way.
 void InjectFault(Fleet& fleet, Providers& providers, Random& random, ChaosReport& report,
-                 EventLog& events, SteadyClock::time_point& last_crash) {
+                 EventLog& events, SteadyClock::time_point& last_crash, bool database_crashes) {
   const double draw = random.Uniform(0, 1);
   if (draw < 0.3) {
     std::vector<int> alive;
@@ -639,7 +696,7 @@ void InjectFault(Fleet& fleet, Providers& providers, Random& random, ChaosReport
       return;
     }
   }
-  if (draw < 0.45 && SteadyClock::now() - last_crash > 8s) {
+  if (database_crashes && draw < 0.45 && SteadyClock::now() - last_crash > 8s) {
     events.Add("PostgreSQL crash (pg_ctl restart -m immediate)");
     testing::TestServer::CrashAndRestart();
     events.Add("PostgreSQL back");
@@ -763,8 +820,34 @@ std::vector<std::string> Timeline(db::Connection& conn, const std::string& chann
   return lines;
 }
 
+// Why a delivery failed as "outcome unknown" and never reached its
+// provider, from its reason and the faults after its send started
+// (`started`, seconds since the epoch; a send is cut short within the
+// provider's timeout and the lease after it).
+std::string UnknownCause(const std::string& reason, double started, const EventLog& events,
+                         const std::vector<FailoverRun>& failovers) {
+  if (!reason.starts_with("outcome unknown: attempt")) {
+    return "the provider reset or dropped the request, or answered too late";
+  }
+  const core::TimePoint from = core::FromUnixMicros(static_cast<std::int64_t>(started * 1e6)) - 1s;
+  const core::TimePoint to = from + kProviderTimeout + 15s;
+  for (const FailoverRun& run : failovers) {
+    if (run.began_wall <= to && run.promoted_wall >= from) {
+      return "taken back after a failover of the primary cut its send short";
+    }
+  }
+  for (const auto& [at, what] : events.Between(from, to)) {
+    if (what.starts_with("kill -9")) return "taken back after its process was killed";
+  }
+  for (const auto& [at, what] : events.Between(from, to)) {
+    if (what.starts_with("PostgreSQL crash")) return "taken back after a PostgreSQL crash";
+  }
+  return "taken back, no fault of the lab's around it";
+}
+
 void Check(const std::string& url, const Workload& workload, const Received& received,
-           const EventLog& events, core::TimePoint stopped_at, ChaosReport& report) {
+           const EventLog& events, const std::vector<FailoverRun>& failovers,
+           core::TimePoint stopped_at, ChaosReport& report) {
   auto conn = db::Connection::Open(url);
   auto problem = [&](const std::string& line) {
     if (report.problems.size() < 200) report.problems.push_back(line);
@@ -827,7 +910,8 @@ void Check(const std::string& url, const Workload& workload, const Received& rec
   // Deliveries, against what the providers received.
   const auto deliveries = conn.ExecText(
       "SELECT d.id, d.channel, d.status, coalesce(d.last_error, ''), "
-      "extract(epoch FROM d.sent_at - d.created_at)::float8 FROM chopar.deliveries d",
+      "extract(epoch FROM d.sent_at - d.created_at)::float8, "
+      "extract(epoch FROM d.send_started_at)::float8 FROM chopar.deliveries d",
       {});
   report.notifications_in_database =
       std::stoll(conn.ExecText("SELECT count(*) FROM chopar.notifications", {}).String(0, 0));
@@ -867,6 +951,8 @@ void Check(const std::string& url, const Workload& workload, const Received& rec
       // the provider accepted it: failed, and said so, rather than risk a
       // second delivery (docs/RELIABILITY.md, "At most once after a crash").
       ++report.unknown_not_received;
+      ++report.unknown_causes[UnknownCause(
+          reason, deliveries.IsNull(i, 5) ? 0 : deliveries.Double(i, 5), events, failovers)];
     } else if (times == 0 && status != "queued" && status != "sending") {
       ++report.lost;
       problem(what + " never received");
@@ -891,18 +977,49 @@ void Check(const std::string& url, const Workload& workload, const Received& rec
   report.delivery_latency_max = Percentile(latencies, 1.0);
 }
 
+// The cluster's PostgreSQL and how it commits, for the report.
+std::string DescribeCluster(const std::string& url) {
+  auto conn = db::Connection::Open(url);
+  const auto row = conn.ExecText(
+      "SELECT current_setting('server_version'), current_setting('synchronous_commit'), "
+      "current_setting('synchronous_standby_names')",
+      {});
+  return "pg_auto_failover cluster, PostgreSQL " + row.String(0, 0) +
+         ", synchronous_commit = " + row.String(0, 1) + ", synchronous_standby_names = '" +
+         row.String(0, 2) + "'";
+}
+
+// Each failover's figures; a write outage counts up to the next failover
+// (or the end of the workload, `workload_end`).
+std::vector<FailoverFigure> FailoverFigures(const std::vector<FailoverRun>& runs,
+                                            const std::vector<SteadyClock::time_point>& write_ends,
+                                            SteadyClock::time_point workload_end) {
+  std::vector<FailoverFigure> figures;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const FailoverRun& run = runs[i];
+    const auto window_end = i + 1 < runs.size() ? runs[i + 1].began : workload_end;
+    const Recovery recovery = MeasureRecovery(run.began, run.promoted, window_end, write_ends);
+    figures.push_back({run.kind, std::chrono::duration<double>(run.promoted - run.began).count(),
+                       recovery.recovery_seconds, recovery.outage_seconds,
+                       std::chrono::duration<double>(run.healthy - run.began).count(), run.error});
+  }
+  return figures;
+}
+
 double EpochSeconds(core::TimePoint at) { return double(core::ToUnixMicros(at)) / 1e6; }
 
 // The outbox events against what the webhook accepted, by event id: every
 // order the application committed has its event accepted at least once, no
 // other event is, and an event accepted twice had a relay loop cut short
-// (a kill -9 or a PostgreSQL crash) between its acceptances — the
+// (a kill -9, a PostgreSQL crash, or a failover — from its command until
+// the new primary took writes) between its acceptances — the
 // at-least-once of docs/outbox.md, "What the relay does". A loop's request
 // may be read long after it was sent (queued behind a stalled one, up to the
 // relay's timeout), so a crash that far before the first acceptance may
 // have cut short the loop that sent it, before its commit.
 void CheckOutbox(db::Connection& conn, const Workload& workload, const FakeHttpServer& webhook,
-                 const EventLog& events, ChaosReport& report) {
+                 const EventLog& events, const std::vector<FailoverRun>& failovers,
+                 ChaosReport& report) {
   auto problem = [&](const std::string& line) {
     if (report.problems.size() < 200) report.problems.push_back(line);
   };
@@ -946,9 +1063,13 @@ void CheckOutbox(db::Connection& conn, const Workload& workload, const FakeHttpS
     bool explained = true;
     for (std::size_t k = 1; k < times.size(); ++k) {
       bool cut_short = false;
-      for (const auto& [at, what] : events.Between(
-               times[k - 1]->received_at - kProviderTimeout - 1s, times[k]->received_at)) {
+      const core::TimePoint from = times[k - 1]->received_at - kProviderTimeout - 1s;
+      const core::TimePoint to = times[k]->received_at;
+      for (const auto& [at, what] : events.Between(from, to)) {
         if (what.starts_with("kill -9") || what.starts_with("PostgreSQL crash")) cut_short = true;
+      }
+      for (const FailoverRun& run : failovers) {
+        if (run.began_wall <= to && run.promoted_wall >= from) cut_short = true;
       }
       explained = explained && cut_short;
     }
@@ -970,6 +1091,48 @@ void CheckOutbox(db::Connection& conn, const Workload& workload, const FakeHttpS
   report.outbox_latency_max = Percentile(latencies, 1.0);
 }
 
+// Each broadcast the API accepted walked every user and gave each one
+// notification: none missing, none twice.
+void CheckBroadcasts(db::Connection& conn, const Workload& workload, int users,
+                     ChaosReport& report) {
+  auto problem = [&](const std::string& line) {
+    if (report.problems.size() < 200) report.problems.push_back(line);
+  };
+  const std::set<std::int64_t> accepted = workload.broadcasts();
+  report.broadcasts = static_cast<std::int64_t>(accepted.size());
+  const auto rows = conn.ExecText(
+      "SELECT b.id, b.status, count(n.id), count(DISTINCT n.user_id) "
+      "FROM chopar.broadcasts b LEFT JOIN chopar.notifications n "
+      "ON n.dedup_key = 'broadcast:' || b.id WHERE b.dedup_key LIKE 'chaos-broadcast-%' "
+      "GROUP BY b.id, b.status",
+      {});
+  std::set<std::int64_t> stored;
+  for (int i = 0; i < rows.Rows(); ++i) {
+    const std::int64_t id = rows.Int(i, 0);
+    const std::string name = "broadcast " + std::to_string(id);
+    stored.insert(id);
+    const std::int64_t notifications = rows.Int(i, 2), recipients = rows.Int(i, 3);
+    report.broadcast_recipients += recipients;
+    if (rows.String(i, 1) != "done") {
+      ++report.broadcasts_unfinished;
+      problem(name + " is " + rows.String(i, 1) + " after the drain");
+    }
+    if (recipients < users) {
+      report.broadcast_recipients_lost += users - recipients;
+      problem(name + ": " + std::to_string(users - recipients) + " users without its notification");
+    }
+    if (notifications > recipients) {
+      report.broadcast_recipients_doubled += notifications - recipients;
+      problem(name + ": " + std::to_string(notifications - recipients) + " notifications twice");
+    }
+  }
+  for (const std::int64_t id : accepted) {
+    if (stored.contains(id)) continue;
+    ++report.broadcasts_unfinished;
+    problem("broadcast " + std::to_string(id) + " accepted by the API but not in the database");
+  }
+}
+
 std::string Format(double value) {
   std::ostringstream out;
   out.setf(std::ios::fixed);
@@ -984,6 +1147,7 @@ std::string ChaosReport::Markdown() const {
   std::ostringstream out;
   out << "| | |\n|---|---:|\n";
   out << "| seed | " << seed << " |\n";
+  if (!cluster.empty()) out << "| database | " << cluster << " |\n";
   if (slow_receiver) {
     out << "| outbox webhook | slow receiver: every answer 1-3 s late, listen backlog "
         << kSlowReceiverBacklog << " |\n";
@@ -1014,6 +1178,9 @@ std::string ChaosReport::Markdown() const {
   out << "| … failed as \"outcome unknown\", never received (killed, reset or dropped after the "
          "request left) | "
       << unknown_not_received << " |\n";
+  for (const auto& [cause, count] : unknown_causes) {
+    out << "| … … " << cause << " | " << count << " |\n";
+  }
   out << "| delivery latency p50 / p99 / max (s, created → sent) | " << Format(delivery_latency_p50)
       << " / " << Format(delivery_latency_p99) << " / " << Format(delivery_latency_max) << " |\n";
   out << "| schedule lateness max (s, due → notification) | " << Format(schedule_lateness_max)
@@ -1027,6 +1194,13 @@ std::string ChaosReport::Markdown() const {
       << outbox_repeated << " / " << outbox_repeats << " |\n";
   out << "| … event latency p99 / max (s, commit → accepted) | " << Format(outbox_latency_p99)
       << " / " << Format(outbox_latency_max) << " |\n";
+  if (broadcasts > 0 || broadcasts_unfinished > 0) {
+    out << "| broadcasts to every user accepted / their notifications | " << broadcasts << " / "
+        << broadcast_recipients << " |\n";
+    out << "| **broadcast recipients lost / given it twice / broadcasts unfinished** | **"
+        << broadcast_recipients_lost << " / " << broadcast_recipients_doubled << " / "
+        << broadcasts_unfinished << "** |\n";
+  }
   out << "| **duplicates** (received more than once) | **" << duplicates << "** |\n";
   out << "| **lost deliveries** (never received) | **" << lost << "** |\n";
   out << "| **lost notifications** | **" << notifications_lost << "** |\n";
@@ -1036,6 +1210,25 @@ std::string ChaosReport::Markdown() const {
       << " / " << unsettled << " / " << client_gave_up << " |\n";
   out << "| **outbox events lost / phantom / accepted again unexplained** | **" << outbox_lost
       << " / " << outbox_phantoms << " / " << outbox_unexplained_repeats << "** |\n";
+  if (!failovers.empty()) {
+    out << "\n| failover | kind | cluster.sh (s) | recovery: fault → first commit after the pause "
+           "(s) "
+           "| longest pause of commits (s) | in sync again (s) |\n|---:|---|---:|---:|---:|---:|\n";
+    for (std::size_t n = 0; n < failovers.size(); ++n) {
+      const FailoverFigure& f = failovers[n];
+      auto seconds = [](double value) { return value < 0 ? std::string("none") : Format(value); };
+      out << "| " << n + 1 << " | " << f.kind << (f.error.empty() ? "" : " (" + f.error + ")")
+          << " | " << Format(f.command_seconds) << " | " << seconds(f.recovery_seconds) << " | "
+          << seconds(f.outage_seconds) << " | " << Format(f.healthy_seconds) << " |\n";
+    }
+    out << "\nTotals across the failovers: " << notifications_lost << " notifications lost, "
+        << lost << " deliveries lost, " << duplicates << " duplicates, "
+        << schedule_occurrences_lost << " / " << schedule_occurrences_doubled
+        << " schedule occurrences lost / doubled, " << broadcast_recipients_lost << " / "
+        << broadcast_recipients_doubled << " broadcast recipients lost / doubled, " << outbox_lost
+        << " outbox events lost; " << unknown_not_received
+        << " deliveries failed as \"outcome unknown\" and never received.\n";
+  }
   for (const auto& timeline : duplicate_timelines) {
     out << "\nDuplicate:\n\n";
     for (const std::string& line : timeline) out << "    " << line << "\n";
@@ -1048,7 +1241,11 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
   report.seed = settings.seed;
   report.slow_receiver = settings.slow_receiver;
   Random random(settings.seed);
-  testing::TestServer::KeepCommitsThroughCrashes(database_url);
+  if (settings.failover) {
+    report.cluster = DescribeCluster(database_url);
+  } else {
+    testing::TestServer::KeepCommitsThroughCrashes(database_url);
+  }
   Providers providers(random, settings.slow_receiver);
   const auto vapid = channels::webpush::GenerateVapidKeys();
   const auto provider_timeout = std::to_string(kProviderTimeout.count());
@@ -1098,7 +1295,11 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
                                 "[[channels.email.providers]]\nkind = \"postmark\"\n"
                                 "postmark_server_token = \"chaos\"\npostmark_base_url = \""
                              << providers.postmark.url()
-                             << "\"\nfailure_threshold = 3\nopen_seconds = 5\n";
+                             << "\"\nfailure_threshold = 3\nopen_seconds = 5\n"
+                             // Small batches, so a broadcast's fan-out spans faults.
+                             << (settings.broadcast_every.count() > 0
+                                     ? "\n[broadcast]\nbatch = 50\n"
+                                     : "");
   EventLog events;
   Fleet fleet(settings, config_file, env, events);
   for (int i = 0; i < fleet.size(); ++i) fleet.Start(i);
@@ -1112,23 +1313,55 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
   const auto started = SteadyClock::now();
   const auto end = started + settings.duration;
   workload.Start();
+  std::unique_ptr<FailoverDriver> failovers;
+  if (settings.failover) {
+    failovers = std::make_unique<FailoverDriver>(
+        settings.failover->cluster_script, settings.failover->cluster_dir, settings.failover->every,
+        [&events](const std::string& what) {
+          events.Add(what);
+          std::cerr << "chaos lab: " << what << std::endl;
+        });
+    failovers->Start();
+  }
   auto last_crash = started - 1h;
   auto next_fault = started + random.Between(settings.fault_every_min, settings.fault_every_max);
   while (SteadyClock::now() < end) {
     fleet.Supervise();
     if (SteadyClock::now() >= next_fault) {
-      InjectFault(fleet, providers, random, report, events, last_crash);
+      InjectFault(fleet, providers, random, report, events, last_crash, !settings.failover);
       next_fault =
           SteadyClock::now() + random.Between(settings.fault_every_min, settings.fault_every_max);
     }
     std::this_thread::sleep_for(50ms);
   }
   const core::TimePoint stopped_at = std::chrono::system_clock::now();
+  if (failovers) {
+    // A failover in progress goes on to a healthy cluster, the fleet
+    // supervised and the workload running meanwhile.
+    failovers->RequestStop();
+    while (failovers->Running()) {
+      fleet.Supervise();
+      std::this_thread::sleep_for(50ms);
+    }
+    failovers->Stop();
+  }
   for (FaultSwitch* faults : {&providers.email_faults, &providers.telegram_faults,
                               &providers.push_faults, &providers.webhook_faults})
     faults->End();
   fleet.Supervise(/*now=*/true);
   workload.Stop();
+  const auto workload_end = SteadyClock::now();
+  std::vector<FailoverRun> runs;
+  if (failovers) {
+    runs = failovers->runs();
+    report.failovers = FailoverFigures(runs, client.write_ends(), workload_end);
+    for (const FailoverRun& run : runs) {
+      ++report.faults["PostgreSQL failover: " + run.kind];
+      if (!run.ok) {
+        report.problems.push_back("failover " + std::to_string(run.number) + ": " + run.error);
+      }
+    }
+  }
 
   // Drain: every occurrence due by the end fired, then every delivery settled.
   const auto drain_deadline = SteadyClock::now() + settings.drain_timeout;
@@ -1138,6 +1371,9 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
           core::FormatRfc3339Micros(stopped_at) + "'",
       drain_deadline);
   workload.DeleteSchedules();
+  const bool fanned_out =
+      WaitForZero(database_url, "SELECT count(*) FROM chopar.broadcasts WHERE status = 'running'",
+                  drain_deadline);
   const bool settled = WaitForZero(
       database_url, "SELECT count(*) FROM chopar.deliveries WHERE status IN ('queued', 'sending')",
       drain_deadline);
@@ -1149,6 +1385,7 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
   report.processes_exited = fleet.exited();
   const std::vector<int> exit_codes = fleet.Stop(60s);
   if (!fired) report.problems.push_back("schedules still due when the drain timed out");
+  if (!fanned_out) report.problems.push_back("broadcasts still running when the drain timed out");
   if (!settled) report.problems.push_back("deliveries still pending when the drain timed out");
   if (!relayed) report.problems.push_back("outbox events still pending when the drain timed out");
   for (int i = 0; i < static_cast<int>(exit_codes.size()); ++i) {
@@ -1158,9 +1395,10 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
     }
   }
 
-  Check(database_url, workload, CountReceived(providers), events, stopped_at, report);
+  Check(database_url, workload, CountReceived(providers), events, runs, stopped_at, report);
   auto conn = db::Connection::Open(database_url);
-  CheckOutbox(conn, workload, providers.webhook, events, report);
+  CheckOutbox(conn, workload, providers.webhook, events, runs, report);
+  CheckBroadcasts(conn, workload, settings.users, report);
   return report;
 }
 

@@ -14,6 +14,11 @@
 // was lost, and every committed outbox event (and no other) reached the webhook.
 // docs/RELIABILITY.md describes the fault model and holds the figures of the long run.
 //
+// With `failover`, the database is a pg_auto_failover cluster (make ha-lab):
+// its primary is replaced every few minutes (failover_fault.hpp) instead of
+// crashed, and the report measures, per failover, how long chopar's writes
+// were held up.
+//
 // With `slow_receiver`, the webhook is a modest receiver: every
 // answer comes 1-3 s late and its listen backlog is 16, so the relays must
 // slow down to it rather than time out requests it has taken.
@@ -22,6 +27,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +50,28 @@ struct ChaosSettings {
   bool slow_receiver = false;
   std::string chopar_binary;
   std::filesystem::path work_dir;  // processes' data dirs and logs
+
+  // The failover fault, in place of PostgreSQL crashes.
+  struct Failover {
+    std::string cluster_script;  // tests/ha/cluster.sh
+    std::string cluster_dir;     // the DIR of its `up`
+    std::chrono::seconds every{80};
+  };
+  std::optional<Failover> failover;
+  // A broadcast to every user this often (0: none), fanned out 50
+  // recipients a batch.
+  std::chrono::seconds broadcast_every{0};
+};
+
+// One failover of the primary and what chopar's writes saw of it.
+struct FailoverFigure {
+  std::string kind;            // "switchover" or "kill -9 of the primary"
+  double command_seconds = 0;  // cluster.sh, until the new primary took writes
+  // From the fault to the first notify committed after the write outage
+  // (-1: none); the outage is the longest gap between notifies committed.
+  double recovery_seconds = -1, outage_seconds = -1;
+  double healthy_seconds = 0;  // from the fault until primary and secondary are in sync again
+  std::string error;           // a cluster.sh command that failed
 };
 
 // What a run did and found. The last group must be all zero.
@@ -69,9 +97,20 @@ struct ChaosReport {
   // killed, or the provider reset or dropped the request, after it was
   // written. Reported through the API as failed, never sent twice.
   std::int64_t unknown_not_received = 0;
+  std::map<std::string, std::int64_t> unknown_causes;  // those, by what cut them short
   double delivery_latency_p50 = 0, delivery_latency_p99 = 0, delivery_latency_max = 0;  // s
   double schedule_lateness_max = 0;  // s from due to the notification
   std::int64_t client_gave_up = 0;   // requests the client never got accepted
+  // Broadcasts to every user: accepted by the API, and each one's
+  // recipients left without its notification or given it twice.
+  std::int64_t broadcasts = 0;
+  std::int64_t broadcast_recipients = 0;  // notifications the broadcasts created
+  std::int64_t broadcast_recipients_lost = 0;
+  std::int64_t broadcast_recipients_doubled = 0;
+  std::int64_t broadcasts_unfinished = 0;  // not done after the drain, or never stored
+  // The failover fault: the cluster's settings, and each failover.
+  std::string cluster;
+  std::vector<FailoverFigure> failovers;
   // chopar processes that exited on their own (the database down while they
   // started) and were started again, as a service manager would.
   int processes_exited = 0;
@@ -98,8 +137,8 @@ struct ChaosReport {
   // Events accepted that were never committed (their transaction rolled
   // back) or never emitted.
   std::int64_t outbox_phantoms = 0;
-  // Events accepted again with no relay loop cut short (a kill -9 or a
-  // PostgreSQL crash) between the acceptances: a repeat at-least-once does
+  // Events accepted again with no relay loop cut short (a kill -9, a
+  // PostgreSQL crash or a failover) between the acceptances: a repeat at-least-once does
   // not explain.
   std::int64_t outbox_unexplained_repeats = 0;
   std::vector<std::string> problems;  // one line each, for the log
@@ -112,7 +151,8 @@ struct ChaosReport {
     return duplicates == 0 && lost == 0 && phantoms == 0 && notifications_lost == 0 &&
            schedule_occurrences_lost == 0 && schedule_occurrences_doubled == 0 && unsettled == 0 &&
            client_gave_up == 0 && outbox_lost == 0 && outbox_phantoms == 0 &&
-           outbox_unexplained_repeats == 0;
+           outbox_unexplained_repeats == 0 && broadcast_recipients_lost == 0 &&
+           broadcast_recipients_doubled == 0 && broadcasts_unfinished == 0;
   }
   // The figures as a Markdown table (docs/RELIABILITY.md).
   [[nodiscard]] std::string Markdown() const;
@@ -120,7 +160,9 @@ struct ChaosReport {
 
 // Runs the lab on the database `database_url` (a fresh, migrated one; the lab
 // sets synchronous_commit on for it, so a crash keeps what was committed),
-// crashing the test server of scripts/with-test-pg (testing::TestServer).
+// crashing the test server of scripts/with-test-pg (testing::TestServer);
+// with `settings.failover`, on the cluster's database, whose settings it
+// leaves as they are, failing its primary over instead.
 // Throws std::runtime_error when the fleet cannot be set up.
 ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_url);
 
