@@ -88,14 +88,17 @@ class Api {
   Api(int port, std::string key)
       : base_("http://127.0.0.1:" + std::to_string(port)), key_(std::move(key)) {}
 
-  // `body` is sent as JSON unless null. A transport failure comes back as a
-  // response with `error` set (status 0), never as an exception.
+  // `body` is sent as JSON unless null, with `headers` ("Name: value") too.
+  // A transport failure comes back as a response with `error` set (status
+  // 0), never as an exception.
   net::HttpResponse Call(const std::string& method, const std::string& path,
-                         const nlohmann::json& body = nullptr) {
+                         const nlohmann::json& body = nullptr,
+                         const std::vector<std::string>& headers = {}) {
     net::HttpRequest request;
     request.method = method;
     request.url = base_ + path;
     request.headers = {"Authorization: Bearer " + key_, "Content-Type: application/json"};
+    request.headers.insert(request.headers.end(), headers.begin(), headers.end());
     if (!body.is_null()) request.body = body.dump();
     request.timeout = std::chrono::seconds(10);
     net::HttpResponse response = client_.Perform(request);

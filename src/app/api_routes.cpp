@@ -76,7 +76,7 @@ void RegisterAreaRoutes(http::Router& router, const AreaRouteParts& parts) {
   http::RegisterSlackRoutes(router, parts.slack, parts.clock);
   http::RegisterOutboxRoutes(router, parts.outbox_sources);
   http::RegisterReportRoutes(router, parts.reports);
-  http::RegisterConsoleRoutes(router, parts.pool, parts.users, parts.vapid_public_key);
+  http::RegisterConsoleRoutes(router, parts.pool, parts.users, parts.vapid_public_key, parts.reads);
   http::RegisterChannelRoutes(router);
   http::RegisterProviderRoutes(router, parts.providers, parts.clock);
   http::RegisterSuppressionRoutes(router, parts.pool);

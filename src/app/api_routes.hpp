@@ -14,6 +14,7 @@
 #include "console/accounts.hpp"
 #include "core/clock.hpp"
 #include "db/pool.hpp"
+#include "db/read_router.hpp"
 #include "http/email_receipt_routes.hpp"
 #include "http/provider_routes.hpp"
 #include "http/router.hpp"
@@ -59,6 +60,8 @@ struct AreaRouteParts {
   // API keys and tenants (docs/tenants-and-access.md).
   access::ApiKeyStore& api_keys;
   access::TenantStore& tenants;
+  // Where the console's lists and stats read ([database] read_urls); null: pool.
+  db::ReadRouter* reads = nullptr;
 };
 
 // Registers every route of the areas (templates, workflows, preferences,

@@ -103,7 +103,16 @@ struct Config {
     std::string listen_url;
     // A second pool for the inbox's read-only queries (a read replica);
     // empty: they use url. Connects like url (prepared_statements applies).
+    // The one-element form of read_urls (it goes first when both are set).
     std::string read_url;
+    // Hot standbys the inbox's and the console's reads are spread over
+    // (db::ReadRouter); empty (with read_url): they use url.
+    std::vector<std::string> read_urls;
+    // How long a read carrying its caller's write LSN waits for a standby
+    // to replay it before it reads from the primary; 0: it does not wait.
+    int read_your_writes_wait_ms = 50;
+    // A standby whose replay is further behind is not read from.
+    int read_max_lag_ms = 1000;
     // false: url goes through a pooler in transaction mode (PgBouncer), see
     // db::ServerPooling.
     bool prepared_statements = true;

@@ -68,6 +68,17 @@ const std::vector<KeyCase>& EveryKey() {
            [](const Config& c) { return c.database.listen_url; }),
       Text("database", "read_url", "postgresql://chopar@db-replica/chopar",
            [](const Config& c) { return c.database.read_url; }),
+      {"database", "read_urls", "postgresql://chopar@standby-a/chopar,host=standby-b", false,
+       [](const Config& c) {
+         EXPECT_EQ(c.database.read_urls, (std::vector<std::string>{
+                                             "postgresql://chopar@standby-a/chopar",
+                                             "host=standby-b"}));
+       },
+       R"(["postgresql://chopar@standby-a/chopar", "host=standby-b"])"},
+      Other("database", "read_your_writes_wait_ms", "120",
+            [](const Config& c) { EXPECT_EQ(c.database.read_your_writes_wait_ms, 120); }),
+      Other("database", "read_max_lag_ms", "5000",
+            [](const Config& c) { EXPECT_EQ(c.database.read_max_lag_ms, 5000); }),
       Other("database", "prepared_statements", "false",
             [](const Config& c) { EXPECT_FALSE(c.database.prepared_statements); }),
       Other("database", "connect_timeout_seconds", "3",

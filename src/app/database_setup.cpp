@@ -1,5 +1,7 @@
 #include "app/database_setup.hpp"
 
+#include <algorithm>
+
 #include "db/channel_kinds.hpp"
 #include "db/connection.hpp"
 #include "db/migrate.hpp"
@@ -27,11 +29,26 @@ db::PoolSettings PoolOn(const std::string& url, const Config::Database& database
   return pool;
 }
 
+// read_url (first) and read_urls, each a pool; nullopt when there is none.
+std::optional<db::ReadRouterSettings> ReadsOf(const Config::Database& database) {
+  std::vector<std::string> urls = database.read_urls;
+  if (!database.read_url.empty()) urls.insert(urls.begin(), database.read_url);
+  if (urls.empty()) return std::nullopt;
+  db::ReadRouterSettings reads;
+  for (const std::string& url : urls) reads.standbys.push_back(PoolOn(url, database));
+  reads.wait_for_lsn = std::chrono::milliseconds(database.read_your_writes_wait_ms);
+  reads.max_lag = std::chrono::milliseconds(database.read_max_lag_ms);
+  // A few checks within the bound, so a lag past it is seen soon after:
+  // a quarter of it, from 20 ms to a second.
+  reads.check_interval =
+      std::clamp(reads.max_lag / 4, std::chrono::milliseconds(20), std::chrono::milliseconds(1000));
+  return reads;
+}
+
 }  // namespace
 
 DatabaseSetup::DatabaseSetup(const Config& config) {
-  if (!config.database.read_url.empty())
-    read_pool_ = PoolOn(config.database.read_url, config.database);
+  reads_ = ReadsOf(config.database);
   pool_.size = config.database.pool_size;
   if (config.database.url.empty()) {
     cluster_ = db::EmbeddedCluster::Start(std::filesystem::path(config.server.data_dir) / "pg",

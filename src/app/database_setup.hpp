@@ -6,6 +6,7 @@
 #include "app/config.hpp"
 #include "db/embedded_cluster.hpp"
 #include "db/pool.hpp"
+#include "db/read_router.hpp"
 
 namespace chopar::app {
 
@@ -26,11 +27,12 @@ class DatabaseSetup {
   // prepared_statements (false: db::ServerPooling::kTransaction).
   // The LISTEN conninfo is empty unless listen_url is set.
   [[nodiscard]] const db::PoolSettings& pool_settings() const { return pool_; }
-  // The pool for the inbox's read-only queries ([database] read_url, which
-  // connects like url: the same session limits, pooling and pool_size);
-  // nullopt when read_url is empty (they use the primary pool).
-  [[nodiscard]] const std::optional<db::PoolSettings>& read_pool_settings() const {
-    return read_pool_;
+  // Where the inbox's and the console's reads go ([database] read_url, then
+  // read_urls: a pool each, connecting like url: the same session limits,
+  // pooling and pool_size) and the read-your-writes and lag bounds; nullopt
+  // when both are empty (they use the primary pool).
+  [[nodiscard]] const std::optional<db::ReadRouterSettings>& read_router_settings() const {
+    return reads_;
   }
   // A direct connection to the server (listen_url when set, else the pool's
   // conninfo): for migrations, LISTEN and session-level work.
@@ -48,7 +50,7 @@ class DatabaseSetup {
  private:
   std::optional<db::EmbeddedCluster> cluster_;
   db::PoolSettings pool_;
-  std::optional<db::PoolSettings> read_pool_;
+  std::optional<db::ReadRouterSettings> reads_;
 };
 
 // What a one-off command (`chopar schedules import`, `chopar users …`)

@@ -223,10 +223,12 @@ int RunService(const Config& config, const Roles& roles) {
              .timezone_changed = [&schedules](db::Transaction& tx, std::int64_t user_id) {
                schedules.RecomputeForUser(tx, user_id);
              }});
-  // [database] read_url: the inbox's read-only queries go to a replica.
-  std::optional<db::Pool> read_pool;
-  if (database.read_pool_settings()) read_pool.emplace(*database.read_pool_settings());
-  hub::InboxService inbox(pool, read_pool ? &*read_pool : nullptr);
+  // [database] read_url, read_urls: the inbox's and the console's reads go
+  // to hot standbys (only the API reads there).
+  std::optional<db::ReadRouter> reads;
+  if (database.read_router_settings() && roles.Has(ProcessRole::kApi))
+    reads.emplace(pool, *database.read_router_settings(), metrics);
+  hub::InboxService inbox(pool, reads ? &*reads : nullptr);
   broadcast::TopicService topics(pool);
   broadcast::BroadcastService broadcasts(pool, &template_store, config.broadcast);
   // [[reports]]: the jobs were checked when the configuration was loaded.
@@ -336,7 +338,8 @@ int RunService(const Config& config, const Roles& roles) {
                         .email_receipts = EmailReceiptSecretsOf(config, providers.http()),
                         .accounts = *accounts,
                         .api_keys = api_keys,
-                        .tenants = tenants});
+                        .tenants = tenants,
+                        .reads = reads ? &*reads : nullptr});
     parts.AfterStart([&server, host = settings.host] {
       std::cout << "  listening: http://" << host << ":" << server.port() << "\n";
     });

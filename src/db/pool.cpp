@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "db/errors.hpp"
+#include "db/lsn.hpp"
 
 namespace chopar::db {
 namespace {
@@ -13,6 +14,10 @@ namespace {
 // pipeline.
 constexpr Query kBegin{"chopar.begin", "BEGIN", Plan::kAny};
 constexpr Query kCommit{"chopar.commit", "COMMIT", Plan::kAny};
+// Sent after COMMIT, in its round trip, under a capturing ReadYourWritesScope:
+// the insert position is at or past the commit's record.
+constexpr Query kWriteLsn{
+    "chopar.write_lsn", "SELECT (pg_current_wal_insert_lsn() - '0/0')::bigint AS lsn", Plan::kAny};
 
 }  // namespace
 
@@ -68,6 +73,8 @@ std::vector<Result> Transaction::ExecAndCommit(const std::vector<Statement>& sta
   if (begin_pending_) RunDeferredWith({});
   std::vector<Statement> then = statements;
   then.push_back({kCommit, Params()});
+  const bool with_lsn = CapturingWriteLsn();
+  if (with_lsn) then.push_back({kWriteLsn, Params()});
   std::vector<Result> results;
   try {
     results = RunDeferredWith(then);
@@ -76,6 +83,10 @@ std::vector<Result> Transaction::ExecAndCommit(const std::vector<Statement>& sta
     throw;
   }
   open_ = false;
+  if (with_lsn) {
+    RecordWriteLsn(static_cast<Lsn>(results.back().Int(0, 0)));
+    results.pop_back();
+  }
   // The deferred statements' results come first, the COMMIT's last.
   const auto first = results.end() - 1 - static_cast<std::ptrdiff_t>(statements.size());
   return {std::make_move_iterator(first), std::make_move_iterator(results.end() - 1)};
@@ -115,7 +126,12 @@ void Transaction::Commit() {
   if (!deferred_.empty() || begin_pending_) RunDeferredWith({});
   open_ = false;
   try {
-    conn_->ExecScript("COMMIT");
+    if (CapturingWriteLsn()) {
+      const Statement commit[] = {{kCommit, Params()}, {kWriteLsn, Params()}};
+      RecordWriteLsn(static_cast<Lsn>(conn_->ExecPipeline(commit).back().Int(0, 0)));
+    } else {
+      conn_->ExecScript("COMMIT");
+    }
   } catch (const DbError& e) {
     spdlog::warn("commit of transaction {} failed: {}", name_, e.what());
     throw;

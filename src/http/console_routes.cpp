@@ -19,15 +19,29 @@
 namespace chopar::http {
 namespace {
 
-struct ListSinkMessages {
+// Where the console's lists and stats read: spread over the standbys when
+// [database] read_urls has any (db::ReadRouter), else the primary.
+struct Reads {
   db::Pool& pool;
+  db::ReadRouter* router;
+  template <typename Fn>
+  auto operator()(Fn read) const {
+    return db::ReadOn(router, pool, std::move(read));
+  }
+};
+
+struct ListSinkMessages {
+  Reads reads;
   Response operator()(const Request& request) const {
     console::SinkFilter filter;
     filter.channel = request.query.Get("channel");  // validated by the reader
     filter.user_id = request.query.GetInt("user_id", 1, INT64_MAX);
     filter.limit = LimitParam(request, filter.limit, 200);
     filter.cursor = request.query.Get("cursor");
-    return JsonResponse(200, PageView(console::ListSinkMessages(pool, filter), SinkMessageView));
+    return JsonResponse(
+        200,
+        PageView(reads([&](db::Pool& pool) { return console::ListSinkMessages(pool, filter); }),
+                 SinkMessageView));
   }
 };
 
@@ -39,47 +53,56 @@ struct RetryDelivery {
 };
 
 struct ListSchedules {
-  db::Pool& pool;
+  Reads reads;
   Response operator()(const Request& request) const {
-    return JsonResponse(
-        200,
-        PageView(console::ListSchedules(pool, request.query.GetInt("user_id", 1, INT64_MAX),
-                                        LimitParam(request, 50, 200), request.query.Get("cursor")),
-                 ScheduleView));
+    const auto user_id = request.query.GetInt("user_id", 1, INT64_MAX);
+    const int limit = LimitParam(request, 50, 200);
+    const auto cursor = request.query.Get("cursor");
+    return JsonResponse(200, PageView(reads([&](db::Pool& pool) {
+                                        return console::ListSchedules(pool, user_id, limit, cursor);
+                                      }),
+                                      ScheduleView));
   }
 };
 
 struct DeliveryStats {
-  db::Pool& pool;
+  Reads reads;
   Response operator()(const Request& request) const {
     const auto minutes = request.query.GetInt("minutes", 1, console::kMaxStatsMinutes).value_or(60);
-    return JsonResponse(200, DeliveriesPerMinuteView(
-                                 console::DeliveriesPerMinute(pool, static_cast<int>(minutes))));
+    return JsonResponse(200, DeliveriesPerMinuteView(reads([&](db::Pool& pool) {
+                          return console::DeliveriesPerMinute(pool, static_cast<int>(minutes));
+                        })));
   }
 };
 
 struct Overview {
-  db::Pool& pool;
+  Reads reads;
   Response operator()(const Request&) const {
-    return JsonResponse(200, OverviewView(console::ReadOverview(pool)));
+    return JsonResponse(
+        200, OverviewView(reads([](db::Pool& pool) { return console::ReadOverview(pool); })));
   }
 };
 
 struct ListUsers {
-  db::Pool& pool;
+  Reads reads;
   hub::UserService& users;
   Response operator()(const Request& request) const {
-    return JsonResponse(200, PageView(console::ListUsers(pool, users, LimitParam(request, 50, 100),
-                                                         request.query.Get("cursor")),
+    const int limit = LimitParam(request, 50, 100);
+    const auto cursor = request.query.Get("cursor");
+    return JsonResponse(200, PageView(reads([&](db::Pool& pool) {
+                                        return console::ListUsers(pool, users, limit, cursor);
+                                      }),
                                       UserView));
   }
 };
 
 struct ListPushSubscriptions {
-  db::Pool& pool;
+  Reads reads;
   Response operator()(const Request& request) const {
-    return JsonResponse(
-        200, PushSubscriptionsView(console::ListPushSubscriptions(pool, request.Id("id"))));
+    const std::int64_t user_id = request.Id("id");
+    return JsonResponse(200, PushSubscriptionsView(reads([&](db::Pool& pool) {
+                          return console::ListPushSubscriptions(pool, user_id);
+                        })));
   }
 };
 
@@ -98,8 +121,8 @@ struct AddInboxPushSubscription {
   Response operator()(const Request& request) const {
     const auto parsed = hub::ParsePushSubscription(ParseJsonObject(request),
                                                    users.options().allow_http_push_endpoints);
-    const auto subscription = users.AddPushSubscription(*request.subscriber, parsed,
-                                                        hub::UserService::EndpointOfAnother::kRefuse);
+    const auto subscription = users.AddPushSubscription(
+        *request.subscriber, parsed, hub::UserService::EndpointOfAnother::kRefuse);
     return JsonResponse(subscription.created ? 201 : 200, {{"id", subscription.id}});
   }
 };
@@ -107,15 +130,16 @@ struct AddInboxPushSubscription {
 }  // namespace
 
 void RegisterConsoleRoutes(Router& router, db::Pool& pool, hub::UserService& users,
-                           std::string vapid_public_key) {
-  router.Add("GET", "/v1/sink/messages", Auth::kServerKey, ListSinkMessages{pool});
+                           std::string vapid_public_key, db::ReadRouter* reads) {
+  const Reads lists{pool, reads};
+  router.Add("GET", "/v1/sink/messages", Auth::kServerKey, ListSinkMessages{lists});
   router.Add("POST", "/v1/deliveries/{id}/retry", Auth::kServerKey, RetryDelivery{pool});
-  router.Add("GET", "/v1/schedules", Auth::kServerKey, ListSchedules{pool});
-  router.Add("GET", "/v1/stats/deliveries", Auth::kServerKey, DeliveryStats{pool});
-  router.Add("GET", "/v1/stats/overview", Auth::kServerKey, Overview{pool});
-  router.Add("GET", "/v1/users", Auth::kServerKey, ListUsers{pool, users});
+  router.Add("GET", "/v1/schedules", Auth::kServerKey, ListSchedules{lists});
+  router.Add("GET", "/v1/stats/deliveries", Auth::kServerKey, DeliveryStats{lists});
+  router.Add("GET", "/v1/stats/overview", Auth::kServerKey, Overview{lists});
+  router.Add("GET", "/v1/users", Auth::kServerKey, ListUsers{lists, users});
   router.Add("GET", "/v1/users/{id}/push-subscriptions", Auth::kServerKey,
-             ListPushSubscriptions{pool});
+             ListPushSubscriptions{lists});
   router.Add("GET", "/v1/inbox/vapid-public-key", Auth::kSubscriber,
              VapidPublicKey{std::move(vapid_public_key)});
   router.Add("POST", "/v1/inbox/push-subscriptions", Auth::kSubscriber,

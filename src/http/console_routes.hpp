@@ -3,6 +3,7 @@
 #include <string>
 
 #include "db/pool.hpp"
+#include "db/read_router.hpp"
 #include "http/router.hpp"
 #include "hub/user_service.hpp"
 
@@ -18,7 +19,8 @@ namespace chopar::http {
 //                is not configured), POST /v1/inbox/push-subscriptions
 // `pool` and `users` must outlive the router; `vapid_public_key` is
 // [channels.push] vapid_public_key (empty: Web Push is not configured).
+// The lists and stats read where `reads` sends them (null: on `pool`).
 void RegisterConsoleRoutes(Router& router, db::Pool& pool, hub::UserService& users,
-                           std::string vapid_public_key);
+                           std::string vapid_public_key, db::ReadRouter* reads = nullptr);
 
 }  // namespace chopar::http

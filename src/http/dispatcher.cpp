@@ -31,10 +31,25 @@ bool IsReadFromOtherOrigins(std::string_view path) {
 
 void AddCorsHeaders(Response& response) {
   response.headers.emplace_back("Access-Control-Allow-Origin", "*");
-  // So that a page on another origin may read it: it is not a CORS-safelisted header.
+  // So that a page on another origin may read them: they are not CORS-safelisted headers.
   if (response.status == 429) {
     response.headers.emplace_back("Access-Control-Expose-Headers", "Retry-After");
+  } else {
+    response.headers.emplace_back("Access-Control-Expose-Headers", std::string(kLsnHeaderName));
   }
+}
+
+// The Chopar-LSN a request carries (none: absent); 400 when malformed.
+std::optional<db::Lsn> RequestedLsn(const Request& request) {
+  const auto text = request.Header(kLsnHeader);
+  if (!text) return std::nullopt;
+  const auto lsn = db::ParseLsn(*text);
+  if (!lsn) {
+    throw core::InvalidField(std::string(kLsnHeaderName),
+                             "Chopar-LSN must be a WAL position as a previous response gave it "
+                             "(two hexadecimal numbers: 16/B374D848)");
+  }
+  return lsn;
 }
 
 std::string Join(const std::vector<std::string>& items, std::string_view separator) {
@@ -315,7 +330,7 @@ Response Dispatcher::Route(Request& request, std::string& route_label) const {
       preflight.headers.emplace_back("Access-Control-Allow-Methods",
                                      Join(match.allowed_methods, ", ") + ", OPTIONS");
       preflight.headers.emplace_back("Access-Control-Allow-Headers",
-                                     "Authorization, Content-Type, Last-Event-ID");
+                                     "Authorization, Content-Type, Last-Event-ID, Chopar-LSN");
       preflight.headers.emplace_back("Access-Control-Max-Age", "86400");
       return preflight;
     }
@@ -340,7 +355,19 @@ Response Dispatcher::Route(Request& request, std::string& route_label) const {
   // What the handler changes is the audit log's, in its own transactions.
   std::optional<db::ActorScope> actor;
   if (request.caller && IsAudited(route)) actor.emplace(AuditActor(*request.caller, request));
-  return route.handler(request);
+  if (reads_ == nullptr) return route.handler(request);
+  // Read-your-writes (docs/api.md): the reads wait for the write the caller
+  // names; the writes' commits fetch their LSN in their COMMIT's round trip.
+  db::ReadYourWritesScope consistency(RequestedLsn(request), /*capture=*/true);
+  Response response = route.handler(request);
+  std::optional<db::Lsn> written = consistency.written();
+  // A write that committed outside a db::Transaction: one round trip more.
+  if (!written && request.method != "GET" && request.method != "HEAD" && response.status < 300 &&
+      response.status >= 200) {
+    written = reads_->PrimaryInsertLsn();
+  }
+  if (written) response.headers.emplace_back(std::string(kLsnHeaderName), db::FormatLsn(*written));
+  return response;
 }
 
 }  // namespace chopar::http

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "db/read_router.hpp"
 #include "http/error_response.hpp"
 #include "http/http_metrics.hpp"
 #include "http/message.hpp"
@@ -42,6 +43,9 @@ struct AuthKeys {
 // the session's CSRF token on every request that is not a GET or a HEAD.
 inline constexpr std::string_view kSessionCookie = "chopar_session";
 inline constexpr std::string_view kCsrfHeader = "x-csrf-token";
+// Read-your-writes (docs/api.md): the LSN of a write, sent back on reads.
+inline constexpr std::string_view kLsnHeaderName = "Chopar-LSN";
+inline constexpr std::string_view kLsnHeader = "chopar-lsn";
 
 // The value of the cookie `name` in a Cookie header, or empty.
 std::string_view CookieValue(std::string_view cookie_header, std::string_view name);
@@ -65,9 +69,15 @@ class Dispatcher {
  public:
   // The router, metrics and limiter must outlive the dispatcher; without a
   // limiter nothing is rate limited.
+  // With `reads` ([database] read_urls), the writes answer with Chopar-LSN
+  // and the reads wait for the one they carry (docs/api.md "Read-your-writes").
   Dispatcher(const Router& router, AuthKeys keys, HttpMetrics& metrics,
-             RateLimiter* limiter = nullptr)
-      : router_(router), keys_(std::move(keys)), metrics_(metrics), limiter_(limiter) {}
+             RateLimiter* limiter = nullptr, db::ReadRouter* reads = nullptr)
+      : router_(router),
+        keys_(std::move(keys)),
+        metrics_(metrics),
+        limiter_(limiter),
+        reads_(reads) {}
 
   Response Dispatch(Request& request) const noexcept;
   // The credentials check alone, on a request whose header is in and whose
@@ -94,6 +104,7 @@ class Dispatcher {
   AuthKeys keys_;
   HttpMetrics& metrics_;
   RateLimiter* limiter_;
+  db::ReadRouter* reads_;  // null: no standbys, no Chopar-LSN
 };
 
 // The bearer credential of an Authorization header ("Bearer <x>", scheme

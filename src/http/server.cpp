@@ -142,7 +142,8 @@ struct Server::Impl {
         deps(d),
         metrics(registry),
         limiter(settings.limits, clock, registry),
-        dispatcher(router, MakeAuthKeys(settings, deps), metrics, &limiter),
+        dispatcher(router, MakeAuthKeys(settings, deps), metrics, &limiter,
+                   d ? d->inbox.read_router() : nullptr),
         io(std::max(1, settings.io_threads)) {}
 
   asio::awaitable<void> AcceptLoop();

@@ -42,13 +42,14 @@ core::Page<Notification> InboxService::List(std::int64_t user_id, const ListOpti
   // "No cursor" is a cursor past every row: the far future and the largest id.
   InboxCursor after{std::numeric_limits<std::int64_t>::max() / 2, kMaxId};
   if (options.cursor) after = DecodeInboxCursor(*options.cursor);
-  auto conn = reads_.Acquire();
   const auto& query =
       options.unread_only ? queries::kListUnreadNotifications : queries::kListNotifications;
   const Filter& filter = options.filter;
-  const auto rows = conn->Exec(query, user_id, after.created_micros, after.id, limit + 1,
-                               filter.tenant, options.archived, options.snoozed,
-                               ArrayOrNull(filter.categories), filter.tag, options.seen);
+  const auto rows = Read([&](db::Pool& pool) {
+    return pool.Acquire()->Exec(query, user_id, after.created_micros, after.id, limit + 1,
+                                filter.tenant, options.archived, options.snoozed,
+                                ArrayOrNull(filter.categories), filter.tag, options.seen);
+  });
   const bool more = rows.Rows() > limit;
   const int shown = more ? limit : rows.Rows();
   core::Page<Notification> page{ReadRows(rows, shown, &ReadNotification), std::nullopt};
@@ -61,9 +62,11 @@ core::Page<Notification> InboxService::List(std::int64_t user_id, const ListOpti
 
 InboxService::Counts InboxService::CountUnseenAndUnread(std::int64_t user_id, const Filter& filter,
                                                         ReadFrom from) {
-  auto conn = (from == ReadFrom::kPrimary ? pool_ : reads_).Acquire();
-  const auto row = conn->Exec(queries::kInboxCounts, user_id, ArrayOrNull(filter.categories),
-                              filter.tag, filter.tenant);
+  auto count = [&](db::Pool& pool) {
+    return pool.Acquire()->Exec(queries::kInboxCounts, user_id, ArrayOrNull(filter.categories),
+                                filter.tag, filter.tenant);
+  };
+  const auto row = from == ReadFrom::kPrimary ? count(pool_) : Read(count);
   return {row.Int(0, "unseen"), row.Int(0, "unread")};
 }
 
@@ -153,9 +156,10 @@ core::Page<Delivery> InboxService::ListDeliveries(const DeliveryFilter& filter) 
   }
   std::int64_t before = kMaxId;
   if (filter.cursor) before = DecodeIdCursor(*filter.cursor);
-  auto conn = reads_.Acquire();
-  const auto rows = conn->Exec(queries::kListDeliveries, filter.status, filter.channel,
-                               filter.user_id, limit + 1, before);
+  const auto rows = Read([&](db::Pool& pool) {
+    return pool.Acquire()->Exec(queries::kListDeliveries, filter.status, filter.channel,
+                                filter.user_id, limit + 1, before);
+  });
   const bool more = rows.Rows() > limit;
   const int shown = more ? limit : rows.Rows();
   core::Page<Delivery> page{ReadRows(rows, shown, &ReadDelivery), std::nullopt};

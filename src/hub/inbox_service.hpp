@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "db/pool.hpp"
+#include "db/read_router.hpp"
 #include "hub/notification.hpp"
 #include "hub/state_change_request.hpp"
 
@@ -15,14 +16,18 @@ namespace chopar::hub {
 // The in-app bell of one user (docs/api.md "Notifications" list/count/read and the
 // inbox endpoints). Every query is scoped by user id. Thread-safe.
 //
-// List, UnreadCount and ListDeliveries read from `read_pool` when given
-// ([database] read_url, a replica: what they show may lag the primary by the
-// replication delay); everything else, including the SSE stream's reads
+// List, UnreadCount and ListDeliveries read where `reads` sends them when
+// given ([database] read_url/read_urls: hot standbys, which may lag the
+// primary up to read_max_lag_ms unless the caller carries its write's LSN,
+// db::ReadRouter); everything else, including the SSE stream's reads
 // (ReadFrom::kPrimary), uses `pool`.
 class InboxService {
  public:
-  explicit InboxService(db::Pool& pool, db::Pool* read_pool = nullptr)
-      : pool_(pool), reads_(read_pool != nullptr ? *read_pool : pool) {}
+  explicit InboxService(db::Pool& pool, db::ReadRouter* reads = nullptr)
+      : pool_(pool), reads_(reads) {}
+
+  // Where the reads go (null: the primary pool).
+  [[nodiscard]] db::ReadRouter* read_router() const { return reads_; }
 
   // Which notifications a list or a count shows: each filter narrows.
   struct Filter {
@@ -125,8 +130,13 @@ class InboxService {
   std::optional<std::int64_t> RevokeTokens(std::int64_t user_id);
 
  private:
+  template <typename Fn>
+  auto Read(Fn read) {
+    return db::ReadOn(reads_, pool_, std::move(read));
+  }
+
   db::Pool& pool_;
-  db::Pool& reads_;  // pool_ unless a read pool was given
+  db::ReadRouter* reads_;  // null: reads go to pool_
 };
 
 }  // namespace chopar::hub

@@ -5,6 +5,8 @@
 // session (who, which role, the CSRF token) is kept in memory only: a new
 // tab asks GET /v1/console/session.
 
+import { laterLsn } from "/widget/chopar-client.js";
+
 export class ApiError extends Error {
   constructor(status, body) {
     const error = body && body.error;
@@ -44,16 +46,23 @@ export function can(scope) {
   return Boolean(current && (ROLE_SCOPES[current.role] || []).includes(scope));
 }
 
+// The position of this page's last write (Chopar-LSN, docs/api.md
+// "Read-your-writes"): sent on every call, so a list read from a standby
+// right after a change shows it.
+let lastLsn = null;
+
 async function send(path, method, body) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (method !== "GET" && method !== "HEAD" && current) headers["X-CSRF-Token"] = current.csrf_token;
+  if (lastLsn) headers["Chopar-LSN"] = lastLsn;
   const response = await fetch(path, {
     method,
     credentials: "same-origin",
     headers,
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
+  lastLsn = laterLsn(lastLsn, response.headers.get("Chopar-LSN"));
   const text = await response.text();
   const json = text ? JSON.parse(text) : null;
   if (!response.ok) {

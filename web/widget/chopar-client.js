@@ -38,6 +38,17 @@ function joined(value) {
 }
 
 // A query string from the members that are set ("" when none is).
+// The later of two Chopar-LSN values ("16/B374D848"; null or malformed: the other).
+export function laterLsn(a, b) {
+  const value = (lsn) => {
+    const match = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/.exec(lsn ?? "");
+    return match ? BigInt(`0x${match[1]}`) * 4294967296n + BigInt(`0x${match[2]}`) : null;
+  };
+  const [va, vb] = [value(a), value(b)];
+  if (vb === null) return va === null ? null : a;
+  return va === null || vb > va ? b : a;
+}
+
 function query(params) {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
@@ -181,16 +192,20 @@ export class ChoparClient {
     return response.status === 204 ? null : response.json();
   }
 
-  _fetch(method, path, body) {
+  async _fetch(method, path, body) {
     const headers = { Authorization: `Bearer ${this.token}` };
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    return fetch(`${this.baseUrl}${path}`, {
+    // Read-your-writes with standbys (docs/api.md): the last write's position.
+    if (this._lsn) headers["Chopar-LSN"] = this._lsn;
+    const response = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       mode: "cors",
       credentials: "omit",
     });
+    this._lsn = laterLsn(this._lsn, response.headers.get("Chopar-LSN"));
+    return response;
   }
 
   // Asks getToken for a new token; whether one came.
