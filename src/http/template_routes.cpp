@@ -53,10 +53,12 @@ struct DeleteTemplate {
 };
 
 // {"type" | "template", "locale", "data", "user_id", "draft"}: a stored
-// type's template (as this process's cache has it; with "draft": true its
-// draft, of ?tenant= when given) or one locale block sent
-// inline, rendered with `data` as the context (any JSON value when there is
-// no user), and the user's id, locale and zone when user_id is given.
+// type's template (as this process's cache has it, ?tenant='s own when it
+// has one) or one locale block sent inline, rendered with `data` as the
+// context (any JSON value when there is no user), and the user's id,
+// locale and zone when user_id is given. With "draft": true, every draft
+// of the scope stands in for what it would replace: the type's, and those
+// of the layouts and partials (read from the database; never sent).
 struct PreviewTemplate {
   templates::TemplateStore& store;
   hub::UserService& users;
@@ -83,13 +85,13 @@ struct PreviewTemplate {
     if (data.is_null()) data = nlohmann::json::object();
     if (user && !data.is_object()) throw core::InvalidField("data", "data must be a JSON object");
 
-    // "draft": true renders the type's draft (versions), which is never sent.
+    // "draft": true renders the drafts (versions), which are never sent.
     const auto draft = body.find("draft");
     if (draft != body.end() && !draft->is_null() && !draft->is_boolean()) {
       throw core::InvalidField("draft", "draft must be true or false");
     }
     const bool of_draft = draft != body.end() && draft->is_boolean() && draft->get<bool>();
-    if (of_draft && !type) throw core::InvalidField("draft", "draft needs type");
+    const auto tenant = QueryTenant(request);
 
     std::shared_ptr<const templates::Template> stored;
     std::optional<templates::LocaleTexts> given;
@@ -99,8 +101,11 @@ struct PreviewTemplate {
       if (!hub::IsValidType(*type)) {
         throw core::InvalidField("type", "type must match ^[a-z]+(\\.[a-z_]+)*$, e.g. task.due");
       }
-      stored = of_draft ? store.ParsedDraft(*type, QueryTenant(request)) : store.Find(*type);
-      if (!stored) throw core::NotFound("notification type " + *type + " has no template");
+      stored = of_draft ? store.DraftOrLive(*type, tenant) : store.FindFor(*type, tenant);
+      if (!stored) {
+        throw core::NotFound("notification type " + *type + " has no template" +
+                             (of_draft ? " and no draft" : ""));
+      }
       texts = &stored->TextsFor(locale.value_or(user ? user->locale : stored->default_locale));
       notification =
           templates::ContextNotification{std::nullopt, *type, std::nullopt, std::nullopt};
@@ -113,7 +118,8 @@ struct PreviewTemplate {
     const mustache::RenderContext context(values);
     // Partials given inline, then the stored ones; the stored template's
     // layout, or one named inline.
-    const PreviewPartials partials(body, store.Library(QueryTenant(request)));
+    const PreviewPartials partials(
+        body, of_draft ? store.LibraryWithDrafts(tenant) : store.Library(tenant));
     std::optional<std::string> layout = stored ? stored->layout : std::nullopt;
     if (const auto it = body.find("layout"); !stored && it != body.end() && !it->is_null()) {
       if (!it->is_string() || !templates::IsValidFragmentKey(it->get_ref<const std::string&>()))

@@ -1,5 +1,6 @@
 // FragmentStore's versions and drafts (templates/versions.hpp).
 #include "templates/fragment_store.hpp"
+#include "templates/queries.hpp"
 
 namespace chopar::templates {
 namespace {
@@ -32,6 +33,21 @@ StoredFragment FragmentStore::Publish(const std::string& key,
     tx.Commit();
   }  // its connection back before Stored borrows one
   return Stored(key, tenant);
+}
+
+std::shared_ptr<const FragmentStore::Map> FragmentStore::WithDrafts(
+    const std::optional<std::string>& tenant) const {
+  const auto rows =
+      pool_.Acquire()->Exec(queries::kListFragmentDrafts, KindName(history_kind()), tenant);
+  auto map = std::make_shared<Map>(*Snapshot());
+  for (int i = 0; i < rows.Rows(); ++i) {
+    const std::string key = rows.String(i, "key");
+    const auto draft_tenant = rows.OptString(i, "tenant");
+    (*map)[draft_tenant ? *draft_tenant + "/" + key : key] = std::make_shared<const Fragment>(
+        ParseStored(kind_, key, nlohmann::json::parse(rows.Text(i, "document")),
+                    "the draft of " + std::string(FragmentKindName(kind_)) + " " + key));
+  }
+  return map;
 }
 
 }  // namespace chopar::templates

@@ -96,6 +96,13 @@ class FragmentStore {
                          const std::optional<std::string>& tenant = std::nullopt);
   StoredFragment Publish(const std::string& key,
                          const std::optional<std::string>& tenant = std::nullopt);
+  // The cache as Snapshot, each draft of a global one or of `tenant`'s own
+  // in place of the live one of its key (or beside: a draft of a key not
+  // stored yet): what a preview with drafts renders with, never a
+  // notification. Reads the database. Throws core::RequestError kConflict
+  // naming the field when a draft no longer parses.
+  [[nodiscard]] std::shared_ptr<const Map> WithDrafts(
+      const std::optional<std::string>& tenant) const;
   // The histories and drafts of this kind.
   [[nodiscard]] VersionStore& versions() { return versions_; }
   [[nodiscard]] DocumentKind history_kind() const {

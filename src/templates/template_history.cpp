@@ -66,4 +66,18 @@ std::shared_ptr<const Template> TemplateStore::ParsedDraft(
   return std::make_shared<const Template>(ParseStored(type, draft.document, "the draft"));
 }
 
+std::shared_ptr<const Template> TemplateStore::DraftOrLive(
+    const std::string& type, const std::optional<std::string>& tenant) {
+  try {
+    return ParsedDraft(type, tenant);
+  } catch (const core::RequestError& e) {
+    if (e.code() != core::ErrorCode::kNotFound) throw;
+  }
+  return FindFor(type, tenant);
+}
+
+RenderLibrary TemplateStore::LibraryWithDrafts(const std::optional<std::string>& tenant) const {
+  return RenderLibrary(layouts_.WithDrafts(tenant), partials_.WithDrafts(tenant), tenant);
+}
+
 }  // namespace chopar::templates

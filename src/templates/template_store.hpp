@@ -144,6 +144,14 @@ class TemplateStore final : public TemplateLookup {
   // kNotFound when there is none, kConflict when it no longer parses.
   std::shared_ptr<const Template> ParsedDraft(const std::string& type,
                                               const std::optional<std::string>& tenant);
+  // What a preview with drafts renders: the draft when there is one, else
+  // FindFor (null when neither). kConflict as ParsedDraft.
+  std::shared_ptr<const Template> DraftOrLive(const std::string& type,
+                                              const std::optional<std::string>& tenant);
+  // Library, with the drafts of layouts and partials in place of the live
+  // ones of their keys (FragmentStore::WithDrafts): for previews only.
+  // Reads the database.
+  [[nodiscard]] RenderLibrary LibraryWithDrafts(const std::optional<std::string>& tenant) const;
   // The histories and drafts of templates.
   [[nodiscard]] VersionStore& versions() { return versions_; }
 

@@ -1055,7 +1055,7 @@ export interface paths {
         put?: never;
         /**
          * Render a stored template or one locale block without sending
-         * @description Exactly one of `type` (a type that has a template, as this process's cache has it) and `template` (one locale block, validated as in PUT, fields named `template.…`). Each text comes back exactly as the template rendered it (before any email layout or link); texts the block does not have are left out. 400 `invalid_field`: `type` (both or neither given, or a malformed type), `locale`, `data` (not an object with a `user_id`, or a rendering over its limit or its 100,000 steps), `template.…`, `draft` (not a boolean, or without `type`); 404 `not_found` (no such template, or with `draft` no draft), 404 `user_not_found`.
+         * @description Exactly one of `type` (a type that has a template, as this process's cache has it) and `template` (one locale block, validated as in PUT, fields named `template.…`). Each text comes back exactly as the template rendered it (before any email layout or link); texts the block does not have are left out. 400 `invalid_field`: `type` (both or neither given, or a malformed type), `locale`, `data` (not an object with a `user_id`, or a rendering over its limit or its 100,000 steps), `template.…`, `draft` (not a boolean); 404 `not_found` (no such template, or with `draft` neither a template nor a draft), 404 `user_not_found`; 409 `conflict` with the `field` when a draft it renders no longer passes today's rules.
          */
         post: operations["previewTemplate"];
         delete?: never;
@@ -5831,7 +5831,7 @@ export interface operations {
     previewTemplate: {
         parameters: {
             query?: {
-                /** @description With `"draft": true`, that tenant's own draft of the type (no tenant: the global template's draft). Not read otherwise. */
+                /** @description The tenant whose view is rendered: its own template of the type when it has one (else the global one), its own layouts and partials before the global ones, and with `"draft": true` its own drafts before the global drafts. */
                 tenant?: string;
             };
             header?: never;
@@ -5864,7 +5864,7 @@ export interface operations {
                      * @description Adds `user` (id, locale, timezone) to the context and picks the user's locale.
                      */
                     user_id?: number | null;
-                    /** @description With type, true renders the type's draft (of ?tenant= when given) instead of its live template; 404 `not_found` when there is none. */
+                    /** @description true: every draft of the scope (?tenant='s own, then the global ones) stands in for what it would replace: the type's draft for its live template (the live one when it has none), and each layout's and partial's draft for the live one of its key (also with template). Drafts are never sent. */
                     draft?: boolean | null;
                     /** @description Partials by name used before the stored ones (?tenant='s own, then the global ones); 400 `invalid_field` `partials.<name>` when one does not parse. */
                     partials?: {
