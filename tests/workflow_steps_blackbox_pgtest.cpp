@@ -444,5 +444,58 @@ TEST_F(WorkflowStepsBlackBox, KilledMidBatchOfAStepTheNextProcessSendsEachOnce) 
   StopAll();
 }
 
+// Email now; after the delay, push unless the notification was read: the
+// push step is decided by the read state alone, so notify creates its
+// delivery held until the delay's end and the run is done at once
+// (outcome "scheduled"), without an advance. Unread → one push after the
+// delay; read in time → that delivery is canceled ("read"), nothing pushed.
+TEST_F(WorkflowStepsBlackBox, AStepOnlyTheReadStateDecidesIsHeldWithTheNotification) {
+  StartServer(0);
+  const json tmpl = {
+      {"default_locale", "en"},
+      {"locales", {{"en", {{"title", "Task due"}}}}},
+      {"steps",
+       {{{"type", "channel"}, {"channel", "email"}},
+        {{"type", "delay"}, {"seconds", 2}},
+        {{"type", "channel"}, {"channel", "push"}, {"condition", "notification.read == false"}}}}};
+  const auto put = api().Call("PUT", std::string("/v1/templates/") + kType, tmpl);
+  ASSERT_EQ(put.status, 200) << put.body;
+  MakeUser(1, "free", Push::kAccepted);
+  MakeUser(2, "free", Push::kAccepted);
+  const auto before = std::chrono::system_clock::now();
+  const std::int64_t unread = Notify(1);
+  const std::int64_t read = Notify(2);
+  const auto marked = api().Call("POST", "/v1/users/2/notifications/read", {{"ids", {read}}});
+  ASSERT_EQ(marked.status, 200) << marked.body;
+
+  for (const std::int64_t id : {unread, read}) {
+    const json now = Notification(id);
+    EXPECT_EQ(now["workflow"]["status"], "done") << now.dump();
+    EXPECT_EQ(Outcomes(now), "queued,delayed,scheduled") << now.dump();
+    EXPECT_EQ(now["workflow"]["steps"][2]["channel"], "push") << now.dump();
+    EXPECT_EQ(now["workflow"]["steps"][2]["until"], now["workflow"]["steps"][1]["until"]);
+  }
+  json sent, canceled;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        sent = Notification(unread);
+        canceled = Notification(read);
+        return Deliveries(sent) == "email:sent,push:sent" &&
+               Deliveries(canceled) == "email:sent,push:canceled";
+      },
+      30s))
+      << sent.dump() << "\n"
+      << canceled.dump() << "\n"
+      << Output();
+  EXPECT_EQ(canceled["deliveries"][1]["last_error"], "read") << canceled.dump();
+  const auto requests = push_.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].target, PushPath(1, Push::kAccepted));
+  EXPECT_GE(requests[0].received_at, before + 2s) << "pushed before the delay ended";
+  EXPECT_EQ(smtp_.message_count(), 2u);
+  EXPECT_EQ(RunsAdvanced(0), 0) << "no advance: notify did every step";
+  StopAll();
+}
+
 }  // namespace
 }  // namespace chopar

@@ -31,4 +31,6 @@ const std::string& Condition::source() const { return program_->source; }
 
 const std::vector<std::string>& Condition::roots() const { return program_->roots; }
 
+const std::vector<std::string>& Condition::paths() const { return program_->paths; }
+
 }  // namespace chopar::condition

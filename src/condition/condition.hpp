@@ -81,6 +81,11 @@ class Condition {
   // "user"): what the caller must supply in the context.
   [[nodiscard]] const std::vector<std::string>& roots() const;
 
+  // The paths it reads, each once, sorted, written as in the grammar with
+  // members after dots and indexes in brackets, whatever form the source
+  // used: `notification.read`, `steps[0].outcome` (for `steps[0]["outcome"]`).
+  [[nodiscard]] const std::vector<std::string>& paths() const;
+
   // Two conditions are equal when their texts are (parsing is deterministic).
   friend bool operator==(const Condition& a, const Condition& b) {
     return a.source() == b.source();

@@ -92,6 +92,15 @@ TEST(ConditionParseTest, RootsAreTheNamesPathsStartWithSortedOnce) {
   EXPECT_TRUE(Condition::Parse("1 < 2").roots().empty());
 }
 
+TEST(ConditionParseTest, PathsAreWhatItReadsInOneFormSortedOnce) {
+  EXPECT_EQ(Condition::Parse(R"(notification["read"] == false && !notification.read || data.a[2])")
+                .paths(),
+            (std::vector<std::string>{"data.a[2]", "notification.read"}));
+  EXPECT_EQ(Condition::Parse("steps[0].outcome == step.a.outcome && tenant").paths(),
+            (std::vector<std::string>{"step.a.outcome", "steps[0].outcome", "tenant"}));
+  EXPECT_TRUE(Condition::Parse("1 < 2").paths().empty());
+}
+
 TEST(ConditionParseTest, RefusesMissingValuesWhereTheyAreMissing) {
   ExpectRefused("", 0, "expected a value, found the end");
   ExpectRefused("   ", 3, "expected a value, found the end");

@@ -225,8 +225,27 @@ class Parser {
         Advance();
         Expect(TokenKind::kRightBracket, "']'");
       } else {
+        AddPath(node);
         return Add(std::move(node));
       }
+    }
+  }
+
+  // Program::paths: the path as it reads, members after dots and indexes
+  // in brackets (`steps[0].outcome`), each once, sorted.
+  void AddPath(const Node& node) {
+    std::string text = node.root;
+    for (const PathStep& step : node.path) {
+      if (step.is_index) {
+        text += "[" + std::to_string(step.index) + "]";
+      } else {
+        text += "." + step.key;
+      }
+    }
+    auto& paths = program_.paths;
+    if (const auto at = std::lower_bound(paths.begin(), paths.end(), text);
+        at == paths.end() || *at != text) {
+      paths.insert(at, std::move(text));
     }
   }
 

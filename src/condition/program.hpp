@@ -49,6 +49,7 @@ struct Program {
   std::vector<Node> nodes;
   std::uint32_t top = 0;           // the whole condition's node
   std::vector<std::string> roots;  // sorted, each once
+  std::vector<std::string> paths;  // Condition::paths
 };
 
 // -number, exact for every integer JSON holds: the negative of an unsigned

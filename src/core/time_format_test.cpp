@@ -1,6 +1,9 @@
 #include "core/time_format.hpp"
 
+#include <date/date.h>
 #include <gtest/gtest.h>
+
+#include <random>
 
 namespace chopar::core {
 namespace {
@@ -34,6 +37,34 @@ TEST(ParsePgTimestampTest, OutOfRangeIsAnErrorNotAWrappedTime) {
   EXPECT_EQ(FormatRfc3339(ParsePgTimestamp("2026-10-28 13:05:00.123456+00")),
             "2026-10-28T13:05:00Z");
   EXPECT_THROW((void)ParsePgTimestamp("9999-12-31 23:59:59+00"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace chopar::core
+
+namespace chopar::core {
+namespace {
+
+// The hand-written formatter says what date::format says, over times spread
+// across TimePoint's whole range (before 1970 too) and day boundaries.
+TEST(TimeFormatTest, FormatsAsDateFormatDoesAcrossTheRange) {
+  std::mt19937_64 random(20261207);
+  const auto lowest =
+      std::chrono::floor<std::chrono::microseconds>(*ParseRfc3339("1677-09-22T00:00:00Z"));
+  const auto highest =
+      std::chrono::floor<std::chrono::microseconds>(*ParseRfc3339("2262-04-11T00:00:00Z"));
+  std::uniform_int_distribution<std::int64_t> pick(lowest.time_since_epoch().count(),
+                                                   highest.time_since_epoch().count());
+  for (int i = 0; i < 20000; ++i) {
+    std::chrono::sys_time<std::chrono::microseconds> t{std::chrono::microseconds(pick(random))};
+    if (i % 4 == 0) t = std::chrono::floor<std::chrono::seconds>(t);
+    if (i % 8 == 1) t = std::chrono::floor<std::chrono::days>(t) - std::chrono::microseconds(1);
+    const TimePoint point = std::chrono::time_point_cast<TimePoint::duration>(t);
+    const auto seconds = std::chrono::floor<std::chrono::seconds>(t);
+    ASSERT_EQ(FormatRfc3339(point), date::format("%FT%TZ", seconds));
+    ASSERT_EQ(FormatRfc3339Micros(point),
+              t == seconds ? date::format("%FT%TZ", seconds) : date::format("%FT%TZ", t));
+  }
 }
 
 }  // namespace

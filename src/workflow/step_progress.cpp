@@ -55,7 +55,7 @@ class Progress {
         {"outcome", outcome},
         {"channel", channel ? nlohmann::json(std::string(core::ChannelName(*channel))) : nullptr},
         {"delivery_id", delivery_id ? nlohmann::json(*delivery_id) : nullptr},
-        {"at", core::FormatRfc3339(inputs_.now)},
+        {"at", At()},
         {"until", until ? nlohmann::json(core::FormatRfc3339(*until)) : nullptr},
         {"detail", detail ? nlohmann::json(*detail) : nullptr}};
     if (Current().name) entry["name"] = *Current().name;
@@ -119,11 +119,7 @@ class Progress {
   }
 
   nlohmann::json ConditionContext() const {
-    if (!base_context_) {
-      base_context_ = inputs_.context.is_null() && inputs_.make_context ? inputs_.make_context()
-                                                                        : inputs_.context;
-    }
-    nlohmann::json context = *base_context_;
+    nlohmann::json context = BaseContext();
     nlohmann::json by_index = nlohmann::json::array();
     nlohmann::json by_name = nlohmann::json::object();
     for (const auto& entry : advance_.outcomes) {
@@ -162,6 +158,7 @@ class Progress {
         Record("delayed", std::nullopt, std::nullopt, until);
         Next();
         if (until <= inputs_.now) return true;
+        if (inputs_.at_notify && HoldRest(until)) return false;
         advance_.status = RunStatus::kActive;
         advance_.due_at = until;
         return false;
@@ -252,11 +249,68 @@ class Progress {
     return true;
   }
 
+  // At notify, after a delay until `until`: when every step left is a
+  // channel step not waited for, on channels the user can receive now and
+  // none repeated, whose condition is Step::unless_read, holds their channels
+  // until `until` and ends the run. False (nothing changed) otherwise.
+  bool HoldRest(core::TimePoint until) {
+    std::vector<core::ChannelKind> held;
+    for (auto i = static_cast<std::size_t>(advance_.step); i < steps_.size(); ++i) {
+      const Step& step = steps_[i];
+      if (step.kind != StepKind::kChannel || step.waits || step.pick == ChannelPick::kFirstOf ||
+          !step.unless_read) {
+        return false;
+      }
+      bool any = false;
+      for (core::ChannelKind kind : step.channels) {
+        if (!Receivable(kind)) continue;
+        const bool repeats = std::ranges::find(held, kind) != held.end() ||
+                             std::ranges::find(advance_.sends, kind, &RunAdvance::Send::channel) !=
+                                 advance_.sends.end();
+        if (repeats) return false;
+        held.push_back(kind);
+        any = true;
+      }
+      if (!any) return false;  // skipped or not is decided when it is due
+    }
+    if (held.empty()) return false;
+    for (auto i = static_cast<std::size_t>(advance_.step); i < steps_.size(); ++i) {
+      std::vector<std::string> names;
+      std::optional<core::ChannelKind> only;
+      for (core::ChannelKind kind : steps_[i].channels) {
+        if (!Receivable(kind)) continue;
+        names.emplace_back(core::ChannelName(kind));
+        only = names.size() == 1 ? std::optional(kind) : std::nullopt;
+      }
+      Record("scheduled", only, std::nullopt, until, Joined(names));
+      Next();
+    }
+    advance_.held = std::move(held);
+    advance_.held_until = until;
+    advance_.status = RunStatus::kDone;
+    return true;
+  }
+
+  // The time every entry of this advance records, formatted once.
+  const std::string& At() {
+    if (at_.empty()) at_ = core::FormatRfc3339(inputs_.now);
+    return at_;
+  }
+
+  const nlohmann::json& BaseContext() const {
+    if (!base_context_) {
+      base_context_ = inputs_.context.is_null() && inputs_.make_context ? inputs_.make_context()
+                                                                        : inputs_.context;
+    }
+    return *base_context_;
+  }
+
   const std::vector<Step>& steps_;
   const RunInputs& inputs_;
   const std::optional<DigestClosed> digest_;
   RunAdvance advance_;
   mutable std::optional<nlohmann::json> base_context_;
+  std::string at_;
 };
 
 }  // namespace

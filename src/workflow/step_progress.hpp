@@ -108,6 +108,11 @@ struct RunAdvance {
     friend bool operator==(const Send&, const Send&) = default;
   };
   std::vector<Send> sends;
+  // At notify: the channels of the steps after a delay that are held with
+  // the notification until `held_until` and canceled then if it was read
+  // (AdvanceRun says when): created by notify's statement, not by an advance.
+  std::vector<core::ChannelKind> held;
+  std::optional<core::TimePoint> held_until;
   bool passed_throttle = false;
   bool waits_on_digest = false;  // kWaiting for its digest window to close
 };
@@ -116,7 +121,15 @@ struct RunAdvance {
 // skip their step, throttles pass or end the run, a delay sets the run's
 // next due time, a channel step creates its deliveries (and, but for
 // all_of, waits for the one it sent). A run past its last step is done; a
-// canceled delivery cancels it. Pure but for inputs.pass_throttle.
+// canceled delivery cancels it. At notify (inputs.at_notify), a delay
+// followed only by channel steps not waited for, each on channels the user
+// can receive now and each with a condition that is, whatever the
+// notification's data and facts, true exactly while the notification is
+// unread (`notification.read == false`, reading nothing of the user or of
+// the steps), ends the run there: those steps' channels are `held` until
+// the delay's end and canceled then if the notification was read, which is
+// what the advancer would decide then (outcome "scheduled"). Pure but for
+// inputs.pass_throttle.
 RunAdvance AdvanceRun(const std::vector<Step>& steps, const RunState& state,
                       const RunInputs& inputs);
 

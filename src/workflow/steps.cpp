@@ -1,6 +1,7 @@
 #include "workflow/steps.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -163,6 +164,31 @@ nlohmann::json ChannelNames(const std::vector<core::ChannelKind>& channels) {
 
 }  // namespace
 
+namespace {
+
+// Step::unless_read: every path it reads is one of the notification's
+// three states, and over all eight of their combinations it is `!read`.
+bool IsUnlessRead(const condition::Condition& condition) {
+  static constexpr std::array<std::string_view, 3> kStates = {
+      "notification.archived", "notification.read", "notification.seen"};
+  const auto& paths = condition.paths();
+  if (paths.empty() || std::ranges::any_of(paths, [](const std::string& path) {
+        return std::ranges::find(kStates, path) == kStates.end();
+      })) {
+    return false;
+  }
+  for (int bits = 0; bits < 8; ++bits) {
+    const bool read = (bits & 2) != 0;
+    const nlohmann::json context = {
+        {"notification",
+         {{"seen", (bits & 1) != 0}, {"read", read}, {"archived", (bits & 4) != 0}}}};
+    if (condition.Evaluate(context) != !read) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::vector<Step> ParseSteps(const nlohmann::json& steps) {
   if (!steps.is_array() || steps.empty() || steps.size() > kMaxSteps) {
     throw core::InvalidField("steps", "steps must be an array of 1 to " +
@@ -186,6 +212,7 @@ std::vector<Step> ParseSteps(const nlohmann::json& steps) {
   };
   for (std::size_t i = 0; i < parsed.size(); ++i) {
     Step& step = parsed[i];
+    if (step.condition) step.unless_read = IsUnlessRead(*step.condition);
     if (step.kind != StepKind::kChannel) continue;
     step.waits = step.pick == ChannelPick::kFirstOf ||
                  (step.pick == ChannelPick::kOne &&

@@ -51,6 +51,12 @@ struct Step {
   // Any other goes on at once (outcome "queued"): waiting costs two writes
   // of the run and a wake-up per step, which nothing would read.
   bool waits = false;
+  // Its condition reads nothing but the notification's seen, read and
+  // archived, and is true exactly while the notification is unread
+  // (`notification.read == false`, `!notification.read`, …): what the
+  // delivery claim can decide on alone (AdvanceRun holds such steps at
+  // notify).
+  bool unless_read = false;
 };
 
 // Parses a template's "steps" (an array of 1..kMaxSteps step objects, each

@@ -182,6 +182,83 @@ TEST(AdvanceRun, AChannelStepWaitsOnlyWhenALaterConditionReadsItsOutcome) {
   EXPECT_EQ(once.status, RunStatus::kActive);
 }
 
+RunInputs AtNotify(std::vector<core::ChannelKind> receivable) {
+  RunInputs inputs = Inputs(std::move(receivable), false);
+  inputs.context = {{"data", {{"priority", 3}}},
+                    {"tenant", nullptr},
+                    {"user", {{"data", {{"plan", "pro"}}}}},
+                    {"notification", {{"seen", false}, {"read", false}, {"archived", false}}}};
+  inputs.at_notify = true;
+  return inputs;
+}
+
+// The steps after a delay are held with the notification (canceled if read
+// when due) only when the advancer would decide them on the read state
+// alone: every other shape stops at the delay as before.
+TEST(AdvanceRun, AtNotifyStepsAfterADelayOnTheReadStateAloneAreHeld) {
+  const std::vector<core::ChannelKind> both = {core::ChannelKind::kEmail,
+                                               core::ChannelKind::kTelegram};
+  const auto held = ParseSteps(json::parse(R"([{"type": "channel", "channel": "email"},
+                                              {"type": "delay", "seconds": 60},
+                                              {"type": "channel", "channel": "telegram",
+                                               "condition": "!notification.read"}])"));
+  const RunAdvance advance = AdvanceRun(held, {}, AtNotify(both));
+  EXPECT_EQ(advance.status, RunStatus::kDone);
+  ASSERT_EQ(advance.sends.size(), 1u);
+  EXPECT_EQ(advance.sends[0].channel, core::ChannelKind::kEmail);
+  EXPECT_EQ(advance.held, std::vector<core::ChannelKind>{core::ChannelKind::kTelegram});
+  EXPECT_EQ(core::FormatRfc3339(*advance.held_until), "2026-12-07T08:01:00Z");
+  ASSERT_EQ(advance.outcomes.size(), 3u);
+  EXPECT_EQ(advance.outcomes[2]["outcome"], "scheduled");
+  EXPECT_EQ(advance.outcomes[2]["channel"], "telegram");
+  EXPECT_EQ(advance.outcomes[2]["until"], "2026-12-07T08:01:00Z");
+  EXPECT_EQ(advance.step, 3);
+
+  const auto stops_at_delay = [&](const char* third, const std::vector<core::ChannelKind>& can) {
+    const auto steps = ParseSteps(json::parse(
+        std::string(
+            R"([{"type": "channel", "channel": "email"}, {"type": "delay", "seconds": 60},)") +
+        third + "]"));
+    const RunAdvance stopped = AdvanceRun(steps, {}, AtNotify(can));
+    return stopped.status == RunStatus::kActive && stopped.held.empty() && stopped.step == 2;
+  };
+  const char* unless_read =
+      R"({"type": "channel", "channel": "telegram", "condition": "notification.read == false"})";
+  EXPECT_FALSE(stops_at_delay(unless_read, both)) << "held";
+  EXPECT_TRUE(stops_at_delay(R"({"type": "channel", "channel": "telegram"})", both))
+      << "no condition: sent even if read, which a held delivery is not";
+  EXPECT_TRUE(stops_at_delay(
+      R"({"type": "channel", "channel": "telegram", "condition": "notification.seen == false"})",
+      both));
+  EXPECT_TRUE(stops_at_delay(
+      R"({"type": "channel", "channel": "telegram", "condition": "!notification.read || notification.archived"})",
+      both));
+  EXPECT_TRUE(stops_at_delay(
+      R"({"type": "channel", "channel": "telegram", "condition": "!notification.read && user.data.plan == \"pro\""})",
+      both))
+      << "the user's data may change before the step is due";
+  EXPECT_TRUE(stops_at_delay(
+      R"({"type": "channel", "channel": "telegram", "condition": "!notification.read && data.priority > 1"})",
+      both))
+      << "it reads more than the notification's state";
+  EXPECT_TRUE(stops_at_delay(
+      R"({"type": "channel", "channel": "telegram", "condition": "!notification.read && notification.seen"})",
+      both));
+  EXPECT_TRUE(stops_at_delay(
+      R"({"type": "channel", "first_of": ["telegram"], "condition": "notification.read == false"})",
+      both));
+  EXPECT_TRUE(stops_at_delay(
+      R"({"type": "channel", "channel": "email", "condition": "notification.read == false"})",
+      both))
+      << "a second email of the notification: one delivery per channel";
+  EXPECT_TRUE(stops_at_delay(unless_read, {core::ChannelKind::kEmail}))
+      << "skipped or not is decided when due";
+  EXPECT_TRUE(stops_at_delay(
+      R"({"type": "channel", "channel": "telegram", "condition": "notification.read == false"},
+         {"type": "delay", "seconds": 5})",
+      both));
+}
+
 TEST(AdvanceRun, ACanceledDeliveryCancelsTheRun) {
   const auto steps = ParseSteps(json::parse(R"([{"type": "channel", "channel": "email"},
                                                 {"type": "channel", "channel": "push"}])"));

@@ -7,7 +7,7 @@ import { h, formatTime, relativeTime, statusBadge } from "../dom.js";
 // ended) grey.
 const OUTCOME_TONE = {
   sent: "ok", passed: "ok", queued: "ok", digest_closed: "ok",
-  delayed: "wait", throttled: "wait",
+  delayed: "wait", scheduled: "wait", throttled: "wait",
   failed: "bad",
 };
 
