@@ -3638,7 +3638,7 @@ export interface components {
                 /** @enum {string|null} */
                 type: "channel" | "delay" | "throttle" | "digest" | null;
                 /** @enum {string} */
-                outcome: "sent" | "failed" | "skipped" | "canceled" | "queued" | "delayed" | "passed" | "throttled" | "digest_closed" | "digested" | "condition_false" | "ended";
+                outcome: "sent" | "failed" | "skipped" | "canceled" | "queued" | "delayed" | "passed" | "throttled" | "digest_closed" | "digested" | "condition_false" | "ended" | "scheduled";
                 channel: components["schemas"]["Channel"] | null;
                 /** Format: int64 */
                 delivery_id: number | null;
@@ -3893,6 +3893,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The Chopar-LSN of the caller's last write (the largest received): the read goes to a standby that has replayed it, waits up to [database] read_your_writes_wait_ms for one to, or reads from the primary (docs/api.md "Read-your-writes"). With standbys, a malformed one is 400 `invalid_field` (`Chopar-LSN`); without, it is ignored. */
+        ChoparLsn: string;
         /** @description 1-200 letters, digits and `. _ : -`, a letter or digit first (400 `invalid_field` `key` otherwise). */
         TopicKey: components["schemas"]["TopicKey"];
         /** @description The user's id, in canonical decimal (anything else answers 403). */
@@ -3971,6 +3973,8 @@ export interface components {
         NoStore: "no-store";
         /** @description The request's own X-Request-Id when usable, else a new one (32 hex digits). */
         RequestId: string;
+        /** @description With hot standbys configured ([database] read_urls): the primary's WAL position right after this request's write committed, in PostgreSQL's text form. Send it back as the Chopar-LSN request header on a later read to see this write there (docs/api.md "Read-your-writes"). Absent without standbys. */
+        ChoparLsn: string;
         /** @description Seconds to wait before sending the request again, on a 503 the database caused: 1 (busy: the pool exhausted, a lost race, a lock or statement timeout), 5 (unreachable or shutting down), 30 (out of resources). */
         RetryAfter: number;
     };
@@ -3985,7 +3989,10 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Chopar-LSN of the caller's last write (the largest received): the read goes to a standby that has replayed it, waits up to [database] read_your_writes_wait_ms for one to, or reads from the primary (docs/api.md "Read-your-writes"). With standbys, a malformed one is 400 `invalid_field` (`Chopar-LSN`); without, it is ignored. */
+                "Chopar-LSN"?: components["parameters"]["ChoparLsn"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4060,6 +4067,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4102,6 +4110,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4136,6 +4145,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4236,6 +4246,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4289,6 +4300,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4484,6 +4496,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4520,7 +4533,10 @@ export interface operations {
     listUserPushSubscriptions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Chopar-LSN of the caller's last write (the largest received): the read goes to a standby that has replayed it, waits up to [database] read_your_writes_wait_ms for one to, or reads from the primary (docs/api.md "Read-your-writes"). With standbys, a malformed one is 400 `invalid_field` (`Chopar-LSN`); without, it is ignored. */
+                "Chopar-LSN"?: components["parameters"]["ChoparLsn"];
+            };
             path: {
                 /** @description Your application's id of the user. */
                 id: components["parameters"]["UserId"];
@@ -4669,6 +4685,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4706,7 +4723,10 @@ export interface operations {
                 /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
                 tenant?: components["parameters"]["TenantFilter"];
             };
-            header?: never;
+            header?: {
+                /** @description The Chopar-LSN of the caller's last write (the largest received): the read goes to a standby that has replayed it, waits up to [database] read_your_writes_wait_ms for one to, or reads from the primary (docs/api.md "Read-your-writes"). With standbys, a malformed one is 400 `invalid_field` (`Chopar-LSN`); without, it is ignored. */
+                "Chopar-LSN"?: components["parameters"]["ChoparLsn"];
+            };
             path: {
                 /** @description Your application's id of the user. */
                 id: components["parameters"]["UserId"];
@@ -4731,7 +4751,10 @@ export interface operations {
                 /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
                 tenant?: components["parameters"]["TenantFilter"];
             };
-            header?: never;
+            header?: {
+                /** @description The Chopar-LSN of the caller's last write (the largest received): the read goes to a standby that has replayed it, waits up to [database] read_your_writes_wait_ms for one to, or reads from the primary (docs/api.md "Read-your-writes"). With standbys, a malformed one is 400 `invalid_field` (`Chopar-LSN`); without, it is ignored. */
+                "Chopar-LSN"?: components["parameters"]["ChoparLsn"];
+            };
             path: {
                 /** @description Your application's id of the user. */
                 id: components["parameters"]["UserId"];
@@ -4792,6 +4815,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4973,6 +4997,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4983,6 +5008,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5020,6 +5046,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5056,6 +5083,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5125,7 +5153,10 @@ export interface operations {
                 /** @description next_cursor of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description The Chopar-LSN of the caller's last write (the largest received): the read goes to a standby that has replayed it, waits up to [database] read_your_writes_wait_ms for one to, or reads from the primary (docs/api.md "Read-your-writes"). With standbys, a malformed one is 400 `invalid_field` (`Chopar-LSN`); without, it is ignored. */
+                "Chopar-LSN"?: components["parameters"]["ChoparLsn"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5167,6 +5198,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5203,7 +5235,10 @@ export interface operations {
                 /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
                 tenant?: components["parameters"]["TenantFilter"];
             };
-            header?: never;
+            header?: {
+                /** @description The Chopar-LSN of the caller's last write (the largest received): the read goes to a standby that has replayed it, waits up to [database] read_your_writes_wait_ms for one to, or reads from the primary (docs/api.md "Read-your-writes"). With standbys, a malformed one is 400 `invalid_field` (`Chopar-LSN`); without, it is ignored. */
+                "Chopar-LSN"?: components["parameters"]["ChoparLsn"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5223,7 +5258,10 @@ export interface operations {
                 /** @description A tenant's key: only the notifications in that tenant. A key confined to a tenant always sees its own tenant's (another → 403 `forbidden`). */
                 tenant?: components["parameters"]["TenantFilter"];
             };
-            header?: never;
+            header?: {
+                /** @description The Chopar-LSN of the caller's last write (the largest received): the read goes to a standby that has replayed it, waits up to [database] read_your_writes_wait_ms for one to, or reads from the primary (docs/api.md "Read-your-writes"). With standbys, a malformed one is 400 `invalid_field` (`Chopar-LSN`); without, it is ignored. */
+                "Chopar-LSN"?: components["parameters"]["ChoparLsn"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5438,6 +5476,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5657,6 +5696,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5880,6 +5920,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5981,6 +6022,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6115,6 +6157,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6198,6 +6241,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6258,6 +6302,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6369,6 +6414,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6505,6 +6551,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6639,6 +6686,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6717,6 +6765,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6777,6 +6826,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6886,6 +6936,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6964,6 +7015,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7024,6 +7076,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7048,7 +7101,10 @@ export interface operations {
                 /** @description next_cursor of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description The Chopar-LSN of the caller's last write (the largest received): the read goes to a standby that has replayed it, waits up to [database] read_your_writes_wait_ms for one to, or reads from the primary (docs/api.md "Read-your-writes"). With standbys, a malformed one is 400 `invalid_field` (`Chopar-LSN`); without, it is ignored. */
+                "Chopar-LSN"?: components["parameters"]["ChoparLsn"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7094,6 +7150,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7137,6 +7194,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7203,6 +7261,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7252,7 +7311,10 @@ export interface operations {
                 /** @description next_cursor of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description The Chopar-LSN of the caller's last write (the largest received): the read goes to a standby that has replayed it, waits up to [database] read_your_writes_wait_ms for one to, or reads from the primary (docs/api.md "Read-your-writes"). With standbys, a malformed one is 400 `invalid_field` (`Chopar-LSN`); without, it is ignored. */
+                "Chopar-LSN"?: components["parameters"]["ChoparLsn"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7299,7 +7361,10 @@ export interface operations {
             query?: {
                 minutes?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The Chopar-LSN of the caller's last write (the largest received): the read goes to a standby that has replayed it, waits up to [database] read_your_writes_wait_ms for one to, or reads from the primary (docs/api.md "Read-your-writes"). With standbys, a malformed one is 400 `invalid_field` (`Chopar-LSN`); without, it is ignored. */
+                "Chopar-LSN"?: components["parameters"]["ChoparLsn"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7333,7 +7398,10 @@ export interface operations {
     getOverview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Chopar-LSN of the caller's last write (the largest received): the read goes to a standby that has replayed it, waits up to [database] read_your_writes_wait_ms for one to, or reads from the primary (docs/api.md "Read-your-writes"). With standbys, a malformed one is 400 `invalid_field` (`Chopar-LSN`); without, it is ignored. */
+                "Chopar-LSN"?: components["parameters"]["ChoparLsn"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7412,6 +7480,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7474,6 +7543,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7631,6 +7701,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7670,6 +7741,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7714,6 +7786,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7747,6 +7820,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7780,6 +7854,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7810,6 +7885,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7842,6 +7918,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7903,6 +7980,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7934,6 +8012,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8027,6 +8106,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8037,6 +8117,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8067,6 +8148,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8168,6 +8250,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8208,6 +8291,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8321,6 +8405,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8355,6 +8440,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8405,6 +8491,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8415,6 +8502,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8475,6 +8563,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8852,6 +8941,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8892,6 +8982,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8936,6 +9027,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9009,6 +9101,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Chopar-LSN": components["headers"]["ChoparLsn"];
                     [name: string]: unknown;
                 };
                 content?: never;
