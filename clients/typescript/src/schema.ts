@@ -1191,7 +1191,7 @@ export interface paths {
         get: operations["getTemplateDraft"];
         /**
          * Create or replace a type's draft
-         * @description Validated as PUT /v1/templates/{type} is (the same 400s); never sent. 404 `not_found` for a tenant that does not exist.
+         * @description Validated as PUT /v1/templates/{type} is (the same 400s), but a `layout` that does not exist (yet) is taken: publishing checks it. Never sent. 404 `not_found` for a tenant that does not exist.
          */
         put: operations["putTemplateDraft"];
         post?: never;
