@@ -8,6 +8,7 @@
 #include "hub/cursor.hpp"
 #include "hub/inbox_state_wake.hpp"
 #include "hub/queries.hpp"
+#include "workflow/step_progress.hpp"
 
 namespace chopar::hub {
 namespace {
@@ -133,11 +134,12 @@ NotificationWithDeliveries InboxService::GetNotification(std::int64_t notificati
   const auto run = conn->Exec(queries::kNotificationWorkflow, notification_id);
   nlohmann::json workflow;
   if (!run.Empty()) {
-    workflow = {{"status", run.String(0, "status")},
-                {"step", run.Int(0, "step")},
-                {"due_at", run.IsNull(0, "due_at") ? nlohmann::json()
-                                                   : nlohmann::json(run.String(0, "due_at"))},
-                {"steps", nlohmann::json::parse(run.Text(0, "outcomes"))}};
+    workflow = {
+        {"status", run.String(0, "status")},
+        {"step", run.Int(0, "step")},
+        {"due_at",
+         run.IsNull(0, "due_at") ? nlohmann::json() : nlohmann::json(run.String(0, "due_at"))},
+        {"steps", workflow::WithNullMembers(nlohmann::json::parse(run.Text(0, "outcomes")))}};
   }
   return {ReadNotification(rows, 0), ReadRows(deliveries, deliveries.Rows(), &ReadDelivery),
           std::move(workflow)};

@@ -49,15 +49,15 @@ class Progress {
               std::optional<std::int64_t> delivery_id = std::nullopt,
               std::optional<core::TimePoint> until = std::nullopt,
               std::optional<std::string> detail = std::nullopt) {
+    // Stored without its null members (WithNullMembers puts them back for
+    // the API): a run row is written with every notification of its type.
     nlohmann::json entry = {
-        {"index", advance_.step},
-        {"type", TypeName(Current().kind)},
-        {"outcome", outcome},
-        {"channel", channel ? nlohmann::json(std::string(core::ChannelName(*channel))) : nullptr},
-        {"delivery_id", delivery_id ? nlohmann::json(*delivery_id) : nullptr},
-        {"at", At()},
-        {"until", until ? nlohmann::json(core::FormatRfc3339(*until)) : nullptr},
-        {"detail", detail ? nlohmann::json(*detail) : nullptr}};
+        {"index", advance_.step}, {"type", TypeName(Current().kind)}, {"outcome", outcome}};
+    if (channel) entry["channel"] = core::ChannelName(*channel);
+    if (delivery_id) entry["delivery_id"] = *delivery_id;
+    entry["at"] = At();
+    if (until) entry["until"] = core::FormatRfc3339(*until);
+    if (detail) entry["detail"] = std::move(*detail);
     if (Current().name) entry["name"] = *Current().name;
     advance_.outcomes.push_back(std::move(entry));
   }
@@ -327,6 +327,18 @@ std::string_view RunStatusName(RunStatus status) {
       return "canceled";
   }
   return "done";
+}
+
+nlohmann::json WithNullMembers(nlohmann::json outcomes) {
+  if (!outcomes.is_array()) return nlohmann::json::array();
+  for (nlohmann::json& entry : outcomes) {
+    if (!entry.is_object()) continue;
+    for (const char* member :
+         {"index", "type", "outcome", "channel", "delivery_id", "at", "until", "detail"}) {
+      if (!entry.contains(member)) entry[member] = nullptr;
+    }
+  }
+  return outcomes;
 }
 
 nlohmann::json MakeRunContext(RunFacts facts) {

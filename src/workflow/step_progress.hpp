@@ -54,6 +54,11 @@ struct RunFacts {
   std::optional<std::string> tenant;
 };
 
+// A run's stored outcomes (workflow_runs.outcomes) as the API shows them:
+// every entry with each of index, type, outcome, channel, delivery_id, at,
+// until and detail, null where the stored entry leaves one out. Pure.
+nlohmann::json WithNullMembers(nlohmann::json outcomes);
+
 // {"data", "user": {id, locale, timezone, data}, "tenant", "notification":
 // {id, type, category, critical, tags, seen, read, archived}}. Pure.
 nlohmann::json MakeRunContext(RunFacts facts);

@@ -259,6 +259,22 @@ TEST(AdvanceRun, AtNotifyStepsAfterADelayOnTheReadStateAloneAreHeld) {
       both));
 }
 
+// Entries are stored without their null members; the API shows each of
+// them, null where it was left out.
+TEST(AdvanceRun, OutcomesAreStoredWithoutNullsAndShownWithEveryMember) {
+  const auto steps =
+      ParseSteps(json::parse(R"([{"type": "delay", "seconds": 5, "name": "wait"}])"));
+  const RunAdvance advance = AdvanceRun(steps, {}, Inputs({}, false));
+  ASSERT_EQ(advance.outcomes.size(), 1u);
+  EXPECT_FALSE(advance.outcomes[0].contains("channel"));
+  EXPECT_FALSE(advance.outcomes[0].contains("detail"));
+  EXPECT_EQ(WithNullMembers(advance.outcomes),
+            json::parse(R"([{"index": 0, "type": "delay", "outcome": "delayed", "name": "wait",
+                             "channel": null, "delivery_id": null, "at": "2026-12-07T08:00:00Z",
+                             "until": "2026-12-07T08:00:05Z", "detail": null}])"));
+  EXPECT_EQ(WithNullMembers(json()), json::array());
+}
+
 TEST(AdvanceRun, ACanceledDeliveryCancelsTheRun) {
   const auto steps = ParseSteps(json::parse(R"([{"type": "channel", "channel": "email"},
                                                 {"type": "channel", "channel": "push"}])"));
