@@ -304,6 +304,15 @@ TEST_F(VersionRoutesTest, PreviewRendersTheDraftsOfLayoutsAndPartials) {
   EXPECT_EQ(preview({{"template", {{"title", "{{> footer}}"}}}})["title"], "live footer");
 
   EXPECT_EQ(SentTitle(), "Due") << "drafts are never sent";
+
+  // A draft that no longer passes today's rules: 409 naming its field.
+  db_->Scalar(
+      "UPDATE chopar.template_drafts SET document = '{\"text\": \"{{#open}}\"}' "
+      "WHERE kind = 'partial' AND key = 'sig' RETURNING 1");
+  const auto refused = client().Post("/v1/templates/preview",
+                                     json({{"type", "task.due"}, {"draft", true}}).dump(), {kAuth});
+  EXPECT_EQ(refused.status, 409) << refused.body;
+  EXPECT_EQ(refused.Json()["error"]["field"], "text") << refused.body;
 }
 
 TEST_F(VersionRoutesTest, ATenantsVersionsAndDraftAreItsOwn) {
