@@ -60,15 +60,19 @@ bindir=$(pg_config --bindir 2>/dev/null || true)
 as_db=()
 [ "$(id -u)" -eq 0 ] && as_db=(runuser -u postgres --)
 
-# Runs a command as the database account with pg_autoctl's state (its XDG
-# folders) under DIR, so clusters in different folders never meet, and with
-# no PG* variable of the caller's steering psql elsewhere.
-db() {
-  "${as_db[@]}" env -u PGHOST -u PGPORT -u PGDATABASE -u PGUSER -u PGDATA -u PGSERVICE -u PGOPTIONS \
-    -u PGTARGETSESSIONATTRS -u PGSSLMODE \
-    HOME="$dir/xdg" XDG_CONFIG_HOME="$dir/xdg/config" XDG_DATA_HOME="$dir/xdg/data" \
-    XDG_RUNTIME_DIR="$dir/xdg/run" PATH="$bindir:$PATH" PG_CONFIG="$bindir/pg_config" "$@"
-}
+# The environment of every command run as the database account:
+# pg_autoctl's state (its XDG folders) and the servers' Unix sockets
+# (PGHOST: where pg_autoctl connects to its local server) under DIR, so
+# clusters in different folders never meet; the servers' superuser is
+# postgres whatever the account (PGUSER, and CHOPAR_HA_URL's user); no
+# other PG* variable of the caller's steers pg_autoctl or psql elsewhere.
+db_env=(env -u PGPORT -u PGDATABASE -u PGDATA -u PGSERVICE -u PGOPTIONS
+  -u PGTARGETSESSIONATTRS -u PGSSLMODE PGHOST="$dir/sock" PGUSER=postgres
+  HOME="$dir/xdg" XDG_CONFIG_HOME="$dir/xdg/config" XDG_DATA_HOME="$dir/xdg/data"
+  XDG_RUNTIME_DIR="$dir/xdg/run" PATH="$bindir:$PATH" PG_CONFIG="$bindir/pg_config")
+
+# Runs a command as the database account, in that environment.
+db() { "${as_db[@]}" "${db_env[@]}" "$@"; }
 
 now() { date +%s.%N; }
 seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f\n", b - a }'; }
@@ -116,10 +120,8 @@ pick_ports() {
 # that down and kill-primary can signal the keeper and everything it started.
 start_node() {
   local name=$1
-  setsid "${as_db[@]}" env -u PGHOST -u PGPORT -u PGDATABASE -u PGUSER -u PGDATA \
-    HOME="$dir/xdg" XDG_CONFIG_HOME="$dir/xdg/config" XDG_DATA_HOME="$dir/xdg/data" \
-    XDG_RUNTIME_DIR="$dir/xdg/run" PATH="$bindir:$PATH" PG_CONFIG="$bindir/pg_config" \
-    pg_autoctl run --pgdata "$dir/$name" </dev/null >>"$dir/$name.log" 2>&1 &
+  setsid "${as_db[@]}" "${db_env[@]}" pg_autoctl run --pgdata "$dir/$name" </dev/null \
+    >>"$dir/$name.log" 2>&1 &
   echo $! >"$dir/$name.pgid"
 }
 
@@ -129,20 +131,28 @@ postmaster_pid() { [ -f "$dir/$1/postmaster.pid" ] && head -1 "$dir/$1/postmaste
 # children (each in a session of its own), at once (-9): what a crash of
 # that machine would do to it.
 kill_node() {
-  local name=$1 pgid pm children=""
+  local name=$1 pgid pm children="" shm=""
   pgid=$(cat "$dir/$name.pgid" 2>/dev/null || true)
   pm=$(postmaster_pid "$name")
-  [ -n "$pm" ] && children=$(pgrep -P "$pm" 2>/dev/null || true)
+  if [ -n "$pm" ]; then
+    children=$(pgrep -P "$pm" 2>/dev/null || true)
+    # Line 7 of postmaster.pid: the key and id of its System V segment.
+    shm=$(sed -n 7p "$dir/$name/postmaster.pid" 2>/dev/null | awk '{ print $2 }')
+  fi
   [ -n "$pgid" ] && kill -KILL -- "-$pgid" 2>/dev/null || true
   [ -n "$pm" ] && kill -KILL "$pm" 2>/dev/null || true
   # shellcheck disable=SC2086
   [ -n "$children" ] && kill -KILL $children 2>/dev/null || true
+  # A postmaster killed with -9 leaves that (small) segment behind; removed
+  # once its last process is gone. A restart of the node makes a new one.
+  [ -n "$shm" ] && "${as_db[@]}" ipcrm -m "$shm" 2>/dev/null || true
   rm -f "$dir/$name.pgid"
 }
 
 # Processes that belong to the cluster in DIR: the keepers' process groups,
-# the postmasters and their children and whatever names DIR on its command line (a backend or a
-# pg_basebackup started by a keeper). Only this cluster's, by construction.
+# the postmasters and their children, and the PostgreSQL programs whose
+# command line names a path in DIR (a pg_basebackup or pg_rewind a keeper
+# started). Only this cluster's, by construction.
 cluster_pids() {
   local pids
   pids=$(cluster_pids_any | sort -u)
@@ -162,7 +172,8 @@ cluster_pids_any() {
     p=$(postmaster_pid "$f")
     [ -n "$p" ] && [ -d "/proc/$p" ] && { echo "$p"; pgrep -P "$p" 2>/dev/null || true; }
   done
-  pgrep -f -- "$(sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$dir")/" 2>/dev/null || true
+  pgrep -f -- "^[^ ]*(pg_autoctl|postgres|pg_ctl|pg_basebackup|pg_rewind) .*$(sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$dir")/" \
+    2>/dev/null || true
 }
 
 # Postgres settings for the data nodes and the monitor (postgresql.auto.conf
@@ -174,6 +185,17 @@ shared_buffers = '128MB'
 max_connections = 300
 fsync = off
 EOF
+}
+
+# initdb of a node's data directory before pg_autoctl takes it over, for
+# what must hold from its first start: the superuser (postgres) and the
+# Unix sockets in DIR (the default, /var/run/postgresql, is the postgres
+# account's only).
+init_pgdata() {
+  local name=$1
+  db "$bindir/initdb" -D "$dir/$name" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >>"$dir/$name.log" 2>&1 ||
+    die "initdb of $name failed (see $dir/$name.log)"
+  echo "unix_socket_directories = '$dir/sock'" | db tee -a "$dir/$name/postgresql.auto.conf" >/dev/null
 }
 
 # The monitor's failure detection (milliseconds), see the timings above.
@@ -242,7 +264,10 @@ wait_writable() {
 cmd_up() {
   [ -e "$dir/cluster.env" ] && die "a cluster already lives in $dir"
   command -v pg_autoctl >/dev/null || die "pg_autoctl is not installed (Debian postgresql-15-auto-failover, scripts/install-deps)"
-  mkdir -p "$dir/xdg"
+  # pg_autoctl keeps its pid files in XDG_RUNTIME_DIR only if it exists
+  # (else in /tmp/pg_autoctl, shared by every account and cluster).
+  mkdir -p "$dir/xdg/run" "$dir/sock"
+  chmod 700 "$dir/xdg/run"
   [ "$(id -u)" -eq 0 ] && chown -R postgres: "$dir"
   local monitor_port node1_port node2_port first_port
   pick_ports
@@ -256,6 +281,7 @@ cmd_up() {
   # shellcheck disable=SC2154
   trap 'status=$?; [ $status -eq 0 ] || stop_all; exit $status' EXIT
 
+  init_pgdata monitor
   db pg_autoctl create monitor --pgdata "$dir/monitor" --pgport "$monitor_port" --hostname 127.0.0.1 \
     --auth trust --no-ssl --pgctl "$bindir/pg_ctl" >>"$dir/monitor.log" 2>&1 ||
     die "pg_autoctl create monitor failed (see $dir/monitor.log)"
@@ -271,6 +297,8 @@ cmd_up() {
   local name port
   for name in node1 node2; do
     port=$(port_of "$name")
+    # node2 is cloned from node1 (pg_basebackup), settings included.
+    [ "$name" = node1 ] && init_pgdata node1
     db pg_autoctl create postgres --pgdata "$dir/$name" --pgport "$port" --listen 127.0.0.1 \
       --hostname 127.0.0.1 --name "$name" --dbname chopar_ha --monitor "$(monitor_url)" \
       --auth trust --no-ssl --pgctl "$bindir/pg_ctl" >>"$dir/$name.log" 2>&1 ||
@@ -337,14 +365,9 @@ cmd_kill_primary() {
 stop_all() {
   [ -d "$dir" ] || return 0
   local name pids
-  for name in node2 node1 monitor; do
-    [ -f "$dir/$name.pgid" ] && kill -TERM -- "-$(cat "$dir/$name.pgid")" 2>/dev/null || true
-  done
-  for _ in $(seq 1 50); do
-    pids=$(cluster_pids)
-    [ -z "$pids" ] && break
-    sleep 0.1
-  done
+  # At once (-9), not a clean shutdown: everything in DIR is thrown away,
+  # and under load a clean stop of three servers and their keepers took
+  # ten seconds and more.
   for name in node2 node1 monitor; do kill_node "$name"; done
   for _ in $(seq 1 100); do
     pids=$(cluster_pids)

@@ -112,8 +112,13 @@ TEST_F(HaSwitchover, ChoparRidesAPlannedSwitchoverWithNothingLostOrSentTwice) {
       << "pg_autoctl is not installed: this test needs the Debian package "
          "postgresql-15-auto-failover (scripts/install-deps installs it)";
 
+  const Clock::time_point test_began = Clock::now();
+  const auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
   const auto [up_status, up_output] = Cluster("up", 150s);
   ASSERT_EQ(up_status, 0) << "cluster.sh up failed: " << up_output;
+  std::printf("ha switchover: cluster up in %.1f s\n", seconds_since(test_began));
   const std::string url = Assignment(up_output, "CHOPAR_HA_URL");
   ASSERT_NE(url.find("target_session_attrs=read-write"), std::string::npos) << up_output;
   const auto [first_status, first_primary] = Cluster("primary", 30s);
@@ -267,6 +272,8 @@ TEST_F(HaSwitchover, ChoparRidesAPlannedSwitchoverWithNothingLostOrSentTwice) {
 
   serve_->Signal(SIGTERM);
   EXPECT_EQ(serve_->Wait(30s), 0) << serve_->Output();
+  std::printf("ha switchover: checks done %.1f s after the test began\n",
+              seconds_since(test_began));
 }
 
 }  // namespace
