@@ -820,20 +820,19 @@ std::vector<std::string> Timeline(db::Connection& conn, const std::string& chann
   return lines;
 }
 
-// Why a delivery failed as "outcome unknown" and never reached its
-// provider, from its reason and the faults after its send started
+// Why a delivery failed as "outcome unknown", from its reason and the faults after its send started
 // (`started`, seconds since the epoch; a send is cut short within the
 // provider's timeout and the lease after it).
 std::string UnknownCause(const std::string& reason, double started, const EventLog& events,
                          const std::vector<FailoverRun>& failovers) {
   if (!reason.starts_with("outcome unknown: attempt")) {
-    return "the provider reset or dropped the request, or answered too late";
+    return "the provider reset, dropped or stalled the request past the timeout";
   }
   const core::TimePoint from = core::FromUnixMicros(static_cast<std::int64_t>(started * 1e6)) - 1s;
   const core::TimePoint to = from + kProviderTimeout + 15s;
   for (const FailoverRun& run : failovers) {
     if (run.began_wall <= to && run.promoted_wall >= from) {
-      return "taken back after a failover of the primary cut its send short";
+      return "taken back across a failover of the primary";
     }
   }
   for (const auto& [at, what] : events.Between(from, to)) {
@@ -958,6 +957,8 @@ void Check(const std::string& url, const Workload& workload, const Received& rec
       problem(what + " never received");
     } else if (times == 1 && status == "failed") {
       ++report.unknown_but_received;
+      ++report.unknown_received_causes[UnknownCause(
+          reason, deliveries.IsNull(i, 5) ? 0 : deliveries.Double(i, 5), events, failovers)];
       if (!reason.starts_with("outcome unknown")) problem(what + " received, yet recorded failed");
     }
   }
@@ -1175,6 +1176,9 @@ std::string ChaosReport::Markdown() const {
   out << "| … of deliveries failed as \"outcome unknown\" (killed mid-send, or answered after "
          "the timeout) | "
       << unknown_but_received << " |\n";
+  for (const auto& [cause, count] : unknown_received_causes) {
+    out << "| … … " << cause << " | " << count << " |\n";
+  }
   out << "| … failed as \"outcome unknown\", never received (killed, reset or dropped after the "
          "request left) | "
       << unknown_not_received << " |\n";
@@ -1254,7 +1258,7 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
       {"CHOPAR_SERVER_API_KEY", kApiKey},
       {"CHOPAR_SERVER_INBOX_SECRET", "chaos-inbox-secret"},
       {"CHOPAR_CHANNELS_SMS_CALLBACK_SECRET", "chaos-callback-secret"},
-      {"CHOPAR_DELIVERY_LEASE_SECONDS", "10"},
+      {"CHOPAR_DELIVERY_LEASE_SECONDS", std::to_string(settings.lease.count())},
       {"CHOPAR_DELIVERY_MAX_ATTEMPTS", "100"},
       {"CHOPAR_DELIVERY_BACKOFF_INITIAL_SECONDS", "0.5"},
       {"CHOPAR_DELIVERY_BACKOFF_MAX_SECONDS", "5"},

@@ -39,6 +39,9 @@ struct ChaosSettings {
   std::chrono::milliseconds fault_every_min{2000};
   std::chrono::milliseconds fault_every_max{5000};
   int processes = 3;
+  // [delivery] lease_seconds: short, so that sends cut short are taken back
+  // within the run.
+  std::chrono::seconds lease{10};
   int users = 400;
   double notifications_per_second = 10;
   int schedules = 12;  // each fires every minute
@@ -97,7 +100,8 @@ struct ChaosReport {
   // killed, or the provider reset or dropped the request, after it was
   // written. Reported through the API as failed, never sent twice.
   std::int64_t unknown_not_received = 0;
-  std::map<std::string, std::int64_t> unknown_causes;  // those, by what cut them short
+  std::map<std::string, std::int64_t> unknown_causes;           // those, by what cut them short
+  std::map<std::string, std::int64_t> unknown_received_causes;  // the same for those received
   double delivery_latency_p50 = 0, delivery_latency_p99 = 0, delivery_latency_max = 0;  // s
   double schedule_lateness_max = 0;  // s from due to the notification
   std::int64_t client_gave_up = 0;   // requests the client never got accepted

@@ -8,7 +8,10 @@
 # whatever the outcome. As root the cluster runs as the postgres account
 # (cluster.sh sees to it); as another user, as that user.
 #
-#   tests/faults/ha_lab.sh [BUILD_DIR]      # HA_SECONDS, HA_FAILOVER_SECONDS, HA_SEED
+#   tests/faults/ha_lab.sh [BUILD_DIR]
+#
+# HA_SEED replays a run's fault draws; HA_LEASE_SECONDS sets chopar's
+# [delivery] lease_seconds (the lab's 10 s by default).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +27,15 @@ test_binary="$build_dir/tests/faults/faults_pgtest"
 root=$(mktemp -d /tmp/chopar-ha-lab.XXXXXX)
 chmod 755 "$root"
 dir="$root/cluster"
+# On failure the cluster's logs are kept (down removes its folder).
 cleanup() {
+  local status=$?
+  if [ "$status" -ne 0 ] && [ -d "$dir" ]; then
+    local kept
+    kept=$(mktemp -d /tmp/chopar-ha-lab-logs.XXXXXX)
+    cp "$dir"/*.log "$kept"/ 2>/dev/null || true
+    echo "ha-lab: the cluster's logs are kept in $kept" >&2
+  fi
   bash "$cluster" down "$dir" || true
   rm -rf "$root"
 }
@@ -43,6 +54,7 @@ env -u CHOPAR_HA_URL -u CHOPAR_HA_MONITOR_URL -u CHOPAR_HA_DIR \
   CHOPAR_TEST_HA_URL="$CHOPAR_HA_URL" CHOPAR_TEST_HA_DIR="${CHOPAR_HA_DIR:-$dir}" \
   CHOPAR_TEST_HA_SCRIPT="$cluster" CHOPAR_TEST_HA_SECONDS="${HA_SECONDS:-600}" \
   CHOPAR_TEST_HA_FAILOVER_SECONDS="${HA_FAILOVER_SECONDS:-80}" CHOPAR_TEST_HA_SEED="${HA_SEED:-}" \
+  CHOPAR_TEST_HA_LEASE_SECONDS="${HA_LEASE_SECONDS:-}" \
   CHOPAR_TEST_HA_REPORT="$build_dir/ha-report.md" \
   "$test_binary" --gtest_filter='HaLab.*' || status=$?
 echo "ha-lab: figures in $build_dir/ha-report.md" >&2

@@ -3,7 +3,8 @@
 // faults, with the failover fault in place of PostgreSQL crashes — a
 // switchover and a kill -9 of the primary in turn, every
 // CHOPAR_TEST_HA_FAILOVER_SECONDS (80 by default) — and a broadcast to
-// every user each minute. The cluster is tests/ha/cluster.sh's:
+// every user each minute. CHOPAR_TEST_HA_LEASE_SECONDS sets [delivery]
+// lease_seconds (the lab's 10 by default). The cluster is tests/ha/cluster.sh's:
 // CHOPAR_TEST_HA_URL (its CHOPAR_HA_URL, a fresh database),
 // CHOPAR_TEST_HA_DIR, CHOPAR_TEST_HA_SCRIPT. Skipped unless all are set, so
 // not part of `make test` (its one-switchover slice is tests/ha's). The
@@ -45,6 +46,9 @@ TEST(HaLab, EveryPromiseHoldsAcrossFailoversOfThePrimary) {
   if (const std::string every = Env("CHOPAR_TEST_HA_FAILOVER_SECONDS"); !every.empty()) {
     settings.failover->every = std::chrono::seconds(std::stoll(every));
   }
+  if (const std::string lease = Env("CHOPAR_TEST_HA_LEASE_SECONDS"); !lease.empty()) {
+    settings.lease = std::chrono::seconds(std::stoll(lease));
+  }
   settings.broadcast_every = std::chrono::seconds(60);
   settings.chopar_binary = CHOPAR_BINARY;
   settings.work_dir =
@@ -52,8 +56,8 @@ TEST(HaLab, EveryPromiseHoldsAcrossFailoversOfThePrimary) {
   std::filesystem::remove_all(settings.work_dir);
   std::filesystem::create_directories(settings.work_dir);
   std::cout << "HA lab: " << settings.duration.count() << " s, a failover every "
-            << settings.failover->every.count() << " s, seed " << settings.seed << ", logs in "
-            << settings.work_dir << std::endl;
+            << settings.failover->every.count() << " s, lease " << settings.lease.count()
+            << " s, seed " << settings.seed << ", logs in " << settings.work_dir << std::endl;
   {
     auto conn = db::Connection::Open(url);
     db::Migrate(conn);
