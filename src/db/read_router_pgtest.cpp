@@ -117,5 +117,23 @@ TEST_F(ReadRouterTest, ReadsGoToAServerThatAnswersAndToThePrimaryWhenItDoesNot) 
       << after;
 }
 
+TEST_F(ReadRouterTest, ReadsAreSpreadOverTheStandbysThatAreWell) {
+  core::MetricsRegistry metrics;
+  PoolSettings well;
+  well.conninfo = db_->url();
+  well.size = 2;
+  ReadRouter router(*pool_, {.standbys = {well, well, well}}, metrics);
+  for (int i = 0; i < 30; ++i) {
+    router.Read([](Pool& pool) { return pool.Acquire()->Exec(kCountUsers).Int(0, 0); });
+  }
+  const std::string page = metrics.Render();
+  for (const char* standby : {"standby_1", "standby_2", "standby_3"}) {
+    EXPECT_NE(page.find("chopar_reads_total{target=\"" + std::string(standby) + "\"} 10"),
+              std::string::npos)
+        << standby << "\n"
+        << page;
+  }
+}
+
 }  // namespace
 }  // namespace chopar::db
