@@ -38,6 +38,21 @@ std::vector<std::string> AsServerAccount(std::vector<std::string> argv) {
   return argv;
 }
 
+// A hot standby refuses to start with less of these than its primary has
+// (with-test-pg raises max_connections; CHOPAR_TEST_PG_OPTIONS may raise
+// more): the primary's own values, as server options.
+std::string PrimaryLimits() {
+  auto primary = db::Connection::Open(Env("CHOPAR_TEST_DATABASE_URL"));
+  return primary
+      .ExecText(
+          "SELECT string_agg(format(' -c %s=%s', name, setting), '') FROM pg_settings WHERE name "
+          "IN "
+          "('max_connections', 'max_worker_processes', 'max_wal_senders', "
+          "'max_prepared_transactions', 'max_locks_per_transaction')",
+          {})
+      .String(0, 0);
+}
+
 void Run(const std::vector<std::string>& argv) {
   if (const int status = core::RunProcess(AsServerAccount(argv)); status != 0) {
     throw std::runtime_error(argv.front() + " exited with " + std::to_string(status));
@@ -96,11 +111,9 @@ void HotStandby::PgCtl(const std::string& action, bool with_options) const {
                                    "-s",
                                    action};
   if (action == "stop") argv.insert(argv.end(), {"-m", "immediate"});
-  // A hot standby needs max_connections at least the primary's (400).
   if (with_options) {
     argv.insert(argv.end(), {"-o", "-c listen_addresses='' -k " + dir_.string() +
-                                       " -c fsync=off -c max_connections=400"
-                                       " -c shared_buffers=64MB"});
+                                       " -c fsync=off -c shared_buffers=64MB" + PrimaryLimits()});
   }
   Run(argv);
 }
