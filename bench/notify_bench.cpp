@@ -145,9 +145,9 @@ void PrintUsage() {
                          path: the key is recorded, nothing is deduplicated)
   --workflow-steps       the type has a three-step workflow (email; a delay of
                          1 s; telegram if the notification is unread): notify
-                         writes each notification's run instead of its
-                         deliveries, the step advancer sends the same two
-                         deliveries; the end is every delivery sent and every
+                         writes each notification's run beside the same two
+                         deliveries, the telegram one held 1 s and sent then
+                         unless read; the end is every delivery sent and every
                          run done (requests as without it, or as --templates)
 
 chopar is started with CHOPAR_DATABASE_URL, CHOPAR_SERVER_LISTEN/API_KEY/
@@ -1192,8 +1192,8 @@ void CheckExactlyOnce(db::Connection& pg, long long expected_deliveries, long lo
 // --workflow-steps: every notification of this run (id above
 // `before_notification`) has its run, done with one outcome per step, and
 // the run's deliveries (id above `before_delivery`) are its two channel
-// steps' (the first sent by notify with the notification, the second by
-// the advancer): two per notification, never two on one channel.
+// steps' (both created by notify with the notification, the second held
+// until the delay's end): two per notification, never two on one channel.
 void CheckWorkflowRuns(db::Connection& pg, long long before_notification,
                        long long before_delivery) {
   const auto r = pg.ExecText(
