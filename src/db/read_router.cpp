@@ -30,7 +30,17 @@ constexpr std::size_t kMaxSamples = 400'000;
 }  // namespace
 
 ReadRouter::ReadRouter(Pool& primary, ReadRouterSettings settings, core::MetricsRegistry& metrics)
-    : primary_(primary), settings_(std::move(settings)) {
+    : primary_(primary),
+      settings_(std::move(settings)),
+      // One position, fetched after every waiting write committed, serves them all.
+      insert_lsn_fetches_(
+          1024,
+          [this](const std::vector<char>& writes) {
+            const auto lsn =
+                static_cast<Lsn>(primary_.Acquire()->Exec(kPrimaryInsertLsn).Int(0, 0));
+            return std::vector<Lsn>(writes.size(), lsn);
+          },
+          [](const std::exception_ptr&) { return false; }) {
   const std::string reads_help =
       "Reads routed by [database] read_urls, by where they ran (primary, standby_<n>)";
   primary_reads_ = &metrics.GetCounter("chopar_reads_total", reads_help, {{"target", "primary"}});
@@ -130,9 +140,7 @@ void ReadRouter::TakeOut(int index, const std::string& why) {
   }
 }
 
-Lsn ReadRouter::PrimaryInsertLsn() {
-  return static_cast<Lsn>(primary_.Acquire()->Exec(kPrimaryInsertLsn).Int(0, 0));
-}
+Lsn ReadRouter::PrimaryInsertLsn() { return insert_lsn_fetches_.Submit(0); }
 
 std::optional<Lsn> ReadRouter::SamplePrimary() {
   try {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/coalescer.hpp"
 #include "core/metrics.hpp"
 #include "db/errors.hpp"
 #include "db/lsn.hpp"
@@ -89,8 +90,10 @@ class ReadRouter {
     return read(primary_);
   }
 
-  // The primary's WAL insert position, one round trip: the LSN of a write
-  // that committed outside a db::Transaction (which fetches its own).
+  // The primary's WAL insert position, fetched after the call began: the
+  // LSN of a write that committed outside a db::Transaction (which fetches
+  // its own). Calls that arrive while a fetch runs share the next one
+  // (core::Coalescer): under load, one round trip serves many writes.
   Lsn PrimaryInsertLsn();
   // Measures every standby's lag now (what the background thread does).
   void CheckNow();
@@ -131,6 +134,7 @@ class ReadRouter {
   core::Counter* primary_reads_ = nullptr;
   Fallbacks fallbacks_;
   std::atomic<std::uint64_t> next_{0};  // round-robin
+  core::Coalescer<char, Lsn> insert_lsn_fetches_;
 
   std::mutex check_mutex_;  // one check at a time; guards samples_ and the check connections
   std::optional<Connection> primary_check_;
