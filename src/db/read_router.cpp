@@ -206,8 +206,9 @@ void ReadRouter::CheckNow() {
       const auto lag = LagOf(*replayed);
       const bool within = lag <= settings_.max_lag;
       if (standby.within_lag.exchange(within) != within) {
-        spdlog::info("standby {} (read_urls) is {} ms behind the primary: {}", i + 1, lag.count(),
-                     within ? "reading from it again" : "reading from the primary instead");
+        spdlog::info("standby {} (read_urls) is {} ms behind the primary (read_max_lag_ms {}): {}",
+                     i + 1, lag.count(), settings_.max_lag.count(),
+                     within ? "reading from it" : "reading from the primary instead");
       }
       standby.lag_seconds->Set(static_cast<double>(lag.count()) / 1000.0);
     }
