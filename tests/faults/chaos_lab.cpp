@@ -832,14 +832,14 @@ std::string UnknownCause(const std::string& reason, double started, const EventL
   const core::TimePoint to = from + kProviderTimeout + 15s;
   for (const FailoverRun& run : failovers) {
     if (run.began_wall <= to && run.promoted_wall >= from) {
-      return "taken back across a failover of the primary";
+      return "taken back, a failover of the primary around it";
     }
   }
   for (const auto& [at, what] : events.Between(from, to)) {
-    if (what.starts_with("kill -9")) return "taken back after its process was killed";
+    if (what.starts_with("kill -9")) return "taken back, a kill -9 around it (no failover)";
   }
   for (const auto& [at, what] : events.Between(from, to)) {
-    if (what.starts_with("PostgreSQL crash")) return "taken back after a PostgreSQL crash";
+    if (what.starts_with("PostgreSQL crash")) return "taken back, a PostgreSQL crash around it";
   }
   return "taken back, no fault of the lab's around it";
 }
@@ -988,6 +988,35 @@ std::string DescribeCluster(const std::string& url) {
   return "pg_auto_failover cluster, PostgreSQL " + row.String(0, 0) +
          ", synchronous_commit = " + row.String(0, 1) + ", synchronous_standby_names = '" +
          row.String(0, 2) + "'";
+}
+
+// What the chopar processes' logs (chopar-*.log in `work_dir`) say of
+// sends the database cut short: batches whose outcomes could not be
+// recorded before their lease ran out (their holder alive), and batches
+// whose start failed, by their count of deliveries.
+void CountCutShortSends(const std::filesystem::path& work_dir, ChaosReport& report) {
+  // The number right after `prefix` in `line`, 0 if none.
+  auto number_after = [](const std::string& line, const std::string& prefix) -> std::int64_t {
+    const auto at = line.find(prefix);
+    if (at == std::string::npos) return 0;
+    try {
+      return std::stoll(line.substr(at + prefix.size()));
+    } catch (const std::exception&) {
+      return 0;
+    }
+  };
+  for (const auto& entry : std::filesystem::directory_iterator(work_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("chopar-") || !name.ends_with(".log")) continue;
+    std::ifstream log(entry.path());
+    for (std::string line; std::getline(log, line);) {
+      if (line.find("their lease ran out meanwhile") != std::string::npos) {
+        report.outcomes_unrecorded_in_lease += number_after(line, "recording ");
+      } else if (line.find("starting the send of") != std::string::npos) {
+        report.sends_not_started += number_after(line, "starting the send of ");
+      }
+    }
+  }
 }
 
 // Each failover's figures; a write outage counts up to the next failover
@@ -1185,6 +1214,9 @@ std::string ChaosReport::Markdown() const {
   for (const auto& [cause, count] : unknown_causes) {
     out << "| … … " << cause << " | " << count << " |\n";
   }
+  out << "| deliveries whose outcomes chopar could not record before their lease ran out (holder "
+         "alive; its log) / whose send failed to start (claimed again) | "
+      << outcomes_unrecorded_in_lease << " / " << sends_not_started << " |\n";
   out << "| delivery latency p50 / p99 / max (s, created → sent) | " << Format(delivery_latency_p50)
       << " / " << Format(delivery_latency_p99) << " / " << Format(delivery_latency_max) << " |\n";
   out << "| schedule lateness max (s, due → notification) | " << Format(schedule_lateness_max)
@@ -1400,6 +1432,7 @@ ChaosReport RunChaos(const ChaosSettings& settings, const std::string& database_
   }
 
   Check(database_url, workload, CountReceived(providers), events, runs, stopped_at, report);
+  CountCutShortSends(settings.work_dir, report);
   auto conn = db::Connection::Open(database_url);
   CheckOutbox(conn, workload, providers.webhook, events, runs, report);
   CheckBroadcasts(conn, workload, settings.users, report);

@@ -102,6 +102,12 @@ struct ChaosReport {
   std::int64_t unknown_not_received = 0;
   std::map<std::string, std::int64_t> unknown_causes;           // those, by what cut them short
   std::map<std::string, std::int64_t> unknown_received_causes;  // the same for those received
+  // From the chopar processes' logs: deliveries whose outcomes could not be
+  // recorded before their lease ran out though their holder was alive (the
+  // database away longer than the lease), and deliveries whose send failed
+  // to start (claimed again; "outcome unknown" if the start had committed).
+  std::int64_t outcomes_unrecorded_in_lease = 0;
+  std::int64_t sends_not_started = 0;
   double delivery_latency_p50 = 0, delivery_latency_p99 = 0, delivery_latency_max = 0;  // s
   double schedule_lateness_max = 0;  // s from due to the notification
   std::int64_t client_gave_up = 0;   // requests the client never got accepted

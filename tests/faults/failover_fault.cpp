@@ -86,6 +86,10 @@ void FailoverDriver::RunOne(int number) {
     run.ok = false;
     run.error += (run.error.empty() ? "" : "; ") +
                  std::string("cluster.sh wait-healthy exited with ") + std::to_string(status);
+    // Recorded; but the next failover should not start on a cluster still
+    // rejoining (a pg_basebackup takes its time): it would only fail too.
+    for (int retry = 0; retry < 4 && Command("wait-healthy") != 0; ++retry) {
+    }
   }
   run.healthy = Steady::now();
   log_("PostgreSQL cluster healthy again after failover " + std::to_string(number));

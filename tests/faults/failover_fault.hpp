@@ -35,7 +35,8 @@ struct FailoverRun {
 // `wait-healthy`; the next never starts before the cluster is healthy
 // again. `log` is called from the driver's thread before and after each
 // failover. A command that fails is recorded (FailoverRun::ok) and the
-// driver goes on. Start and Stop are for one thread; runs() is thread-safe.
+// driver goes on (after a failed wait-healthy, once the cluster is healthy
+// after all, or four more tries of it). Start and Stop are for one thread; runs() is thread-safe.
 class FailoverDriver {
  public:
   FailoverDriver(std::string script, std::string dir, std::chrono::seconds every,
