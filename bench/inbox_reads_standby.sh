@@ -29,19 +29,11 @@ rounds=${ROUNDS:-3}
 seconds=${SECONDS_EACH:-10}
 connections=${CONNECTIONS:-32}
 
-if [ -z "${CHOPAR_TEST_DATABASE_URL:-}" ]; then
-  command -v wrk >/dev/null || { echo "inbox_reads_standby: wrk is required" >&2; exit 1; }
-  [ "${SKIP_BUILD:-0}" = 1 ] || cmake --build "$build_dir" --target chopar
-  exec bash scripts/with-test-pg bash "$0" "$@"
-fi
+source bench/inbox_history_lib.sh
+rerun_under_test_pg inbox_reads_standby "$build_dir" "$@"
 work=$(mktemp -d)
 url=$CHOPAR_TEST_DATABASE_URL
-CHOPAR_DATABASE_URL=$url "$build_dir/chopar" migrate >/dev/null
-psql -Xq "$url" -c "INSERT INTO chopar.users (id, email)
-  SELECT g, 'user' || g || '@bench.example' FROM generate_series(1, $users) g"
-psql -Xq "$url" -v rows="$rows" -v users="$users" -v days=90 -v chunk=500000 -f bench/history.sql \
-  2>&1 | grep -v NOTICE || true
-psql -Xq "$url" -c 'VACUUM (FREEZE, ANALYZE)'
+seed_inbox_history "$url" "$build_dir" "$users" "$rows"
 
 # The standby: a base backup of the cluster, started on a socket of its own
 # as the account the primary runs as.
