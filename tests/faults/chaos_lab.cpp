@@ -830,13 +830,15 @@ std::string UnknownCause(const std::string& reason, double started, const EventL
   }
   const core::TimePoint from = core::FromUnixMicros(static_cast<std::int64_t>(started * 1e6)) - 1s;
   const core::TimePoint to = from + kProviderTimeout + 15s;
+  // A kill -9 first: they are frequent, and one falls within most
+  // failovers' windows too.
+  for (const auto& [at, what] : events.Between(from, to)) {
+    if (what.starts_with("kill -9")) return "taken back, a kill -9 of a chopar process around it";
+  }
   for (const FailoverRun& run : failovers) {
     if (run.began_wall <= to && run.promoted_wall >= from) {
-      return "taken back, a failover of the primary around it";
+      return "taken back, only a failover of the primary around it";
     }
-  }
-  for (const auto& [at, what] : events.Between(from, to)) {
-    if (what.starts_with("kill -9")) return "taken back, a kill -9 around it (no failover)";
   }
   for (const auto& [at, what] : events.Between(from, to)) {
     if (what.starts_with("PostgreSQL crash")) return "taken back, a PostgreSQL crash around it";
