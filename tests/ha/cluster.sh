@@ -362,6 +362,17 @@ cmd_kill_primary() {
   echo "$(date -u +%T) killed $name (port $old)" >>"$dir/kill-primary.log"
   wait_writable "$new" 90 || die "the other node (port $new) does not take writes after the kill (see $dir/*.log)"
   seconds_since "$start"
+  # Its data directory was left mid-flight: pg_rewind (which the keeper runs
+  # to make it the new secondary) first replays it in single-user mode, and
+  # that fails once the keeper has written standby.signal ("standby mode is
+  # not supported by single-user servers"), which sent it to a full
+  # pg_basebackup of minutes. Replayed here first, still a primary's
+  # directory with no way in (single-user, no TCP), it is shut down cleanly
+  # and rewinds at once.
+  db "$bindir/postgres" --single -F -D "$dir/$name" -c listen_addresses='' template1 \
+    </dev/null >>"$dir/$name.log" 2>&1 ||
+    echo "$(date -u +%T) crash recovery of $name failed; the keeper will try (see $dir/$name.log)" \
+      >>"$dir/kill-primary.log"
   # The killed node comes back as what the monitor now makes of it: demoted,
   # then rewound and caught up as the secondary.
   start_node "$name"
