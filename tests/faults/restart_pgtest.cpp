@@ -34,7 +34,9 @@
 #include "outbox/test_support.hpp"
 #include "outbox/webhook_target.hpp"
 #include "reports/pgtest_fixture.hpp"
+#include "testing/child_process.hpp"
 #include "testing/fake_http_server.hpp"
+#include "testing/hot_standby.hpp"
 #include "testing/one_template.hpp"
 #include "testing/test_database.hpp"
 #include "testing/test_server.hpp"
@@ -237,6 +239,54 @@ TEST_F(RestartTest, NoLeaseIsTakenBackWithinOneLeaseOfTheServersStart) {
     std::this_thread::sleep_for(milliseconds(100));
   }
   EXPECT_EQ(delivery::ClaimBatch(pool, std::nullopt, settings, channels).to_send.size(), 1u);
+}
+
+// A failover: the promoted standby's postmaster started long before it took
+// writes, so its start says nothing of the outage. The holder still gets
+// one lease after the promotion (as chopar first saw it) to renew.
+TEST_F(RestartTest, NoLeaseIsTakenBackWithinOneLeaseOfAPromotion) {
+  if (!testing::HotStandby::Available()) GTEST_SKIP() << "needs pg_basebackup";
+  const std::int64_t id = QueueEmail();
+  TestChannel channel;
+  const ChannelSet channels = ChannelSet::AllTo(channel);
+  WorkerSettings settings;
+  settings.lease = seconds(3);
+  {
+    db::Pool pool(db_->url(), 2);
+    ASSERT_EQ(delivery::ClaimBatch(pool, std::nullopt, settings, channels).to_send.size(), 1u);
+  }
+  // The lease runs out while no server takes writes.
+  db_->Scalar("UPDATE chopar.deliveries SET lease_until = now() - interval '1 second' WHERE id = " +
+              std::to_string(id));
+  testing::HotStandby standby;
+  standby.CatchUpWith(db_->url());
+  // The standby has run for longer than a lease when it is promoted.
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] {
+        return standby.Scalar(db_->url(),
+                              "SELECT now() >= pg_postmaster_start_time() + "
+                              "interval '4 seconds'") == "t";
+      },
+      seconds(20)));
+  standby.Promote();
+  db::Pool promoted(standby.UrlOf(db_->url()), 2);
+  EXPECT_EQ(delivery::ClaimBatch(promoted, std::nullopt, settings, channels).locked, 0)
+      << "a lease was taken back right after the promotion";
+
+  // One lease after the promotion, it may be.
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] {
+        return standby.Scalar(db_->url(),
+                              "SELECT now() >= chopar.primary_since() + "
+                              "interval '3 seconds'") == "t";
+      },
+      seconds(20)));
+  EXPECT_EQ(delivery::ClaimBatch(promoted, std::nullopt, settings, channels).to_send.size(), 1u);
+  // The promotion started timeline 2, noted by that first claim.
+  EXPECT_EQ(standby.Scalar(db_->url(),
+                           "SELECT string_agg(timeline::text, ',' ORDER BY timeline) "
+                           "FROM chopar.server_timelines"),
+            "1,2");
 }
 
 // The relay is at least once (docs/outbox.md): a batch whose transaction

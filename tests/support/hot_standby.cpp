@@ -165,6 +165,8 @@ void HotStandby::CatchUpWith(const std::string& primary_url) const {
   if (!caught_up) throw std::runtime_error("the standby did not replay " + lsn + " within 30 s");
 }
 
+void HotStandby::Promote() const { PgCtl("promote", false); }
+
 void HotStandby::Stop() {
   PgCtl("stop", false);
   running_ = false;

@@ -25,12 +25,13 @@ WITH expired AS MATERIALIZED (
   WHERE status = 'sending' AND lease_until < coalesce($1::timestamptz, now())
     AND created_at >= $8::timestamptz
     -- Downtime does not count against a lease ($3, in milliseconds): for one
-    -- lease after the server started, no lease is taken back, so the
-    -- heartbeats of sends that outlived a crash can renew theirs first. A
-    -- test's simulated time ($1 not NULL) is not comparable with the
-    -- server's start and skips this.
+    -- lease after the server began taking writes (started, or was promoted
+    -- by a failover: migration 0054), no lease is taken back, so the
+    -- heartbeats of sends that outlived the outage can renew theirs first.
+    -- A test's simulated time ($1 not NULL) is not comparable with the
+    -- server's start and skips this. The subquery runs once per claim.
     AND ($1::timestamptz IS NOT NULL
-         OR now() >= pg_postmaster_start_time() + $3::bigint * interval '1 millisecond')
+         OR now() >= (SELECT chopar.primary_since()) + $3::bigint * interval '1 millisecond')
   ORDER BY lease_until
   LIMIT $2::int
   FOR UPDATE SKIP LOCKED

@@ -38,6 +38,9 @@ class HotStandby {
   void CatchUpWith(const std::string& primary_url) const;
   // `pg_ctl stop -m immediate`: the standby is down until the object goes.
   void Stop();
+  // `pg_ctl promote`: the standby leaves recovery on a new timeline and
+  // takes writes, as a failover's target does; returns once it does.
+  void Promote() const;
 
   // Runs SQL on the standby in the database of `primary_url`; the first
   // column of the first row ("" if none).
