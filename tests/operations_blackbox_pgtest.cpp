@@ -11,6 +11,7 @@
 
 #include "blackbox_support.hpp"
 #include "core_flows.hpp"
+#include "testing/hot_standby.hpp"
 #include "testing/pgbouncer.hpp"
 #include "testing/test_database.hpp"
 
@@ -72,9 +73,9 @@ TEST_F(ProcessOperations, MetricsOnTheApiPortNeedTheKeyUnlessPublicOrServedElsew
   }
   {
     const int metrics_port = FreeLoopbackPort();
-    auto [port, process] = serve(
-        {{"CHOPAR_SERVER_METRICS_LISTEN", "127.0.0.1:" + std::to_string(metrics_port)}},
-        "metrics-listen.log");
+    auto [port, process] =
+        serve({{"CHOPAR_SERVER_METRICS_LISTEN", "127.0.0.1:" + std::to_string(metrics_port)}},
+              "metrics-listen.log");
     EXPECT_EQ(Get(port, "/metrics", "ops-key").status, 404);
     const auto scraped = Get(metrics_port, "/metrics");
     EXPECT_EQ(scraped.status, 200);
@@ -314,6 +315,63 @@ TEST_F(ProcessOperations, PgBouncerInTransactionModeRunsTheCoreFlows) {
   serve->Signal(SIGTERM);
   EXPECT_EQ(serve->Wait(30s), 0) << serve->Output();
   EXPECT_EQ(serve->Output().find("error"), std::string::npos) << serve->Output();
+}
+
+// Started while no server takes writes (here a hot standby: a failover's
+// target before its promotion), chopar waits for one, saying so, rather
+// than exiting; it serves once the standby is promoted.
+TEST_F(ProcessOperations, ServeWaitsForAServerThatTakesWritesAndStartsOnceOneDoes) {
+  if (!testing::HotStandby::Available()) GTEST_SKIP() << "needs pg_basebackup";
+  testing::HotStandby standby;
+  standby.CatchUpWith(db_->url());
+  const int port = FreeLoopbackPort();
+  auto serve = Start("serve", port,
+                     Env({{"CHOPAR_DATABASE_URL", standby.UrlOf(db_->url())},
+                          {"CHOPAR_DATABASE_STARTUP_WAIT_SECONDS", "300"}}),
+                     "serve.log");
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return serve->Output().find("no database server takes writes yet") != std::string::npos;
+      },
+      60s))
+      << serve->Output();
+  EXPECT_TRUE(serve->Running()) << serve->Output();
+  standby.Promote();
+  Api api(port, "ops-key");
+  ASSERT_TRUE(WaitUntil([&] { return api.Healthy(); }, 60s)) << serve->Output();
+  ASSERT_EQ(api.Call("PUT", "/v1/users/1", {{"email", "kutgan@example.uz"}}).status, 200);
+  const auto created = api.Call("POST", "/v1/notifications",
+                                {{"user_id", 1}, {"type", "task.due"}, {"title", "Kutib turdi"}});
+  EXPECT_EQ(created.status, 201) << created.body;
+  serve->Signal(SIGTERM);
+  EXPECT_EQ(serve->Wait(30s), 0) << serve->Output();
+}
+
+// What waiting cannot cure ends the start at once, whatever the wait; the
+// rest ends it when [database] startup_wait_seconds has passed.
+TEST_F(ProcessOperations, StartGivesUpAtOnceOnAWrongDatabaseAndAfterTheWaitOnAReadOnlyServer) {
+  std::string missing = db_->url();
+  const std::string database = testing::DatabaseOf(missing);
+  missing.replace(missing.find("/" + database) + 1, database.size(), database + "_missing");
+  auto wrong = Start(
+      "migrate", FreeLoopbackPort(),
+      Env({{"CHOPAR_DATABASE_URL", missing}, {"CHOPAR_DATABASE_STARTUP_WAIT_SECONDS", "3600"}}),
+      "missing.log");
+  EXPECT_EQ(wrong->Wait(60s), 1) << wrong->Output();
+  EXPECT_NE(wrong->Output().find("does not exist"), std::string::npos) << wrong->Output();
+  EXPECT_EQ(wrong->Output().find("trying again"), std::string::npos) << wrong->Output();
+
+  if (!testing::HotStandby::Available()) GTEST_SKIP() << "needs pg_basebackup";
+  testing::HotStandby standby;
+  standby.CatchUpWith(db_->url());
+  auto read_only = Start("migrate", FreeLoopbackPort(),
+                         Env({{"CHOPAR_DATABASE_URL", standby.UrlOf(db_->url())},
+                              {"CHOPAR_DATABASE_STARTUP_WAIT_SECONDS", "2"}}),
+                         "read-only.log");
+  EXPECT_EQ(read_only->Wait(60s), 1) << read_only->Output();
+  EXPECT_NE(read_only->Output().find("trying again"), std::string::npos) << read_only->Output();
+  EXPECT_NE(read_only->Output().find("read-only transaction"), std::string::npos)
+      << read_only->Output();
 }
 
 TEST_F(ProcessOperations, JsonLogsCarryEachRequestsIdAndNoPersonalData) {

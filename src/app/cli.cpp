@@ -175,7 +175,8 @@ int RunCli(int argc, char** argv) {
     ConfigureLogging(config.log, spdlog_level == environment.end() ? "" : spdlog_level->second);
     if (migrate->parsed()) {
       DatabaseSetup database(config);
-      std::cout << "migrations applied: " << database.MigrateNow() << "\n";
+      const int applied = database.MigrateNow();
+      std::cout << "migrations applied: " << applied << "\n";
       return 0;
     }
     // A subcommand of one role is a shorthand for serve with only that role.

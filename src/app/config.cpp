@@ -118,6 +118,7 @@ std::vector<Binding> Bindings(Config& c) {
       {"database", "prepared_statements", &c.database.prepared_statements},
       {"database", "connect_timeout_seconds", &c.database.session.connect_timeout, Positive()},
       {"database", "statement_timeout_seconds", &c.database.session.statement_timeout},
+      {"database", "startup_wait_seconds", &c.database.startup_wait, Between(0, 3600)},
       {"server", "listen", ListenAddress{&c.server.http}},
       {"server", "api_key", &c.server.http.api_key},
       {"server", "inbox_secret", &c.server.http.inbox_secret},

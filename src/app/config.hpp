@@ -117,6 +117,9 @@ struct Config {
     // db::ServerPooling.
     bool prepared_statements = true;
     db::SessionSettings session;  // connect_timeout_seconds, statement_timeout_seconds
+    // How long a start waits for a server that takes writes (one still
+    // starting, or a failover under way) before it gives up; 0: not at all.
+    std::chrono::seconds startup_wait{60};
   } database;
 
   struct Server {

@@ -85,6 +85,8 @@ const std::vector<KeyCase>& EveryKey() {
             [](const Config& c) { EXPECT_EQ(c.database.session.connect_timeout, seconds(3)); }),
       Other("database", "statement_timeout_seconds", "0",
             [](const Config& c) { EXPECT_EQ(c.database.session.statement_timeout, seconds(0)); }),
+      Other("database", "startup_wait_seconds", "0",
+            [](const Config& c) { EXPECT_EQ(c.database.startup_wait, seconds(0)); }),
       {"server", "listen", "[::1]:9090", true,
        [](const Config& c) {
          EXPECT_EQ(c.server.http.host, "::1");

@@ -1,9 +1,15 @@
 #include "app/database_setup.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <array>
+#include <string_view>
+#include <thread>
 
 #include "db/channel_kinds.hpp"
 #include "db/connection.hpp"
+#include "db/errors.hpp"
 #include "db/migrate.hpp"
 #include "db/session_settings.hpp"
 
@@ -45,9 +51,22 @@ std::optional<db::ReadRouterSettings> ReadsOf(const Config::Database& database) 
   return reads;
 }
 
+// A connection error that waiting cannot cure: the server answered and
+// refused the account or the database asked for, or the URL is malformed
+// (libpq's own texts; a server's localized ones fall to waiting).
+bool WaitingCannotCure(const db::ConnectionError& error) {
+  constexpr std::array<std::string_view, 5> kPermanent = {
+      "authentication failed", "does not exist", "no pg_hba.conf entry",
+      "invalid connection option", "invalid URI"};
+  const std::string_view what = error.what();
+  return std::any_of(kPermanent.begin(), kPermanent.end(), [&](std::string_view text) {
+    return what.find(text) != std::string_view::npos;
+  });
+}
+
 }  // namespace
 
-DatabaseSetup::DatabaseSetup(const Config& config) {
+DatabaseSetup::DatabaseSetup(const Config& config) : startup_wait_(config.database.startup_wait) {
   reads_ = ReadsOf(config.database);
   pool_.size = config.database.pool_size;
   if (config.database.url.empty()) {
@@ -72,10 +91,29 @@ DatabaseSetup::~DatabaseSetup() {
 std::string DatabaseSetup::location() const { return cluster_ ? cluster_->folder().string() : ""; }
 
 int DatabaseSetup::MigrateNow() {
-  auto conn = db::Connection::Open(direct_conninfo());
-  const int applied = db::Migrate(conn);
-  db::RegisterChannelKinds(conn);
-  return applied;
+  using std::chrono::steady_clock;
+  const auto give_up = steady_clock::now() + startup_wait_;
+  // Half a second, doubling to 5 s: soon after a quick restart, and a line
+  // in the log every few seconds through a long one.
+  std::chrono::milliseconds pause(500);
+  for (;;) {
+    try {
+      auto conn = db::Connection::Open(direct_conninfo());
+      const int applied = db::Migrate(conn);
+      db::RegisterChannelKinds(conn);
+      return applied;
+    } catch (const db::ConnectionError& e) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(give_up - steady_clock::now());
+      if (WaitingCannotCure(e) || left <= std::chrono::milliseconds::zero()) throw;
+      spdlog::warn(
+          "no database server takes writes yet ({}); trying again for {} s more ([database] "
+          "startup_wait_seconds)",
+          e.what(), std::chrono::ceil<std::chrono::seconds>(left).count());
+      std::this_thread::sleep_for(std::min(pause, left));
+      pause = std::min(pause * 2, std::chrono::milliseconds(5000));
+    }
+  }
 }
 
 db::PoolSettings CommandPoolSettings(DatabaseSetup& database, int size) {

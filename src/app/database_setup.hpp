@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -44,10 +45,15 @@ class DatabaseSetup {
   [[nodiscard]] std::string location() const;
 
   // Applies pending migrations over a direct connection (listen_url when
-  // set: the migration lock is held by a session); returns how many.
+  // set: the migration lock is held by a session); returns how many. While
+  // no server takes writes (refused, still starting, read-only, a failover
+  // under way) it tries again, saying so in the log, for up to [database]
+  // startup_wait_seconds; an error waiting cannot cure (a wrong password or
+  // database name, a malformed URL) and the last one after the wait throw.
   int MigrateNow();
 
  private:
+  std::chrono::seconds startup_wait_;
   std::optional<db::EmbeddedCluster> cluster_;
   db::PoolSettings pool_;
   std::optional<db::ReadRouterSettings> reads_;
