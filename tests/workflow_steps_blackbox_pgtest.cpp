@@ -474,6 +474,16 @@ TEST_F(WorkflowStepsBlackBox, AStepOnlyTheReadStateDecidesIsHeldWithTheNotificat
     EXPECT_EQ(Outcomes(now), "queued,delayed,scheduled") << now.dump();
     EXPECT_EQ(now["workflow"]["steps"][2]["channel"], "push") << now.dump();
     EXPECT_EQ(now["workflow"]["steps"][2]["until"], now["workflow"]["steps"][1]["until"]);
+    // Each channel entry names the delivery it queued (the notify statement
+    // created both); the delay none.
+    for (const int step : {0, 2}) {
+      const json& entry = now["workflow"]["steps"][step];
+      const auto delivery = std::ranges::find(now["deliveries"], entry["channel"],
+                                              [](const json& d) { return d["channel"]; });
+      ASSERT_NE(delivery, now["deliveries"].end()) << now.dump();
+      EXPECT_EQ(entry["delivery_id"], (*delivery)["id"]) << now.dump();
+    }
+    EXPECT_TRUE(now["workflow"]["steps"][1]["delivery_id"].is_null()) << now.dump();
   }
   json sent, canceled;
   ASSERT_TRUE(WaitUntil(

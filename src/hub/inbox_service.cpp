@@ -132,17 +132,22 @@ NotificationWithDeliveries InboxService::GetNotification(std::int64_t notificati
     throw core::NotFound("notification " + std::to_string(notification_id) + " does not exist");
   const auto deliveries = conn->Exec(queries::kNotificationDeliveries, notification_id);
   const auto run = conn->Exec(queries::kNotificationWorkflow, notification_id);
+  std::vector<Delivery> listed = ReadRows(deliveries, deliveries.Rows(), &ReadDelivery);
   nlohmann::json workflow;
   if (!run.Empty()) {
+    std::vector<workflow::ChannelDelivery> by_channel;
+    by_channel.reserve(listed.size());
+    for (const Delivery& d : listed) by_channel.push_back({d.id, d.channel});
     workflow = {
         {"status", run.String(0, "status")},
         {"step", run.Int(0, "step")},
         {"due_at",
          run.IsNull(0, "due_at") ? nlohmann::json() : nlohmann::json(run.String(0, "due_at"))},
-        {"steps", workflow::WithNullMembers(nlohmann::json::parse(run.Text(0, "outcomes")))}};
+        {"steps", workflow::WithDeliveryIds(
+                      workflow::WithNullMembers(nlohmann::json::parse(run.Text(0, "outcomes"))),
+                      by_channel)}};
   }
-  return {ReadNotification(rows, 0), ReadRows(deliveries, deliveries.Rows(), &ReadDelivery),
-          std::move(workflow)};
+  return {ReadNotification(rows, 0), std::move(listed), std::move(workflow)};
 }
 
 core::Page<Delivery> InboxService::ListDeliveries(const DeliveryFilter& filter) {

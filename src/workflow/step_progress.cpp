@@ -341,6 +341,32 @@ nlohmann::json WithNullMembers(nlohmann::json outcomes) {
   return outcomes;
 }
 
+nlohmann::json WithDeliveryIds(nlohmann::json steps,
+                               const std::vector<ChannelDelivery>& deliveries) {
+  std::vector<std::int64_t> named;
+  for (const nlohmann::json& entry : steps) {
+    if (entry.is_object() && entry.value("delivery_id", nlohmann::json()).is_number_integer()) {
+      named.push_back(entry["delivery_id"].get<std::int64_t>());
+    }
+  }
+  for (nlohmann::json& entry : steps) {
+    if (!entry.is_object() || !entry.value("delivery_id", nlohmann::json()).is_null()) continue;
+    const std::string outcome = entry.value("outcome", nlohmann::json()).is_string()
+                                    ? entry["outcome"].get<std::string>()
+                                    : "";
+    const nlohmann::json channel = entry.value("channel", nlohmann::json());
+    if ((outcome != "queued" && outcome != "scheduled") || !channel.is_string()) continue;
+    const auto match = std::ranges::find_if(deliveries, [&](const ChannelDelivery& d) {
+      return d.channel == channel.get<std::string>() &&
+             std::ranges::find(named, d.id) == named.end();
+    });
+    if (match == deliveries.end()) continue;
+    entry["delivery_id"] = match->id;
+    named.push_back(match->id);
+  }
+  return steps;
+}
+
 nlohmann::json MakeRunContext(RunFacts facts) {
   return {{"data", std::move(facts.data)},
           {"user",

@@ -59,6 +59,23 @@ struct RunFacts {
 // until and detail, null where the stored entry leaves one out. Pure.
 nlohmann::json WithNullMembers(nlohmann::json outcomes);
 
+// One of a notification's deliveries, as WithDeliveryIds matches them.
+struct ChannelDelivery {
+  std::int64_t id = 0;
+  std::string channel;
+};
+
+// `steps` (WithNullMembers') with the delivery of each entry that queued
+// one and does not name it: an entry `queued` or `scheduled` on one channel
+// was written before the statement that created its delivery had an id. It
+// gets the first of `deliveries` (the notification's, by id) on its channel
+// that no other entry names; entries are in step order and a later step's
+// delivery has a later id, so a channel repeated by later steps is matched
+// in order. An entry with several channels (detail lists them) names none.
+// Pure.
+nlohmann::json WithDeliveryIds(nlohmann::json steps,
+                               const std::vector<ChannelDelivery>& deliveries);
+
 // {"data", "user": {id, locale, timezone, data}, "tenant", "notification":
 // {id, type, category, critical, tags, seen, read, archived}}. Pure.
 nlohmann::json MakeRunContext(RunFacts facts);

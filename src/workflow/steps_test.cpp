@@ -275,6 +275,30 @@ TEST(AdvanceRun, OutcomesAreStoredWithoutNullsAndShownWithEveryMember) {
   EXPECT_EQ(WithNullMembers(json()), json::array());
 }
 
+// Entries written before their delivery had an id get it when shown: the
+// first delivery of their channel no other entry names, in step order.
+TEST(WithDeliveryIds, AQueuedOrScheduledEntryNamesTheFirstDeliveryOfItsChannelNotNamedElsewhere) {
+  const json steps = json::parse(R"([
+    {"index": 0, "outcome": "queued", "channel": "email", "delivery_id": null},
+    {"index": 1, "outcome": "sent", "channel": "push", "delivery_id": 12},
+    {"index": 2, "outcome": "delayed", "channel": null, "delivery_id": null},
+    {"index": 3, "outcome": "queued", "channel": null, "delivery_id": null, "detail": "email, sms"},
+    {"index": 4, "outcome": "scheduled", "channel": "email", "delivery_id": null},
+    {"index": 5, "outcome": "scheduled", "channel": "push", "delivery_id": null},
+    {"index": 6, "outcome": "skipped", "channel": "sms", "delivery_id": null},
+    {"index": 7, "outcome": "queued", "channel": "telegram", "delivery_id": null}])");
+  const json shown = WithDeliveryIds(
+      steps,
+      {{10, "email"}, {11, "push"}, {12, "push"}, {13, "email"}, {14, "sms"}, {15, "email"}});
+  const auto ids = [&] {
+    std::vector<json> out;
+    for (const json& entry : shown) out.push_back(entry["delivery_id"]);
+    return out;
+  }();
+  EXPECT_EQ(ids, (std::vector<json>{10, 12, nullptr, nullptr, 13, 11, nullptr, nullptr}));
+  EXPECT_EQ(WithDeliveryIds(json::array(), {{1, "email"}}), json::array());
+}
+
 TEST(AdvanceRun, ACanceledDeliveryCancelsTheRun) {
   const auto steps = ParseSteps(json::parse(R"([{"type": "channel", "channel": "email"},
                                                 {"type": "channel", "channel": "push"}])"));
