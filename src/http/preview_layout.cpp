@@ -79,9 +79,11 @@ nlohmann::json EmailInLayout(const nlohmann::json& rendered, const std::string& 
       }
     };
   };
-  message.layout =
-      channels::EmailLayout{keep([bound](const nlohmann::json& v) { return bound.Html(v); }),
-                            keep([bound](const nlohmann::json& v) { return bound.Text(v); })};
+  // The layout's partials as the texts': the inline ones first. RenderEmail
+  // renders before it returns, while `partials` lives.
+  message.layout = channels::EmailLayout{
+      keep([bound, &partials](const nlohmann::json& v) { return bound.Html(v, partials); }),
+      keep([bound, &partials](const nlohmann::json& v) { return bound.Text(v, partials); })};
   const channels::EmailContent email = channels::RenderEmail(message, "", "#unsubscribe");
   if (!failure->empty()) throw core::InvalidField("data", *failure);
   return {{"key", key}, {"html", email.html}, {"text", email.text}};

@@ -466,6 +466,36 @@ TEST_F(VersionRoutesTest, ALayoutsRestoreShowsInTheNextEmailAndItsDraftDoesNot) 
   EXPECT_EQ(client().Get("/v1/layouts/Bad/versions", {kAuth}).Json()["error"]["field"], "key");
 }
 
+// A partial given inline stands before the stored one in the layout too,
+// not only in the template's texts.
+TEST_F(VersionRoutesTest, PreviewsInlinePartialsReachThePartialsOfTheLayout) {
+  ASSERT_EQ(
+      client().Put("/v1/partials/footer", json({{"text", "stored footer"}}).dump(), {kAuth}).status,
+      200);
+  ASSERT_EQ(
+      client()
+          .Put("/v1/layouts/brand",
+               json({{"html", "<div>{{{content}}}</div><p>{{> footer}}</p>"}}).dump(), {kAuth})
+          .status,
+      200);
+  json body = Body("Due");
+  body["layout"] = "brand";
+  body["locales"]["en"]["email"] = {{"subject", "Due"}, {"html", "<p>{{> footer}}</p>"}};
+  ASSERT_EQ(client().Put("/v1/templates/task.due", body.dump(), {kAuth}).status, 200);
+  const auto preview = [this](const json& partials) {
+    json request = {{"type", "task.due"}};
+    if (!partials.is_null()) request["partials"] = partials;
+    const auto response = client().Post("/v1/templates/preview", request.dump(), {kAuth});
+    EXPECT_EQ(response.status, 200) << response.body;
+    return response.Json()["email_layout"]["html"].get<std::string>();
+  };
+  const std::string stored = preview(nullptr);
+  EXPECT_NE(stored.find("</div><p>stored footer</p>"), std::string::npos) << stored;
+  const std::string tried = preview({{"footer", "tried footer"}});
+  EXPECT_EQ(tried.find("stored footer"), std::string::npos) << tried;
+  EXPECT_NE(tried.find("</div><p>tried footer</p>"), std::string::npos) << tried;
+}
+
 TEST_F(VersionRoutesTest, APartialHasVersionsAndADraft) {
   for (const char* text : {"one", "two"}) {
     ASSERT_EQ(client().Put("/v1/partials/footer", json({{"text", text}}).dump(), {kAuth}).status,

@@ -6,10 +6,10 @@ namespace chopar::templates {
 namespace {
 
 std::string RenderPart(const mustache::MustacheText& text, Target target,
-                       const nlohmann::json& values, const RenderLibrary& library) {
+                       const nlohmann::json& values, const mustache::PartialSource& partials) {
   try {
     return text.Render(mustache::RenderContext(values),
-                       mustache::RenderBudget{2 * InfoOf(target).max_output}, &library);
+                       mustache::RenderBudget{2 * InfoOf(target).max_output}, &partials);
   } catch (const mustache::RenderLimitError& e) {
     throw RenderError(target, "layout " + TargetPath(target) + " " + e.what());
   }
@@ -36,6 +36,16 @@ std::string BoundLayout::Html(const nlohmann::json& values) const {
 
 std::string BoundLayout::Text(const nlohmann::json& values) const {
   return RenderPart(*layout->text, Target::kEmailText, values, library);
+}
+
+std::string BoundLayout::Html(const nlohmann::json& values,
+                              const mustache::PartialSource& partials) const {
+  return RenderPart(*layout->html, Target::kEmailHtml, values, partials);
+}
+
+std::string BoundLayout::Text(const nlohmann::json& values,
+                              const mustache::PartialSource& partials) const {
+  return RenderPart(*layout->text, Target::kEmailText, values, partials);
 }
 
 }  // namespace chopar::templates

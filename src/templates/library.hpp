@@ -67,6 +67,12 @@ struct BoundLayout {
   // target's max_output. Throws RenderError (kEmailHtml, kEmailText).
   [[nodiscard]] std::string Html(const nlohmann::json& values) const;
   [[nodiscard]] std::string Text(const nlohmann::json& values) const;
+  // The same with the layout's partials looked up in `partials` instead
+  // (a preview's: the partials it gives inline, then the library's).
+  [[nodiscard]] std::string Html(const nlohmann::json& values,
+                                 const mustache::PartialSource& partials) const;
+  [[nodiscard]] std::string Text(const nlohmann::json& values,
+                                 const mustache::PartialSource& partials) const;
 };
 
 }  // namespace chopar::templates
