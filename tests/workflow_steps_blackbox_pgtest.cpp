@@ -247,10 +247,14 @@ class WorkflowStepsBlackBox : public testing::DatabaseBlackBox {
   // chopar_workflow_runs_advanced_total of server `index` (its /metrics on
   // the API port, with the API key).
   double RunsAdvanced(std::size_t index) {
+    return MetricOf(index, "chopar_workflow_runs_advanced_total");
+  }
+  // The value of the metric line `series` (the name with its labels, as
+  // rendered) on server `index`'s /metrics; 0 when it has none.
+  double MetricOf(std::size_t index, const std::string& series) {
     std::istringstream metrics(api(index).Call("GET", "/metrics").body);
     for (std::string line; std::getline(metrics, line);) {
-      constexpr std::string_view kName = "chopar_workflow_runs_advanced_total ";
-      if (line.starts_with(kName)) return std::stod(line.substr(kName.size()));
+      if (line.starts_with(series + " ")) return std::stod(line.substr(series.size() + 1));
     }
     return 0;
   }
@@ -504,6 +508,12 @@ TEST_F(WorkflowStepsBlackBox, AStepOnlyTheReadStateDecidesIsHeldWithTheNotificat
   EXPECT_GE(requests[0].received_at, before + 2s) << "pushed before the delay ended";
   EXPECT_EQ(smtp_.message_count(), 2u);
   EXPECT_EQ(RunsAdvanced(0), 0) << "no advance: notify did every step";
+  // Those steps are counted all the same, once each.
+  for (const char* outcome : {"queued", "delayed", "scheduled"}) {
+    EXPECT_EQ(MetricOf(0, std::string("chopar_workflow_steps_total{outcome=\"") + outcome + "\"}"),
+              2)
+        << outcome;
+  }
   StopAll();
 }
 

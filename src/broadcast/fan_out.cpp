@@ -120,6 +120,7 @@ std::optional<FanOutBatch> FanOut::RunBatch() {
           owner_, core::FormatRfc3339Micros(due + spread));
   tx.Commit();
   notify_metrics_.CountCreated(batch.created);
+  notify_metrics_.CountWorkflowSteps(walked.workflow_steps);
   recipients_.Inc(batch.recipients);
   return batch;
 }
@@ -161,8 +162,12 @@ FanOut::Walked FanOut::FanOutSetBased(db::Transaction& tx, const hub::Notificati
       db::ArrayLiteral(core::ChannelsKeptIn(core::AddressStore::kDevice)), audience.where,
       said.actions.is_null() ? std::nullopt : std::optional(said.actions.dump()),
       said.tags.empty() ? std::nullopt : std::optional(db::ArrayLiteral(said.tags)));
-  return Walked{static_cast<int>(row.Int(0, "recipients")), row.OptInt(0, "last_user_id"),
-                static_cast<int>(row.Int(0, "created")), row.Int(0, "deliveries")};
+  // Without a template there are no workflow steps.
+  return Walked{static_cast<int>(row.Int(0, "recipients")),
+                row.OptInt(0, "last_user_id"),
+                static_cast<int>(row.Int(0, "created")),
+                row.Int(0, "deliveries"),
+                {}};
 }
 
 FanOut::Walked FanOut::FanOutPerRecipient(db::Transaction& tx, const hub::NotificationRequest& each,
@@ -185,6 +190,8 @@ FanOut::Walked FanOut::FanOutPerRecipient(db::Transaction& tx, const hub::Notifi
     if (const auto* done = std::get_if<hub::NotifyResult>(&result); done && done->created) {
       ++walked.created;
       walked.deliveries += static_cast<std::int64_t>(done->channels.size());
+      walked.workflow_steps.insert(walked.workflow_steps.end(), done->workflow_steps.begin(),
+                                   done->workflow_steps.end());
     }
   }
   return walked;

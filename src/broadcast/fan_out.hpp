@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "broadcast/settings.hpp"
 #include "core/clock.hpp"
@@ -97,6 +98,8 @@ class FanOut {
     std::optional<std::int64_t> last_user_id;  // none when nothing was walked
     int created = 0;
     std::int64_t deliveries = 0;
+    // The outcomes of the workflow steps the notifications created did.
+    std::vector<std::string> workflow_steps;
   };
 
   // Who a broadcast walks: the subscribers of `topic` (nullopt: every user),

@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "hub/recipient_row.hpp"
 #include "hub/stored_request.hpp"
 #include "workflow/digest_join.hpp"
+#include "workflow/step_metrics.hpp"
 #include "workflow/step_progress.hpp"
 #include "workflow/steps.hpp"
 
@@ -323,6 +325,8 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
   InsertColumns columns;
   DelayedColumns delayed;
   std::map<std::size_t, workflow::DigestItem> digest_items;  // by request
+  // The outcomes of the workflow steps done here, by request.
+  std::map<std::size_t, std::vector<std::string>> steps_done;
   std::vector<std::vector<core::ChannelKind>> chosen(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const NotificationRequest& r = requests[i];
@@ -414,6 +418,10 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         columns.Add(i, r, sent_now, std::move(said), category, id,
                     HeldChannels{advance.held, advance.held_until.value_or(now)});
         columns.StartWorkflow(r, advance);
+        auto& done = steps_done[i];
+        for (const nlohmann::json& entry : advance.outcomes) {
+          done.push_back(entry.value("outcome", ""));
+        }
         continue;
       }
       if (workflows.digest && !chosen[i].empty()) {
@@ -454,6 +462,10 @@ std::vector<BatchItemResult> NotifyOn(Session& session,
         columns.any_tags ? std::optional(ArrayLiteral(columns.tags)) : std::nullopt,
         columns.any_workflow ? std::optional(ArrayLiteral(columns.workflow)) : std::nullopt);
     ReadInserted(inserted, requests, chosen, results, find_existing);
+    for (auto& [index, outcomes] : steps_done) {
+      auto& result = std::get<NotifyResult>(*results[index]);
+      if (result.created) result.workflow_steps = std::move(outcomes);
+    }
     std::vector<workflow::DigestItem> joining;
     for (auto& [index, item] : digest_items) {
       const auto& result = std::get<NotifyResult>(*results[index]);
@@ -511,17 +523,49 @@ bool MayBeOneItemsFault(const std::exception_ptr& error) {
 }  // namespace
 
 NotifyMetrics::NotifyMetrics(core::MetricsRegistry& registry)
-    : created_(registry.GetCounter("chopar_notifications_created_total",
+    : registry_(registry),
+      created_(registry.GetCounter("chopar_notifications_created_total",
                                    "Notifications created (in-app rows)")) {}
+
+namespace {
+
+// Workflow step outcomes counted first, then added to the registry's
+// counters: one lookup per outcome, not per step.
+class StepTally {
+ public:
+  void Add(const std::vector<std::string>& outcomes) {
+    for (const std::string& outcome : outcomes) ++counts_[outcome];
+  }
+  void AddTo(core::MetricsRegistry& registry) const {
+    for (const auto& [outcome, count] : counts_) {
+      workflow::StepsDone(registry, std::string(outcome)).Inc(count);
+    }
+  }
+
+ private:
+  std::map<std::string_view, int> counts_;
+};
+
+}  // namespace
 
 void NotifyMetrics::CountCommitted(const std::vector<BatchItemResult>& results) {
   int created = 0;
+  StepTally steps;
   for (const auto& result : results) {
     if (const auto* done = std::get_if<NotifyResult>(&result);
-        done != nullptr && done->created && !done->send_at)
+        done != nullptr && done->created && !done->send_at) {
       ++created;
+      steps.Add(done->workflow_steps);
+    }
   }
   CountCreated(created);
+  steps.AddTo(registry_);
+}
+
+void NotifyMetrics::CountWorkflowSteps(const std::vector<std::string>& outcomes) {
+  StepTally steps;
+  steps.Add(outcomes);
+  steps.AddTo(registry_);
 }
 
 void NotifyMetrics::CountCreated(std::int64_t created) {

@@ -77,6 +77,10 @@ struct NotifyResult {
   std::vector<core::ChannelKind> channels;  // empty when not created, or delayed
   // A delayed notification: when it appears (its channels are chosen then).
   std::optional<core::TimePoint> send_at;
+  // The outcomes of the workflow steps the call did itself, in the
+  // statement that created the notification (none without steps):
+  // NotifyMetrics counts them once committed.
+  std::vector<std::string> workflow_steps;
 };
 
 // One item of a batch: created (or found by its dedup key), or refused.
@@ -88,14 +92,19 @@ class NotifyMetrics {
  public:
   explicit NotifyMetrics(core::MetricsRegistry& registry);
   // Counts the results that created a notification (a delayed one counts
-  // when it is released); call after the commit that made them durable.
-  // Thread-safe.
+  // when it is released), and the workflow steps they did
+  // (chopar_workflow_steps_total); call after the commit that made them
+  // durable. Thread-safe.
   void CountCommitted(const std::vector<BatchItemResult>& results);
   // Counts `created` notifications written without a result each (a
   // broadcast's set-based batch); call after their commit. Thread-safe.
   void CountCreated(std::int64_t created);
+  // Counts workflow steps done (their outcomes) by notifications whose
+  // results were not handed to CountCommitted; after their commit.
+  void CountWorkflowSteps(const std::vector<std::string>& outcomes);
 
  private:
+  core::MetricsRegistry& registry_;
   core::Counter& created_;
 };
 

@@ -16,6 +16,7 @@
 #include "hub/recipient_row.hpp"
 #include "workflow/digest_join.hpp"
 #include "workflow/engine/queries.hpp"
+#include "workflow/step_metrics.hpp"
 #include "workflow/step_progress.hpp"
 
 namespace chopar::workflow::engine {
@@ -284,10 +285,7 @@ int StepAdvancer::AdvanceBatch(bool& full) {
     };
     const RunAdvance advance = AdvanceRun(*tmpl->workflows.steps, state, inputs);
     for (std::size_t k = state.outcomes.size(); k < advance.outcomes.size(); ++k) {
-      metrics_
-          .GetCounter("chopar_workflow_steps_total", "Workflow steps done, by outcome",
-                      {{"outcome", advance.outcomes[k].value("outcome", "")}})
-          .Inc();
+      StepsDone(metrics_, advance.outcomes[k].value("outcome", "")).Inc();
     }
     writes.Add(notification_id, advance);
   }
