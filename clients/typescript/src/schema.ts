@@ -3640,7 +3640,10 @@ export interface components {
                 /** @enum {string} */
                 outcome: "sent" | "failed" | "skipped" | "canceled" | "queued" | "delayed" | "passed" | "throttled" | "digest_closed" | "digested" | "condition_false" | "ended" | "scheduled";
                 channel: components["schemas"]["Channel"] | null;
-                /** Format: int64 */
+                /**
+                 * Format: int64
+                 * @description The delivery the step made, for a step on one channel; a queued or scheduled step's at once, a waited step's once its outcome arrives.
+                 */
                 delivery_id: number | null;
                 at: components["schemas"]["Time"];
                 until: components["schemas"]["Time"] | null;
@@ -5906,7 +5909,7 @@ export interface operations {
                     user_id?: number | null;
                     /** @description true: every draft of the scope (?tenant='s own, then the global ones) stands in for what it would replace: the type's draft for its live template (the live one when it has none), and each layout's and partial's draft for the live one of its key (also with template). Drafts are never sent. */
                     draft?: boolean | null;
-                    /** @description Partials by name used before the stored ones (?tenant='s own, then the global ones); 400 `invalid_field` `partials.<name>` when one does not parse. */
+                    /** @description Partials by name used before the stored ones (?tenant='s own, then the global ones), in the template's texts and in its layout alike; 400 `invalid_field` `partials.<name>` when one does not parse. */
                     partials?: {
                         [key: string]: string;
                     } | null;
