@@ -19,7 +19,9 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=${TMPDIR:-/tmp}
-gone() { [[ "$1" =~ ^[0-9]+$ ]] && ! kill -0 "$1" 2>/dev/null; }
+# Whether test process $1 is gone (/proc, not kill -0: a process of another
+# account still runs).
+gone() { [[ "$1" =~ ^[0-9]+$ ]] && [ ! -d "/proc/$1" ]; }
 
 clusters=0
 for root in "$tmp"/chopar-ha-switchover-*; do
